@@ -1,0 +1,253 @@
+// Every setting of the service, parsed once at start-up from the environment and passed in.
+// Nothing else reads process.env: handlers get a Config. A wrong value stops start-up with a
+// message naming the variable and what it allows.
+
+import { z } from "zod";
+import os from "node:os";
+import { parseAllowList } from "./net/ssrf";
+
+const bool = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => ["1", "0", "true", "false", "yes", "no", "on", "off", ""].includes(v), {
+    message: "must be one of 1, 0, true, false, yes, no, on, off",
+  })
+  .transform((v) => ["1", "true", "yes", "on"].includes(v));
+
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^-?\d+$/, { message: `must be a whole number from ${min} to ${max}` })
+    .transform(Number)
+    .pipe(z.number().int().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }));
+
+/** An optional whole number: empty means "not set" (used by settings that can only lower a limit). */
+const optionalInt = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .transform((v, ctx) => {
+      if (v === "") return undefined;
+      const parsed = int(min, max).safeParse(v);
+      if (!parsed.success) {
+        ctx.addIssue({ code: "custom", message: parsed.error.issues[0]!.message });
+        return z.NEVER;
+      }
+      return parsed.data;
+    });
+
+const list = z
+  .string()
+  .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean));
+
+const API_KEY_PATTERN = /^[A-Za-z0-9_-]{24,128}$/;
+
+const apiKeys = z.string().transform((v, ctx) => {
+  const keys: { name: string; key: string }[] = [];
+  v.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .forEach((item, i) => {
+      // `name:key` or just `key`; a key never contains ':', so the last ':' splits.
+      const at = item.lastIndexOf(":");
+      const name = at > 0 ? item.slice(0, at) : `key${i + 1}`;
+      const key = at > 0 ? item.slice(at + 1) : item;
+      if (!API_KEY_PATTERN.test(key)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `item ${i + 1} ("${name}") is not a valid key: keys are 24 to 128 characters of A-Z a-z 0-9 _ -`,
+        });
+        return;
+      }
+      keys.push({ name, key });
+    });
+  return keys;
+});
+
+const secret = (minLength: number) =>
+  z
+    .string()
+    .refine((v) => v === "" || v.length >= minLength, { message: `must be empty or at least ${minLength} characters` });
+
+const logLevel = z.enum(["debug", "info", "warn", "error"]);
+
+const hostPort = z
+  .string()
+  .trim()
+  .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, { message: "must be host:port, for example 127.0.0.1:8080" })
+  .transform((v) => {
+    const at = v.lastIndexOf(":");
+    return { hostname: v.slice(0, at).replace(/^\[|\]$/g, ""), port: Number(v.slice(at + 1)) };
+  });
+
+const defaultWorkers = String(Math.min(os.availableParallelism?.() ?? os.cpus().length, 4));
+
+/** Each entry: the variable, its default (as the environment would give it), and its parser. */
+const schema = z.object({
+  // Shared
+  SVC_LOG_LEVEL: logLevel.default("info"),
+  SVC_DEV_MODE: bool.default("0"),
+  SVC_DATA_DIR: z.string().trim().min(1).default("/data"),
+  SVC_FETCH_ALLOW_HOSTS: list
+    .refine(
+      (entries) => {
+        try {
+          parseAllowList(entries);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { message: "each entry must be a host name, an IP address or a CIDR block such as 10.0.0.0/8" },
+    )
+    .default(""),
+  SVC_LICENSE_PUBKEY: z.string().trim().default(""),
+  SVC_LICENSE_TOKEN: z.string().default(""),
+  SVC_LICENSE_FILE: z.string().trim().default("/etc/svc/license.token"),
+  // Listen addresses of our own processes (the proxy's are in the Caddyfile's environment).
+  SVC_APP_LISTEN: hostPort.default("127.0.0.1:8081"),
+  SVC_PUBLIC_URL: z.string().trim().default("http://127.0.0.1:8080"),
+
+  // DocBuilder
+  SVC_DOCBUILDER_WORKERS: int(1, 32).default(defaultWorkers),
+  SVC_DOCBUILDER_WORKER_MAX_JOBS: int(1, 100_000).default("200"),
+  SVC_DOCBUILDER_WORKER_MAX_AGE_MINUTES: int(1, 10_080).default("60"),
+  SVC_DOCBUILDER_API_KEYS: apiKeys.default(""),
+  SVC_DOCBUILDER_JWT_SECRET: secret(32).default(""),
+  SVC_DOCBUILDER_CALLBACK_SECRET: z.string().default(""),
+  SVC_DOCBUILDER_MAX_FILE_MB: optionalInt(1, 300).default(""),
+  SVC_DOCBUILDER_JOB_TIMEOUT_SECONDS: optionalInt(1, 600).default(""),
+
+  // Gate and embedding
+  SVC_EMBED_ENABLED: bool.default("1"),
+  SVC_EMBED_ALLOWED_ORIGINS: list.default(""),
+  SVC_EMBED_JWT_SECRET: secret(32).default(""),
+  SVC_EMBED_ALLOW_UNSIGNED: bool.default("0"),
+  SVC_EMBED_CALLBACK_SECRET: z.string().default(""),
+  SVC_EMBED_MAX_FILE_MB: int(1, 1024).default("100"),
+  SVC_EMBED_SESSION_TTL_MINUTES: int(1, 10_080).default("720"),
+  SVC_EMBED_RETAIN_HOURS: int(1, 8760).default("72"),
+  SVC_WOPI_ALLOWED_HOSTS: list.default(""),
+  SVC_GATE_INSTANCE_ID: z
+    .string()
+    .trim()
+    .regex(/^(inst_[0-9a-f]{8,64})?$/, { message: "must be inst_ followed by 8 to 64 lowercase hex characters" })
+    .default(""),
+  SVC_GATE_CONNECTION_CAP: optionalInt(1, 1_000_000).default(""),
+
+  // Editing server
+  SVC_ONLINE_SERVER_NAME: z.string().trim().default(""),
+  SVC_ONLINE_SSL_TERMINATION: bool.default("0"),
+  SVC_ONLINE_FRAME_ANCESTORS: z.string().trim().default(""),
+  SVC_ONLINE_ALIASGROUP1: z.string().trim().default(""),
+  SVC_EDSRV_ADMIN_PASSWORD: z.string().default(""),
+});
+
+export type RawConfig = z.output<typeof schema>;
+
+export interface Config {
+  logLevel: RawConfig["SVC_LOG_LEVEL"];
+  devMode: boolean;
+  dataDir: string;
+  publicUrl: string;
+  appListen: { hostname: string; port: number };
+  fetchAllowHosts: string[];
+  license: { pubkey: string; token: string; file: string };
+  docbuilder: {
+    workers: number;
+    workerMaxJobs: number;
+    workerMaxAgeMinutes: number;
+    apiKeys: { name: string; key: string }[];
+    jwtSecret: string;
+    callbackSecret: string;
+    /** Lower-only overrides of the plan limits; undefined when unset. */
+    maxFileMbCap?: number;
+    jobTimeoutSecondsCap?: number;
+  };
+  embed: {
+    enabled: boolean;
+    allowedOrigins: string[];
+    jwtSecret: string;
+    allowUnsigned: boolean;
+    callbackSecret: string;
+    maxFileMb: number;
+    sessionTtlMinutes: number;
+    retainHours: number;
+  };
+  gate: { instanceId: string; connectionCap?: number; wopiAllowedHosts: string[] };
+  online: {
+    serverName: string;
+    sslTermination: boolean;
+    frameAncestors: string;
+    /** SVC_ONLINE_ALIASGROUP1, 2, … in order, stopping at the first gap (as Collabora does). */
+    aliasGroups: string[];
+    adminPassword: string;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Cấu hình không hợp lệ / invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const input: Record<string, string> = {};
+  for (const key of Object.keys(schema.shape)) {
+    const v = env[key];
+    if (v !== undefined) input[key] = v;
+  }
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`));
+  }
+  const c = parsed.data;
+  const aliasGroups: string[] = [];
+  for (let n = 1; env[`SVC_ONLINE_ALIASGROUP${n}`]; n++) aliasGroups.push(env[`SVC_ONLINE_ALIASGROUP${n}`]!.trim());
+  return {
+    logLevel: c.SVC_LOG_LEVEL,
+    devMode: c.SVC_DEV_MODE,
+    dataDir: c.SVC_DATA_DIR,
+    publicUrl: c.SVC_PUBLIC_URL.replace(/\/+$/, ""),
+    appListen: c.SVC_APP_LISTEN,
+    fetchAllowHosts: c.SVC_FETCH_ALLOW_HOSTS,
+    license: { pubkey: c.SVC_LICENSE_PUBKEY, token: c.SVC_LICENSE_TOKEN.trim(), file: c.SVC_LICENSE_FILE },
+    docbuilder: {
+      workers: c.SVC_DOCBUILDER_WORKERS,
+      workerMaxJobs: c.SVC_DOCBUILDER_WORKER_MAX_JOBS,
+      workerMaxAgeMinutes: c.SVC_DOCBUILDER_WORKER_MAX_AGE_MINUTES,
+      apiKeys: c.SVC_DOCBUILDER_API_KEYS,
+      jwtSecret: c.SVC_DOCBUILDER_JWT_SECRET,
+      callbackSecret: c.SVC_DOCBUILDER_CALLBACK_SECRET,
+      maxFileMbCap: c.SVC_DOCBUILDER_MAX_FILE_MB,
+      jobTimeoutSecondsCap: c.SVC_DOCBUILDER_JOB_TIMEOUT_SECONDS,
+    },
+    embed: {
+      enabled: c.SVC_EMBED_ENABLED,
+      allowedOrigins: c.SVC_EMBED_ALLOWED_ORIGINS,
+      jwtSecret: c.SVC_EMBED_JWT_SECRET,
+      allowUnsigned: c.SVC_EMBED_ALLOW_UNSIGNED,
+      callbackSecret: c.SVC_EMBED_CALLBACK_SECRET,
+      maxFileMb: c.SVC_EMBED_MAX_FILE_MB,
+      sessionTtlMinutes: c.SVC_EMBED_SESSION_TTL_MINUTES,
+      retainHours: c.SVC_EMBED_RETAIN_HOURS,
+    },
+    gate: {
+      instanceId: c.SVC_GATE_INSTANCE_ID,
+      connectionCap: c.SVC_GATE_CONNECTION_CAP,
+      wopiAllowedHosts: c.SVC_WOPI_ALLOWED_HOSTS,
+    },
+    online: {
+      serverName: c.SVC_ONLINE_SERVER_NAME,
+      sslTermination: c.SVC_ONLINE_SSL_TERMINATION,
+      frameAncestors: c.SVC_ONLINE_FRAME_ANCESTORS,
+      aliasGroups,
+      adminPassword: c.SVC_EDSRV_ADMIN_PASSWORD,
+    },
+  };
+}
+
+/** Every variable this service reads, for documentation and tests. */
+export const CONFIG_VARIABLES = Object.keys(schema.shape);

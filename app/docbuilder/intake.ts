@@ -1,0 +1,145 @@
+// Reads the body of a DocBuilder work request: either multipart/form-data with a `file` part
+// (streamed straight to disk with the size limit enforced while it arrives, so a large upload
+// never sits in memory) or JSON with a `url`. Returns the parameters untyped: the caller
+// validates them against its own schema.
+
+import Busboy from "busboy";
+import { createWriteStream } from "node:fs";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { ServiceError } from "../errors";
+
+export type Source =
+  | { type: "upload"; path: string; filename: string; size: number }
+  | { type: "url"; url: string };
+
+export interface Intake {
+  source: Source | null;
+  params: Record<string, unknown>;
+}
+
+const MAX_JSON_BYTES = 1024 * 1024;
+const MAX_FIELD_BYTES = 64 * 1024;
+
+export function tooLarge(limitMb: number): ServiceError {
+  return new ServiceError("file_too_large", `Tệp vượt quá ${limitMb} MB cho phép: hãy gửi tệp nhỏ hơn.`, { limit_mb: limitMb });
+}
+
+function badRequest(message: string, errors: { path: string; message: string }[] = []): ServiceError {
+  return new ServiceError("bad_request", message, { errors });
+}
+
+/** Saves an uploaded file under `dir` as `source<.ext>`; the original name is kept only as metadata. */
+export async function readWorkRequest(req: Request, dir: string, maxFileMb: number): Promise<Intake> {
+  const type = (req.headers.get("content-type") ?? "").toLowerCase();
+  if (type.startsWith("multipart/form-data")) return readMultipart(req, dir, maxFileMb);
+  if (type.startsWith("application/json") || type === "") return readJson(req);
+  throw badRequest(`Content-Type "${type.split(";")[0]}" không được hỗ trợ: hãy gửi multipart/form-data với phần file, hoặc application/json với url.`);
+}
+
+async function readJson(req: Request): Promise<Intake> {
+  const text = await req.text();
+  if (text.length > MAX_JSON_BYTES) throw badRequest("Thân JSON quá lớn (tối đa 1 MB): hãy gửi tệp qua multipart thay vì nhúng nội dung.");
+  if (text.trim() === "") return { source: null, params: {} };
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (e) {
+    throw badRequest(`JSON không hợp lệ: ${(e as Error).message}.`, [{ path: "", message: "malformed JSON" }]);
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw badRequest("Thân yêu cầu phải là một đối tượng JSON.", [{ path: "", message: "expected object" }]);
+  }
+  const params = body as Record<string, unknown>;
+  const url = params.url;
+  return { source: typeof url === "string" ? { type: "url", url } : null, params };
+}
+
+function readMultipart(req: Request, dir: string, maxFileMb: number): Promise<Intake> {
+  const maxBytes = maxFileMb * 1024 * 1024;
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  // A body much larger than the limit cannot hold a file within it: refuse before reading.
+  if (declared > maxBytes + 1024 * 1024) return Promise.reject(tooLarge(maxFileMb));
+  if (!req.body) return Promise.reject(badRequest("Thiếu thân yêu cầu multipart."));
+
+  return new Promise<Intake>((resolve, reject) => {
+    let bb: Busboy.Busboy;
+    try {
+      bb = Busboy({
+        headers: { "content-type": req.headers.get("content-type")! },
+        limits: { fileSize: maxBytes, files: 1, fields: 50, fieldSize: MAX_FIELD_BYTES },
+      });
+    } catch (e) {
+      reject(badRequest(`Thân multipart không hợp lệ: ${(e as Error).message}.`));
+      return;
+    }
+    const params: Record<string, unknown> = {};
+    let source: Source | null = null;
+    let fileWrite: Promise<void> | null = null;
+    let failed: ServiceError | null = null;
+    const fail = (e: ServiceError) => {
+      failed ??= e;
+    };
+
+    bb.on("field", (name, value, info) => {
+      if (info.valueTruncated) fail(badRequest(`Trường "${name}" quá dài.`, [{ path: `/${name}`, message: "too long" }]));
+      else setField(params, name, value, fail);
+    });
+    bb.on("file", (name, stream, info) => {
+      if (name !== "file") {
+        stream.resume();
+        fail(badRequest(`Phần tệp phải có tên "file", không phải "${name}".`, [{ path: `/${name}`, message: "unexpected file part" }]));
+        return;
+      }
+      const filename = sanitizeName(info.filename ?? "");
+      const ext = path.extname(filename).toLowerCase().replace(/[^.a-z0-9]/g, "");
+      const target = path.join(dir, `source${ext}`);
+      let size = 0;
+      stream.on("data", (chunk: Buffer) => (size += chunk.length));
+      stream.on("limit", () => fail(tooLarge(maxFileMb)));
+      fileWrite = pipeline(stream, createWriteStream(target)).then(() => {
+        source = { type: "upload", path: target, filename, size };
+      });
+    });
+    bb.on("filesLimit", () => fail(badRequest("Chỉ gửi một tệp trong mỗi yêu cầu.")));
+    bb.on("error", (e) => reject(failed ?? badRequest(`Thân multipart không hợp lệ: ${(e as Error).message}.`)));
+    bb.on("close", async () => {
+      try {
+        await fileWrite;
+      } catch (e) {
+        fail(badRequest(`Không nhận được tệp tải lên: ${(e as Error).message}.`));
+      }
+      if (failed) reject(failed);
+      else resolve({ source: source ?? (typeof params.url === "string" ? { type: "url", url: params.url } : null), params });
+    });
+
+    Readable.fromWeb(req.body as import("node:stream/web").ReadableStream).pipe(bb);
+  });
+}
+
+/** Multipart fields: `options` may be a JSON object; `options.password` / `options[password]` nest. */
+function setField(params: Record<string, unknown>, name: string, value: string, fail: (e: ServiceError) => void) {
+  if (name === "options") {
+    try {
+      const parsed = JSON.parse(value);
+      params.options = { ...(params.options as object), ...parsed };
+    } catch {
+      fail(badRequest('Trường "options" phải là JSON hợp lệ, ví dụ {"password":"..."}.', [{ path: "/options", message: "malformed JSON" }]));
+    }
+    return;
+  }
+  const nested = /^options(?:\.|\[)([A-Za-z_]+)\]?$/.exec(name);
+  if (nested) {
+    params.options = { ...(params.options as object), [nested[1]!]: value };
+    return;
+  }
+  params[name] = value;
+}
+
+/** Keeps a display name safe for Content-Disposition and logs: no paths, no control characters. */
+export function sanitizeName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? "";
+  const clean = base.replace(/[\u0000-\u001f\u007f"]/g, "").trim().slice(0, 200);
+  return clean || "document";
+}

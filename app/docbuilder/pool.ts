@@ -1,0 +1,344 @@
+// The pool of office-engine worker processes. Each worker hosts one LibreOfficeKit engine with its
+// own profile and runs one request at a time. Work waits in an in-memory FIFO queue; the pool
+// hands the next request to the first idle worker.
+//
+// A worker is replaced after maxJobs requests, after maxAge, after a timeout (it is killed: a
+// stuck load cannot be cancelled inside the engine) and after a crash. A crash fails only the
+// request that worker was running; every replacement counts in `restarts`.
+
+import { execa, type ResultPromise } from "execa";
+import { mkdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import type { Readable, Writable } from "node:stream";
+import type { Clock } from "../clock";
+import { ServiceError } from "../errors";
+import type { Logger } from "../log";
+import type { CoreInfo, WorkerReply, WorkerRequest } from "../../workers/protocol";
+
+export interface PoolOptions {
+  size: number;
+  maxJobs: number;
+  maxAgeMs: number;
+  /** Where each worker slot keeps its engine profile (one directory per slot). */
+  profileRoot: string;
+  logger: Logger;
+  clock: Clock;
+  /** How long a starting worker may take to report ready before it counts as failed. */
+  startTimeoutMs?: number;
+  /** The command that starts one worker; tests can point it at another script. */
+  workerCommand?: string[];
+}
+
+export interface RunOptions {
+  /** Running time allowed once a worker has the request. */
+  runTimeoutMs: number;
+  /** Absolute time (clock ms) by which the whole request, queueing included, must finish. */
+  deadline?: number;
+  /** Called when a worker takes the request (the job moves from queued to running). */
+  onStart?: () => void;
+}
+
+type Resolver = { resolve: (r: unknown) => void; reject: (e: Error) => void };
+
+interface Task extends Resolver {
+  request: WorkerRequest;
+  options: RunOptions;
+  queuedAt: number;
+  deadlineTimer?: Timer;
+}
+
+type WorkerState = "starting" | "idle" | "busy" | "stopping";
+
+interface Worker {
+  slot: number;
+  process: ResultPromise;
+  pid: number | undefined;
+  state: WorkerState;
+  jobs: number;
+  startedAt: number;
+  task?: Task;
+  runTimer?: Timer;
+  /** Set when we killed it on purpose, so its exit is not counted as a crash. */
+  retiring?: "recycle" | "timeout" | "shutdown";
+  requests: Writable;
+}
+
+const WORKER_ENTRY = path.resolve(import.meta.dir, "../../workers/worker-main.ts");
+
+export class WorkerPool {
+  private readonly workers = new Map<number, Worker>();
+  private readonly queue: Task[] = [];
+  private restarts = 0;
+  private coreInfo: CoreInfo | null = null;
+  private closing = false;
+  private ageTimer?: Timer;
+  private readonly log: Logger;
+
+  constructor(private readonly opts: PoolOptions) {
+    this.log = opts.logger.child({ component: "pool" });
+  }
+
+  /** Starts every worker and resolves once all are warm (ready), so the first request pays no start-up. */
+  async start(): Promise<void> {
+    mkdirSync(this.opts.profileRoot, { recursive: true });
+    const ready = [];
+    for (let slot = 0; slot < this.opts.size; slot++) ready.push(this.spawn(slot));
+    const results = await Promise.allSettled(ready);
+    const failed = results.filter((r) => r.status === "rejected").length;
+    if (failed === this.opts.size) throw new Error("no office-engine worker could start");
+    this.log.info("pool_started", { workers: this.opts.size - failed, failed });
+    // An idle worker past its age is recycled too, not only after its next request.
+    this.ageTimer = setInterval(() => {
+      for (const w of this.workers.values()) this.maybeRecycle(w);
+    }, Math.min(30_000, this.opts.maxAgeMs)).unref();
+  }
+
+  /** Queues a request and resolves with the worker's result; rejects with a ServiceError. */
+  run<T>(request: WorkerRequest, options: RunOptions): Promise<T> {
+    if (this.closing) return Promise.reject(new ServiceError("pool_unavailable", "Dịch vụ đang dừng: hãy thử lại sau."));
+    if (this.liveCount() === 0) return Promise.reject(new ServiceError("pool_unavailable"));
+    return new Promise<T>((resolve, reject) => {
+      const task: Task = { request, options, queuedAt: this.opts.clock.now(), resolve: resolve as (r: unknown) => void, reject };
+      if (options.deadline !== undefined) {
+        const wait = Math.max(0, options.deadline - this.opts.clock.now());
+        task.deadlineTimer = setTimeout(() => this.onDeadline(task), wait);
+      }
+      this.queue.push(task);
+      this.dispatch();
+    });
+  }
+
+  status() {
+    let idle = 0;
+    let busy = 0;
+    for (const w of this.workers.values()) {
+      if (w.state === "idle") idle++;
+      else if (w.state === "busy") busy++;
+    }
+    return { total: this.opts.size, idle, busy, restarts: this.restarts };
+  }
+
+  queueStats() {
+    return { queued: this.queue.length, running: this.status().busy };
+  }
+
+  core(): CoreInfo | null {
+    return this.coreInfo;
+  }
+
+  /** Process ids of live workers, by slot: for status pages, tests and benchmarks. */
+  pids(): number[] {
+    return [...this.workers.values()].map((w) => w.pid).filter((p): p is number => p !== undefined);
+  }
+
+  /**
+   * Stops taking work, lets running requests finish within graceMs, fails what is still queued
+   * or running after that, and stops every worker.
+   */
+  async shutdown(graceMs: number): Promise<void> {
+    this.closing = true;
+    clearInterval(this.ageTimer);
+    for (const task of this.queue.splice(0)) this.fail(task, new ServiceError("pool_unavailable", "Dịch vụ đang dừng: yêu cầu chưa được xử lý."));
+    const until = Date.now() + graceMs;
+    while (this.status().busy > 0 && Date.now() < until) await Bun.sleep(50);
+    const exits = [...this.workers.values()].map((w) => {
+      w.retiring = "shutdown";
+      if (w.task) this.fail(w.task, new ServiceError("pool_unavailable", "Dịch vụ đang dừng: yêu cầu bị hủy."));
+      w.task = undefined;
+      w.requests.end();
+      const killer = setTimeout(() => w.process.kill("SIGKILL"), 2000);
+      return w.process.finally(() => clearTimeout(killer)).catch(() => {});
+    });
+    await Promise.all(exits);
+    this.log.info("pool_stopped");
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private liveCount() {
+    let n = 0;
+    for (const w of this.workers.values()) if (w.state === "idle" || w.state === "busy" || w.state === "starting") n++;
+    return n;
+  }
+
+  private spawn(slot: number): Promise<void> {
+    const profileDir = path.join(this.opts.profileRoot, `worker-${slot}`);
+    mkdirSync(profileDir, { recursive: true });
+    const command = this.opts.workerCommand ?? [process.execPath, WORKER_ENTRY];
+    const child = execa(command[0]!, command.slice(1), {
+      stdio: ["pipe", "pipe", "pipe", "pipe"],
+      env: { SVC_WORKER_PROFILE_DIR: profileDir, SVC_WORKER_SLOT: String(slot) },
+      extendEnv: true,
+      reject: false,
+      buffer: false,
+      cleanup: true,
+    });
+    const worker: Worker = {
+      slot,
+      process: child,
+      pid: child.pid,
+      state: "starting",
+      jobs: 0,
+      startedAt: this.opts.clock.now(),
+      requests: child.stdin!,
+    };
+    this.workers.set(slot, worker);
+    const wlog = this.log.child({ worker: slot, pid: child.pid });
+
+    // The engine's own chatter: useful when debugging a crash, never content we produce.
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream as Readable }).on("line", (line) => {
+        if (line.trim()) wlog.debug("engine_output", { line: line.slice(0, 300) });
+      });
+    }
+
+    return new Promise<void>((resolve, reject) => {
+      let started = false;
+      const startTimer = setTimeout(() => {
+        if (started) return;
+        wlog.error("worker_start_timeout");
+        child.kill("SIGKILL");
+      }, this.opts.startTimeoutMs ?? 60_000);
+
+      const replies = createInterface({ input: child.stdio[3] as Readable });
+      replies.on("line", (line) => {
+        let msg: WorkerReply;
+        try {
+          msg = JSON.parse(line);
+        } catch {
+          wlog.warn("worker_bad_reply", { length: line.length });
+          return;
+        }
+        if (msg.type === "ready") {
+          started = true;
+          clearTimeout(startTimer);
+          this.coreInfo = msg.core;
+          worker.state = "idle";
+          wlog.info("worker_ready", { start_ms: msg.startMs });
+          resolve();
+          this.dispatch();
+        } else if (msg.type === "log") {
+          wlog[msg.level](msg.event, msg.fields);
+        } else if (msg.type === "result") {
+          this.onResult(worker, msg);
+        }
+      });
+
+      child.stdin!.on("error", () => {}); // a dead worker's closed pipe is handled by the exit path
+
+      child.then((result) => {
+        clearTimeout(startTimer);
+        this.onExit(worker, result.exitCode, result.signal);
+        if (!started) reject(new Error(`worker ${slot} exited before ready`));
+      });
+    });
+  }
+
+  private dispatch() {
+    while (this.queue.length > 0) {
+      const worker = [...this.workers.values()].find((w) => w.state === "idle");
+      if (!worker) return;
+      const task = this.queue.shift()!;
+      worker.state = "busy";
+      worker.task = task;
+      worker.jobs++;
+      const now = this.opts.clock.now();
+      let runMs = task.options.runTimeoutMs;
+      if (task.options.deadline !== undefined) runMs = Math.min(runMs, task.options.deadline - now);
+      worker.runTimer = setTimeout(() => this.onRunTimeout(worker), Math.max(0, runMs));
+      task.options.onStart?.();
+      worker.requests.write(JSON.stringify(task.request) + "\n");
+    }
+  }
+
+  private onResult(worker: Worker, msg: Extract<WorkerReply, { type: "result" }>) {
+    const task = worker.task;
+    if (!task || task.request.id !== msg.id) return; // a late reply for a request already timed out
+    clearTimeout(worker.runTimer);
+    worker.task = undefined;
+    if (msg.ok) this.settle(task, () => task.resolve(msg.result));
+    else {
+      this.log.info("job_engine_error", { worker: worker.slot, job_id: msg.id, code: msg.error.code, message: msg.error.message });
+      this.fail(task, new ServiceError(msg.error.code));
+    }
+    worker.state = "idle";
+    this.maybeRecycle(worker);
+    this.dispatch();
+  }
+
+  private maybeRecycle(worker: Worker) {
+    const tooMany = worker.jobs >= this.opts.maxJobs;
+    const tooOld = this.opts.clock.now() - worker.startedAt >= this.opts.maxAgeMs;
+    if (this.closing || worker.state !== "idle" || (!tooMany && !tooOld)) return;
+    this.log.info("worker_recycle", { worker: worker.slot, reason: tooMany ? "max_jobs" : "max_age", jobs: worker.jobs });
+    worker.retiring = "recycle";
+    worker.state = "stopping";
+    worker.requests.end(); // the worker exits on end of input; onExit starts the replacement
+    setTimeout(() => worker.process.kill("SIGKILL"), 5000).unref();
+  }
+
+  private onRunTimeout(worker: Worker) {
+    const task = worker.task;
+    if (!task) return;
+    worker.task = undefined;
+    worker.retiring = "timeout";
+    worker.state = "stopping";
+    this.log.warn("worker_timeout", { worker: worker.slot, job_id: task.request.id, request_id: task.request.requestId });
+    this.fail(task, new ServiceError("timeout"));
+    worker.process.kill("SIGKILL");
+  }
+
+  private onDeadline(task: Task) {
+    const queued = this.queue.indexOf(task);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      this.fail(task, new ServiceError("timeout"));
+      return;
+    }
+    const worker = [...this.workers.values()].find((w) => w.task === task);
+    if (worker) this.onRunTimeout(worker);
+  }
+
+  private onExit(worker: Worker, exitCode: number | undefined, signal: string | undefined) {
+    clearTimeout(worker.runTimer);
+    if (this.workers.get(worker.slot) === worker) this.workers.delete(worker.slot);
+    const reason = worker.retiring ?? "crash";
+    if (worker.task) {
+      // The worker died under a request: that request fails, no other.
+      this.log.error("worker_crashed_during_job", { worker: worker.slot, job_id: worker.task.request.id, exit_code: exitCode, signal });
+      this.fail(worker.task, new ServiceError("internal", "Tiến trình xử lý bị dừng đột ngột khi đang xử lý tệp này: hãy thử lại một lần."));
+      worker.task = undefined;
+    } else if (reason === "crash") {
+      this.log.error("worker_exited", { worker: worker.slot, exit_code: exitCode, signal });
+    }
+    if (this.closing || reason === "shutdown") return;
+    this.restarts++;
+    if (reason === "crash") {
+      // A crash may have left the profile half-written: start the next engine on a fresh one.
+      rmSync(path.join(this.opts.profileRoot, `worker-${worker.slot}`), { recursive: true, force: true });
+    }
+    this.spawn(worker.slot).catch((err) => {
+      this.log.error("worker_restart_failed", { worker: worker.slot, error: err });
+      if (this.liveCount() === 0) for (const task of this.queue.splice(0)) this.fail(task, new ServiceError("pool_unavailable"));
+      // Try again later rather than spinning: the engine may be missing or the disk full.
+      if (!this.closing) setTimeout(() => !this.closing && !this.workers.has(worker.slot) && this.respawnLater(worker.slot), 5000).unref();
+    });
+  }
+
+  private respawnLater(slot: number) {
+    this.restarts++;
+    this.spawn(slot).catch(() => {
+      if (!this.closing) setTimeout(() => !this.closing && !this.workers.has(slot) && this.respawnLater(slot), 5000).unref();
+    });
+  }
+
+  private settle(task: Task, action: () => void) {
+    clearTimeout(task.deadlineTimer);
+    action();
+  }
+
+  private fail(task: Task, err: Error) {
+    this.settle(task, () => task.reject(err));
+  }
+}

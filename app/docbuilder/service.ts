@@ -1,0 +1,300 @@
+// DocBuilder's domain: conversion and extraction on the worker pool, jobs and result files.
+// It takes web-standard Requests and returns plain data; it knows nothing of Hono.
+
+import { mkdtemp, rename, rm, stat } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import type { Clock } from "../clock";
+import { ServiceError } from "../errors";
+import type { Logger } from "../log";
+import { docbuilderLimits, type DocBuilderLimits, type EntitlementSource, type LowerOnlySettings } from "../editions/limits";
+import { contentTypeOf, exportFilterFor, extensionOf, formatOf, type Family } from "../../workers/formats";
+import type { ConvertResult, MetaResult, TextResult, ThumbnailResult, WorkerRequest } from "../../workers/protocol";
+import { readWorkRequest, sanitizeName, tooLarge, type Intake, type Source } from "./intake";
+import type { JobStore, JobView } from "./jobs";
+import type { WorkerPool } from "./pool";
+import { zodErrors } from "../validation";
+
+/** Downloads an outside URL to a file under the SSRF rules; throws ServiceError. */
+export type SourceFetcher = (url: string, toFile: string, maxBytes: number) => Promise<{ filename: string }>;
+
+/** Called when an async job with a callback_url finishes (the signed sender lives elsewhere). */
+export type JobFinishedHook = (job: JobView, callbackUrl: string) => void;
+
+export interface DocBuilderDeps {
+  pool: WorkerPool;
+  jobs: JobStore;
+  clock: Clock;
+  logger: Logger;
+  entitlements: EntitlementSource;
+  lowerOnly: LowerOnlySettings;
+  workers: number;
+  fetchSource: SourceFetcher;
+  scratchRoot: string;
+  onJobFinished?: JobFinishedHook;
+}
+
+const boolParam = z.union([z.boolean(), z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1")]);
+const formatParam = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9]{1,8}$/, { message: "must be a file extension such as pdf or docx" });
+
+const convertParams = z.strictObject({
+  url: z.string().optional(),
+  to: formatParam,
+  from: formatParam.optional(),
+  async: boolParam.optional().default(false),
+  callback_url: z.string().url().optional(),
+  options: z.strictObject({ password: z.string().max(1024).optional() }).optional().default({}),
+});
+
+const extractParams = z.strictObject({
+  url: z.string().optional(),
+  from: formatParam.optional(),
+  password: z.string().max(1024).optional(),
+  width: z.coerce.number().int().min(16).max(2048).optional(),
+});
+
+export type ConvertOutcome =
+  | { mode: "sync"; job: JobView; file: string }
+  | { mode: "async"; job: JobView };
+
+export type ExtractOutcome =
+  | { what: "text"; result: TextResult }
+  | { what: "meta"; result: MetaResult }
+  | { what: "thumbnail"; result: ThumbnailResult; png: Uint8Array };
+
+export class DocBuilderService {
+  private readonly startedAt: number;
+
+  constructor(private readonly deps: DocBuilderDeps) {
+    this.startedAt = deps.clock.now();
+  }
+
+  limits(): DocBuilderLimits {
+    return docbuilderLimits(this.deps.entitlements.current(), this.deps.workers, this.deps.lowerOnly);
+  }
+
+  edition() {
+    return this.deps.entitlements.current().edition;
+  }
+
+  uptimeSeconds() {
+    return Math.floor((this.deps.clock.now() - this.startedAt) / 1000);
+  }
+
+  async convert(req: Request, requestId: string): Promise<ConvertOutcome> {
+    const limits = this.limits();
+    const { id: jobId, dir } = this.deps.jobs.create("convert", requestId, limits.result_ttl_minutes);
+    const log = this.deps.logger.child({ request_id: requestId, job_id: jobId });
+    try {
+      const intake = await readWorkRequest(req, dir, limits.max_file_mb);
+      const params = parse(convertParams, intake.params);
+      if (params.callback_url !== undefined && !limits.callback) throw forbiddenFeature("callback", this.edition());
+      if (params.callback_url !== undefined && !params.async) {
+        throw new ServiceError("bad_request", "callback_url chỉ dùng được với async=true.", { errors: [{ path: "/callback_url", message: "requires async=true" }] });
+      }
+      const source = requireSource(intake);
+      const from = params.from ?? sourceExtension(source);
+      const family = checkPair(from, params.to);
+      const input = await this.materialise(source, dir, from, limits);
+      this.checkQueue(limits);
+
+      const base = baseName(source);
+      const output = path.join(dir, `${base}.${params.to}`);
+      const request: WorkerRequest = { op: "convert", id: jobId, requestId, input, output, to: params.to, password: params.options.password };
+      log.info("job_queued", { kind: "convert", from, to: params.to, family, async: params.async, size: (await stat(input)).size });
+
+      const run = this.runJob(jobId, request, limits, params.async, async (result: ConvertResult) => {
+        const size = (await stat(output)).size;
+        if (size > limits.max_file_mb * 1024 * 1024) throw tooLarge(limits.max_file_mb);
+        this.deps.jobs.addOutput(jobId, limits.result_ttl_minutes, {
+          path: output,
+          filename: `${base}.${params.to}`,
+          format: params.to,
+          contentType: contentTypeOf(params.to),
+          size,
+          sha256: await sha256File(output),
+          pages: result.pages ?? null,
+        });
+      }, { from, to: params.to }, log);
+
+      if (params.async) {
+        run.then(() => this.afterAsync(jobId, params.callback_url));
+        return { mode: "async", job: this.deps.jobs.get(jobId) };
+      }
+      await run.then((err) => {
+        if (err) throw err;
+      });
+      return { mode: "sync", job: this.deps.jobs.get(jobId), file: output };
+    } catch (err) {
+      if (this.deps.jobs.get(jobId).status === "queued") this.deps.jobs.discard(jobId);
+      throw err;
+    }
+  }
+
+  async extract(req: Request, requestId: string, what: "text" | "meta" | "thumbnail"): Promise<ExtractOutcome> {
+    const limits = this.limits();
+    const dir = await mkdtemp(path.join(this.deps.scratchRoot, "x-"));
+    try {
+      const intake = await readWorkRequest(req, dir, limits.max_file_mb);
+      const params = parse(extractParams, intake.params);
+      if (what !== "thumbnail" && params.width !== undefined) {
+        throw new ServiceError("bad_request", "Tham số width chỉ dùng cho /v1/extract/thumbnail.", { errors: [{ path: "/width", message: "only for thumbnail" }] });
+      }
+      const source = requireSource(intake);
+      const from = params.from ?? sourceExtension(source) ?? "";
+      if (from && !formatOf(from)?.source) throw new ServiceError("unsupported_format", `Định dạng nguồn "${from}" không được hỗ trợ.`, { from, to: what });
+      const input = await this.materialise(source, dir, from || undefined, limits);
+      this.checkQueue(limits);
+      const id = `x_${requestId}`;
+      const deadline = this.deps.clock.now() + limits.sync_timeout_seconds * 1000;
+      const runTimeoutMs = limits.job_timeout_seconds * 1000;
+      const password = params.password;
+      if (what === "thumbnail") {
+        const output = path.join(dir, "thumbnail.png");
+        const result = await this.deps.pool.run<ThumbnailResult>({ op: "thumbnail", id, requestId, input, output, width: params.width ?? 256, password }, { runTimeoutMs, deadline });
+        return { what, result, png: new Uint8Array(await Bun.file(output).arrayBuffer()) };
+      }
+      if (what === "text") return { what, result: await this.deps.pool.run<TextResult>({ op: "text", id, requestId, input, password }, { runTimeoutMs, deadline }) };
+      return { what, result: await this.deps.pool.run<MetaResult>({ op: "meta", id, requestId, input, password }, { runTimeoutMs, deadline }) };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  job(id: string): JobView {
+    return this.deps.jobs.get(id);
+  }
+
+  file(id: string) {
+    return this.deps.jobs.file(id);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Runs one job on the pool and records its outcome. Resolves with the job's error (or null),
+   * never rejects: an async job has no caller left to reject to.
+   */
+  private runJob<T>(
+    jobId: string,
+    request: WorkerRequest,
+    limits: DocBuilderLimits,
+    isAsync: boolean,
+    collect: (result: T) => Promise<void>,
+    pair: { from: string | undefined; to: string },
+    log: Logger,
+  ): Promise<ServiceError | null> {
+    const started = this.deps.clock.now();
+    const deadline = isAsync ? undefined : started + limits.sync_timeout_seconds * 1000;
+    return this.deps.pool
+      .run<T>(request, { runTimeoutMs: limits.job_timeout_seconds * 1000, deadline, onStart: () => this.deps.jobs.markRunning(jobId) })
+      .then(collect)
+      .then(
+        () => null,
+        (err) => {
+          const e = toServiceError(err);
+          // The worker knows the pair failed; only here do we know which pair was asked for.
+          return e.code === "unsupported_format" ? new ServiceError("unsupported_format", e.message, { from: pair.from ?? null, to: pair.to }) : e;
+        },
+      )
+      .then((error) => {
+        this.deps.jobs.finish(jobId, limits.result_ttl_minutes, error);
+        const ms = this.deps.clock.now() - started;
+        if (error) log.warn("job_failed", { code: error.code, ms });
+        else log.info("job_done", { ms });
+        return error;
+      });
+  }
+
+  private afterAsync(jobId: string, callbackUrl: string | undefined) {
+    if (callbackUrl && this.deps.onJobFinished) this.deps.onJobFinished(this.deps.jobs.get(jobId), callbackUrl);
+  }
+
+  /** Puts the source at `<dir>/source.<from>`: uploads are renamed, URLs downloaded under the SSRF rules. */
+  private async materialise(source: Source, dir: string, from: string | undefined, limits: DocBuilderLimits): Promise<string> {
+    const target = path.join(dir, from ? `source.${from}` : "source");
+    if (source.type === "upload") {
+      if (source.size === 0) throw new ServiceError("corrupt_source", "Tệp tải lên rỗng (0 byte): hãy gửi một tài liệu có nội dung.");
+      if (source.path !== target) await rename(source.path, target);
+      return target;
+    }
+    await this.deps.fetchSource(source.url, target, limits.max_file_mb * 1024 * 1024);
+    if ((await stat(target)).size === 0) throw new ServiceError("corrupt_source", "Tệp tải về từ URL rỗng (0 byte).");
+    return target;
+  }
+
+  private checkQueue(limits: DocBuilderLimits) {
+    if (this.deps.pool.queueStats().queued >= limits.max_queued_jobs) {
+      throw new ServiceError("queue_full", undefined, { max_queued_jobs: limits.max_queued_jobs }, { "Retry-After": "5" });
+    }
+  }
+}
+
+function parse<T extends z.ZodType>(schema: T, params: unknown): z.output<T> {
+  const r = schema.safeParse(params);
+  if (!r.success) {
+    const errors = zodErrors(r.error);
+    throw new ServiceError("bad_request", `Tham số không hợp lệ: ${errors.map((e) => `${e.path || "/"} ${e.message}`).join("; ")}.`, { errors });
+  }
+  return r.data;
+}
+
+function requireSource(intake: Intake): Source {
+  if (!intake.source) {
+    throw new ServiceError("bad_request", 'Thiếu tệp nguồn: hãy gửi phần "file" (multipart) hoặc trường "url" (JSON).', {
+      errors: [{ path: "/file", message: "neither file nor url" }],
+    });
+  }
+  return intake.source;
+}
+
+function sourceName(source: Source): string {
+  if (source.type === "upload") return source.filename;
+  try {
+    return sanitizeName(decodeURIComponent(new URL(source.url).pathname.split("/").pop() ?? ""));
+  } catch {
+    return "document";
+  }
+}
+
+function sourceExtension(source: Source): string | undefined {
+  return extensionOf(sourceName(source));
+}
+
+function baseName(source: Source): string {
+  const name = sourceName(source);
+  const ext = path.extname(name);
+  return (ext ? name.slice(0, -ext.length) : name) || "document";
+}
+
+/** Refuses an impossible pair before any work: unknown source, unknown target, or another family. */
+function checkPair(from: string | undefined, to: string): Family {
+  if (!from) {
+    throw new ServiceError("unsupported_format", 'Không xác định được định dạng nguồn: tên tệp không có phần mở rộng, hãy gửi tham số "from".', { from: null, to });
+  }
+  const info = formatOf(from);
+  if (!info?.source) throw new ServiceError("unsupported_format", `Định dạng nguồn "${from}" không được hỗ trợ.`, { from, to });
+  if (!exportFilterFor(info.family, to)) {
+    throw new ServiceError("unsupported_format", `Không thể chuyển từ "${from}" sang "${to}": chỉ chuyển được trong cùng nhóm tài liệu (văn bản, bảng tính, trình chiếu) hoặc sang pdf.`, { from, to });
+  }
+  return info.family;
+}
+
+function forbiddenFeature(feature: string, edition: string) {
+  return new ServiceError("forbidden_feature", `Tính năng "${feature}" không có trong phiên bản ${edition}.`, { feature, edition });
+}
+
+function toServiceError(err: unknown): ServiceError {
+  if (err instanceof ServiceError) return err;
+  return new ServiceError("internal");
+}
+
+export async function sha256File(file: string): Promise<string> {
+  const hasher = new Bun.CryptoHasher("sha256");
+  for await (const chunk of Bun.file(file).stream()) hasher.update(chunk);
+  return hasher.digest("hex");
+}

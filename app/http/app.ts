@@ -1,0 +1,22 @@
+// createApp(deps): the whole HTTP surface of the gate and DocBuilder, with nothing started.
+// The entry file builds the dependencies once and serves this app.
+
+import { Hono } from "hono";
+import type { Logger } from "../log";
+import { notFound, onError, requestContext, type AppEnv } from "./common";
+import { svcRoutes } from "./svc";
+import { v1Routes, type V1Deps } from "./v1";
+
+export interface AppDeps extends V1Deps {
+  logger: Logger;
+}
+
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("*", requestContext(deps.logger));
+  app.onError(onError);
+  app.notFound(notFound);
+  app.route("/v1", v1Routes(deps));
+  app.route("/svc", svcRoutes());
+  return app;
+}

@@ -1,0 +1,74 @@
+// HTTP plumbing shared by /svc and /v1: request ids, the access log line, the spec's error body,
+// unknown paths and wrong methods.
+
+import type { Context, Hono, MiddlewareHandler } from "hono";
+import { ServiceError, errorBody, isServiceError } from "../errors";
+import { newRequestId } from "../ids";
+import type { Logger } from "../log";
+
+export type AppEnv = { Variables: { requestId: string; log: Logger; caller?: string } };
+
+export const REQUEST_ID_HEADER = "X-SVC-Request-Id";
+
+export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const requestId = newRequestId();
+    const log = logger.child({ request_id: requestId });
+    c.set("requestId", requestId);
+    c.set("log", log);
+    const started = performance.now();
+    await next();
+    c.res.headers.set(REQUEST_ID_HEADER, requestId);
+    const url = new URL(c.req.url);
+    log.info("http_request", {
+      method: c.req.method,
+      path: url.pathname + url.search,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      caller: c.get("caller"),
+    });
+  };
+}
+
+export function errorResponse(c: Context<AppEnv>, err: ServiceError): Response {
+  const res = c.json(errorBody(err, c.get("requestId")), err.status as 400);
+  for (const [k, v] of Object.entries(err.headers)) res.headers.set(k, v);
+  return res;
+}
+
+export function onError(err: Error, c: Context<AppEnv>): Response {
+  if (isServiceError(err)) return errorResponse(c, err);
+  c.get("log")?.error("unhandled_error", { error: { name: err.name, message: err.message }, stack: err.stack?.split("\n").slice(0, 6).join(" | ") });
+  return errorResponse(c, new ServiceError("internal"));
+}
+
+export function notFound(c: Context<AppEnv>): Response {
+  return errorResponse(c, new ServiceError("not_found", "Đường dẫn không tồn tại.", { path: new URL(c.req.url).pathname }));
+}
+
+type Handler = (c: Context<AppEnv>) => Response | Promise<Response>;
+
+/**
+ * Registers the handlers of one path and answers every other method with 405 and `detail.method`,
+ * so a wrong method is told apart from an unknown path.
+ */
+export function route(app: Hono<AppEnv>, path: string, handlers: Partial<Record<"GET" | "POST" | "DELETE" | "PUT", Handler>>) {
+  const allowed = Object.keys(handlers);
+  for (const [method, handler] of Object.entries(handlers)) app.on(method, path, handler as Handler);
+  app.all(path, (c) => {
+    const err = new ServiceError(
+      "bad_request",
+      `Phương thức ${c.req.method} không được phép cho đường dẫn này: hãy dùng ${allowed.join(" hoặc ")}.`,
+      { method: c.req.method, allowed },
+      { Allow: allowed.join(", ") },
+      405,
+    );
+    return errorResponse(c, err);
+  });
+}
+
+/** `attachment` with an ASCII fallback and the exact UTF-8 name (RFC 6266). */
+export function contentDisposition(filename: string): string {
+  const ascii = filename.normalize("NFKD").replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}

@@ -1,0 +1,171 @@
+// The /v1 route group (DocBuilder). Each handler: authenticate, call one domain function, answer.
+
+import { Hono, type MiddlewareHandler } from "hono";
+import { ServiceError } from "../errors";
+import type { DocBuilderService } from "../docbuilder/service";
+import type { WorkerPool } from "../docbuilder/pool";
+import { allowedEndpoints } from "../editions/limits";
+import { FORMATS, PDF_CONTENT_TYPE, targetsOf, type Family } from "../../workers/formats";
+import type { Authenticator } from "./auth";
+import { contentDisposition, route, type AppEnv } from "./common";
+import { SERVICE_VERSION, API_VERSION } from "../version";
+
+export interface V1Deps {
+  docbuilder: DocBuilderService;
+  pool: WorkerPool;
+  authenticate: Authenticator;
+  devMode: boolean;
+  now: () => number;
+}
+
+export function v1Routes(deps: V1Deps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { docbuilder } = deps;
+
+  const requireAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
+    const who = await deps.authenticate(c.req.header("Authorization"));
+    c.set("caller", who.caller);
+    await next();
+  };
+  app.use("*", async (c, next) => (c.req.path === "/v1/status" ? next() : requireAuth(c, next)));
+
+  route(app, "/status", {
+    GET: (c) =>
+      c.json({
+        service: "svc-docbuilder",
+        version: SERVICE_VERSION,
+        api: API_VERSION,
+        time: new Date(deps.now()).toISOString(),
+        edition: docbuilder.edition(),
+        dev_mode: deps.devMode,
+        core: deps.pool.core(),
+        workers: deps.pool.status(),
+        queue: deps.pool.queueStats(),
+        uptime_seconds: docbuilder.uptimeSeconds(),
+      }),
+  });
+
+  route(app, "/limits", {
+    GET: (c) => {
+      const edition = docbuilder.edition();
+      const limits = docbuilder.limits();
+      const q = deps.pool.queueStats();
+      return c.json({
+        edition,
+        limits,
+        usage: {
+          // Rate windows are counted by the rate limiter; until it is wired in nothing is refused.
+          minute: { limit: limits.rate_per_minute, used: 0, remaining: limits.rate_per_minute, reset_at: nextMinute(deps.now()) },
+          day: { limit: limits.rate_per_day, used: 0, remaining: limits.rate_per_day, reset_at: nextDayUtc7(deps.now()) },
+          running_jobs: q.running,
+          queued_jobs: q.queued,
+        },
+        allowed_endpoints: allowedEndpoints(edition),
+        features: [],
+      });
+    },
+  });
+
+  route(app, "/formats", { GET: (c) => c.json(formatsBody()) });
+
+  route(app, "/convert", {
+    POST: async (c) => {
+      const outcome = await docbuilder.convert(c.req.raw, c.get("requestId"));
+      if (outcome.mode === "async") {
+        c.header("Location", `/v1/jobs/${outcome.job.id}`);
+        return c.json(outcome.job, 202);
+      }
+      const out = outcome.job.outputs[0]!;
+      return new Response(Bun.file(outcome.file), {
+        status: 200,
+        headers: {
+          "Content-Type": out.content_type,
+          "Content-Disposition": contentDisposition(out.filename),
+          "X-SVC-Job-Id": outcome.job.id,
+          "X-SVC-File-Id": out.file_id,
+          ...(out.pages !== null ? { "X-SVC-Pages": String(out.pages) } : {}),
+        },
+      });
+    },
+  });
+
+  for (const what of ["text", "meta", "thumbnail"] as const) {
+    route(app, `/extract/${what}`, {
+      POST: async (c) => {
+        const outcome = await docbuilder.extract(c.req.raw, c.get("requestId"), what);
+        if (outcome.what === "thumbnail") {
+          return new Response(outcome.png, {
+            headers: {
+              "Content-Type": "image/png",
+              "X-SVC-Width": String(outcome.result.width),
+              "X-SVC-Height": String(outcome.result.height),
+              "X-SVC-Pages": String(outcome.result.pages),
+            },
+          });
+        }
+        return c.json(outcome.result);
+      },
+    });
+  }
+
+  route(app, "/build", {
+    POST: () => {
+      throw new ServiceError("not_implemented", "POST /v1/build chưa có trong bản dựng này.");
+    },
+  });
+  route(app, "/template/render", {
+    POST: () => {
+      const edition = docbuilder.edition();
+      if (edition !== "enterprise") {
+        throw new ServiceError("forbidden_feature", "Điền mẫu tài liệu chỉ có trong phiên bản enterprise.", { feature: "template/render", edition });
+      }
+      throw new ServiceError("not_implemented", "POST /v1/template/render chưa có trong bản dựng này.");
+    },
+  });
+
+  route(app, "/jobs/:id", { GET: (c) => c.json(docbuilder.job(c.req.param("id"))) });
+
+  route(app, "/files/:id", {
+    GET: (c) => {
+      const { path, output } = docbuilder.file(c.req.param("id"));
+      return new Response(Bun.file(path), {
+        headers: {
+          "Content-Type": output.content_type,
+          "Content-Disposition": contentDisposition(output.filename),
+          "Content-Length": String(output.size),
+        },
+      });
+    },
+  });
+
+  return app;
+}
+
+/** GET /v1/formats: every source format by family, and the targets each family reaches. */
+export function formatsBody() {
+  const families: Family[] = ["text", "spreadsheet", "presentation"];
+  return {
+    families: Object.fromEntries(
+      families.map((family) => [
+        family,
+        {
+          sources: FORMATS.filter((f) => f.family === family && f.source).map((f) => f.ext),
+          targets: targetsOf(family),
+        },
+      ]),
+    ),
+    content_types: Object.fromEntries([...FORMATS.map((f) => [f.ext, f.contentType]), ["pdf", PDF_CONTENT_TYPE]]),
+    notes: "Conversion works within one family; pdf is reachable from every family. Send `from` when the file name has no extension.",
+  };
+}
+
+function nextMinute(now: number) {
+  return new Date(Math.floor(now / 60_000) * 60_000 + 60_000).toISOString();
+}
+
+/** The day window resets at 00:00 in UTC+7. */
+function nextDayUtc7(now: number) {
+  const shift = 7 * 3600_000;
+  const day = 86_400_000;
+  return new Date(Math.floor((now + shift) / day) * day + day - shift).toISOString();
+}

@@ -1,0 +1,67 @@
+// One JSON line per event on stdout. Callers pass structured fields; this module never receives
+// document content, and it scrubs what must never be written: secrets by field name, and the
+// query string of /wopi/ paths (the editing server puts access tokens there).
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+const SECRET_FIELD = /^(authorization|password|token|access_token|api_key|apikey|key|secret|jwt|cookie|signature|sig)$/i;
+
+export interface Logger {
+  debug(event: string, fields?: Record<string, unknown>): void;
+  info(event: string, fields?: Record<string, unknown>): void;
+  warn(event: string, fields?: Record<string, unknown>): void;
+  error(event: string, fields?: Record<string, unknown>): void;
+  /** A logger that adds these fields (such as request_id) to every line. */
+  child(fields: Record<string, unknown>): Logger;
+}
+
+/** Strips the query of /wopi/ paths, and every query parameter whose name looks secret elsewhere. */
+export function redactPath(path: string): string {
+  const q = path.indexOf("?");
+  if (q < 0) return path;
+  const base = path.slice(0, q);
+  if (base.includes("/wopi/")) return base;
+  const params = new URLSearchParams(path.slice(q + 1));
+  for (const name of [...params.keys()]) if (SECRET_FIELD.test(name)) params.set(name, "[redacted]");
+  const rest = params.toString();
+  return rest ? `${base}?${rest}` : base;
+}
+
+function scrub(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields)) {
+    if (v === undefined) continue;
+    if (SECRET_FIELD.test(k)) out[k] = "[redacted]";
+    else if (k === "path" && typeof v === "string") out[k] = redactPath(v);
+    else if (v instanceof Error) out[k] = { name: v.name, message: v.message };
+    else out[k] = v;
+  }
+  return out;
+}
+
+export function createLogger(
+  level: LogLevel,
+  base: Record<string, unknown> = {},
+  write: (line: string) => void = (line) => process.stdout.write(line + "\n"),
+): Logger {
+  const min = ORDER[level];
+  const emit = (lvl: LogLevel, event: string, fields?: Record<string, unknown>) => {
+    if (ORDER[lvl] < min) return;
+    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, event, ...scrub({ ...base, ...fields }) }));
+  };
+  return {
+    debug: (e, f) => emit("debug", e, f),
+    info: (e, f) => emit("info", e, f),
+    warn: (e, f) => emit("warn", e, f),
+    error: (e, f) => emit("error", e, f),
+    child: (fields) => createLogger(level, { ...base, ...fields }, write),
+  };
+}
+
+/** Collects lines in memory: for tests that assert what was (and was not) logged. */
+export function memoryLogger(level: LogLevel = "debug"): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const logger = createLogger(level, {}, (l) => lines.push(l));
+  return Object.assign(logger, { lines });
+}

@@ -1,0 +1,373 @@
+// The one outgoing HTTP client for user-supplied URLs: document downloads, DocBuilder `url`,
+// and callbacks. Every hop is resolved once, every address checked, and the socket is opened to
+// the checked address itself, so a second DNS answer (rebinding) can never be dialled.
+//
+// node:http/https are used instead of fetch() because fetch cannot be told which IP to dial.
+
+import http from "node:http";
+import https from "node:https";
+import tls from "node:tls";
+import { lookup } from "node:dns/promises";
+import { open, unlink } from "node:fs/promises";
+import { type AllowList, mayConnect, normalizeHostName, parseIp } from "./ssrf.ts";
+
+export type FetchErrorKind = "url_not_allowed" | "download_failed" | "too_large";
+
+/** Errors are log-safe: messages and details never carry the query string or credentials. */
+export class FetchError extends Error {
+  constructor(
+    readonly kind: FetchErrorKind,
+    message: string,
+    readonly detail: Record<string, string | number> = {},
+  ) {
+    super(message);
+    this.name = "FetchError";
+  }
+}
+
+export type Resolver = (host: string) => Promise<string[]>;
+
+export interface SafeFetchOptions {
+  allow: AllowList;
+  maxBytes: number;
+  /** Covers DNS, connect, every redirect hop and the whole body. */
+  timeoutMs: number;
+  /** Redirect hops to follow; 0 returns the 3xx as is (callbacks: the spec forbids following). */
+  followRedirects: number;
+  /** true (default): anything but a final 200 is download_failed, as the spec requires for sources. */
+  requireOk?: boolean;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  userAgent?: string;
+  /** Injected in tests; default is the system resolver (all addresses). */
+  resolver?: Resolver;
+  /** Extra trusted CA (PEM) for https, for deployments with a private CA. */
+  ca?: string;
+  /** Stream the body into this file instead of memory; removed again on failure. */
+  toFile?: string;
+}
+
+export interface SafeFetchResponse {
+  status: number;
+  headers: Headers;
+  /** Full URL after redirects; may hold tokens, do not log it (use redactUrl). */
+  finalUrl: string;
+  bytes: number;
+}
+export interface SafeFetchBody extends SafeFetchResponse {
+  body: Uint8Array;
+}
+export interface SafeFetchFile extends SafeFetchResponse {
+  file: string;
+}
+
+const defaultResolver: Resolver = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
+/** Origin and path only, for logs and messages. */
+export function redactUrl(url: string | URL): string {
+  try {
+    const u = new URL(String(url));
+    return u.origin + u.pathname;
+  } catch {
+    return "(invalid url)";
+  }
+}
+
+const notAllowed = (rule: string, message: string, detail: Record<string, string | number> = {}) =>
+  new FetchError("url_not_allowed", message, { rule, ...detail });
+
+/** Static checks that need no DNS: syntax, scheme, credentials, numeric host forms. */
+export function checkUrl(input: string | URL): URL {
+  let url: URL;
+  try {
+    url = new URL(String(input));
+  } catch {
+    throw notAllowed("bad_url", "URL is not valid");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw notAllowed("scheme", `scheme ${url.protocol} is not allowed (only http and https)`, {
+      scheme: url.protocol.replace(/:$/, ""),
+    });
+  }
+  if (url.username !== "" || url.password !== "") {
+    throw notAllowed("credentials", "credentials in the URL are not allowed", { host: url.hostname });
+  }
+  const host = normalizeHostName(url.hostname);
+  if (host === "") throw notAllowed("bad_url", "URL has no host");
+  // The WHATWG parser already rewrites 0x7f.1, 2130706433, 0177.0.0.1 into dotted quads; anything
+  // numeric that still is not a strict address must not reach getaddrinfo, which has its own ideas.
+  if (/^[0-9.]+$/.test(host) && parseIp(host) === null) {
+    throw notAllowed("bad_url", "host is not a valid IP address", { host });
+  }
+  return url;
+}
+
+// A user-facing reason without the internal address: telling a caller what an internal name
+// resolves to would make the service a DNS oracle for the private network.
+function checkAddresses(url: URL, addresses: string[], allow: AllowList): void {
+  const host = normalizeHostName(url.hostname);
+  for (const ip of addresses) {
+    if (!mayConnect(allow, host, ip)) {
+      throw notAllowed(
+        "forbidden_address",
+        `host ${host} is or resolves to an internal address that is not listed in SVC_FETCH_ALLOW_HOSTS`,
+        { host },
+      );
+    }
+  }
+}
+
+const timeoutError = (ms: number) =>
+  new FetchError("download_failed", `no complete answer within ${ms} ms`, { reason: "timeout", timeoutMs: ms });
+
+async function resolveHost(url: URL, resolver: Resolver, signal: AbortSignal, timeoutMs: number): Promise<string[]> {
+  const host = normalizeHostName(url.hostname);
+  if (parseIp(host)) return [host];
+  let addresses: string[];
+  try {
+    addresses = await raceAbort(resolver(host), signal, () => timeoutError(timeoutMs));
+  } catch (e) {
+    if (e instanceof FetchError) throw e;
+    throw new FetchError("download_failed", `host ${host} could not be resolved`, { reason: "dns", host });
+  }
+  if (addresses.length === 0) {
+    throw new FetchError("download_failed", `host ${host} could not be resolved`, { reason: "dns", host });
+  }
+  return addresses;
+}
+
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal, err: () => Error): Promise<T> {
+  if (signal.aborted) return Promise.reject(err());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(err());
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+interface Exchange {
+  req: http.ClientRequest;
+  res: http.IncomingMessage;
+}
+
+// Errors where no byte reached the server, so trying the next checked address cannot
+// duplicate a POST.
+const RETRY_NEXT_ADDRESS = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "EAFNOSUPPORT"]);
+
+function openOnce(
+  url: URL,
+  ip: string,
+  method: string,
+  headers: Record<string, string>,
+  body: Uint8Array | undefined,
+  ca: string | undefined,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<Exchange> {
+  const name = normalizeHostName(url.hostname);
+  const isHttps = url.protocol === "https:";
+  const options: https.RequestOptions = {
+    host: ip, // the checked address: no lookup happens for an IP literal
+    port: url.port === "" ? (isHttps ? 443 : 80) : Number(url.port),
+    path: url.pathname + url.search,
+    method,
+    headers,
+    agent: false, // a pooled socket could outlive the check it was opened under
+  };
+  if (isHttps) {
+    // SNI must be a name (RFC 6066), and the certificate is checked against the URL's name,
+    // not against the IP we dialled.
+    if (!parseIp(name)) options.servername = name;
+    options.checkServerIdentity = (_h, cert) => tls.checkServerIdentity(name, cert);
+    if (ca) options.ca = ca;
+  }
+  return new Promise<Exchange>((resolve, reject) => {
+    const req = (isHttps ? https : http).request(options);
+    const onAbort = () => {
+      req.destroy();
+      reject(timeoutError(timeoutMs));
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    // Kept for the socket's whole life: Bun re-emits a response error on the request, and an
+    // unhandled 'error' would crash the process.
+    req.on("error", (e: NodeJS.ErrnoException) => {
+      signal.removeEventListener("abort", onAbort);
+      reject(e);
+    });
+    req.on("response", (res) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve({ req, res });
+    });
+    req.end(body);
+  });
+}
+
+async function openAny(
+  url: URL,
+  addresses: string[],
+  method: string,
+  headers: Record<string, string>,
+  body: Uint8Array | undefined,
+  opts: SafeFetchOptions,
+  signal: AbortSignal,
+): Promise<Exchange> {
+  const host = normalizeHostName(url.hostname);
+  let last: NodeJS.ErrnoException | undefined;
+  for (const ip of addresses) {
+    try {
+      return await openOnce(url, ip, method, headers, body, opts.ca, signal, opts.timeoutMs);
+    } catch (e) {
+      if (e instanceof FetchError) throw e;
+      last = e as NodeJS.ErrnoException;
+      if (!RETRY_NEXT_ADDRESS.has(last.code ?? "")) break;
+    }
+  }
+  const code = last?.code ?? "ERROR";
+  const tlsProblem = /CERT|TLS|SSL/i.test(code);
+  throw new FetchError(
+    "download_failed",
+    tlsProblem ? `TLS handshake with ${host} failed (${code})` : `could not connect to ${host} (${code})`,
+    { reason: tlsProblem ? "tls" : "connect", host, code },
+  );
+}
+
+function toHeaders(raw: http.IncomingHttpHeaders): Headers {
+  const h = new Headers();
+  for (const [k, v] of Object.entries(raw)) {
+    if (v === undefined) continue;
+    for (const one of Array.isArray(v) ? v : [v]) h.append(k, one);
+  }
+  return h;
+}
+
+const tooLarge = (limit: number) =>
+  new FetchError("too_large", `response is larger than ${limit} bytes`, { limitBytes: limit });
+
+async function readBody(
+  ex: Exchange,
+  maxBytes: number,
+  toFile: string | undefined,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<{ bytes: number; body?: Uint8Array }> {
+  const { req, res } = ex;
+  const declared = Number(res.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+
+  let timedOut = false;
+  // Destroying without an error argument: for-await then ends or throws "aborted", and the
+  // timeout is reported from the flag, not from whatever Bun makes of the destroy.
+  const onAbort = () => {
+    timedOut = true;
+    res.destroy();
+    req.destroy();
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  const file = toFile ? await open(toFile, "w") : undefined;
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  try {
+    for await (const chunk of res as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (bytes > maxBytes) throw tooLarge(maxBytes); // leaving the loop destroys the stream
+      if (file) await file.write(chunk);
+      else chunks.push(chunk);
+    }
+    if (timedOut) throw timeoutError(timeoutMs);
+    if (!res.complete) throw new Error("connection closed early");
+  } catch (e) {
+    res.destroy();
+    req.destroy();
+    await file?.close().catch(() => {});
+    if (toFile) await unlink(toFile).catch(() => {});
+    if (timedOut) throw timeoutError(timeoutMs);
+    if (e instanceof FetchError) throw e;
+    throw new FetchError("download_failed", "connection broke off while reading the body", { reason: "connect" });
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+  await file?.close();
+  if (file) return { bytes };
+  return { bytes, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) };
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
+
+/**
+ * Fetches a user-supplied URL under the SSRF rules. Throws FetchError:
+ * url_not_allowed (rule in detail), download_failed (reason in detail), too_large (limitBytes).
+ */
+export function safeFetch(url: string | URL, opts: SafeFetchOptions & { toFile: string }): Promise<SafeFetchFile>;
+export function safeFetch(url: string | URL, opts: SafeFetchOptions & { toFile?: undefined }): Promise<SafeFetchBody>;
+export async function safeFetch(url: string | URL, opts: SafeFetchOptions): Promise<SafeFetchBody | SafeFetchFile> {
+  const requireOk = opts.requireOk ?? true;
+  const resolver = opts.resolver ?? defaultResolver;
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), opts.timeoutMs);
+
+  let method = (opts.method ?? "GET").toUpperCase();
+  let body = typeof opts.body === "string" ? new TextEncoder().encode(opts.body) : opts.body;
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(opts.headers ?? {})) headers[k.toLowerCase()] = v;
+  if (opts.userAgent && !headers["user-agent"]) headers["user-agent"] = opts.userAgent;
+
+  try {
+    let current = checkUrl(url);
+    for (let hop = 0; ; hop++) {
+      const addresses = await resolveHost(current, resolver, ac.signal, opts.timeoutMs);
+      checkAddresses(current, addresses, opts.allow);
+
+      const sent: Record<string, string> = { ...headers, host: current.host };
+      if (body) sent["content-length"] = String(body.byteLength);
+      else delete sent["content-length"];
+      const ex = await openAny(current, addresses, method, sent, body, opts, ac.signal);
+      const status = ex.res.statusCode ?? 0;
+      const location = ex.res.headers.location;
+
+      if (REDIRECTS.has(status) && location && opts.followRedirects > 0) {
+        ex.res.destroy();
+        ex.req.destroy();
+        if (hop >= opts.followRedirects) {
+          throw new FetchError("download_failed", `more than ${opts.followRedirects} redirects`, {
+            reason: "too_many_redirects",
+            limit: opts.followRedirects,
+          });
+        }
+        let next: URL;
+        try {
+          next = new URL(location, current);
+        } catch {
+          throw notAllowed("bad_url", "redirect target is not a valid URL", { host: normalizeHostName(current.hostname) });
+        }
+        next = checkUrl(next);
+        if (next.origin !== current.origin) for (const h of CREDENTIAL_HEADERS) delete headers[h];
+        // Same rewrite browsers do: 303 always, and 301/302 for POST, continue as a body-less GET.
+        if (status === 303 ? method !== "HEAD" : (status === 301 || status === 302) && method === "POST") {
+          method = "GET";
+          body = undefined;
+          delete headers["content-type"];
+        }
+        current = next;
+        continue;
+      }
+
+      if (requireOk && status !== 200) {
+        ex.res.destroy();
+        ex.req.destroy();
+        throw new FetchError("download_failed", `server answered ${status}, expected 200`, {
+          reason: "status",
+          status,
+          host: normalizeHostName(current.hostname),
+        });
+      }
+      const read = await readBody(ex, opts.maxBytes, opts.toFile, ac.signal, opts.timeoutMs);
+      const base = { status, headers: toHeaders(ex.res.headers), finalUrl: current.href, bytes: read.bytes };
+      return opts.toFile ? { ...base, file: opts.toFile } : { ...base, body: read.body ?? new Uint8Array() };
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,220 @@
+// Address rules for outgoing requests to user-supplied URLs (spec: "SSRF protection").
+// Pure functions, no I/O: safe-fetch.ts does the resolving and connecting.
+
+import { isIP } from "node:net";
+
+export interface IpAddr {
+  family: 4 | 6;
+  bytes: Uint8Array; // 4 or 16 bytes, network order
+}
+
+export interface Cidr extends IpAddr {
+  prefix: number;
+}
+
+export interface AllowList {
+  /** Lower-cased host names without trailing dot; they allow whatever the name resolves to. */
+  names: Set<string>;
+  /** Pinned blocks: an address inside one is allowed even if internal. */
+  cidrs: Cidr[];
+}
+
+// Strict dotted quad only. Hex, octal (leading zero), shortened and integer forms are refused:
+// different parsers read them differently, which is exactly what SSRF bypasses exploit.
+function parseIPv4(s: string): Uint8Array | null {
+  const parts = s.split(".");
+  if (parts.length !== 4) return null;
+  const out = new Uint8Array(4);
+  for (let i = 0; i < 4; i++) {
+    const p = parts[i]!;
+    if (!/^(0|[1-9][0-9]{0,2})$/.test(p)) return null;
+    const n = Number(p);
+    if (n > 255) return null;
+    out[i] = n;
+  }
+  return out;
+}
+
+// isIP() has already validated the syntax; this only expands "::" and a dotted v4 tail.
+function parseIPv6(s: string): Uint8Array | null {
+  if (isIP(s) !== 6) return null;
+  let groups: number[] = [];
+  const tailV4 = s.lastIndexOf(".") >= 0 ? s.slice(s.lastIndexOf(":") + 1) : null;
+  let head = s;
+  let v4: Uint8Array | null = null;
+  if (tailV4 !== null) {
+    v4 = parseIPv4(tailV4);
+    if (!v4) return null;
+    head = s.slice(0, s.length - tailV4.length) + "0:0"; // placeholder groups, overwritten below
+  }
+  const dbl = head.indexOf("::");
+  const toNums = (part: string) => (part === "" ? [] : part.split(":").map((g) => parseInt(g, 16)));
+  if (dbl >= 0) {
+    const left = toNums(head.slice(0, dbl));
+    const right = toNums(head.slice(dbl + 2));
+    groups = [...left, ...new Array(8 - left.length - right.length).fill(0), ...right];
+  } else {
+    groups = toNums(head);
+  }
+  if (groups.length !== 8 || groups.some((g) => !(g >= 0 && g <= 0xffff))) return null;
+  const out = new Uint8Array(16);
+  groups.forEach((g, i) => {
+    out[i * 2] = g >> 8;
+    out[i * 2 + 1] = g & 0xff;
+  });
+  if (v4) out.set(v4, 12);
+  return out;
+}
+
+/** Parses a canonical IPv4 or IPv6 literal (brackets and a %zone are tolerated); null otherwise. */
+export function parseIp(input: string): IpAddr | null {
+  let s = input;
+  if (s.startsWith("[") && s.endsWith("]")) s = s.slice(1, -1);
+  const zone = s.indexOf("%");
+  if (zone >= 0 && s.includes(":")) s = s.slice(0, zone);
+  const v4 = parseIPv4(s);
+  if (v4) return { family: 4, bytes: v4 };
+  const v6 = parseIPv6(s);
+  if (v6) return { family: 6, bytes: v6 };
+  return null;
+}
+
+export function parseCidr(input: string): Cidr | null {
+  const slash = input.indexOf("/");
+  const ip = parseIp(slash >= 0 ? input.slice(0, slash) : input);
+  if (!ip) return null;
+  const max = ip.family === 4 ? 32 : 128;
+  if (slash < 0) return { ...ip, prefix: max };
+  const p = input.slice(slash + 1);
+  if (!/^[0-9]{1,3}$/.test(p) || Number(p) > max) return null;
+  return { ...ip, prefix: Number(p) };
+}
+
+function inCidr(addr: IpAddr, c: Cidr): boolean {
+  if (addr.family !== c.family) return false;
+  const full = c.prefix >> 3;
+  for (let i = 0; i < full; i++) if (addr.bytes[i] !== c.bytes[i]) return false;
+  const rest = c.prefix & 7;
+  if (rest === 0) return true;
+  const mask = (0xff << (8 - rest)) & 0xff;
+  return (addr.bytes[full]! & mask) === (c.bytes[full]! & mask);
+}
+
+const cidrs = (list: string[]): Cidr[] => list.map((s) => parseCidr(s)!);
+
+const FORBIDDEN_V4 = cidrs([
+  "0.0.0.0/8", // "this network", 0.0.0.0 reaches the local host on Linux
+  "10.0.0.0/8",
+  "100.64.0.0/10", // CGNAT; also holds 100.100.100.200 (Alibaba metadata)
+  "127.0.0.0/8",
+  "169.254.0.0/16", // link-local; holds 169.254.169.254 (cloud metadata)
+  "172.16.0.0/12",
+  "192.0.0.0/24", // IETF protocol assignments
+  "192.0.2.0/24", // documentation
+  "192.88.99.0/24", // 6to4 relay anycast
+  "192.168.0.0/16",
+  "198.18.0.0/15", // benchmarking
+  "198.51.100.0/24", // documentation
+  "203.0.113.0/24", // documentation
+  "224.0.0.0/4", // multicast
+  "240.0.0.0/4", // reserved, includes 255.255.255.255
+]);
+
+// IPv6 is judged by default-deny: only global unicast 2000::/3 may pass, so ULA (fc00::/7, incl.
+// fd00:ec2::254), link-local, site-local, multicast, discard and local NAT64 are all outside.
+const GLOBAL_V6 = parseCidr("2000::/3")!;
+const FORBIDDEN_V6 = cidrs([
+  "2001::/32", // Teredo: the embedded client address is obfuscated, so it cannot be judged
+  "2001:2::/48", // benchmarking
+  "2001:10::/28", // ORCHID
+  "2001:20::/28", // ORCHIDv2
+  "2001:db8::/32", // documentation
+  "3fff::/20", // documentation
+]);
+
+// IPv6 forms that carry an IPv4 address the packet may end up at; judged by that address.
+const V4_MAPPED = parseCidr("::ffff:0:0/96")!;
+const V4_COMPAT = parseCidr("::/96")!; // also covers :: and ::1 (embedded 0.0.0.0 / 0.0.0.1)
+const NAT64 = parseCidr("64:ff9b::/96")!;
+const SIX_TO_FOUR = parseCidr("2002::/16")!;
+
+function embeddedV4(a: IpAddr): IpAddr | null {
+  if (a.family !== 6) return null;
+  if (inCidr(a, V4_MAPPED) || inCidr(a, V4_COMPAT) || inCidr(a, NAT64)) {
+    return { family: 4, bytes: a.bytes.slice(12, 16) };
+  }
+  if (inCidr(a, SIX_TO_FOUR)) return { family: 4, bytes: a.bytes.slice(2, 6) };
+  return null;
+}
+
+function forbiddenAddr(a: IpAddr): boolean {
+  if (a.family === 4) return FORBIDDEN_V4.some((c) => inCidr(a, c));
+  const v4 = embeddedV4(a);
+  if (v4) return forbiddenAddr(v4);
+  if (!inCidr(a, GLOBAL_V6)) return true;
+  return FORBIDDEN_V6.some((c) => inCidr(a, c));
+}
+
+/** True for anything that is not a plainly public unicast address. Unparsable input is forbidden. */
+export function isForbiddenAddress(ip: string): boolean {
+  const a = parseIp(ip);
+  return a === null || forbiddenAddr(a);
+}
+
+export function normalizeHostName(host: string): string {
+  let h = host.trim().toLowerCase();
+  if (h.startsWith("[") && h.endsWith("]")) h = h.slice(1, -1);
+  return h.endsWith(".") ? h.slice(0, -1) : h;
+}
+
+const HOST_NAME = /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
+
+/**
+ * Parses SVC_FETCH_ALLOW_HOSTS entries: IPs and CIDR blocks (v4/v6) or host names.
+ * Throws on an entry that is neither, so a typo fails at start-up instead of silently allowing nothing.
+ */
+export function parseAllowList(entries: string[]): AllowList {
+  const list: AllowList = { names: new Set(), cidrs: [] };
+  for (const raw of entries) {
+    const e = raw.trim();
+    if (e === "") continue;
+    const c = parseCidr(e);
+    if (c) {
+      list.cidrs.push(c);
+      continue;
+    }
+    const name = normalizeHostName(e);
+    // A last label that is a number makes URL parsers read the host as an IPv4 address
+    // ("0x7f.1" becomes 127.0.0.1), so such a name could never match a URL host.
+    const last = name.slice(name.lastIndexOf(".") + 1);
+    if (!HOST_NAME.test(name) || /^(0x[0-9a-f]*|[0-9]+)$/.test(last)) {
+      throw new Error(`SVC_FETCH_ALLOW_HOSTS: invalid entry "${e}" (expected host name, IP or CIDR)`);
+    }
+    list.names.add(name);
+  }
+  return list;
+}
+
+export const EMPTY_ALLOW_LIST: AllowList = { names: new Set(), cidrs: [] };
+
+/** Whether the URL host name itself is listed by name (compared as the URL gives it). */
+export function isNameAllowed(allow: AllowList, urlHostName: string): boolean {
+  return allow.names.has(normalizeHostName(urlHostName));
+}
+
+/** Whether an address inside a listed CIDR; a v4-mapped v6 address also matches v4 blocks. */
+export function isAddressAllowed(allow: AllowList, ip: string): boolean {
+  const a = parseIp(ip);
+  if (!a) return false;
+  const mapped = a.family === 6 && inCidr(a, V4_MAPPED) ? { family: 4 as const, bytes: a.bytes.slice(12) } : null;
+  return allow.cidrs.some((c) => inCidr(a, c) || (mapped !== null && inCidr(mapped, c)));
+}
+
+/**
+ * The single decision: an address may be dialled when it is public, when the URL named a listed
+ * host, or when it sits in a listed CIDR.
+ */
+export function mayConnect(allow: AllowList, urlHostName: string, ip: string): boolean {
+  if (parseIp(ip) === null) return false;
+  return !isForbiddenAddress(ip) || isNameAllowed(allow, urlHostName) || isAddressAllowed(allow, ip);
+}

@@ -1,0 +1,122 @@
+// Builds every long-lived part of the service from a Config, once, and serves the app.
+// Used by the entry file, by end-to-end tests (on a free loopback port) and by benchmarks.
+
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { systemClock, type Clock } from "./clock";
+import type { Config } from "./config";
+import { WorkerPool } from "./docbuilder/pool";
+import { JobStore } from "./docbuilder/jobs";
+import { DocBuilderService, type SourceFetcher } from "./docbuilder/service";
+import { communityOnly, type EntitlementSource } from "./editions/limits";
+import { createAuthenticator } from "./http/auth";
+import { createApp } from "./http/app";
+import type { Logger } from "./log";
+import { ServiceError } from "./errors";
+import { FetchError, parseAllowList, safeFetch } from "./net/safe-fetch";
+
+export interface RunningService {
+  url: string;
+  pool: WorkerPool;
+  docbuilder: DocBuilderService;
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: Clock;
+  entitlements?: EntitlementSource;
+  /** Port 0 picks a free one (tests). */
+  port?: number;
+  hostname?: string;
+  /** Replaces the worker command (fault tests use a worker that misbehaves on purpose). */
+  workerCommand?: string[];
+}
+
+const SOURCE_DOWNLOAD_TIMEOUT_MS = 60_000;
+
+export function sourceFetcher(allowHosts: string[]): SourceFetcher {
+  const allow = parseAllowList(allowHosts);
+  return async (url, toFile, maxBytes) => {
+    try {
+      await safeFetch(url, { toFile, maxBytes, timeoutMs: SOURCE_DOWNLOAD_TIMEOUT_MS, allow, followRedirects: 5, requireOk: true });
+      return { filename: path.basename(new URL(url).pathname) };
+    } catch (e) {
+      if (e instanceof FetchError) {
+        if (e.kind === "too_large") {
+          const mb = Math.round(maxBytes / 1024 / 1024);
+          throw new ServiceError("file_too_large", `Tệp tại URL vượt quá ${mb} MB cho phép.`, { limit_mb: mb });
+        }
+        throw new ServiceError(e.kind, e.message, e.detail);
+      }
+      throw e;
+    }
+  };
+}
+
+export async function startService(config: Config, logger: Logger, opts: StartOptions = {}): Promise<RunningService> {
+  const clock = opts.clock ?? systemClock;
+  const dataDir = config.dataDir;
+  mkdirSync(dataDir, { recursive: true });
+  const scratchRoot = path.join(dataDir, "scratch");
+  mkdirSync(scratchRoot, { recursive: true });
+
+  const pool = new WorkerPool({
+    size: config.docbuilder.workers,
+    maxJobs: config.docbuilder.workerMaxJobs,
+    maxAgeMs: config.docbuilder.workerMaxAgeMinutes * 60_000,
+    profileRoot: path.join(dataDir, "profiles"),
+    logger,
+    clock,
+    workerCommand: opts.workerCommand,
+  });
+  await pool.start();
+
+  const jobs = new JobStore(path.join(dataDir, "jobs"), clock, `${config.publicUrl}/v1/files/`);
+  jobs.startSweeping();
+
+  const docbuilder = new DocBuilderService({
+    pool,
+    jobs,
+    clock,
+    logger,
+    entitlements: opts.entitlements ?? communityOnly,
+    lowerOnly: { maxFileMbCap: config.docbuilder.maxFileMbCap, jobTimeoutSecondsCap: config.docbuilder.jobTimeoutSecondsCap },
+    workers: config.docbuilder.workers,
+    fetchSource: sourceFetcher(config.fetchAllowHosts),
+    scratchRoot,
+  });
+
+  const app = createApp({
+    logger,
+    docbuilder,
+    pool,
+    authenticate: createAuthenticator({ apiKeys: config.docbuilder.apiKeys, jwtSecret: config.docbuilder.jwtSecret, clock }),
+    devMode: config.devMode,
+    now: () => clock.now(),
+  });
+
+  const server = Bun.serve({
+    hostname: opts.hostname ?? config.appListen.hostname,
+    port: opts.port ?? config.appListen.port,
+    fetch: app.fetch,
+    // Conversions of large files take minutes; the request must not be cut by an idle timer.
+    idleTimeout: 0,
+    maxRequestBodySize: 1024 * 1024 * 1024,
+  });
+  const url = `http://${server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
+  logger.info("service_listening", { url, workers: config.docbuilder.workers, core: pool.core() });
+
+  return {
+    url,
+    pool,
+    docbuilder,
+    async stop(graceMs = 10_000) {
+      // Stop accepting, let running work finish (or fail it cleanly), then stop the workers.
+      server.stop(false);
+      await pool.shutdown(graceMs);
+      jobs.stop();
+      server.stop(true);
+      logger.info("service_stopped");
+    },
+  };
+}

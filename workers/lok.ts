@@ -1,0 +1,408 @@
+// bun:ffi binding to LibreOfficeKit (LOK), the in-process C API of LibreOffice.
+//
+// `libreofficekit_hook_2(installPath, profileUrl)` (exported by libmergedlo.so) returns a
+// `LibreOfficeKit*` whose first field points to a table of function pointers
+// (`LibreOfficeKitClass`); a loaded document (`LibreOfficeKitDocument*`) points to a
+// `LibreOfficeKitDocumentClass`. Both tables start with `size_t nSize` followed by one 8-byte
+// slot per function, in exactly the order of /usr/include/LibreOfficeKit/LibreOfficeKit.h
+// (package libreofficekit-dev, 7.4). OFFICE_SLOTS / DOCUMENT_SLOTS below copy that order; a
+// test compares them with the header. Every slot is checked against the table's nSize before use.
+//
+// Rules for callers:
+// - LOK is single-threaded from our side: every call blocks the JS thread until it returns.
+// - Strings passed to C are NUL-terminated Buffers kept referenced until the call returns.
+// - Strings returned by LOK are malloc'd; they are copied and freed with freeError (= free()).
+// - LOK can be initialised once per process only.
+
+import { CFunction, CString, JSCallback, dlopen, ptr, read, type Pointer } from "bun:ffi";
+
+export const LO_PROGRAM_DIR = "/usr/lib/libreoffice/program";
+
+/** Slot order of struct _LibreOfficeKitClass (after nSize). */
+export const OFFICE_SLOTS = [
+  "destroy",
+  "documentLoad",
+  "getError",
+  "documentLoadWithOptions",
+  "freeError",
+  "registerCallback",
+  "getFilterTypes",
+  "setOptionalFeatures",
+  "setDocumentPassword",
+  "getVersionInfo",
+  "runMacro",
+  "signDocument",
+  "runLoop",
+  "sendDialogEvent",
+  "setOption",
+] as const;
+
+/** Slot order of struct _LibreOfficeKitDocumentClass (after nSize; the IOS-only slot is absent on Linux). */
+export const DOCUMENT_SLOTS = [
+  "destroy",
+  "saveAs",
+  "getDocumentType",
+  "getParts",
+  "getPartPageRectangles",
+  "getPart",
+  "setPart",
+  "getPartName",
+  "setPartMode",
+  "paintTile",
+  "getTileMode",
+  "getDocumentSize",
+  "initializeForRendering",
+  "registerCallback",
+  "postKeyEvent",
+  "postMouseEvent",
+  "postUnoCommand",
+  "setTextSelection",
+  "getTextSelection",
+  "paste",
+  "setGraphicSelection",
+  "resetSelection",
+  "getCommandValues",
+  "setClientZoom",
+  "setClientVisibleArea",
+  "createView",
+  "destroyView",
+  "setView",
+  "getView",
+  "getViewsCount",
+  "renderFont",
+  "getPartHash",
+  "paintPartTile",
+  "getViewIds",
+  "setOutlineState",
+  "paintWindow",
+  "postWindow",
+  "postWindowKeyEvent",
+  "postWindowMouseEvent",
+  "setViewLanguage",
+  "postWindowExtTextInputEvent",
+  "getPartInfo",
+  "paintWindowDPI",
+  "insertCertificate",
+  "addCertificate",
+  "getSignatureState",
+  "renderShapeSelection",
+  "postWindowGestureEvent",
+  "createViewWithOptions",
+  "selectPart",
+  "moveSelectedParts",
+  "resizeWindow",
+  "getClipboard",
+  "setClipboard",
+  "getSelectionType",
+  "removeTextContext",
+  "sendDialogEvent",
+  "renderFontOrientation",
+  "paintWindowForView",
+  "completeFunction",
+  "setWindowTextSelection",
+  "sendFormFieldEvent",
+  "setBlockedCommandList",
+  "renderSearchResult",
+  "sendContentControlEvent",
+  "getSelectionTypeAndText",
+] as const;
+
+type OfficeSlot = (typeof OFFICE_SLOTS)[number];
+type DocumentSlot = (typeof DOCUMENT_SLOTS)[number];
+
+/** LibreOfficeKitEnums.h */
+export const LOK_DOCTYPE = { TEXT: 0, SPREADSHEET: 1, PRESENTATION: 2, DRAWING: 3, OTHER: 4 } as const;
+export const LOK_FEATURE_DOCUMENT_PASSWORD = 1n << 0n;
+export const LOK_FEATURE_DOCUMENT_PASSWORD_TO_MODIFY = 1n << 1n;
+export const LOK_CALLBACK_STATUS_INDICATOR_START = 9;
+export const LOK_CALLBACK_STATUS_INDICATOR_SET_VALUE = 10;
+export const LOK_CALLBACK_STATUS_INDICATOR_FINISH = 11;
+export const LOK_CALLBACK_DOCUMENT_PASSWORD = 20;
+export const LOK_CALLBACK_DOCUMENT_PASSWORD_TO_MODIFY = 21;
+export const LOK_CALLBACK_ERROR = 22;
+/** LibreOfficeKitEnums.h LibreOfficeKitTileMode */
+export const LOK_TILEMODE_RGBA = 0;
+export const LOK_TILEMODE_BGRA = 1;
+
+/** A NUL-terminated UTF-8 buffer for C. Keep the returned Buffer referenced until the call returns. */
+export function cstr(s: string): Buffer {
+  return Buffer.from(s + "\0", "utf8");
+}
+
+/** file:// URL of an absolute path, each segment percent-encoded (spaces, '#', '%', non-ASCII). */
+export function fileUrl(absPath: string): string {
+  if (!absPath.startsWith("/")) throw new Error(`not an absolute path: ${absPath}`);
+  return "file://" + absPath.split("/").map((seg) => encodeURIComponent(seg)).join("/");
+}
+
+function slotTable(objectPtr: Pointer, names: readonly string[], what: string): Map<string, Pointer> {
+  const cls = read.ptr(objectPtr, 0) as unknown as Pointer;
+  if (!cls) throw new Error(`${what}: null class table`);
+  const nSize = Number(read.u64(cls, 0));
+  const table = new Map<string, Pointer>();
+  names.forEach((name, i) => {
+    const end = 8 + 8 * (i + 1); // offsetof(slot) + sizeof(pointer)
+    if (end > nSize) return; // the running library is older than the header: slot absent
+    const fn = read.ptr(cls, 8 + 8 * i) as unknown as Pointer;
+    if (fn) table.set(name, fn);
+  });
+  return table;
+}
+
+type CallbackFn = (type: number, payload: string | null) => void;
+
+export class LokDocument {
+  private readonly fns: Map<string, Pointer>;
+  private readonly cache = new Map<string, (...a: any[]) => any>();
+  private destroyed = false;
+
+  constructor(
+    private readonly office: LokOffice,
+    readonly handle: Pointer,
+  ) {
+    this.fns = slotTable(handle, DOCUMENT_SLOTS, "document");
+  }
+
+  has(name: DocumentSlot): boolean {
+    return this.fns.has(name);
+  }
+
+  private fn(name: DocumentSlot, args: any[], returns: any): (...a: any[]) => any {
+    let f = this.cache.get(name);
+    if (!f) {
+      const p = this.fns.get(name);
+      if (!p) throw new Error(`LibreOfficeKitDocumentClass has no ${name}`);
+      // One CFunction per (class table, slot): tables are shared by all documents of a process.
+      f = this.office.cfunc(`doc.${name}@${p}`, p, args, returns);
+      this.cache.set(name, f);
+    }
+    return f;
+  }
+
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.fn("destroy", ["ptr"], "void")(this.handle);
+  }
+
+  /** format is an extension known to LOK's own map (pdf, docx, xlsx, odt, txt, csv…), not a filter name. */
+  saveAs(url: string, format: string, filterOptions: string): boolean {
+    const u = cstr(url), f = cstr(format), o = cstr(filterOptions);
+    return this.fn("saveAs", ["ptr", "ptr", "ptr", "ptr"], "i32")(this.handle, ptr(u), ptr(f), ptr(o)) !== 0;
+  }
+
+  getDocumentType(): number {
+    return this.fn("getDocumentType", ["ptr"], "i32")(this.handle);
+  }
+
+  getParts(): number {
+    return this.fn("getParts", ["ptr"], "i32")(this.handle);
+  }
+
+  getPart(): number {
+    return this.fn("getPart", ["ptr"], "i32")(this.handle);
+  }
+
+  setPart(part: number): void {
+    this.fn("setPart", ["ptr", "i32"], "void")(this.handle, part);
+  }
+
+  getPartName(part: number): string | null {
+    return this.office.takeString(this.fn("getPartName", ["ptr", "i32"], "ptr")(this.handle, part));
+  }
+
+  getPartPageRectangles(): string | null {
+    return this.office.takeString(this.fn("getPartPageRectangles", ["ptr"], "ptr")(this.handle));
+  }
+
+  getPartInfo(part: number): string | null {
+    return this.office.takeString(this.fn("getPartInfo", ["ptr", "i32"], "ptr")(this.handle, part));
+  }
+
+  setPartMode(mode: number): void {
+    this.fn("setPartMode", ["ptr", "i32"], "void")(this.handle, mode);
+  }
+
+  getTileMode(): number {
+    return this.fn("getTileMode", ["ptr"], "i32")(this.handle);
+  }
+
+  /** Document size in twips (1/1440 inch). */
+  getDocumentSize(): { width: number; height: number } {
+    const out = new BigInt64Array(2);
+    this.fn("getDocumentSize", ["ptr", "ptr", "ptr"], "void")(this.handle, ptr(out, 0), ptr(out, 8));
+    return { width: Number(out[0]), height: Number(out[1]) };
+  }
+
+  initializeForRendering(args = ""): void {
+    const a = cstr(args);
+    this.fn("initializeForRendering", ["ptr", "ptr"], "void")(this.handle, ptr(a));
+  }
+
+  /** Paints the twip rectangle (x, y, w, h) into a canvasW×canvasH buffer, 4 bytes per pixel (see getTileMode). */
+  paintTile(buffer: Uint8Array, canvasW: number, canvasH: number, x: number, y: number, w: number, h: number): void {
+    if (buffer.byteLength < canvasW * canvasH * 4) throw new Error("paintTile buffer too small");
+    this.fn("paintTile", ["ptr", "ptr", "i32", "i32", "i32", "i32", "i32", "i32"], "void")(
+      this.handle, ptr(buffer), canvasW, canvasH, x, y, w, h,
+    );
+  }
+
+  postUnoCommand(command: string, args = "", notifyWhenFinished = false): void {
+    const c = cstr(command), a = cstr(args);
+    this.fn("postUnoCommand", ["ptr", "ptr", "ptr", "bool"], "void")(this.handle, ptr(c), ptr(a), notifyWhenFinished);
+  }
+
+  getTextSelection(mimeType = "text/plain;charset=utf-8"): string | null {
+    const m = cstr(mimeType);
+    return this.office.takeString(this.fn("getTextSelection", ["ptr", "ptr", "ptr"], "ptr")(this.handle, ptr(m), null));
+  }
+
+  resetSelection(): void {
+    this.fn("resetSelection", ["ptr"], "void")(this.handle);
+  }
+
+  getCommandValues(command: string): string | null {
+    const c = cstr(command);
+    return this.office.takeString(this.fn("getCommandValues", ["ptr", "ptr"], "ptr")(this.handle, ptr(c)));
+  }
+
+  getSignatureState(): number {
+    return this.fn("getSignatureState", ["ptr"], "i32")(this.handle);
+  }
+}
+
+export class LokOffice {
+  readonly handle: Pointer;
+  private readonly fns: Map<string, Pointer>;
+  private readonly cfuncs = new Map<string, (...a: any[]) => any>();
+  private callback: JSCallback | null = null;
+  private listener: CallbackFn | null = null;
+  private features = 0n;
+
+  private static created = false;
+
+  /**
+   * Starts LibreOffice in this process. profileUrl is a file:// URL of the user profile
+   * directory. Throws when the library cannot be loaded or the hook returns NULL.
+   */
+  constructor(profileUrl: string, programDir = LO_PROGRAM_DIR) {
+    if (LokOffice.created) throw new Error("LibreOfficeKit can be initialised only once per process");
+    LokOffice.created = true;
+    const lib = dlopen(`${programDir}/libmergedlo.so`, {
+      libreofficekit_hook_2: { args: ["ptr", "ptr"], returns: "ptr" },
+    });
+    const ip = cstr(programDir), pu = cstr(profileUrl);
+    const h = lib.symbols.libreofficekit_hook_2(ptr(ip), ptr(pu));
+    if (!h) throw new Error("libreofficekit_hook_2 returned NULL");
+    this.handle = h;
+    this.fns = slotTable(h, OFFICE_SLOTS, "office");
+  }
+
+  /** @internal a CFunction for a slot pointer, cached by name (class tables never change in a process). */
+  cfunc(key: string, p: Pointer, args: any[], returns: any): (...a: any[]) => any {
+    let f = this.cfuncs.get(key);
+    if (!f) {
+      f = CFunction({ ptr: p, args, returns }) as unknown as (...a: any[]) => any;
+      this.cfuncs.set(key, f);
+    }
+    return f;
+  }
+
+  has(name: OfficeSlot): boolean {
+    return this.fns.has(name);
+  }
+
+  private fn(name: OfficeSlot, args: any[], returns: any): (...a: any[]) => any {
+    const p = this.fns.get(name);
+    if (!p) throw new Error(`LibreOfficeKitClass has no ${name}`);
+    return this.cfunc(`office.${name}@${p}`, p, args, returns);
+  }
+
+  /** @internal copy a malloc'd C string and free it. */
+  takeString(p: Pointer | null | number): string | null {
+    if (!p) return null;
+    const s = new CString(p as Pointer).toString();
+    if (this.fns.has("freeError")) this.fn("freeError", ["ptr"], "void")(p);
+    return s;
+  }
+
+  getError(): string {
+    return this.takeString(this.fn("getError", ["ptr"], "ptr")(this.handle)) ?? "";
+  }
+
+  getVersionInfo(): string | null {
+    return this.takeString(this.fn("getVersionInfo", ["ptr"], "ptr")(this.handle));
+  }
+
+  getFilterTypes(): string | null {
+    return this.takeString(this.fn("getFilterTypes", ["ptr"], "ptr")(this.handle));
+  }
+
+  setOptionalFeatures(features: bigint): void {
+    this.features = features;
+    this.fn("setOptionalFeatures", ["ptr", "u64"], "void")(this.handle, features);
+  }
+
+  get optionalFeatures(): bigint {
+    return this.features;
+  }
+
+  /** Answers a LOK_CALLBACK_DOCUMENT_PASSWORD(_TO_MODIFY); password null = none (abort / read-only). */
+  setDocumentPassword(url: string, password: string | null): void {
+    const u = cstr(url);
+    const p = password === null ? null : cstr(password);
+    this.fn("setDocumentPassword", ["ptr", "ptr", "ptr"], "void")(this.handle, ptr(u), p ? ptr(p) : null);
+  }
+
+  setOption(option: string, value: string): void {
+    if (!this.fns.has("setOption")) return;
+    const o = cstr(option), v = cstr(value);
+    this.fn("setOption", ["ptr", "ptr", "ptr"], "void")(this.handle, ptr(o), ptr(v));
+  }
+
+  /**
+   * Registers the office-level callback.
+   *
+   * Threading: LOK invokes this callback synchronously, on the thread that called
+   * documentLoad, while that FFI call is still blocked (the password interaction waits on a
+   * condition that only setDocumentPassword sets). A `threadsafe: true` JSCallback would only
+   * queue the call to the JS event loop, which is blocked inside documentLoad: deadlock. So the
+   * JSCallback here is NOT threadsafe: Bun runs it re-entrantly on the JS thread, inside the
+   * FFI call, and the handler may call setDocumentPassword from within it (SolarMutex is
+   * recursive and LOK releases it around the callback).
+   */
+  registerCallback(listener: CallbackFn): void {
+    this.listener = listener;
+    if (!this.callback) {
+      this.callback = new JSCallback(
+        (type: number, payload: Pointer | null) => {
+          let text: string | null = null;
+          try {
+            text = payload ? new CString(payload).toString() : null;
+          } catch {
+            text = null;
+          }
+          try {
+            this.listener?.(type, text);
+          } catch {
+            // never let an exception unwind through C frames
+          }
+        },
+        { args: ["i32", "ptr", "ptr"], returns: "void" },
+      );
+      this.fn("registerCallback", ["ptr", "ptr", "ptr"], "void")(this.handle, this.callback.ptr, null);
+    }
+  }
+
+  /** Loads a document; null when LibreOffice cannot open it (see getError). */
+  documentLoad(url: string, options = ""): LokDocument | null {
+    const u = cstr(url), o = cstr(options);
+    const d = this.fn("documentLoadWithOptions", ["ptr", "ptr", "ptr"], "ptr")(this.handle, ptr(u), ptr(o)) as Pointer | null;
+    return d ? new LokDocument(this, d) : null;
+  }
+
+  /** LOK's destroy: tears the office down. Can hang in some builds; callers usually prefer process.exit. */
+  destroy(): void {
+    this.fn("destroy", ["ptr"], "void")(this.handle);
+  }
+}
