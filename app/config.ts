@@ -87,9 +87,9 @@ const defaultWorkers = String(Math.min(os.availableParallelism?.() ?? os.cpus().
 /** Each entry: the variable, its default (as the environment would give it), and its parser. */
 const schema = z.object({
   // Shared
-  SVC_LOG_LEVEL: logLevel.default("info"),
-  SVC_DEV_MODE: bool.default("0"),
-  SVC_DATA_DIR: z.string().trim().min(1).default("/data"),
+  SVC_LOG_LEVEL: logLevel.prefault("info"),
+  SVC_DEV_MODE: bool.prefault("0"),
+  SVC_DATA_DIR: z.string().trim().min(1).prefault("/data"),
   SVC_FETCH_ALLOW_HOSTS: list
     .refine(
       (entries) => {
@@ -102,47 +102,47 @@ const schema = z.object({
       },
       { message: "each entry must be a host name, an IP address or a CIDR block such as 10.0.0.0/8" },
     )
-    .default(""),
-  SVC_LICENSE_PUBKEY: z.string().trim().default(""),
-  SVC_LICENSE_TOKEN: z.string().default(""),
-  SVC_LICENSE_FILE: z.string().trim().default("/etc/svc/license.token"),
+    .prefault(""),
+  SVC_LICENSE_PUBKEY: z.string().trim().prefault(""),
+  SVC_LICENSE_TOKEN: z.string().prefault(""),
+  SVC_LICENSE_FILE: z.string().trim().prefault("/etc/svc/license.token"),
   // Listen addresses of our own processes (the proxy's are in the Caddyfile's environment).
-  SVC_APP_LISTEN: hostPort.default("127.0.0.1:8081"),
-  SVC_PUBLIC_URL: z.string().trim().default("http://127.0.0.1:8080"),
+  SVC_APP_LISTEN: hostPort.prefault("127.0.0.1:8081"),
+  SVC_PUBLIC_URL: z.string().trim().prefault("http://127.0.0.1:8080"),
 
   // DocBuilder
-  SVC_DOCBUILDER_WORKERS: int(1, 32).default(defaultWorkers),
-  SVC_DOCBUILDER_WORKER_MAX_JOBS: int(1, 100_000).default("200"),
-  SVC_DOCBUILDER_WORKER_MAX_AGE_MINUTES: int(1, 10_080).default("60"),
-  SVC_DOCBUILDER_API_KEYS: apiKeys.default(""),
-  SVC_DOCBUILDER_JWT_SECRET: secret(32).default(""),
-  SVC_DOCBUILDER_CALLBACK_SECRET: z.string().default(""),
-  SVC_DOCBUILDER_MAX_FILE_MB: optionalInt(1, 300).default(""),
-  SVC_DOCBUILDER_JOB_TIMEOUT_SECONDS: optionalInt(1, 600).default(""),
+  SVC_DOCBUILDER_WORKERS: int(1, 32).prefault(defaultWorkers),
+  SVC_DOCBUILDER_WORKER_MAX_JOBS: int(1, 100_000).prefault("200"),
+  SVC_DOCBUILDER_WORKER_MAX_AGE_MINUTES: int(1, 10_080).prefault("60"),
+  SVC_DOCBUILDER_API_KEYS: apiKeys.prefault(""),
+  SVC_DOCBUILDER_JWT_SECRET: secret(32).prefault(""),
+  SVC_DOCBUILDER_CALLBACK_SECRET: z.string().prefault(""),
+  SVC_DOCBUILDER_MAX_FILE_MB: optionalInt(1, 300).prefault(""),
+  SVC_DOCBUILDER_JOB_TIMEOUT_SECONDS: optionalInt(1, 600).prefault(""),
 
   // Gate and embedding
-  SVC_EMBED_ENABLED: bool.default("1"),
-  SVC_EMBED_ALLOWED_ORIGINS: list.default(""),
-  SVC_EMBED_JWT_SECRET: secret(32).default(""),
-  SVC_EMBED_ALLOW_UNSIGNED: bool.default("0"),
-  SVC_EMBED_CALLBACK_SECRET: z.string().default(""),
-  SVC_EMBED_MAX_FILE_MB: int(1, 1024).default("100"),
-  SVC_EMBED_SESSION_TTL_MINUTES: int(1, 10_080).default("720"),
-  SVC_EMBED_RETAIN_HOURS: int(1, 8760).default("72"),
-  SVC_WOPI_ALLOWED_HOSTS: list.default(""),
+  SVC_EMBED_ENABLED: bool.prefault("1"),
+  SVC_EMBED_ALLOWED_ORIGINS: list.prefault(""),
+  SVC_EMBED_JWT_SECRET: secret(32).prefault(""),
+  SVC_EMBED_ALLOW_UNSIGNED: bool.prefault("0"),
+  SVC_EMBED_CALLBACK_SECRET: z.string().prefault(""),
+  SVC_EMBED_MAX_FILE_MB: int(1, 1024).prefault("100"),
+  SVC_EMBED_SESSION_TTL_MINUTES: int(1, 10_080).prefault("720"),
+  SVC_EMBED_RETAIN_HOURS: int(1, 8760).prefault("72"),
+  SVC_WOPI_ALLOWED_HOSTS: list.prefault(""),
   SVC_GATE_INSTANCE_ID: z
     .string()
     .trim()
     .regex(/^(inst_[0-9a-f]{8,64})?$/, { message: "must be inst_ followed by 8 to 64 lowercase hex characters" })
-    .default(""),
-  SVC_GATE_CONNECTION_CAP: optionalInt(1, 1_000_000).default(""),
+    .prefault(""),
+  SVC_GATE_CONNECTION_CAP: optionalInt(1, 1_000_000).prefault(""),
 
   // Editing server
-  SVC_ONLINE_SERVER_NAME: z.string().trim().default(""),
-  SVC_ONLINE_SSL_TERMINATION: bool.default("0"),
-  SVC_ONLINE_FRAME_ANCESTORS: z.string().trim().default(""),
-  SVC_ONLINE_ALIASGROUP1: z.string().trim().default(""),
-  SVC_EDSRV_ADMIN_PASSWORD: z.string().default(""),
+  SVC_ONLINE_SERVER_NAME: z.string().trim().prefault(""),
+  SVC_ONLINE_SSL_TERMINATION: bool.prefault("0"),
+  SVC_ONLINE_FRAME_ANCESTORS: z.string().trim().prefault(""),
+  SVC_ONLINE_ALIASGROUP1: z.string().trim().prefault(""),
+  SVC_EDSRV_ADMIN_PASSWORD: z.string().prefault(""),
 });
 
 export type RawConfig = z.output<typeof schema>;

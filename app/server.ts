@@ -13,7 +13,8 @@ import { createAuthenticator } from "./http/auth";
 import { createApp } from "./http/app";
 import type { Logger } from "./log";
 import { ServiceError } from "./errors";
-import { FetchError, parseAllowList, safeFetch } from "./net/safe-fetch";
+import { FetchError, safeFetch } from "./net/safe-fetch";
+import { parseAllowList } from "./net/ssrf";
 
 export interface RunningService {
   url: string;
@@ -103,7 +104,8 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     idleTimeout: 0,
     maxRequestBodySize: 1024 * 1024 * 1024,
   });
-  const url = `http://${server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
+  const host = server.hostname ?? "127.0.0.1";
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
   logger.info("service_listening", { url, workers: config.docbuilder.workers, core: pool.core() });
 
   return {

@@ -114,7 +114,7 @@ function readMultipart(req: Request, dir: string, maxFileMb: number): Promise<In
       else resolve({ source: source ?? (typeof params.url === "string" ? { type: "url", url: params.url } : null), params });
     });
 
-    Readable.fromWeb(req.body as import("node:stream/web").ReadableStream).pipe(bb);
+    Readable.fromWeb(req.body as unknown as import("node:stream/web").ReadableStream).pipe(bb);
   });
 }
 

@@ -94,7 +94,7 @@ export function v1Routes(deps: V1Deps): Hono<AppEnv> {
       POST: async (c) => {
         const outcome = await docbuilder.extract(c.req.raw, c.get("requestId"), what);
         if (outcome.what === "thumbnail") {
-          return new Response(outcome.png, {
+          return new Response(outcome.png as Uint8Array<ArrayBuffer>, {
             headers: {
               "Content-Type": "image/png",
               "X-SVC-Width": String(outcome.result.width),
@@ -123,11 +123,11 @@ export function v1Routes(deps: V1Deps): Hono<AppEnv> {
     },
   });
 
-  route(app, "/jobs/:id", { GET: (c) => c.json(docbuilder.job(c.req.param("id"))) });
+  route(app, "/jobs/:id", { GET: (c) => c.json(docbuilder.job(c.req.param("id")!)) });
 
   route(app, "/files/:id", {
     GET: (c) => {
-      const { path, output } = docbuilder.file(c.req.param("id"));
+      const { path, output } = docbuilder.file(c.req.param("id")!);
       return new Response(Bun.file(path), {
         headers: {
           "Content-Type": output.content_type,
