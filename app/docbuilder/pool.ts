@@ -132,6 +132,11 @@ export class WorkerPool {
     return [...this.workers.values()].map((w) => w.pid).filter((p): p is number => p !== undefined);
   }
 
+  /** Process ids of workers running a request right now. */
+  busyPids(): number[] {
+    return [...this.workers.values()].filter((w) => w.state === "busy").map((w) => w.pid).filter((p): p is number => p !== undefined);
+  }
+
   /**
    * Stops taking work, lets running requests finish within graceMs, fails what is still queued
    * or running after that, and stops every worker.

@@ -135,7 +135,7 @@ describe("POST /v1/convert", () => {
     expect(res.status).toBe(200);
     const back = await post("/v1/convert", form({ bytes: new Uint8Array(await res.arrayBuffer()), name: "prices.xlsx" }, { to: "csv" }));
     expect(back.status).toBe(200);
-    expect(await back.text()).toContain("Giá");
+    expect(await back.text()).toContain("Đơn giá");
   });
 
   test("unsupported_format for a target in another family, with detail.from and detail.to", async () => {

@@ -1,0 +1,102 @@
+// Every file of the shared corpus goes through conversion and text extraction on the real
+// service. Each either succeeds or gets its correct 4xx (password, corrupt, unsupported); none
+// gets a 500 or hangs, and the service stays up throughout.
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { formatOf } from "../../workers/formats";
+import { AUTH, CORPUS, form, startTestService, waitForJob, type Harness } from "../testing/harness";
+
+interface Entry {
+  rel: string;
+  format: string;
+  bytes: number;
+  notes: string;
+}
+
+const entries: Entry[] = readFileSync(path.join(CORPUS, "MANIFEST.tsv"), "utf8")
+  .trim()
+  .split("\n")
+  .slice(1)
+  .map((line) => {
+    const cols = line.split("\t");
+    return { rel: cols[0]!, format: cols[1]!, bytes: Number(cols[2]), notes: cols[8] ?? "" };
+  });
+
+type Expect = "ok" | "password_required" | "corrupt_source" | "ok_or_corrupt" | "ok_or_unsupported_or_corrupt";
+
+function expectationOf(e: Entry): Expect {
+  const n = e.notes.toLowerCase();
+  if (n.startsWith("encrypted")) return "password_required";
+  if (e.bytes <= 1 || n.includes("0 bytes")) return "corrupt_source";
+  // The engine repairs some damaged files (as an office suite does), so a corrupt file may convert.
+  if (n.startsWith("corrupt")) return "ok_or_corrupt";
+  if (n.startsWith("mislabeled")) return "ok_or_unsupported_or_corrupt";
+  return "ok";
+}
+
+const passwordOf = (e: Entry) => /password=(\S+?)(?:;|$|\s)/.exec(e.notes)?.[1];
+
+/** A target in the file's family; large files get a cheaper one than PDF (the pass must fit CI). */
+function targetOf(e: Entry): string {
+  const family = formatOf(e.format)!.family;
+  const large = e.bytes > 1_000_000 || /many pages|large|300 worksheets/i.test(e.notes);
+  if (family === "text") return large ? "txt" : "pdf";
+  if (family === "spreadsheet") return large ? "csv" : "pdf";
+  return large ? "odp" : "pdf";
+}
+
+let svc: Harness;
+beforeAll(async () => {
+  svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "2" });
+}, 120_000);
+afterAll(() => svc?.close());
+
+async function convert(e: Entry, password?: string): Promise<{ status: number; code?: string }> {
+  const fields: Record<string, string> = { to: targetOf(e), async: "true" };
+  if (password) fields.options = JSON.stringify({ password });
+  const res = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form({ path: path.join(CORPUS, e.rel), name: path.basename(e.rel) }, fields) });
+  if (res.status !== 202) return { status: res.status, code: ((await res.json()) as any).error?.code };
+  const job = await waitForJob(svc.url, ((await res.json()) as any).id, 180_000);
+  return job.status === "done" ? { status: 200 } : { status: 422, code: job.error.code };
+}
+
+async function extractText(e: Entry, password?: string): Promise<{ status: number; code?: string }> {
+  const fields: Record<string, string> = password ? { password } : {};
+  const res = await fetch(`${svc.url}/v1/extract/text`, { method: "POST", headers: AUTH, body: form({ path: path.join(CORPUS, e.rel), name: path.basename(e.rel) }, fields) });
+  const body = (await res.json()) as any;
+  return { status: res.status, code: body.error?.code };
+}
+
+function check(outcome: { status: number; code?: string }, want: Expect) {
+  expect(outcome.status).not.toBe(500);
+  if (want === "ok") expect(outcome).toEqual({ status: 200 });
+  else if (want === "password_required" || want === "corrupt_source") expect(outcome.code).toBe(want);
+  else if (want === "ok_or_corrupt") expect(outcome.status === 200 || outcome.code === "corrupt_source").toBe(true);
+  else expect(outcome.status === 200 || ["unsupported_format", "corrupt_source"].includes(outcome.code!)).toBe(true);
+}
+
+describe("corpus", () => {
+  for (const e of entries) {
+    const want = expectationOf(e);
+    test(`${e.rel} converts to ${targetOf(e)} and extracts: ${want}`, async () => {
+      check(await convert(e), want);
+      const text = await extractText(e);
+      // Extraction of large files may pass its synchronous limit; that is a 504, never a 500.
+      if (text.code !== "timeout") check({ status: text.status === 200 ? 200 : text.status, code: text.code }, want === "ok" ? "ok" : want);
+      if (want === "password_required") {
+        const pw = passwordOf(e)!;
+        expect(pw).toBeTruthy();
+        check(await convert(e, pw), "ok");
+        check(await extractText(e, pw), "ok");
+      }
+    }, 240_000);
+  }
+
+  test("the service is still up and every worker alive after the whole corpus", async () => {
+    const s = (await (await fetch(`${svc.url}/v1/status`)).json()) as any;
+    expect(s.workers.idle + s.workers.busy).toBe(2);
+    expect(s.queue.queued).toBe(0);
+  });
+});

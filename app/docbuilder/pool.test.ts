@@ -1,0 +1,164 @@
+// Fault tests of the worker pool against real office-engine processes: crashes, timeouts, loads
+// that never return, recycling, a full queue, and shutdown.
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import path from "node:path";
+import { ManualClock } from "../clock";
+import { memoryLogger } from "../log";
+import { ServiceError } from "../errors";
+import { AUTH, CORPUS, FIXTURES, form, startTestService, waitForJob, type Harness } from "../testing/harness";
+import { WorkerPool } from "./pool";
+
+const slowFile = { path: path.join(CORPUS, "txt/unstructured_war_and_peace_1225p.txt"), name: "war.txt" };
+const smallFile = { path: path.join(FIXTURES, "hello.docx"), name: "hello.docx" };
+
+const status = async (base: string) => (await (await fetch(`${base}/v1/status`)).json()) as any;
+
+async function until(check: () => Promise<boolean> | boolean, ms = 30_000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await Bun.sleep(50);
+  }
+  throw new Error("condition not reached in time");
+}
+
+/** Waits until some worker is busy and returns its pid. */
+async function busyWorkerPid(svc: Harness): Promise<number> {
+  await until(() => svc.pool.status().busy > 0);
+  return svc.pool.busyPids()[0]!;
+}
+
+describe("worker faults", () => {
+  let svc: Harness;
+  beforeAll(async () => {
+    // Timeouts of 3 s make the slow file (a 1,225-page text to PDF) a reliable overrun.
+    svc = await startTestService({ SVC_DOCBUILDER_JOB_TIMEOUT_SECONDS: "3" });
+  }, 120_000);
+  afterAll(() => svc?.close());
+
+  test("a worker killed with SIGKILL during a job fails only that job and is replaced", async () => {
+    const before = (await status(svc.url)).workers.restarts;
+    const victim = fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(slowFile, { to: "pdf" }) });
+    const pid = await busyWorkerPid(svc);
+    // The other worker keeps serving while its neighbour dies.
+    const neighbour = fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "pdf" }) });
+    process.kill(pid, "SIGKILL");
+    const res = await victim;
+    expect(res.status).toBe(500);
+    expect(((await res.json()) as any).error.code).toBe("internal");
+    expect((await neighbour).status).toBe(200);
+    await until(async () => (await status(svc.url)).workers.idle === 2);
+    expect((await status(svc.url)).workers.restarts).toBe(before + 1);
+    expect(svc.pool.pids()).not.toContain(pid);
+  });
+
+  test("a job past job_timeout_seconds gives 504 timeout and its worker is killed and replaced", async () => {
+    const before = (await status(svc.url)).workers.restarts;
+    const res = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(slowFile, { to: "pdf" }) });
+    expect(res.status).toBe(504);
+    expect(((await res.json()) as any).error.code).toBe("timeout");
+    await until(async () => (await status(svc.url)).workers.idle === 2);
+    expect((await status(svc.url)).workers.restarts).toBe(before + 1);
+    expect((await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "pdf" }) })).status).toBe(200);
+  });
+
+  test("a load that never returns (engine frozen) is ended by the timeout", async () => {
+    const res = fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "pdf", async: "true" }) });
+    // Freeze the worker before it can answer: SIGSTOP, the way a hung load looks from outside.
+    const pid = await busyWorkerPid(svc);
+    process.kill(pid, "SIGSTOP");
+    const job = (await (await res).json()) as any;
+    const done = await waitForJob(svc.url, job.id, 20_000);
+    // The engine may have finished before the freeze; only a frozen one must time out.
+    if (done.status === "failed") expect(done.error.code).toBe("timeout");
+    await until(async () => (await status(svc.url)).workers.idle === 2);
+    expect(svc.pool.pids()).not.toContain(pid);
+  });
+
+  test("queue_full with Retry-After once max_queued_jobs are waiting", async () => {
+    const pids = svc.pool.pids();
+    for (const pid of pids) process.kill(pid, "SIGSTOP");
+    try {
+      const accepted: string[] = [];
+      // Two go to the frozen workers, ten wait in the queue (community max_queued_jobs = 10).
+      for (let i = 0; i < 12; i++) {
+        const r = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "odt", async: "true" }) });
+        expect(r.status).toBe(202);
+        accepted.push(((await r.json()) as any).id);
+      }
+      const full = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "odt", async: "true" }) });
+      expect(full.status).toBe(503);
+      expect(((await full.json()) as any).error.code).toBe("queue_full");
+      expect(Number(full.headers.get("Retry-After"))).toBeGreaterThan(0);
+    } finally {
+      for (const pid of pids) process.kill(pid, "SIGCONT");
+    }
+    await until(async () => (await status(svc.url)).queue.queued === 0 && (await status(svc.url)).workers.idle === 2, 60_000);
+  }, 90_000);
+});
+
+describe("worker recycling", () => {
+  let svc: Harness;
+  const clock = new ManualClock(Date.now());
+  beforeAll(async () => {
+    svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1", SVC_DOCBUILDER_WORKER_MAX_JOBS: "2", SVC_DOCBUILDER_WORKER_MAX_AGE_MINUTES: "60" }, { clock });
+  }, 120_000);
+  afterAll(() => svc?.close());
+
+  const convert = () => fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "odt" }) });
+
+  test("a worker is recycled after SVC_DOCBUILDER_WORKER_MAX_JOBS jobs", async () => {
+    const [first] = svc.pool.pids();
+    expect((await convert()).status).toBe(200);
+    expect(svc.pool.pids()).toEqual([first!]);
+    expect((await convert()).status).toBe(200);
+    await until(() => svc.pool.status().idle === 1 && svc.pool.pids()[0] !== first);
+    expect(svc.pool.status().restarts).toBe(1);
+  });
+
+  test("a worker is recycled after SVC_DOCBUILDER_WORKER_MAX_AGE_MINUTES", async () => {
+    const [current] = svc.pool.pids();
+    const restarts = svc.pool.status().restarts;
+    clock.advance(61 * 60_000);
+    expect((await convert()).status).toBe(200);
+    await until(() => svc.pool.status().idle === 1 && svc.pool.pids()[0] !== current);
+    expect(svc.pool.status().restarts).toBe(restarts + 1);
+  });
+});
+
+describe("pool availability and shutdown", () => {
+  test("pool_unavailable when no worker is alive", async () => {
+    const pool = new WorkerPool({
+      size: 1,
+      maxJobs: 10,
+      maxAgeMs: 60_000,
+      profileRoot: "/tmp/svc-pool-none",
+      logger: memoryLogger(),
+      clock: new ManualClock(),
+      workerCommand: [process.execPath, "-e", "process.exit(3)"],
+      startTimeoutMs: 5000,
+    });
+    await expect(pool.start()).rejects.toThrow(/no office-engine worker/);
+    const err = await pool.run({ op: "text", id: "x", input: "/nonexistent" }, { runTimeoutMs: 1000 }).catch((e) => e);
+    expect(err).toBeInstanceOf(ServiceError);
+    expect((err as ServiceError).code).toBe("pool_unavailable");
+    await pool.shutdown(0);
+  });
+
+  test("graceful shutdown lets a running job finish and fails queued ones cleanly", async () => {
+    const svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1" });
+    const running = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "pdf", async: "true" }) });
+    const queued = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "odt", async: "true" }) });
+    const runningId = ((await running.json()) as any).id;
+    const queuedId = ((await queued.json()) as any).id;
+    await until(() => svc.pool.status().busy === 1);
+    await svc.stop(10_000);
+    expect(svc.docbuilder.job(runningId).status).toBe("done");
+    const q = svc.docbuilder.job(queuedId);
+    // The queued job either ran before the drain or failed with pool_unavailable; never left hanging.
+    expect(["done", "failed"]).toContain(q.status);
+    if (q.status === "failed") expect(q.error!.code).toBe("pool_unavailable");
+    expect(svc.pool.pids()).toEqual([]);
+  }, 60_000);
+});
