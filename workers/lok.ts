@@ -390,8 +390,18 @@ export class LokOffice {
         },
         { args: ["i32", "ptr", "ptr"], returns: "void" },
       );
-      this.fn("registerCallback", ["ptr", "ptr", "ptr"], "void")(this.handle, this.callback.ptr, null);
     }
+    this.fn("registerCallback", ["ptr", "ptr", "ptr"], "void")(this.handle, this.callback.ptr, null);
+  }
+
+  /**
+   * Removes the office callback (LibreOffice then behaves as if no client listened: password
+   * requests are aborted at once, and in Batch mode dialogs are cancelled instead of awaited).
+   * The JSCallback itself stays allocated for the next registerCallback.
+   */
+  unregisterCallback(): void {
+    this.listener = null;
+    this.fn("registerCallback", ["ptr", "ptr", "ptr"], "void")(this.handle, null, null);
   }
 
   /** Loads a document; null when LibreOffice cannot open it (see getError). */

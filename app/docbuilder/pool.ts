@@ -62,6 +62,8 @@ interface Worker {
   /** Set when we killed it on purpose, so its exit is not counted as a crash. */
   retiring?: "recycle" | "timeout" | "shutdown";
   requests: Writable;
+  /** Resolves when the process has exited (its pipes may outlive it; we do not wait for them). */
+  exited: Promise<void>;
 }
 
 const WORKER_ENTRY = path.resolve(import.meta.dir, "../../workers/worker-main.ts");
@@ -86,6 +88,7 @@ export class WorkerPool {
     for (let slot = 0; slot < this.opts.size; slot++) ready.push(this.spawn(slot));
     const results = await Promise.allSettled(ready);
     const failed = results.filter((r) => r.status === "rejected").length;
+    for (const r of results) if (r.status === "rejected") this.log.error("worker_start_failed", { error: r.reason });
     if (failed === this.opts.size) throw new Error("no office-engine worker could start");
     this.log.info("pool_started", { workers: this.opts.size - failed, failed });
     // An idle worker past its age is recycled too, not only after its next request.
@@ -153,7 +156,7 @@ export class WorkerPool {
       w.task = undefined;
       w.requests.end();
       const killer = setTimeout(() => w.process.kill("SIGKILL"), 2000);
-      return w.process.finally(() => clearTimeout(killer)).catch(() => {});
+      return w.exited.finally(() => clearTimeout(killer));
     });
     await Promise.all(exits);
     this.log.info("pool_stopped");
@@ -179,6 +182,7 @@ export class WorkerPool {
       buffer: false,
       cleanup: true,
     });
+    let markExited!: () => void;
     const worker: Worker = {
       slot,
       process: child,
@@ -187,6 +191,7 @@ export class WorkerPool {
       jobs: 0,
       startedAt: this.opts.clock.now(),
       requests: child.stdin!,
+      exited: new Promise<void>((r) => (markExited = r)),
     };
     this.workers.set(slot, worker);
     const wlog = this.log.child({ worker: slot, pid: child.pid });
@@ -232,11 +237,17 @@ export class WorkerPool {
 
       child.stdin!.on("error", () => {}); // a dead worker's closed pipe is handled by the exit path
 
-      child.then((result) => {
+      // The exit event, not execa's promise: the promise also waits for every pipe to close.
+      // nodeChildProcess is the ChildProcess itself under Bun and a promise of it in some execa
+      // versions; resolving it covers both.
+      void Promise.resolve(child.nodeChildProcess).then((cp) => cp.once("exit", (code, signal) => {
         clearTimeout(startTimer);
-        this.onExit(worker, result.exitCode, result.signal);
+        replies.close();
+        this.onExit(worker, code ?? undefined, signal ?? undefined);
+        markExited();
         if (!started) reject(new Error(`worker ${slot} exited before ready`));
-      });
+      }));
+      child.catch(() => {}); // outcome handled by the exit event
     });
   }
 

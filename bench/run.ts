@@ -1,0 +1,170 @@
+// DocBuilder conversion benchmark (`bun run bench`). One run measures, on the same small docx,
+// xlsx and pptx to PDF:
+//   1. `soffice --headless --convert-to pdf`, a new process per file (cold): the baseline;
+//   2. the raw engine in this process, load + save only: the floor;
+//   3. POST /v1/convert end to end over HTTP on loopback (1 worker);
+//   4. a batch through 1 worker and through N workers, for throughput;
+// and each worker's resident memory. It prints ratios against the baseline and the floor and
+// writes bench/out/latest.json. Results go to docs/benchmarks.md by hand, with date and machine.
+
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { execa } from "execa";
+import { parseConfig } from "../app/config";
+import { memoryLogger } from "../app/log";
+import { startService } from "../app/server";
+import { LokOffice, fileUrl } from "../workers/lok";
+import { LOAD_OPTIONS, writeProfileConfig } from "../workers/engine";
+
+const ROOT = path.resolve(import.meta.dir, "..");
+const FILES = ["hello.docx", "hello.xlsx", "hello.pptx"].map((f) => path.join(ROOT, "fixtures", f));
+const REPS = Number(process.env.BENCH_REPS ?? 20);
+const COLD_REPS = Number(process.env.BENCH_COLD_REPS ?? 3);
+const BATCH = Number(process.env.BENCH_BATCH ?? 60);
+const KEY = "svc_bench_0123456789abcdef0123";
+const work = mkdtempSync(path.join(os.tmpdir(), "svc-bench-"));
+
+const stats = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
+  return { mean: xs.reduce((a, b) => a + b, 0) / xs.length, p50: q(0.5), p95: q(0.95), n: xs.length };
+};
+const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
+const line = (s: string) => console.log(s);
+
+async function coldSoffice(file: string): Promise<number[]> {
+  const profile = path.join(work, "soffice-profile");
+  const out = path.join(work, "soffice-out");
+  mkdirSync(out, { recursive: true });
+  // One untimed run creates the profile, so every timed run is a cold process on an existing profile.
+  await execa("soffice", [`-env:UserInstallation=${fileUrl(profile)}`, "--headless", "--convert-to", "pdf", "--outdir", out, file]);
+  const times: number[] = [];
+  for (let i = 0; i < COLD_REPS; i++) {
+    const t = performance.now();
+    await execa("soffice", [`-env:UserInstallation=${fileUrl(profile)}`, "--headless", "--convert-to", "pdf", "--outdir", out, file]);
+    times.push(performance.now() - t);
+  }
+  return times;
+}
+
+function rawEngine(): Record<string, number[]> {
+  const profile = path.join(work, "raw-profile");
+  mkdirSync(profile, { recursive: true });
+  writeProfileConfig(profile);
+  const office = new LokOffice(fileUrl(profile));
+  const result: Record<string, number[]> = {};
+  for (const file of FILES) {
+    const dir = path.join(work, "raw");
+    mkdirSync(dir, { recursive: true });
+    const once = () => {
+      // The same work a worker does per job: a private copy, load, save, close.
+      const input = path.join(dir, path.basename(file));
+      copyFileSync(file, input);
+      const t = performance.now();
+      const doc = office.documentLoad(fileUrl(input), LOAD_OPTIONS);
+      if (!doc) throw new Error(`load failed: ${file}`);
+      doc.saveAs(fileUrl(path.join(dir, "out.pdf")), "pdf", "");
+      doc.destroy();
+      return performance.now() - t;
+    };
+    for (let i = 0; i < 3; i++) once();
+    result[path.basename(file)] = Array.from({ length: REPS }, once);
+  }
+  return result;
+}
+
+async function convertOverHttp(base: string, file: string): Promise<number> {
+  const fd = new FormData();
+  fd.append("to", "pdf");
+  fd.append("file", new Blob([readFileSync(file)]), path.basename(file));
+  const t = performance.now();
+  const res = await fetch(`${base}/v1/convert`, { method: "POST", headers: { Authorization: `Bearer ${KEY}` }, body: fd });
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`convert ${file}: ${res.status}`);
+  return performance.now() - t;
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+async function withService<T>(workers: number, fn: (base: string, pids: () => number[]) => Promise<T>): Promise<T> {
+  const dataDir = path.join(work, `svc-${workers}`);
+  const config = parseConfig({ SVC_DATA_DIR: dataDir, SVC_DOCBUILDER_WORKERS: String(workers), SVC_DOCBUILDER_API_KEYS: KEY, SVC_LOG_LEVEL: "error" });
+  const svc = await startService(config, memoryLogger("error"), { port: 0, hostname: "127.0.0.1" });
+  try {
+    return await fn(svc.url, () => svc.pool.pids());
+  } finally {
+    await svc.stop(5000);
+  }
+}
+
+/** Converts BATCH files (the three fixtures in turn) keeping `concurrency` requests in flight. */
+async function batch(base: string, concurrency: number): Promise<number> {
+  let next = 0;
+  const t = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < BATCH) {
+        const file = FILES[next++ % FILES.length]!;
+        await convertOverHttp(base, file);
+      }
+    }),
+  );
+  return BATCH / ((performance.now() - t) / 1000);
+}
+
+const cores = os.availableParallelism();
+const nWorkers = Math.min(cores, 4);
+line(`svc DocBuilder benchmark — ${new Date().toISOString()} — ${os.cpus()[0]?.model} × ${cores}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, bun ${Bun.version}`);
+line(`reps: ${REPS} warm, ${COLD_REPS} cold, batch ${BATCH} files\n`);
+
+const cold: Record<string, number[]> = {};
+for (const f of FILES) cold[path.basename(f)] = await coldSoffice(f);
+const raw = rawEngine();
+
+const e2e: Record<string, number[]> = {};
+let single = 0;
+let rss1: number[] = [];
+await withService(1, async (base, pids) => {
+  for (const f of FILES) for (let i = 0; i < 3; i++) await convertOverHttp(base, f); // warm-up
+  for (const f of FILES) e2e[path.basename(f)] = await Promise.all([]).then(async () => {
+    const xs: number[] = [];
+    for (let i = 0; i < REPS; i++) xs.push(await convertOverHttp(base, f));
+    return xs;
+  });
+  single = await batch(base, 2);
+  rss1 = pids().map(rssMb);
+});
+
+let multi = 0;
+let rssN: number[] = [];
+await withService(nWorkers, async (base, pids) => {
+  for (const f of FILES) for (let i = 0; i < 2 * nWorkers; i++) await convertOverHttp(base, f);
+  multi = await batch(base, nWorkers * 2);
+  rssN = pids().map(rssMb);
+});
+
+line("| file | soffice cold (mean) | engine floor (mean) | HTTP end to end (mean / p95) | e2e ÷ floor | soffice ÷ e2e |");
+line("|---|---|---|---|---|---|");
+const rows: Record<string, unknown>[] = [];
+for (const f of FILES.map((x) => path.basename(x))) {
+  const c = stats(cold[f]!);
+  const r = stats(raw[f]!);
+  const e = stats(e2e[f]!);
+  rows.push({ file: f, cold: c, floor: r, e2e: e, e2e_over_floor: e.mean / r.mean, cold_over_e2e: c.mean / e.mean });
+  line(`| ${f} | ${fmt(c.mean)} | ${fmt(r.mean)} | ${fmt(e.mean)} / ${fmt(e.p95)} | ${(e.mean / r.mean).toFixed(2)}× | ${(c.mean / e.mean).toFixed(1)}× |`);
+}
+const target = 0.8 * Math.min(nWorkers, cores) * single;
+line(`\nthroughput, 1 worker: ${single.toFixed(2)} files/s; ${nWorkers} workers: ${multi.toFixed(2)} files/s = ${(multi / single).toFixed(2)}× (target ≥ ${(target / single).toFixed(2)}×: ${multi >= target ? "met" : "NOT met"})`);
+line(`worker resident memory after the batch: 1 worker ${rss1.map((m) => m.toFixed(0) + " MB").join(", ")}; ${nWorkers} workers ${rssN.map((m) => m.toFixed(0) + " MB").join(", ")}`);
+
+mkdirSync(path.join(ROOT, "bench/out"), { recursive: true });
+writeFileSync(
+  path.join(ROOT, "bench/out/latest.json"),
+  JSON.stringify({ date: new Date().toISOString(), cores, rows, throughput: { single, multi, workers: nWorkers, target }, rss: { single: rss1, multi: rssN } }, null, 2),
+);
+rmSync(work, { recursive: true, force: true });
+process.exit(0);
