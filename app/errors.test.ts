@@ -12,14 +12,14 @@ describe("error catalogue", () => {
   test("holds every DocBuilder and gate code of the spec with its status", () => {
     expect(specCodes.length).toBeGreaterThan(30);
     for (const { status, code } of specCodes) {
-      expect(ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE]?.status, code).toBe(status);
+      expect({ code, status: ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE]?.status as number }).toEqual({ code, status });
     }
   });
 
   test("every message is a Vietnamese sentence", () => {
     for (const [code, { message }] of Object.entries(ERROR_CATALOGUE)) {
-      expect(message, code).toMatch(/[ăâđêôơưáàảãạéèẻẽẹíìỉĩịóòỏõọúùủũụýỳỷỹỵ]/i);
-      expect(message.trim().endsWith("."), code).toBe(true);
+      expect(`${code}: ${message}`).toMatch(/[ăâđêôơưáàảãạéèẻẽẹíìỉĩịóòỏõọúùủũụýỳỷỹỵ]/i);
+      expect(`${code}: ${message.trim().slice(-1)}`).toBe(`${code}: .`);
     }
   });
 

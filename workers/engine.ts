@@ -822,7 +822,7 @@ export class Engine {
       loadPath = this.tempPath(input, "fods");
       temps.push(loadPath);
       writeFileSync(loadPath, fods.xml);
-      this.log("debug", "engine.csv", { encoding: dec.encoding, delimiter: fods.delimiter, rows: fods.rows, cols: fods.cols });
+      this.log("debug", "engine_csv_source", { encoding: dec.encoding, delimiter: fods.delimiter, rows: fods.rows, cols: fods.cols });
     } else if (ext === "txt" || (kind === "text" && declared === "text" && ext !== "rtf")) {
       const buf = readFileSync(input);
       const dec = decodeText(buf);
@@ -832,7 +832,7 @@ export class Engine {
         loadPath = this.tempPath(input, "txt");
         temps.push(loadPath);
         writeFileSync(loadPath, "\uFEFF" + dec.text);
-        this.log("debug", "engine.text_source", { encoding: dec.encoding });
+        this.log("debug", "engine_text_source", { encoding: dec.encoding });
       } else if (ext !== "txt") {
         loadPath = this.tempPath(input, "txt");
         temps.push(loadPath);
@@ -866,7 +866,7 @@ export class Engine {
     }
     if (!doc) {
       const detail = office.getError();
-      this.log("info", "engine.load_failed", { error: detail.replace(/<[^>]*>/g, "<url>").slice(0, 300), passwordAsked: asked, lokError: this.lastLokError?.slice(0, 300) ?? null });
+      this.log("info", "engine_load_failed", { error: detail.replace(/<[^>]*>/g, "<url>").slice(0, 300), password_asked: asked, lok_error: this.lastLokError?.slice(0, 300) ?? null });
       if (asked > 0) fail("password_required", password ? "wrong password" : "document is password protected");
       fail("corrupt_source", "the engine cannot open this file");
     }
@@ -878,7 +878,7 @@ export class Engine {
       d.destroy();
       fail("unsupported_format", `unsupported document type ${doctype}`);
     }
-    if (asked > 0 || refused) this.log("debug", "engine.password", { asked, accepted: !refused });
+    if (asked > 0 || refused) this.log("debug", "engine_password", { asked, accepted: !refused });
     return { doc: d, doctype, family: family!, drawing, input, ext, kind, temps };
   }
 

@@ -14,7 +14,10 @@
 // - Strings returned by LOK are malloc'd; they are copied and freed with freeError (= free()).
 // - LOK can be initialised once per process only.
 
-import { CFunction, CString, JSCallback, dlopen, ptr, read, type Pointer } from "bun:ffi";
+import { CFunction, CString, JSCallback, cc, dlopen, ptr, read, type Pointer } from "bun:ffi";
+import { rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 export const LO_PROGRAM_DIR = "/usr/lib/libreoffice/program";
 
@@ -151,6 +154,63 @@ function slotTable(objectPtr: Pointer, names: readonly string[], what: string): 
 
 type CallbackFn = (type: number, payload: string | null) => void;
 
+/**
+ * Native front for the office callback, compiled at run time with Bun's built-in TinyCC.
+ *
+ * LibreOffice calls the office callback on whatever thread it is on. The password request comes
+ * synchronously on the thread that called documentLoad (the JS thread, blocked inside FFI) and
+ * must be answered before documentLoad can return: only a non-threadsafe JSCallback, run
+ * re-entrantly, can do that (a threadsafe one is queued to the blocked event loop: deadlock).
+ * But LibreOffice also calls back from its own worker threads (progress of the threaded XLSX
+ * import, for instance), and a non-threadsafe JSCallback entered from a foreign thread blocks
+ * forever. This trampoline forwards only calls made on the JS thread and drops (counts) the rest.
+ */
+const TRAMPOLINE_C = `
+#include <pthread.h>
+typedef void (*lok_cb)(int, const char*, void*);
+static lok_cb js_cb = 0;
+static pthread_t js_thread;
+static volatile int dropped = 0;
+void lok_tramp_set(lok_cb f) { js_cb = f; js_thread = pthread_self(); }
+int lok_tramp_dropped(void) { return dropped; }
+static void lok_tramp(int type, const char* payload, void* data) {
+  if (js_cb && pthread_equal(pthread_self(), js_thread)) js_cb(type, payload, data);
+  else dropped++; /* a statistic only: races are harmless */
+}
+void* lok_tramp_ptr(void) { return (void*)&lok_tramp; }
+`;
+
+interface Trampoline {
+  set(js: Pointer): void;
+  dropped(): number;
+  fn: Pointer;
+  keep: unknown;
+}
+
+function compileTrampoline(): Trampoline {
+  const file = join(tmpdir(), `lok-trampoline-${process.pid}.c`);
+  writeFileSync(file, TRAMPOLINE_C);
+  try {
+    const lib = cc({
+      source: file,
+      symbols: {
+        lok_tramp_set: { args: ["ptr"], returns: "void" },
+        lok_tramp_dropped: { args: [], returns: "i32" },
+        lok_tramp_ptr: { args: [], returns: "ptr" },
+      },
+    });
+    const fn = lib.symbols.lok_tramp_ptr() as Pointer;
+    return {
+      set: (js) => lib.symbols.lok_tramp_set(js),
+      dropped: () => lib.symbols.lok_tramp_dropped() as number,
+      fn,
+      keep: lib,
+    };
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
 export class LokDocument {
   private readonly fns: Map<string, Pointer>;
   private readonly cache = new Map<string, (...a: any[]) => any>();
@@ -276,6 +336,7 @@ export class LokOffice {
   private readonly fns: Map<string, Pointer>;
   private readonly cfuncs = new Map<string, (...a: any[]) => any>();
   private callback: JSCallback | null = null;
+  private trampoline: Trampoline | null = null;
   private listener: CallbackFn | null = null;
   private features = 0n;
 
@@ -369,11 +430,13 @@ export class LokOffice {
    * queue the call to the JS event loop, which is blocked inside documentLoad: deadlock. So the
    * JSCallback here is NOT threadsafe: Bun runs it re-entrantly on the JS thread, inside the
    * FFI call, and the handler may call setDocumentPassword from within it (SolarMutex is
-   * recursive and LOK releases it around the callback).
+   * recursive and LOK releases it around the callback). Calls LibreOffice makes from its other
+   * threads never reach JS: the native trampoline drops them (see TRAMPOLINE_C).
    */
   registerCallback(listener: CallbackFn): void {
     this.listener = listener;
     if (!this.callback) {
+      const trampoline = compileTrampoline();
       this.callback = new JSCallback(
         (type: number, payload: Pointer | null) => {
           let text: string | null = null;
@@ -390,8 +453,15 @@ export class LokOffice {
         },
         { args: ["i32", "ptr", "ptr"], returns: "void" },
       );
+      trampoline.set(this.callback.ptr!);
+      this.trampoline = trampoline;
     }
-    this.fn("registerCallback", ["ptr", "ptr", "ptr"], "void")(this.handle, this.callback.ptr, null);
+    this.fn("registerCallback", ["ptr", "ptr", "ptr"], "void")(this.handle, this.trampoline!.fn, null);
+  }
+
+  /** Callback invocations LibreOffice made from threads other than the JS thread (dropped). */
+  droppedCallbacks(): number {
+    return this.trampoline?.dropped() ?? 0;
   }
 
   /**

@@ -1,56 +1,140 @@
-// One office-engine worker process: one LibreOfficeKit engine with its own profile, serving
-// requests one at a time. Requests arrive as JSON lines on stdin; replies and log events leave as
-// JSON lines on file descriptor 3, because LibreOffice writes to stdout and stderr itself.
-// The process exits when stdin ends (the pool recycles it that way) or on SIGTERM.
+// Entry point of one office-engine worker process (see protocol.ts).
+//
+//   SVC_WORKER_PROFILE_DIR=/path/to/profile bun workers/worker-main.ts
+//
+// The parent spawns it with stdio [pipe, pipe, pipe, pipe]: requests arrive as JSON lines on
+// stdin, replies and log records leave as JSON lines on file descriptor 3 only. stdout and
+// stderr belong to LibreOffice (it prints there) and carry nothing of ours; the parent must
+// drain or ignore them. Requests are served strictly one at a time: every engine call is
+// synchronous and blocks the JS thread until LibreOffice returns.
+//
+// Exit: on stdin EOF and on SIGTERM/SIGINT the process exits with code 0 via process.exit,
+// without LibreOffice's destroy() (which can hang). A signal that arrives while a job runs is
+// handled when that job returns; a stuck job is the parent's to kill (SIGKILL).
 
-import { writeSync } from "node:fs";
+import { mkdirSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Engine, EngineError } from "./engine";
-import type { WorkerReply, WorkerRequest } from "./protocol";
+import type { WorkerErrorCode, WorkerReply, WorkerRequest } from "./protocol";
 
 const REPLY_FD = 3;
 
-function send(msg: WorkerReply) {
-  writeSync(REPLY_FD, JSON.stringify(msg) + "\n");
+function send(reply: WorkerReply): void {
+  const buf = Buffer.from(JSON.stringify(reply) + "\n", "utf8");
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += writeSync(REPLY_FD, buf, off, buf.length - off);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EAGAIN") {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+        continue;
+      }
+      // The parent closed fd 3: nobody can hear us any more.
+      process.exit(1);
+    }
+  }
 }
 
-const log = (level: "debug" | "info" | "warn" | "error", event: string, fields?: Record<string, unknown>) =>
-  send({ type: "log", level, event, fields });
-
-const profileDir = process.env.SVC_WORKER_PROFILE_DIR;
-if (!profileDir) {
-  console.error("SVC_WORKER_PROFILE_DIR is required");
-  process.exit(2);
+function log(level: "debug" | "info" | "warn" | "error", event: string, fields?: Record<string, unknown>): void {
+  send(fields ? { type: "log", level, event, fields } : { type: "log", level, event });
 }
 
-const engine = new Engine(log);
-engine.start(profileDir);
-send({ type: "ready", pid: process.pid, core: engine.core, startMs: engine.startMs });
+function fail(id: string, code: WorkerErrorCode, message: string): void {
+  send({ type: "result", id, ok: false, error: { code, message } });
+}
 
-process.on("SIGTERM", () => process.exit(0));
+const OPS = new Set(["convert", "text", "meta", "thumbnail"]);
 
-// Requests are handled strictly one after another: the engine is synchronous and single-threaded,
-// and readline does not deliver the next line while this handler runs.
-createInterface({ input: process.stdin, terminal: false })
-  .on("line", (line) => {
-    if (!line.trim()) return;
-    let req: WorkerRequest;
+/** Checks the shape of a request; returns an error message or null. */
+function invalid(r: Record<string, unknown>): string | null {
+  if (typeof r.id !== "string" || r.id === "") return "id must be a non-empty string";
+  if (typeof r.op !== "string" || !OPS.has(r.op)) return `unknown op ${JSON.stringify(r.op)}`;
+  if (typeof r.input !== "string" || !r.input.startsWith("/")) return "input must be an absolute path";
+  if (r.password !== undefined && typeof r.password !== "string") return "password must be a string";
+  if (r.requestId !== undefined && typeof r.requestId !== "string") return "requestId must be a string";
+  if (r.op === "convert" || r.op === "thumbnail") {
+    if (typeof r.output !== "string" || !r.output.startsWith("/")) return "output must be an absolute path";
+  }
+  if (r.op === "convert" && (typeof r.to !== "string" || !/^[A-Za-z0-9]{1,8}$/.test(r.to))) return "to must be an extension";
+  if (r.op === "thumbnail" && (typeof r.width !== "number" || !Number.isInteger(r.width) || r.width < 1 || r.width > 4096))
+    return "width must be an integer between 1 and 4096";
+  return null;
+}
+
+function serve(line: string, engine: Engine): void {
+  if (line.trim() === "") return;
+  let req: Record<string, unknown>;
+  try {
+    const parsed = JSON.parse(line);
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not an object");
+    req = parsed;
+  } catch {
+    log("warn", "request_malformed", { bytes: line.length });
+    fail("", "internal", "malformed request line (not a JSON object)");
+    return;
+  }
+  const id = typeof req.id === "string" ? req.id : "";
+  const bad = invalid(req);
+  if (bad) {
+    log("warn", "request_invalid", { job_id: id, request_id: req.requestId, reason: bad });
+    fail(id, "internal", `invalid request: ${bad}`);
+    return;
+  }
+  const r = req as unknown as WorkerRequest;
+  const t0 = performance.now();
+  const fields: Record<string, unknown> = { job_id: id, request_id: r.requestId, op: r.op };
+  if (r.op === "convert") fields.to = r.to;
+  try {
+    const result = engine.handle(r);
+    fields.ms = Math.round(performance.now() - t0);
+    fields.family = result.family;
+    fields.pages = result.pages;
+    fields.rss_mb = Math.round(process.memoryUsage().rss / 1048576);
+    send({ type: "result", id, ok: true, result });
+    log("info", "job_done", fields);
+  } catch (err) {
+    const code: WorkerErrorCode = err instanceof EngineError ? err.code : "internal";
+    const message = err instanceof EngineError ? err.message : `engine failure: ${(err as Error)?.message ?? String(err)}`;
+    fields.ms = Math.round(performance.now() - t0);
+    fields.code = code;
+    fail(id, code, message);
+    log(code === "internal" ? "error" : "info", "job_failed", { ...fields, message });
+  }
+}
+
+function main(): void {
+  process.on("SIGTERM", () => process.exit(0));
+  process.on("SIGINT", () => process.exit(0));
+  process.on("uncaughtException", (err) => {
     try {
-      req = JSON.parse(line);
-      if (typeof req !== "object" || req === null || typeof req.id !== "string") throw new Error("not a request object");
-    } catch (e) {
-      send({ type: "result", id: "", ok: false, error: { code: "internal", message: `malformed request: ${(e as Error).message}` } });
-      return;
+      log("error", "worker_uncaught", { message: String((err as Error)?.message ?? err) });
+    } catch {
+      // nothing else to do
     }
-    const started = performance.now();
-    try {
-      const result = engine.handle(req);
-      send({ type: "result", id: req.id, ok: true, result });
-      log("debug", "engine_done", { op: req.op, job_id: req.id, request_id: req.requestId, ms: Math.round(performance.now() - started) });
-    } catch (e) {
-      const code = e instanceof EngineError ? e.code : "internal";
-      send({ type: "result", id: req.id, ok: false, error: { code, message: (e as Error).message } });
-    }
-  })
-  // Exit at once: destroying the engine can hang, and nothing is left to save.
-  .on("close", () => process.exit(0));
+  });
+
+  let profileDir = process.env.SVC_WORKER_PROFILE_DIR;
+  if (!profileDir) {
+    profileDir = join(tmpdir(), `svc-worker-profile-${process.pid}`);
+    log("warn", "worker_profile_default", { profile_dir: profileDir });
+  }
+  mkdirSync(profileDir, { recursive: true });
+
+  const engine = new Engine(log);
+  try {
+    engine.start(profileDir);
+  } catch (err) {
+    log("error", "worker_start_failed", { message: String((err as Error)?.message ?? err) });
+    process.exit(1);
+  }
+  send({ type: "ready", pid: process.pid, core: engine.core, startMs: engine.startMs });
+
+  const rl = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
+  rl.on("line", (line) => serve(line, engine));
+  rl.on("close", () => process.exit(0));
+}
+
+main();

@@ -62,9 +62,13 @@ interface Worker {
   /** Set when we killed it on purpose, so its exit is not counted as a crash. */
   retiring?: "recycle" | "timeout" | "shutdown";
   requests: Writable;
+  everReady: boolean;
   /** Resolves when the process has exited (its pipes may outlive it; we do not wait for them). */
   exited: Promise<void>;
 }
+
+/** Wait before starting again a slot whose worker could not start. */
+const START_RETRY_MS = 5000;
 
 const WORKER_ENTRY = path.resolve(import.meta.dir, "../../workers/worker-main.ts");
 
@@ -75,6 +79,8 @@ export class WorkerPool {
   private coreInfo: CoreInfo | null = null;
   private closing = false;
   private ageTimer?: Timer;
+  /** Slots whose last worker exited before it was ready. */
+  private readonly failedSlots = new Set<number>();
   private readonly log: Logger;
 
   constructor(private readonly opts: PoolOptions) {
@@ -164,9 +170,11 @@ export class WorkerPool {
 
   // ---------------------------------------------------------------------------------------------
 
+  /** Workers that serve or will serve soon: a starting worker counts unless its slot failed to start. */
   private liveCount() {
     let n = 0;
-    for (const w of this.workers.values()) if (w.state === "idle" || w.state === "busy" || w.state === "starting") n++;
+    // A stopping worker (recycled or timed out) counts: its replacement starts as soon as it exits.
+    for (const w of this.workers.values()) if (!(w.state === "starting" && this.failedSlots.has(w.slot))) n++;
     return n;
   }
 
@@ -191,6 +199,7 @@ export class WorkerPool {
       jobs: 0,
       startedAt: this.opts.clock.now(),
       requests: child.stdin!,
+      everReady: false,
       exited: new Promise<void>((r) => (markExited = r)),
     };
     this.workers.set(slot, worker);
@@ -225,6 +234,8 @@ export class WorkerPool {
           clearTimeout(startTimer);
           this.coreInfo = msg.core;
           worker.state = "idle";
+          worker.everReady = true;
+          this.failedSlots.delete(slot);
           wlog.info("worker_ready", { start_ms: msg.startMs });
           resolve();
           this.dispatch();
@@ -326,27 +337,28 @@ export class WorkerPool {
       this.fail(worker.task, new ServiceError("internal", "Tiến trình xử lý bị dừng đột ngột khi đang xử lý tệp này: hãy thử lại một lần."));
       worker.task = undefined;
     } else if (reason === "crash") {
-      this.log.error("worker_exited", { worker: worker.slot, exit_code: exitCode, signal });
+      this.log.error("worker_exited", { worker: worker.slot, exit_code: exitCode, signal, ever_ready: worker.everReady });
     }
     if (this.closing || reason === "shutdown") return;
-    this.restarts++;
+    if (!worker.everReady) {
+      // It could not even start (engine missing, disk full…): retry later instead of spinning,
+      // and stop counting the slot as live so that requests get pool_unavailable, not a wait.
+      this.failedSlots.add(worker.slot);
+      if (this.liveCount() === 0) for (const task of this.queue.splice(0)) this.fail(task, new ServiceError("pool_unavailable"));
+      setTimeout(() => this.respawn(worker.slot), START_RETRY_MS).unref();
+      return;
+    }
     if (reason === "crash") {
       // A crash may have left the profile half-written: start the next engine on a fresh one.
       rmSync(path.join(this.opts.profileRoot, `worker-${worker.slot}`), { recursive: true, force: true });
     }
-    this.spawn(worker.slot).catch((err) => {
-      this.log.error("worker_restart_failed", { worker: worker.slot, error: err });
-      if (this.liveCount() === 0) for (const task of this.queue.splice(0)) this.fail(task, new ServiceError("pool_unavailable"));
-      // Try again later rather than spinning: the engine may be missing or the disk full.
-      if (!this.closing) setTimeout(() => !this.closing && !this.workers.has(worker.slot) && this.respawnLater(worker.slot), 5000).unref();
-    });
+    this.respawn(worker.slot);
   }
 
-  private respawnLater(slot: number) {
+  private respawn(slot: number) {
+    if (this.closing || this.workers.has(slot)) return;
     this.restarts++;
-    this.spawn(slot).catch(() => {
-      if (!this.closing) setTimeout(() => !this.closing && !this.workers.has(slot) && this.respawnLater(slot), 5000).unref();
-    });
+    this.spawn(slot).catch(() => {}); // a start failure is handled by onExit
   }
 
   private settle(task: Task, action: () => void) {
