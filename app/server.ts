@@ -14,6 +14,7 @@ import { createApp } from "./http/app";
 import type { Logger } from "./log";
 import { ServiceError } from "./errors";
 import { FetchError, safeFetch } from "./net/safe-fetch";
+import { RateLimiter } from "./docbuilder/rate-limit";
 import { parseAllowList } from "./net/ssrf";
 
 export interface RunningService {
@@ -85,6 +86,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     workers: config.docbuilder.workers,
     fetchSource: sourceFetcher(config.fetchAllowHosts),
     scratchRoot,
+    rate: new RateLimiter(clock),
   });
 
   const app = createApp({

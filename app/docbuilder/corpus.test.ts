@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { formatOf } from "../../workers/formats";
+import { ENTERPRISE } from "../testing/harness";
 import { AUTH, CORPUS, form, startTestService, waitForJob, type Harness } from "../testing/harness";
 
 interface Entry {
@@ -49,7 +50,8 @@ function targetOf(e: Entry): string {
 
 let svc: Harness;
 beforeAll(async () => {
-  svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "2" });
+  // Enterprise: the corpus pass makes ~250 counted requests, past community's rate limits.
+  svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "2" }, { entitlements: ENTERPRISE });
 }, 120_000);
 afterAll(() => svc?.close());
 

@@ -1,7 +1,7 @@
 // Fault tests of the worker pool against real office-engine processes: crashes, timeouts, loads
 // that never return, recycling, a full queue, and shutdown.
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import path from "node:path";
 import { ManualClock } from "../clock";
 import { memoryLogger } from "../log";
@@ -31,11 +31,14 @@ async function busyWorkerPid(svc: Harness): Promise<number> {
 
 describe("worker faults", () => {
   let svc: Harness;
+  // Community (queue bound 10, 10 requests a minute): each test starts in a fresh minute.
+  const clock = new ManualClock(Date.UTC(2026, 10, 22, 1, 0, 0));
   beforeAll(async () => {
     // Timeouts of 3 s make the slow file (a 1,225-page text to PDF) a reliable overrun.
-    svc = await startTestService({ SVC_DOCBUILDER_JOB_TIMEOUT_SECONDS: "3" });
+    svc = await startTestService({ SVC_DOCBUILDER_JOB_TIMEOUT_SECONDS: "3" }, { clock });
   }, 120_000);
   afterAll(() => svc?.close());
+  beforeEach(() => clock.advance(60_000));
 
   test("a worker killed with SIGKILL during a job fails only that job and is replaced", async () => {
     const before = (await status(svc.url)).workers.restarts;
@@ -81,7 +84,7 @@ describe("worker faults", () => {
     for (const pid of pids) process.kill(pid, "SIGSTOP");
     try {
       const accepted: string[] = [];
-      // Two go to the frozen workers, ten wait in the queue (community max_queued_jobs = 10).
+      // Two go to the frozen workers, ten wait in the queue (max_queued_jobs = 10 on community).
       for (let i = 0; i < 12; i++) {
         const r = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "odt", async: "true" }) });
         expect(r.status).toBe(202);

@@ -14,6 +14,7 @@ import { readWorkRequest, sanitizeName, tooLarge, type Intake, type Source } fro
 import type { JobStore, JobView } from "./jobs";
 import type { WorkerPool } from "./pool";
 import { zodErrors } from "../validation";
+import type { RateLimiter, RateTicket } from "./rate-limit";
 
 /** Downloads an outside URL to a file under the SSRF rules; throws ServiceError. */
 export type SourceFetcher = (url: string, toFile: string, maxBytes: number) => Promise<{ filename: string }>;
@@ -31,6 +32,7 @@ export interface DocBuilderDeps {
   workers: number;
   fetchSource: SourceFetcher;
   scratchRoot: string;
+  rate: RateLimiter;
   onJobFinished?: JobFinishedHook;
 }
 
@@ -79,6 +81,22 @@ export class DocBuilderService {
 
   edition() {
     return this.deps.entitlements.current().edition;
+  }
+
+  features() {
+    return this.deps.entitlements.current().features;
+  }
+
+  /** Counts one request against the instance's rate limits; throws 429 rate_limited. */
+  takeRate(): RateTicket {
+    const l = this.limits();
+    return this.deps.rate.take({ perMinute: l.rate_per_minute, perDay: l.rate_per_day });
+  }
+
+  usage() {
+    const l = this.limits();
+    const q = this.deps.pool.queueStats();
+    return { ...this.deps.rate.usage({ perMinute: l.rate_per_minute, perDay: l.rate_per_day }), running_jobs: q.running, queued_jobs: q.queued };
   }
 
   uptimeSeconds() {

@@ -1,6 +1,7 @@
 // DocBuilder over real HTTP with real office-engine workers.
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { ManualClock } from "../clock";
 import { zipSync, strToU8 } from "fflate";
 import path from "node:path";
 import { ID_PATTERNS } from "../ids";
@@ -8,13 +9,16 @@ import { AUTH, CORPUS, FIXTURES, form, sha256, startTestService, waitForJob, typ
 
 let svc: Harness;
 let base: string;
+// Community allows 10 counted requests a minute: each test starts in a fresh minute.
+const clock = new ManualClock(Date.UTC(2026, 10, 22, 1, 0, 0));
 
 // A 2 MB cap makes both size rules testable with small fixtures.
 beforeAll(async () => {
-  svc = await startTestService({ SVC_DOCBUILDER_MAX_FILE_MB: "2", SVC_FETCH_ALLOW_HOSTS: "127.0.0.1/32" });
+  svc = await startTestService({ SVC_DOCBUILDER_MAX_FILE_MB: "2", SVC_FETCH_ALLOW_HOSTS: "127.0.0.1/32" }, { clock });
   base = svc.url;
 }, 120_000);
 afterAll(() => svc?.close());
+beforeEach(() => clock.advance(60_000));
 
 const post = (p: string, body: FormData | string, headers: Record<string, string> = {}) =>
   fetch(`${base}${p}`, { method: "POST", body, headers: { ...AUTH, ...headers } });
@@ -300,6 +304,39 @@ describe("POST /v1/extract", () => {
     await expectError(await post("/v1/extract/text", form(file)), 422, "password_required");
     const ok = await post("/v1/extract/text", form(file, { password: "hello" }));
     expect(ok.status).toBe(200);
+  });
+});
+
+describe("rate limits", () => {
+  const badConvert = () => post("/v1/convert", json({ to: "pdf" }), { "Content-Type": "application/json" });
+
+  test("counted requests carry X-RateLimit headers, daily ones included on community", async () => {
+    const res = await badConvert();
+    expect(res.status).toBe(400);
+    expect(res.headers.get("X-RateLimit-Limit")).toBe("10");
+    expect(res.headers.get("X-RateLimit-Remaining")).toBe("9");
+    expect(Number(res.headers.get("X-RateLimit-Reset"))).toBe(Math.floor(clock.now() / 60_000) * 60 + 60);
+    expect(res.headers.get("X-RateLimit-Limit-Day")).toBe("200");
+    expect(Number(res.headers.get("X-RateLimit-Remaining-Day"))).toBeLessThan(200);
+  });
+
+  test("rate_limited with detail.window minute and Retry-After past the per-minute limit", async () => {
+    for (let i = 0; i < 10; i++) expect((await badConvert()).status).toBe(400);
+    const res = await badConvert();
+    const err = await expectError(res, 429, "rate_limited");
+    expect(err.detail.window).toBe("minute");
+    expect(Number(res.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(res.headers.get("X-RateLimit-Remaining")).toBe("0");
+  });
+
+  test("GET requests and requests refused with 401 or 403 are not counted", async () => {
+    for (let i = 0; i < 12; i++) await fetch(`${base}/v1/limits`, { headers: AUTH });
+    for (let i = 0; i < 12; i++) await fetch(`${base}/v1/convert`, { method: "POST", headers: { Authorization: "Bearer svc_wrong_key_0000000000000000" } });
+    for (let i = 0; i < 12; i++) await post("/v1/template/render", json({}));
+    const usage = ((await (await fetch(`${base}/v1/limits`, { headers: AUTH })).json()) as any).usage;
+    expect(usage.minute.used).toBe(0);
+    expect(usage.minute.remaining).toBe(10);
+    expect((await badConvert()).headers.get("X-RateLimit-Remaining")).toBe("9");
   });
 });
 

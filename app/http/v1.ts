@@ -10,6 +10,16 @@ import type { Authenticator } from "./auth";
 import { contentDisposition, route, type AppEnv } from "./common";
 import { SERVICE_VERSION, API_VERSION } from "../version";
 
+/** The endpoints that count against the rate limits (every other request is free). */
+export const COUNTED_PATHS = new Set([
+  "/v1/convert",
+  "/v1/build",
+  "/v1/template/render",
+  "/v1/extract/text",
+  "/v1/extract/meta",
+  "/v1/extract/thumbnail",
+]);
+
 export interface V1Deps {
   docbuilder: DocBuilderService;
   pool: WorkerPool;
@@ -28,6 +38,15 @@ export function v1Routes(deps: V1Deps): Hono<AppEnv> {
     await next();
   };
   app.use("*", async (c, next) => (c.req.path === "/v1/status" ? next() : requireAuth(c, next)));
+
+  // Counted after authentication (a 401 never counts); a 403 is given back afterwards.
+  app.use("*", async (c, next) => {
+    if (c.req.method !== "POST" || !COUNTED_PATHS.has(c.req.path)) return next();
+    const ticket = docbuilder.takeRate();
+    await next();
+    if (c.res.status === 401 || c.res.status === 403) ticket.refund();
+    for (const [k, v] of Object.entries(ticket.headers)) c.res.headers.set(k, v);
+  });
 
   route(app, "/status", {
     GET: (c) =>
@@ -48,20 +67,12 @@ export function v1Routes(deps: V1Deps): Hono<AppEnv> {
   route(app, "/limits", {
     GET: (c) => {
       const edition = docbuilder.edition();
-      const limits = docbuilder.limits();
-      const q = deps.pool.queueStats();
       return c.json({
         edition,
-        limits,
-        usage: {
-          // Rate windows are counted by the rate limiter; until it is wired in nothing is refused.
-          minute: { limit: limits.rate_per_minute, used: 0, remaining: limits.rate_per_minute, reset_at: nextMinute(deps.now()) },
-          day: { limit: limits.rate_per_day, used: 0, remaining: limits.rate_per_day, reset_at: nextDayUtc7(deps.now()) },
-          running_jobs: q.running,
-          queued_jobs: q.queued,
-        },
+        limits: docbuilder.limits(),
+        usage: docbuilder.usage(),
         allowed_endpoints: allowedEndpoints(edition),
-        features: [],
+        features: docbuilder.features(),
       });
     },
   });
@@ -157,15 +168,4 @@ export function formatsBody() {
     content_types: Object.fromEntries([...FORMATS.map((f) => [f.ext, f.contentType]), ["pdf", PDF_CONTENT_TYPE]]),
     notes: "Conversion works within one family; pdf is reachable from every family. Send `from` when the file name has no extension.",
   };
-}
-
-function nextMinute(now: number) {
-  return new Date(Math.floor(now / 60_000) * 60_000 + 60_000).toISOString();
-}
-
-/** The day window resets at 00:00 in UTC+7. */
-function nextDayUtc7(now: number) {
-  const shift = 7 * 3600_000;
-  const day = 86_400_000;
-  return new Date(Math.floor((now + shift) / day) * day + day - shift).toISOString();
 }

@@ -7,11 +7,18 @@ import path from "node:path";
 import { parseConfig } from "../config";
 import { memoryLogger, createLogger, type Logger } from "../log";
 import { startService, type RunningService, type StartOptions } from "../server";
+import type { EntitlementSource } from "../editions/limits";
 
 export const TEST_API_KEY = "svc_test_0123456789abcdef0123";
 export const AUTH = { Authorization: `Bearer ${TEST_API_KEY}` };
 export const FIXTURES = path.resolve(import.meta.dir, "../../fixtures");
 export const CORPUS = path.resolve(import.meta.dir, "../../../shared/corpus");
+
+/**
+ * An enterprise entitlement for suites that send more requests than community allows. It stands
+ * for a verified license token; the licensing tests prove the token → entitlement step itself.
+ */
+export const ENTERPRISE: EntitlementSource = { current: () => ({ edition: "enterprise", features: ["api_full"], conns: 5000 }) };
 
 export interface Harness extends RunningService {
   dataDir: string;
