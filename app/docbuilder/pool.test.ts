@@ -86,10 +86,12 @@ describe("worker faults", () => {
       const accepted: string[] = [];
       // Two go to the frozen workers, ten wait in the queue (max_queued_jobs = 10 on community).
       for (let i = 0; i < 12; i++) {
+        clock.advance(60_000); // stay under the per-minute rate limit
         const r = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "odt", async: "true" }) });
         expect(r.status).toBe(202);
         accepted.push(((await r.json()) as any).id);
       }
+      clock.advance(60_000);
       const full = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "odt", async: "true" }) });
       expect(full.status).toBe(503);
       expect(((await full.json()) as any).error.code).toBe("queue_full");
