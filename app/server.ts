@@ -12,10 +12,11 @@ import { communityOnly, type EntitlementSource } from "./editions/limits";
 import { createAuthenticator } from "./http/auth";
 import { createApp } from "./http/app";
 import type { Logger } from "./log";
-import { ServiceError } from "./errors";
-import { FetchError, safeFetch } from "./net/safe-fetch";
+import { safeFetch } from "./net/safe-fetch";
+import { fetchErrorToService } from "./net/fetch-errors";
 import { RateLimiter } from "./docbuilder/rate-limit";
-import { parseAllowList } from "./net/ssrf";
+import { CallbackSender } from "./callbacks/sender";
+import { parseAllowList, type AllowList } from "./net/ssrf";
 
 export interface RunningService {
   url: string;
@@ -36,21 +37,13 @@ export interface StartOptions {
 
 const SOURCE_DOWNLOAD_TIMEOUT_MS = 60_000;
 
-export function sourceFetcher(allowHosts: string[]): SourceFetcher {
-  const allow = parseAllowList(allowHosts);
+export function sourceFetcher(allow: AllowList): SourceFetcher {
   return async (url, toFile, maxBytes) => {
     try {
       await safeFetch(url, { toFile, maxBytes, timeoutMs: SOURCE_DOWNLOAD_TIMEOUT_MS, allow, followRedirects: 5, requireOk: true });
       return { filename: path.basename(new URL(url).pathname) };
     } catch (e) {
-      if (e instanceof FetchError) {
-        if (e.kind === "too_large") {
-          const mb = Math.round(maxBytes / 1024 / 1024);
-          throw new ServiceError("file_too_large", `Tệp tại URL vượt quá ${mb} MB cho phép.`, { limit_mb: mb });
-        }
-        throw new ServiceError(e.kind, e.message, e.detail);
-      }
-      throw e;
+      throw fetchErrorToService(e, maxBytes);
     }
   };
 }
@@ -76,6 +69,10 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
   const jobs = new JobStore(path.join(dataDir, "jobs"), clock, `${config.publicUrl}/v1/files/`);
   jobs.startSweeping();
 
+  const fetchAllow = parseAllowList(config.fetchAllowHosts);
+  // One sender for every signed callback (job callbacks here; document callbacks of the gate later).
+  const callbacks = new CallbackSender({ allow: fetchAllow, logger, clock });
+
   const docbuilder = new DocBuilderService({
     pool,
     jobs,
@@ -84,9 +81,20 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     entitlements: opts.entitlements ?? communityOnly,
     lowerOnly: { maxFileMbCap: config.docbuilder.maxFileMbCap, jobTimeoutSecondsCap: config.docbuilder.jobTimeoutSecondsCap },
     workers: config.docbuilder.workers,
-    fetchSource: sourceFetcher(config.fetchAllowHosts),
+    fetchSource: sourceFetcher(fetchAllow),
+    fetchAllow,
     scratchRoot,
     rate: new RateLimiter(clock),
+    sendJobCallback: (job, url, onState) =>
+      void callbacks.send({
+        kind: "job",
+        event: job.status === "done" ? "job.done" : "job.failed",
+        url,
+        body: { event: job.status === "done" ? "job.done" : "job.failed", job },
+        secret: config.docbuilder.callbackSecret,
+        requestId: job.request_id,
+        onState: (s) => onState({ delivery_id: s.delivery_id, state: s.state, attempts: s.attempts, last_status: s.last_status, last_attempt_at: s.last_attempt_at, last_error: s.last_error }),
+      }),
   });
 
   const app = createApp({
@@ -118,6 +126,8 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
       // Stop accepting, let running work finish (or fail it cleanly), then stop the workers.
       server.stop(false);
       await pool.shutdown(graceMs);
+      // Retries still waiting end as failed; an attempt under way finishes.
+      await callbacks.close();
       jobs.stop();
       server.stop(true);
       logger.info("service_stopped");

@@ -24,7 +24,7 @@
 //   LOK default (no EnableMacrosExecution option). The profile config pins the rest.
 
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync, openSync, readSync, closeSync, statSync } from "node:fs";
-import { basename, dirname, extname, join } from "node:path";
+import { basename, dirname, extname, join, resolve } from "node:path";
 import { deflateSync, crc32 } from "node:zlib";
 import Papa from "papaparse";
 import { unzipSync, strFromU8 } from "fflate";
@@ -290,7 +290,6 @@ export function csvToFods(text: string, sheetName: string, delimiter?: string): 
   const parsed = Papa.parse<string[]>(text.replace(/^\uFEFF/, ""), {
     delimiter: delimiter ?? "",
     delimitersToGuess: [",", ";", "\t", "|"],
-    newline: "",
     quoteChar: '"',
     header: false,
     skipEmptyLines: false,
@@ -573,6 +572,8 @@ export class Engine {
   startMs = 0;
   profileDir = "";
   private pw: PasswordState | null = null;
+  /** The office callback (needed to answer password requests) could be set up. */
+  passwordCallback = false;
   private lastLokError: string | null = null;
 
   constructor(private readonly log: LogFn = () => {}) {}
@@ -580,15 +581,32 @@ export class Engine {
   /** Starts LibreOffice with its own profile directory (created if missing). Once per process. */
   start(profileDir: string): void {
     if (this.office) throw new Error("engine already started");
+    profileDir = resolve(profileDir);
     this.profileDir = profileDir;
     mkdirSync(profileDir, { recursive: true });
     writeProfileConfig(profileDir);
+    // LibreOffice's own temporary files (/tmp/lu*.tmp) are never cleaned when the process ends
+    // with exit() instead of the (hang-prone) destroy(): keep them inside this worker's profile
+    // and wipe what the previous process of this slot left behind.
+    const tempDir = join(profileDir, "tmp");
+    rmSync(tempDir, { recursive: true, force: true });
+    mkdirSync(tempDir, { recursive: true });
     const pkg = debianPackageVersion();
     const t0 = performance.now();
-    const office = new LokOffice(fileUrl(profileDir));
+    const office = new LokOffice(fileUrl(profileDir), LO_PROGRAM_DIR, { TMPDIR: tempDir });
     this.startMs = Math.round(performance.now() - t0);
     this.office = office;
     office.setOptionalFeatures(LOK_FEATURE_DOCUMENT_PASSWORD | LOK_FEATURE_DOCUMENT_PASSWORD_TO_MODIFY);
+    // Build the password callback now (it compiles a small native trampoline), so a broken
+    // toolchain shows at start, not in the middle of a job; it is registered only during loads.
+    try {
+      office.registerCallback(() => {});
+      office.unregisterCallback();
+      this.passwordCallback = true;
+    } catch (err) {
+      this.passwordCallback = false;
+      this.log("warn", "engine_password_callback_unavailable", { message: String((err as Error)?.message ?? err) });
+    }
     let name = "LibreOffice", version = "";
     try {
       const vi = JSON.parse(office.getVersionInfo() ?? "{}");
@@ -735,7 +753,7 @@ export class Engine {
       l.temps.push(tmp);
       // tab-separated, '"' quoted, UTF-8 (76), from row 1
       if (!d.saveAs(fileUrl(tmp), "csv", "9,34,76,1")) throw new EngineError("internal", `sheet ${i} export failed`);
-      const rows = Papa.parse<string[]>(readFileSync(tmp, "utf8").replace(/^\uFEFF/, ""), { delimiter: "\t", quoteChar: '"', newline: "" }).data;
+      const rows = Papa.parse<string[]>(readFileSync(tmp, "utf8").replace(/^\uFEFF/, ""), { delimiter: "\t", quoteChar: '"' }).data;
       const lines = rows.map((r) => {
         let last = r.length;
         while (last > 0 && r[last - 1] === "") last--;
@@ -816,7 +834,7 @@ export class Engine {
 
     // What LibreOffice will load: the input itself, or a converted private copy.
     let loadPath = input;
-    if (ext === "csv" || ext === "tsv" || (declared === "spreadsheet" && kind === "text")) {
+    if (kind === "text" && (ext === "csv" || ext === "tsv" || declared === "spreadsheet")) {
       const dec = decodeText(readFileSync(input));
       const fods = csvToFods(dec.text, sheetNameFrom(input), ext === "tsv" ? "\t" : undefined);
       loadPath = this.tempPath(input, "fods");
@@ -850,7 +868,7 @@ export class Engine {
     // Phase 1: no office callback registered, Batch mode: nothing can wait on a dialog.
     let doc = office.documentLoad(url, LOAD_OPTIONS);
     let asked = 0, refused = false;
-    if (!doc && (kind === "ole" || kind === "zip")) {
+    if (!doc && (kind === "ole" || kind === "zip") && this.passwordCallback) {
       // Phase 2: may be encrypted; load again with the password callback answering.
       this.pw = { url, password: password ?? null, asked: 0, refused: false };
       this.lastLokError = null;
@@ -868,6 +886,12 @@ export class Engine {
       const detail = office.getError();
       this.log("info", "engine_load_failed", { error: detail.replace(/<[^>]*>/g, "<url>").slice(0, 300), password_asked: asked, lok_error: this.lastLokError?.slice(0, 300) ?? null });
       if (asked > 0) fail("password_required", password ? "wrong password" : "document is password protected");
+      if (kind === "ole" && hasCryptoApiHeader(input)) {
+        // RC4 CryptoAPI encryption LibreOffice does not implement (PowerPoint 97-2003): it never
+        // asks for a password, the load just fails.
+        if (!password) fail("password_required", "document is password protected");
+        fail("unsupported_format", "this engine cannot decrypt this encrypted file");
+      }
       fail("corrupt_source", "the engine cannot open this file");
     }
     const d = doc!;
@@ -915,6 +939,16 @@ function readHead(path: string, n: number): Uint8Array {
   }
 }
 
+/** An OLE2 file carrying a CryptoAPI encryption header (its CSP name, in UTF-16LE). */
+function hasCryptoApiHeader(path: string): boolean {
+  try {
+    if (statSync(path).size > 64 * 1048576) return false;
+    return readFileSync(path).includes(Buffer.from("Cryptographic Provider", "utf16le"));
+  } catch {
+    return false;
+  }
+}
+
 function linkOrCopy(from: string, to: string): void {
   try {
     linkSync(from, to);
@@ -931,7 +965,7 @@ function stripUtf8Bom(path: string): void {
 /** Version of Debian's libreoffice-core package, read once at start ("" when not a Debian install). */
 function debianPackageVersion(): string {
   try {
-    const r = Bun.spawnSync(["dpkg-query", "-W", "-f=${Version}", "libreoffice-core"], { stdout: "pipe", stderr: "ignore" });
+    const r = Bun.spawnSync(["/usr/bin/dpkg-query", "-W", "-f=${Version}", "libreoffice-core"], { stdout: "pipe", stderr: "ignore" });
     return r.exitCode === 0 ? r.stdout.toString().trim() : "";
   } catch {
     return "";

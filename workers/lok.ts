@@ -346,14 +346,23 @@ export class LokOffice {
    * Starts LibreOffice in this process. profileUrl is a file:// URL of the user profile
    * directory. Throws when the library cannot be loaded or the hook returns NULL.
    */
-  constructor(profileUrl: string, programDir = LO_PROGRAM_DIR) {
+  constructor(profileUrl: string, programDir = LO_PROGRAM_DIR, env: Record<string, string> = {}) {
     if (LokOffice.created) throw new Error("LibreOfficeKit can be initialised only once per process");
     LokOffice.created = true;
+    // LibreOffice reads its environment (TMPDIR…) through libc; Bun's process.env does not write
+    // through to the C environment, so set it with setenv(3) before the library starts.
+    if (Object.keys(env).length) {
+      const libc = dlopen("libc.so.6", { setenv: { args: ["ptr", "ptr", "i32"], returns: "i32" } });
+      for (const [k, v] of Object.entries(env)) {
+        const kb = cstr(k), vb = cstr(v);
+        if (libc.symbols.setenv(ptr(kb), ptr(vb), 1) !== 0) throw new Error(`setenv ${k} failed`);
+      }
+    }
     const lib = dlopen(`${programDir}/libmergedlo.so`, {
       libreofficekit_hook_2: { args: ["ptr", "ptr"], returns: "ptr" },
     });
     const ip = cstr(programDir), pu = cstr(profileUrl);
-    const h = lib.symbols.libreofficekit_hook_2(ptr(ip), ptr(pu));
+    const h = lib.symbols.libreofficekit_hook_2(ptr(ip), ptr(pu)) as Pointer | null;
     if (!h) throw new Error("libreofficekit_hook_2 returned NULL");
     this.handle = h;
     this.fns = slotTable(h, OFFICE_SLOTS, "office");

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { formatOf } from "../../workers/formats";
+import { ERROR_CATALOGUE, type ErrorCode } from "../errors";
 import { ENTERPRISE } from "../testing/harness";
 import { AUTH, CORPUS, form, startTestService, waitForJob, type Harness } from "../testing/harness";
 
@@ -37,6 +38,14 @@ function expectationOf(e: Entry): Expect {
   return "ok";
 }
 
+/**
+ * Encrypted files LibreOffice 7.4 cannot decrypt even with the right password (its PowerPoint 97
+ * filter has no RC4 CryptoAPI support): without a password they get password_required like any
+ * encrypted file, with the right one unsupported_format, which says what to fix (save without
+ * a password, or in a newer format).
+ */
+const ENGINE_CANNOT_DECRYPT = new Set(["ppt/msoffcrypto_rc4cryptoapi_password.ppt"]);
+
 const passwordOf = (e: Entry) => /password=(\S+?)(?:;|$|\s)/.exec(e.notes)?.[1];
 
 /** A target in the file's family; large files get a cheaper one than PDF (the pass must fit CI). */
@@ -61,7 +70,8 @@ async function convert(e: Entry, password?: string): Promise<{ status: number; c
   const res = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form({ path: path.join(CORPUS, e.rel), name: path.basename(e.rel) }, fields) });
   if (res.status !== 202) return { status: res.status, code: ((await res.json()) as any).error?.code };
   const job = await waitForJob(svc.url, ((await res.json()) as any).id, 180_000);
-  return job.status === "done" ? { status: 200 } : { status: 422, code: job.error.code };
+  // A failed job answers with the status its error code has in the catalogue.
+  return job.status === "done" ? { status: 200 } : { status: ERROR_CATALOGUE[job.error.code as ErrorCode].status, code: job.error.code };
 }
 
 async function extractText(e: Entry, password?: string): Promise<{ status: number; code?: string }> {
@@ -90,8 +100,13 @@ describe("corpus", () => {
       if (want === "password_required") {
         const pw = passwordOf(e)!;
         expect(pw).toBeTruthy();
-        check(await convert(e, pw), "ok");
-        check(await extractText(e, pw), "ok");
+        if (ENGINE_CANNOT_DECRYPT.has(e.rel)) {
+          expect(await convert(e, pw)).toEqual({ status: 415, code: "unsupported_format" });
+          expect(await extractText(e, pw)).toEqual({ status: 415, code: "unsupported_format" });
+        } else {
+          check(await convert(e, pw), "ok");
+          check(await extractText(e, pw), "ok");
+        }
       }
     }, 240_000);
   }

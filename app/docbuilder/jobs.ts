@@ -29,12 +29,16 @@ export interface JobError {
   detail: Record<string, unknown>;
 }
 
+/** Delivery of the job's callback, as GET /v1/jobs/{id} shows it. */
 export interface CallbackState {
+  /** Host of callback_url: enough to recognise it, without a path or query that may hold secrets. */
   url_host: string;
+  delivery_id: string | null;
   state: "pending" | "delivered" | "failed";
   attempts: number;
   last_status: number | null;
   last_attempt_at: string | null;
+  last_error: string | null;
 }
 
 /** The spec's job object, plus request_id so a caller can quote it to support. */

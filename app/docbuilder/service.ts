@@ -11,16 +11,18 @@ import { docbuilderLimits, type DocBuilderLimits, type EntitlementSource, type L
 import { contentTypeOf, exportFilterFor, extensionOf, formatOf, type Family } from "../../workers/formats";
 import type { ConvertResult, MetaResult, TextResult, ThumbnailResult, WorkerRequest } from "../../workers/protocol";
 import { readWorkRequest, sanitizeName, tooLarge, type Intake, type Source } from "./intake";
-import type { JobStore, JobView } from "./jobs";
+import type { CallbackState, JobStore, JobView } from "./jobs";
 import type { WorkerPool } from "./pool";
 import { zodErrors } from "../validation";
 import type { RateLimiter, RateTicket } from "./rate-limit";
+import { precheckUrl } from "../net/fetch-errors";
+import type { AllowList } from "../net/ssrf";
 
 /** Downloads an outside URL to a file under the SSRF rules; throws ServiceError. */
 export type SourceFetcher = (url: string, toFile: string, maxBytes: number) => Promise<{ filename: string }>;
 
-/** Called when an async job with a callback_url finishes (the signed sender lives elsewhere). */
-export type JobFinishedHook = (job: JobView, callbackUrl: string) => void;
+/** Sends the signed job callback; reports each delivery state change back to the job. */
+export type JobCallbackHook = (job: JobView, callbackUrl: string, onState: (state: Omit<CallbackState, "url_host">) => void) => void;
 
 export interface DocBuilderDeps {
   pool: WorkerPool;
@@ -31,9 +33,11 @@ export interface DocBuilderDeps {
   lowerOnly: LowerOnlySettings;
   workers: number;
   fetchSource: SourceFetcher;
+  /** SVC_FETCH_ALLOW_HOSTS, parsed: internal hosts outside URLs may still reach. */
+  fetchAllow: AllowList;
   scratchRoot: string;
   rate: RateLimiter;
-  onJobFinished?: JobFinishedHook;
+  sendJobCallback?: JobCallbackHook;
 }
 
 const boolParam = z.union([z.boolean(), z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1")]);
@@ -111,6 +115,7 @@ export class DocBuilderService {
       const intake = await readWorkRequest(req, dir, limits.max_file_mb);
       const params = parse(convertParams, intake.params);
       if (params.callback_url !== undefined && !limits.callback) throw forbiddenFeature("callback", this.edition());
+      if (params.callback_url !== undefined) precheckUrl(params.callback_url, this.deps.fetchAllow);
       if (params.callback_url !== undefined && !params.async) {
         throw new ServiceError("bad_request", "callback_url chỉ dùng được với async=true.", { errors: [{ path: "/callback_url", message: "requires async=true" }] });
       }
@@ -140,6 +145,7 @@ export class DocBuilderService {
       }, { from, to: params.to }, log);
 
       if (params.async) {
+        if (params.callback_url) this.deps.jobs.setCallback(jobId, initialCallbackState(params.callback_url));
         run.then(() => this.afterAsync(jobId, params.callback_url));
         return { mode: "async", job: this.deps.jobs.get(jobId) };
       }
@@ -229,7 +235,11 @@ export class DocBuilderService {
   }
 
   private afterAsync(jobId: string, callbackUrl: string | undefined) {
-    if (callbackUrl && this.deps.onJobFinished) this.deps.onJobFinished(this.deps.jobs.get(jobId), callbackUrl);
+    if (!callbackUrl || !this.deps.sendJobCallback) return;
+    const host = initialCallbackState(callbackUrl).url_host;
+    // The callback carries the job as it finished; its delivery state lives only in the job.
+    const { callback: _, ...job } = this.deps.jobs.get(jobId);
+    this.deps.sendJobCallback(job, callbackUrl, (state) => this.deps.jobs.setCallback(jobId, { url_host: host, ...state }));
   }
 
   /** Puts the source at `<dir>/source.<from>`: uploads are renamed, URLs downloaded under the SSRF rules. */
@@ -250,6 +260,14 @@ export class DocBuilderService {
       throw new ServiceError("queue_full", undefined, { max_queued_jobs: limits.max_queued_jobs }, { "Retry-After": "5" });
     }
   }
+}
+
+function initialCallbackState(url: string): CallbackState {
+  let host = "";
+  try {
+    host = new URL(url).host;
+  } catch {}
+  return { url_host: host, delivery_id: null, state: "pending", attempts: 0, last_status: null, last_attempt_at: null, last_error: null };
 }
 
 function parse<T extends z.ZodType>(schema: T, params: unknown): z.output<T> {

@@ -1,0 +1,413 @@
+// The callback sender against a real HTTP receiver on 127.0.0.1 (allowed through the allow list),
+// with the time between attempts injected: no test waits for the real 10 s / 60 s.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ManualClock } from "../clock";
+import { memoryLogger } from "../log";
+import { parseAllowList } from "../net/ssrf";
+import {
+  CallbackSender,
+  type CallbackFetch,
+  type CallbackSenderOptions,
+  type Delivery,
+  type DeliveryState,
+  type Sleep,
+} from "./sender";
+import { signPayload, verifyCallback, type VerifyResult } from "./verify";
+
+const SECRET = "cb-secret-7f3a9c";
+const BODY_MARKER = "body-marker-e41d";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+interface Hit {
+  path: string;
+  method: string;
+  headers: Headers;
+  raw: Uint8Array;
+  check: VerifyResult;
+}
+
+// Everything the receiver saw, per test id (the first path segment after /cb/ or /target/).
+const hits = new Map<string, Hit[]>();
+const hitsOf = (id: string) => hits.get(id) ?? [];
+// The receiver's clock is the one the sender signs with (set per test).
+let receiverNow = () => Date.now();
+
+let server: ReturnType<typeof Bun.serve>;
+let base = "";
+
+beforeAll(() => {
+  server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const u = new URL(req.url);
+      const [, area, id, mode] = u.pathname.split("/"); // /cb/<id>/<mode>
+      const raw = new Uint8Array(await req.arrayBuffer());
+      const check = verifyCallback({ secret: SECRET, headers: req.headers, rawBody: raw, now: receiverNow() });
+      const list = hits.get(id!) ?? [];
+      list.push({ path: `/${area}/${id}`, method: req.method, headers: req.headers, raw, check });
+      hits.set(id!, list);
+      const n = list.length;
+      if (area === "target") return new Response("redirect target", { status: 200 });
+      switch (mode) {
+        case "ok":
+          return new Response("thanks", { status: 200 });
+        case "accepted":
+          return new Response(null, { status: 204 });
+        case "fail":
+          return new Response("broken", { status: 500 });
+        case "flaky2":
+          return n <= 2 ? new Response("not yet", { status: 500 }) : new Response("ok", { status: 202 });
+        case "redirect":
+          return new Response(null, { status: 302, headers: { location: `${base}/target/${id}` } });
+        case "slow1":
+          if (n === 1) await Bun.sleep(1500);
+          return new Response("late", { status: 200 });
+        default:
+          return new Response("no such mode", { status: 404 });
+      }
+    },
+  });
+  base = `http://127.0.0.1:${server.port}`;
+});
+
+afterAll(() => server.stop(true));
+
+let seq = 0;
+const newId = () => `t${++seq}`;
+
+/** An injected timer: records each requested wait and moves the clock by it, returning at once. */
+function harness(extra: Partial<CallbackSenderOptions> = {}) {
+  const clock = new ManualClock(Date.UTC(2026, 0, 15, 9, 0, 0));
+  receiverNow = () => clock.now();
+  const delays: number[] = [];
+  const sleep: Sleep = async (ms) => {
+    delays.push(ms);
+    clock.advance(ms);
+  };
+  const logger = memoryLogger("debug");
+  const sender = new CallbackSender({
+    allow: parseAllowList(["127.0.0.1/32"]),
+    logger,
+    clock,
+    sleep,
+    ...extra,
+  });
+  return { clock, delays, logger, sender };
+}
+
+function docDelivery(url: string, over: Partial<Delivery> = {}): Delivery {
+  return {
+    kind: "document",
+    event: "document.saved",
+    url,
+    secret: SECRET,
+    body: {
+      status: "saved",
+      key: "doc-1",
+      version: 3,
+      title: `Báo cáo ${BODY_MARKER}`,
+      users: [{ id: "u1", name: "Lan" }],
+      timestamp: "2026-01-15T09:00:00.000Z",
+    },
+    ...over,
+  };
+}
+
+const parsedLogs = (lines: string[]) => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe("signPayload / verifyCallback", () => {
+  test("signature is sha256= + lowercase hex HMAC-SHA256(key, timestamp.rawBody)", () => {
+    // Vector computed independently with: printf '1700000000.' | cat - b.json | openssl dgst -sha256 -hmac test-secret
+    const sig = signPayload("test-secret", 1700000000, '{"key":"doc-1","version":3}');
+    expect(sig).toBe("sha256=c33058c87d00374724272bf66b24c18a55c74504aefd2a1809366edc26ba5fc8");
+    expect(signPayload("test-secret", "1700000000", new TextEncoder().encode('{"key":"doc-1","version":3}'))).toBe(sig);
+  });
+
+  test.skipIf(!Bun.which("openssl"))("the openssl recipe of docs/callbacks.md gives the same signature", () => {
+    const body = `{"event":"job.done","job":{"id":"job_1","title":"Tiếng Việt"}}`;
+    const dir = mkdtempSync(join(tmpdir(), "cb-openssl-"));
+    const bodyFile = join(dir, "body.json");
+    writeFileSync(bodyFile, body);
+    const r = Bun.spawnSync(
+      ["bash", "-c", `printf '%s.' "$TS" | cat - "$BODY_FILE" | openssl dgst -sha256 -hmac "$SECRET" -r | cut -d' ' -f1`],
+      { env: { ...Bun.env, TS: "1700000123", SECRET, BODY_FILE: bodyFile } },
+    );
+    rmSync(dir, { recursive: true, force: true });
+    expect(`sha256=${r.stdout.toString().trim()}`).toBe(signPayload(SECRET, 1700000123, body));
+  });
+
+  const now = Date.UTC(2026, 0, 15, 9, 0, 0);
+  const ts = Math.floor(now / 1000);
+  const raw = new TextEncoder().encode('{"status":"saved","key":"doc-1","version":3}');
+  const headers = (t: number, sig = signPayload(SECRET, t, raw)) => ({
+    "x-svc-timestamp": String(t),
+    "x-svc-signature": sig,
+    "x-svc-event": "document.saved",
+    "x-svc-delivery": "6f1c1f8e-58b4-4e0a-9d1e-0e5b0a7d2c11",
+  });
+
+  test("accepts an untouched body with the right secret, reporting event and delivery id", () => {
+    const r = verifyCallback({ secret: SECRET, headers: new Headers(headers(ts)), rawBody: raw, now });
+    expect(r).toEqual({ ok: true, timestamp: ts, event: "document.saved", deliveryId: "6f1c1f8e-58b4-4e0a-9d1e-0e5b0a7d2c11" });
+  });
+
+  test("rejects a tampered body", () => {
+    const tampered = new TextEncoder().encode('{"status":"saved","key":"doc-1","version":4}');
+    expect(verifyCallback({ secret: SECRET, headers: headers(ts), rawBody: tampered, now })).toEqual({ ok: false, reason: "bad_signature" });
+  });
+
+  test("rejects a wrong secret", () => {
+    expect(verifyCallback({ secret: SECRET + "x", headers: headers(ts), rawBody: raw, now })).toEqual({ ok: false, reason: "bad_signature" });
+  });
+
+  test("rejects a timestamp 301 s old (and 301 s ahead) but accepts one 300 s old", () => {
+    expect(verifyCallback({ secret: SECRET, headers: headers(ts - 301), rawBody: raw, now })).toEqual({ ok: false, reason: "timestamp_out_of_window" });
+    expect(verifyCallback({ secret: SECRET, headers: headers(ts + 301), rawBody: raw, now })).toEqual({ ok: false, reason: "timestamp_out_of_window" });
+    expect(verifyCallback({ secret: SECRET, headers: headers(ts - 300), rawBody: raw, now }).ok).toBe(true);
+  });
+
+  test("rejects a signature made for another timestamp (timestamp is part of the signed text)", () => {
+    const h = headers(ts, signPayload(SECRET, ts - 1, raw));
+    expect(verifyCallback({ secret: SECRET, headers: h, rawBody: raw, now })).toEqual({ ok: false, reason: "bad_signature" });
+  });
+
+  test("rejects missing or malformed signature and timestamp headers, and an empty receiver key", () => {
+    const h = headers(ts);
+    expect(verifyCallback({ secret: SECRET, headers: { ...h, "x-svc-signature": undefined }, rawBody: raw, now })).toEqual({ ok: false, reason: "missing_signature" });
+    expect(verifyCallback({ secret: SECRET, headers: { ...h, "x-svc-timestamp": undefined }, rawBody: raw, now })).toEqual({ ok: false, reason: "missing_timestamp" });
+    expect(verifyCallback({ secret: SECRET, headers: { ...h, "x-svc-timestamp": "17e8" }, rawBody: raw, now })).toEqual({ ok: false, reason: "bad_timestamp" });
+    expect(verifyCallback({ secret: SECRET, headers: { ...h, "x-svc-signature": h["x-svc-signature"].toUpperCase() }, rawBody: raw, now })).toEqual({ ok: false, reason: "bad_signature" });
+    expect(verifyCallback({ secret: "", headers: h, rawBody: raw, now })).toEqual({ ok: false, reason: "no_secret" });
+  });
+});
+
+describe("CallbackSender", () => {
+  test("document callback: POST with event, delivery UUID, timestamp, content type, SVC-Gate/1.0 and a signature over the raw bytes", async () => {
+    const { sender, delays, clock } = harness();
+    const id = newId();
+    const d = docDelivery(`${base}/cb/${id}/ok`);
+    const final = await sender.send(d);
+
+    expect(final.state).toBe("delivered");
+    expect(final.attempts).toBe(1);
+    expect(final.last_status).toBe(200);
+    expect(delays).toEqual([]);
+    const [hit, ...more] = hitsOf(id);
+    expect(more).toHaveLength(0);
+    expect(hit!.method).toBe("POST");
+    expect(hit!.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(hit!.headers.get("user-agent")).toBe("SVC-Gate/1.0");
+    expect(hit!.headers.get("x-svc-event")).toBe("document.saved");
+    expect(hit!.headers.get("x-svc-delivery")).toMatch(UUID);
+    expect(hit!.headers.get("x-svc-delivery")).toBe(final.delivery_id);
+    expect(hit!.headers.get("x-svc-timestamp")).toBe(String(Math.floor(clock.now() / 1000)));
+    expect(hit!.headers.get("x-svc-signature")).toMatch(/^sha256=[0-9a-f]{64}$/);
+    expect(hit!.check.ok).toBe(true);
+    // The bytes on the wire are JSON.stringify(body), UTF-8.
+    expect(new TextDecoder().decode(hit!.raw)).toBe(JSON.stringify(d.body));
+  });
+
+  test("job callback: SVC-DocBuilder/1.0, job event, any 2xx is success", async () => {
+    const { sender } = harness();
+    const id = newId();
+    const final = await sender.send({
+      kind: "job",
+      event: "job.failed",
+      url: `${base}/cb/${id}/accepted`,
+      secret: SECRET,
+      body: { event: "job.failed", job: { id: "job_0123456789abcdef01234567", status: "failed" } },
+    });
+    expect(final).toMatchObject({ state: "delivered", attempts: 1, last_status: 204 });
+    const hit = hitsOf(id)[0]!;
+    expect(hit.headers.get("user-agent")).toBe("SVC-DocBuilder/1.0");
+    expect(hit.headers.get("x-svc-event")).toBe("job.failed");
+    expect(hit.check.ok).toBe(true);
+  });
+
+  test("no X-SVC-Signature header when the secret is empty", async () => {
+    const { sender } = harness();
+    const id = newId();
+    const final = await sender.send(docDelivery(`${base}/cb/${id}/ok`, { secret: "", event: "document.closed" }));
+    expect(final.state).toBe("delivered");
+    const hit = hitsOf(id)[0]!;
+    expect(hit.headers.has("x-svc-signature")).toBe(false);
+    expect(hit.headers.get("x-svc-timestamp")).toMatch(/^[0-9]+$/);
+    expect(hit.headers.get("x-svc-delivery")).toMatch(UUID);
+    expect(hit.check).toEqual({ ok: false, reason: "missing_signature" });
+  });
+
+  test("fails twice (500) then 2xx: 3 attempts, same delivery id, same body bytes, re-signed per attempt, delivered; onState after every attempt", async () => {
+    const { sender, delays } = harness();
+    const id = newId();
+    const states: DeliveryState[] = [];
+    const final = await sender.send({
+      kind: "job",
+      event: "job.done",
+      url: `${base}/cb/${id}/flaky2`,
+      secret: SECRET,
+      body: { event: "job.done", job: { id: "job_0123456789abcdef01234567", status: "done" } },
+      onState: (s) => states.push(s),
+    });
+
+    expect(final).toMatchObject({ state: "delivered", attempts: 3, last_status: 202, last_error: null });
+    expect(delays).toEqual([10_000, 60_000]);
+    const seen = hitsOf(id);
+    expect(seen).toHaveLength(3);
+    expect(new Set(seen.map((h) => h.headers.get("x-svc-delivery")))).toEqual(new Set([final.delivery_id]));
+    expect(new Set(seen.map((h) => Buffer.from(h.raw).toString("base64"))).size).toBe(1);
+    const stamps = seen.map((h) => Number(h.headers.get("x-svc-timestamp")));
+    expect(stamps[1]! - stamps[0]!).toBe(10);
+    expect(stamps[2]! - stamps[1]!).toBe(60);
+    expect(new Set(seen.map((h) => h.headers.get("x-svc-signature"))).size).toBe(3);
+    for (const h of seen) expect(h.check.ok).toBe(true);
+
+    expect(states.map((s) => [s.state, s.attempts, s.last_status])).toEqual([
+      ["pending", 0, null],
+      ["pending", 1, 500],
+      ["pending", 2, 500],
+      ["delivered", 3, 202],
+    ]);
+    expect(states[3]!.last_attempt_at).toBe(new Date(Date.UTC(2026, 0, 15, 9, 1, 10)).toISOString());
+    for (const s of states) expect(s.delivery_id).toBe(final.delivery_id);
+  });
+
+  test("always failing: attempts at 0, +10 s, +60 s, then failed with one ERROR callback_failed line that holds no secret, body or query", async () => {
+    const { sender, delays, logger } = harness();
+    const id = newId();
+    const states: DeliveryState[] = [];
+    const final = await sender.send(
+      docDelivery(`${base}/cb/${id}/fail?token=query-secret-99`, { requestId: "req_00112233aabbccdd", onState: (s) => states.push(s) }),
+    );
+
+    expect(final).toMatchObject({ state: "failed", attempts: 3, last_status: 500, last_error: "status" });
+    expect(hitsOf(id)).toHaveLength(3);
+    expect(delays).toEqual([10_000, 60_000]);
+    expect(states.map((s) => s.state)).toEqual(["pending", "pending", "pending", "failed"]);
+
+    const logs = parsedLogs(logger.lines);
+    const errors = logs.filter((l) => l.level === "error");
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({
+      event: "callback_failed",
+      callback_event: "document.saved",
+      kind: "document",
+      delivery_id: final.delivery_id,
+      attempts: 3,
+      last_status: 500,
+      url: `${base}/cb/${id}/fail`,
+      request_id: "req_00112233aabbccdd",
+    });
+    expect(logs.filter((l) => l.event === "callback_attempt_failed")).toHaveLength(2);
+    const all = logger.lines.join("\n");
+    expect(all).not.toContain(SECRET);
+    expect(all).not.toContain(BODY_MARKER);
+    expect(all).not.toContain("query-secret-99");
+    expect(all).not.toContain("sha256=");
+  });
+
+  test("a 302 is not followed and counts as a failed attempt", async () => {
+    const { sender } = harness();
+    const id = newId();
+    const final = await sender.send(docDelivery(`${base}/cb/${id}/redirect`));
+    expect(final).toMatchObject({ state: "failed", attempts: 3, last_status: 302, last_error: "redirect" });
+    const seen = hitsOf(id);
+    expect(seen).toHaveLength(3);
+    expect(seen.every((h) => h.path === `/cb/${id}`)).toBe(true); // the redirect target was never hit
+  });
+
+  test("an answer slower than the attempt timeout counts as a failed attempt (then the retry succeeds)", async () => {
+    const { sender, delays } = harness({ attemptTimeoutMs: 300 });
+    const id = newId();
+    const started = performance.now();
+    const states: DeliveryState[] = [];
+    const final = await sender.send(docDelivery(`${base}/cb/${id}/slow1`, { onState: (s) => states.push(s) }));
+    expect(performance.now() - started).toBeLessThan(1400); // did not wait for the slow answer
+    expect(final).toMatchObject({ state: "delivered", attempts: 2, last_status: 200 });
+    expect(states[1]).toMatchObject({ state: "pending", attempts: 1, last_status: null, last_error: "timeout" });
+    expect(delays).toEqual([10_000]);
+  });
+
+  test("default attempt timeout is 10 s; redirects are never followed; answers are not required to be 200", async () => {
+    const calls: Parameters<CallbackFetch>[1][] = [];
+    const fetchImpl: CallbackFetch = async (_url, opts) => {
+      calls.push(opts);
+      return { status: 201 };
+    };
+    const { sender } = harness({ fetchImpl });
+    const final = await sender.send(docDelivery("https://receiver.example/cb"));
+    expect(final.state).toBe("delivered");
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ timeoutMs: 10_000, followRedirects: 0, requireOk: false, method: "POST", userAgent: "SVC-Gate/1.0" });
+    expect(calls[0]!.maxBytes).toBeLessThanOrEqual(1024 * 1024);
+  });
+
+  test("a private-address target is url_not_allowed at once: one attempt, no retry, failed, ERROR log with the reason", async () => {
+    const { sender, delays, logger } = harness();
+    const states: DeliveryState[] = [];
+    const final = await sender.send(docDelivery("http://10.1.2.3/cb", { onState: (s) => states.push(s) }));
+    expect(final).toMatchObject({ state: "failed", attempts: 1, last_status: null, last_error: "url_not_allowed" });
+    expect(delays).toEqual([]);
+    expect(states.map((s) => s.state)).toEqual(["pending", "failed"]);
+    const errors = parsedLogs(logger.lines).filter((l) => l.level === "error");
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ event: "callback_failed", reason: "url_not_allowed", url: "http://10.1.2.3/cb", attempts: 1 });
+  });
+
+  test("a refused connection is retried (not mistaken for an SSRF refusal)", async () => {
+    const { sender, delays } = harness();
+    // A port on the allowed loopback address where nothing listens.
+    const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+    const port = probe.port;
+    probe.stop(true);
+    const final = await sender.send(docDelivery(`http://127.0.0.1:${port}/cb`));
+    expect(final).toMatchObject({ state: "failed", attempts: 3, last_error: "connect" });
+    expect(delays).toEqual([10_000, 60_000]);
+  });
+
+  test("the caller never waits: send returns before the receiver is reached, and the initial pending state is reported synchronously", async () => {
+    const { sender } = harness();
+    const id = newId();
+    const states: DeliveryState[] = [];
+    const p = sender.send(docDelivery(`${base}/cb/${id}/ok`, { onState: (s) => states.push(s) }));
+    expect(hitsOf(id)).toHaveLength(0);
+    expect(states).toEqual([expect.objectContaining({ state: "pending", attempts: 0, last_attempt_at: null })]);
+    expect(sender.inFlight).toBe(1);
+    expect((await p).state).toBe("delivered");
+    expect(sender.inFlight).toBe(0);
+  });
+
+  test("send never rejects: a throwing fetcher and a throwing onState hook end in a failed state", async () => {
+    const fetchImpl: CallbackFetch = async () => {
+      throw new Error("boom");
+    };
+    const { sender } = harness({ fetchImpl });
+    const final = await sender.send(
+      docDelivery("https://receiver.example/cb", {
+        onState: () => {
+          throw new Error("hook");
+        },
+      }),
+    );
+    expect(final).toMatchObject({ state: "failed", attempts: 3, last_error: "error" });
+  });
+
+  test("close() ends a delivery waiting for its 10 s retry at once, as failed (shutdown), with the real timer", async () => {
+    const logger = memoryLogger();
+    const sender = new CallbackSender({ allow: parseAllowList(["127.0.0.1/32"]), logger });
+    const id = newId();
+    receiverNow = () => Date.now();
+    const p = sender.send(docDelivery(`${base}/cb/${id}/fail`));
+    while (hitsOf(id).length === 0) await Bun.sleep(5);
+    await Bun.sleep(50); // let the first attempt's failure register; the sender now waits 10 s
+    const started = performance.now();
+    await sender.close();
+    const final = await p;
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(final).toMatchObject({ state: "failed", attempts: 1, last_error: "shutdown" });
+    expect(hitsOf(id)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,99 @@
+// Signed job callbacks end to end: real service, real worker, a receiver on 127.0.0.1.
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import path from "node:path";
+import { verifyCallback } from "../callbacks/verify";
+import type { EntitlementSource } from "../editions/limits";
+import { AUTH, FIXTURES, form, startTestService, waitForJob, type Harness } from "../testing/harness";
+
+const SECRET = "job-callback-secret-for-tests";
+const enterpriseWithCallback: EntitlementSource = { current: () => ({ edition: "enterprise", features: ["api_full", "callback"], conns: 50 }) };
+
+interface Received {
+  headers: Headers;
+  raw: string;
+}
+
+describe("job callbacks", () => {
+  let svc: Harness;
+  let receiver: ReturnType<typeof Bun.serve>;
+  const received: Received[] = [];
+
+  beforeAll(async () => {
+    receiver = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: async (req) => {
+        received.push({ headers: req.headers, raw: await req.text() });
+        return new Response("ok");
+      },
+    });
+    svc = await startTestService(
+      { SVC_DOCBUILDER_WORKERS: "1", SVC_FETCH_ALLOW_HOSTS: "127.0.0.1/32", SVC_DOCBUILDER_CALLBACK_SECRET: SECRET },
+      { entitlements: enterpriseWithCallback },
+    );
+  }, 120_000);
+  afterAll(async () => {
+    await svc?.close();
+    receiver?.stop(true);
+  });
+
+  const convert = (file: string, callbackUrl: string) =>
+    fetch(`${svc.url}/v1/convert`, {
+      method: "POST",
+      headers: AUTH,
+      body: form({ path: path.join(FIXTURES, file), name: file }, { to: "pdf", async: "true", callback_url: callbackUrl }),
+    });
+
+  test("job.done is delivered signed, and the job shows the delivery state", async () => {
+    const res = await convert("hello.docx", `http://127.0.0.1:${receiver.port}/hooks/docbuilder?tenant=7`);
+    expect(res.status).toBe(202);
+    const accepted = (await res.json()) as any;
+    expect(accepted.callback).toMatchObject({ state: "pending", attempts: 0, url_host: `127.0.0.1:${receiver.port}` });
+    const done = await waitForJob(svc.url, accepted.id);
+    const until = Date.now() + 10_000;
+    while (!received.length && Date.now() < until) await Bun.sleep(20);
+    const cb = received.at(-1)!;
+    expect(cb.headers.get("X-SVC-Event")).toBe("job.done");
+    expect(cb.headers.get("User-Agent")).toBe("SVC-DocBuilder/1.0");
+    expect(cb.headers.get("X-SVC-Delivery")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(verifyCallback({ secret: SECRET, headers: cb.headers, rawBody: cb.raw }).ok).toBe(true);
+    const body = JSON.parse(cb.raw);
+    expect(body.event).toBe("job.done");
+    expect(body.job).toMatchObject({ id: done.id, kind: "convert", status: "done" });
+    expect(body.job.outputs[0].file_id).toBe(done.outputs[0].file_id);
+    const after = (await (await fetch(`${svc.url}/v1/jobs/${done.id}`, { headers: AUTH })).json()) as any;
+    expect(after.callback).toMatchObject({ state: "delivered", attempts: 1, last_status: 200, delivery_id: cb.headers.get("X-SVC-Delivery") });
+  });
+
+  test("job.failed is sent for a job that fails", async () => {
+    const before = received.length;
+    const res = await fetch(`${svc.url}/v1/convert`, {
+      method: "POST",
+      headers: AUTH,
+      body: form({ bytes: new Uint8Array([1, 2, 3]), name: "broken.docx" }, { to: "pdf", async: "true", callback_url: `http://127.0.0.1:${receiver.port}/cb` }),
+    });
+    const job = await waitForJob(svc.url, ((await res.json()) as any).id);
+    expect(job.status).toBe("failed");
+    const until = Date.now() + 10_000;
+    while (received.length === before && Date.now() < until) await Bun.sleep(20);
+    const cb = received.at(-1)!;
+    expect(cb.headers.get("X-SVC-Event")).toBe("job.failed");
+    expect(JSON.parse(cb.raw).job.error.code).toBe("corrupt_source");
+  });
+
+  test("url_not_allowed for a callback_url to a private address, before any work", async () => {
+    const res = await convert("hello.docx", "http://10.0.0.5/cb");
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as any).error.code).toBe("url_not_allowed");
+  });
+
+  test("callback_url needs async=true", async () => {
+    const res = await fetch(`${svc.url}/v1/convert`, {
+      method: "POST",
+      headers: AUTH,
+      body: form({ path: path.join(FIXTURES, "hello.docx"), name: "hello.docx" }, { to: "pdf", callback_url: `http://127.0.0.1:${receiver.port}/cb` }),
+    });
+    expect(res.status).toBe(400);
+  });
+});
