@@ -196,7 +196,7 @@ export function checkPayload(raw: unknown): PayloadCheck {
   if (p.v !== 1 && p.v !== 2) return bad("v", "must be 1 or 2");
   if (!isString(p.prod)) return bad("prod", "required string");
   if (p.kind !== "enterprise" && p.kind !== "community") return bad("kind", "must be enterprise or community");
-  if (typeof p.conns !== "number" || !Number.isSafeInteger(p.conns) || p.conns < 0) return bad("conns", "must be an integer of 1 or more");
+  if (typeof p.conns !== "number" || !Number.isSafeInteger(p.conns) || p.conns < 1) return bad("conns", "must be an integer of 1 or more");
   if (p.plan !== "year" && p.plan !== "life") return bad("plan", "must be year or life");
   if (p.plan === "year" ? !isCalendarDate(p.exp) : !absent(p.exp) && !isCalendarDate(p.exp)) {
     return bad("exp", p.plan === "year" ? "required YYYY-MM-DD for annual plans" : "must be YYYY-MM-DD");
