@@ -8,7 +8,9 @@ import type { Config } from "./config";
 import { WorkerPool } from "./docbuilder/pool";
 import { JobStore } from "./docbuilder/jobs";
 import { DocBuilderService, type SourceFetcher } from "./docbuilder/service";
-import { communityOnly, type EntitlementSource } from "./editions/limits";
+import type { EntitlementSource } from "./editions/limits";
+import { LicenseSource, resolveInstanceId } from "./editions/license-source";
+import { BUILD_DATE } from "./editions/build-info";
 import { createAuthenticator } from "./http/auth";
 import { createApp } from "./http/app";
 import type { Logger } from "./log";
@@ -20,6 +22,7 @@ import { parseAllowList, type AllowList } from "./net/ssrf";
 
 export interface RunningService {
   url: string;
+  license: LicenseSource;
   pool: WorkerPool;
   docbuilder: DocBuilderService;
   stop(graceMs?: number): Promise<void>;
@@ -55,6 +58,19 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
   const scratchRoot = path.join(dataDir, "scratch");
   mkdirSync(scratchRoot, { recursive: true });
 
+  const instanceId = resolveInstanceId(config.gate.instanceId, dataDir);
+  const license = new LicenseSource({
+    envToken: config.license.token,
+    file: config.license.file,
+    publicKey: config.license.pubkey,
+    instanceId,
+    devMode: config.devMode,
+    clock,
+    logger,
+    buildDate: BUILD_DATE,
+  });
+  license.start();
+
   const pool = new WorkerPool({
     size: config.docbuilder.workers,
     maxJobs: config.docbuilder.workerMaxJobs,
@@ -78,7 +94,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     jobs,
     clock,
     logger,
-    entitlements: opts.entitlements ?? communityOnly,
+    entitlements: opts.entitlements ?? license.docbuilderSource(),
     lowerOnly: { maxFileMbCap: config.docbuilder.maxFileMbCap, jobTimeoutSecondsCap: config.docbuilder.jobTimeoutSecondsCap },
     workers: config.docbuilder.workers,
     fetchSource: sourceFetcher(fetchAllow),
@@ -104,6 +120,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     authenticate: createAuthenticator({ apiKeys: config.docbuilder.apiKeys, jwtSecret: config.docbuilder.jwtSecret, clock }),
     devMode: config.devMode,
     now: () => clock.now(),
+    gate: { config, license, instanceId, workers: config.docbuilder.workers, now: () => clock.now() },
   });
 
   const server = Bun.serve({
@@ -120,6 +137,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
 
   return {
     url,
+    license,
     pool,
     docbuilder,
     async stop(graceMs = 10_000) {
@@ -128,6 +146,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
       await pool.shutdown(graceMs);
       // Retries still waiting end as failed; an attempt under way finishes.
       await callbacks.close();
+      license.stop();
       jobs.stop();
       server.stop(true);
       logger.info("service_stopped");

@@ -3,11 +3,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import path from "node:path";
 import { verifyCallback } from "../callbacks/verify";
-import type { EntitlementSource } from "../editions/limits";
-import { AUTH, FIXTURES, form, startTestService, waitForJob, type Harness } from "../testing/harness";
+import { AUTH, FIXTURES, enterpriseEnv, form, startTestService, waitForJob, type Harness } from "../testing/harness";
 
 const SECRET = "job-callback-secret-for-tests";
-const enterpriseWithCallback: EntitlementSource = { current: () => ({ edition: "enterprise", features: ["api_full", "callback"], conns: 50 }) };
 
 interface Received {
   headers: Headers;
@@ -28,10 +26,12 @@ describe("job callbacks", () => {
         return new Response("ok");
       },
     });
-    svc = await startTestService(
-      { SVC_DOCBUILDER_WORKERS: "1", SVC_FETCH_ALLOW_HOSTS: "127.0.0.1/32", SVC_DOCBUILDER_CALLBACK_SECRET: SECRET },
-      { entitlements: enterpriseWithCallback },
-    );
+    svc = await startTestService({
+      SVC_DOCBUILDER_WORKERS: "1",
+      SVC_FETCH_ALLOW_HOSTS: "127.0.0.1/32",
+      SVC_DOCBUILDER_CALLBACK_SECRET: SECRET,
+      ...enterpriseEnv({ feat: ["api_full", "callback"], conns: 50 }),
+    });
   }, 120_000);
   afterAll(async () => {
     await svc?.close();

@@ -7,8 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { formatOf } from "../../workers/formats";
 import { ERROR_CATALOGUE, type ErrorCode } from "../errors";
-import { ENTERPRISE } from "../testing/harness";
-import { AUTH, CORPUS, form, startTestService, waitForJob, type Harness } from "../testing/harness";
+import { enterpriseEnv, AUTH, CORPUS, form, startTestService, waitForJob, type Harness } from "../testing/harness";
 
 interface Entry {
   rel: string;
@@ -60,7 +59,7 @@ function targetOf(e: Entry): string {
 let svc: Harness;
 beforeAll(async () => {
   // Enterprise: the corpus pass makes ~250 counted requests, past community's rate limits.
-  svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "2" }, { entitlements: ENTERPRISE });
+  svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "2", ...enterpriseEnv() });
 }, 120_000);
 afterAll(() => svc?.close());
 

@@ -6,9 +6,11 @@ import type { Logger } from "../log";
 import { notFound, onError, requestContext, type AppEnv } from "./common";
 import { svcRoutes } from "./svc";
 import { v1Routes, type V1Deps } from "./v1";
+import type { GateStatusDeps } from "../gate/status";
 
 export interface AppDeps extends V1Deps {
   logger: Logger;
+  gate: GateStatusDeps;
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
@@ -17,6 +19,6 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.onError(onError);
   app.notFound(notFound);
   app.route("/v1", v1Routes(deps));
-  app.route("/svc", svcRoutes());
+  app.route("/svc", svcRoutes(deps.gate));
   return app;
 }

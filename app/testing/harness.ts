@@ -7,18 +7,43 @@ import path from "node:path";
 import { parseConfig } from "../config";
 import { memoryLogger, createLogger, type Logger } from "../log";
 import { startService, type RunningService, type StartOptions } from "../server";
-import type { EntitlementSource } from "../editions/limits";
+import { decodePrivateKey, generateKeyPair, signToken } from "../editions/license";
 
 export const TEST_API_KEY = "svc_test_0123456789abcdef0123";
 export const AUTH = { Authorization: `Bearer ${TEST_API_KEY}` };
 export const FIXTURES = path.resolve(import.meta.dir, "../../fixtures");
 export const CORPUS = path.resolve(import.meta.dir, "../../../shared/corpus");
 
-/**
- * An enterprise entitlement for suites that send more requests than community allows. It stands
- * for a verified license token; the licensing tests prove the token → entitlement step itself.
- */
-export const ENTERPRISE: EntitlementSource = { current: () => ({ edition: "enterprise", features: ["api_full"], conns: 5000 }) };
+/** A license key pair made for this test run; tokens below are signed with it. */
+const LICENSE_KEYS = generateKeyPair();
+
+/** Signs a license token with the run's key; fields override a valid enterprise token. */
+export function signTestLicense(fields: Record<string, unknown> = {}): string {
+  return signToken(
+    {
+      v: 1,
+      prod: "svc-online",
+      kind: "enterprise",
+      conns: 5000,
+      plan: "year",
+      exp: "2099-12-31",
+      upd: "2100-01-07",
+      feat: ["api_full"],
+      key: "OOSY-T3ST1-AAAAA-BBBBB-CCCCC",
+      cust: "Test customer",
+      iat: Math.floor(Date.now() / 1000),
+      ...fields,
+    },
+    decodePrivateKey(LICENSE_KEYS.privateKey),
+  );
+}
+
+/** Environment that runs the service as enterprise with a real, verified license token. */
+export function enterpriseEnv(fields: Record<string, unknown> = {}): Record<string, string> {
+  return { SVC_LICENSE_PUBKEY: LICENSE_KEYS.publicKey, SVC_LICENSE_TOKEN: signTestLicense(fields) };
+}
+
+export const LICENSE_PUBLIC_KEY = LICENSE_KEYS.publicKey;
 
 export interface Harness extends RunningService {
   dataDir: string;
@@ -33,6 +58,8 @@ export async function startTestService(env: Record<string, string> = {}, opts: S
     SVC_DOCBUILDER_WORKERS: "2",
     SVC_DOCBUILDER_API_KEYS: `test:${TEST_API_KEY}`,
     SVC_LOG_LEVEL: "debug",
+    // Never the machine's own token file.
+    SVC_LICENSE_FILE: path.join(dataDir, "license.token"),
     ...env,
   });
   // Keep the log in memory (tests assert on it); SVC_TEST_LOG=1 prints it too.

@@ -1,0 +1,89 @@
+// Bodies of GET /svc/status and GET /svc/limits: what an operator sees of the edition, the
+// license and the connection cap. No secrets, file names or user names.
+
+import type { Config } from "../config";
+import { allowedEndpoints, docbuilderLimits } from "../editions/limits";
+import { connectionCap, licenseStatusView } from "../editions/license";
+import type { LicenseSource } from "../editions/license-source";
+import { MIN_CONNECTIONS_PER_ORDER } from "../editions/pricing";
+import { API_VERSION, SERVICE_VERSION } from "../version";
+
+/** Constants of the spec's counting rules, published in /svc/limits. */
+export const COUNTING = { sample_interval_seconds: 10, peak_window_seconds: 300, reconnect_grace_seconds: 120 } as const;
+
+export interface GateStatusDeps {
+  config: Config;
+  license: LicenseSource;
+  instanceId: string;
+  workers: number;
+  now: () => number;
+}
+
+export function gateLimits(d: GateStatusDeps) {
+  const status = d.license.status();
+  const gate = d.license.gate();
+  const db = d.license.docbuilder();
+  const cap = connectionCap(status, d.config.gate.connectionCap ?? null);
+  const l = docbuilderLimits(db, d.workers, { maxFileMbCap: d.config.docbuilder.maxFileMbCap, jobTimeoutSecondsCap: d.config.docbuilder.jobTimeoutSecondsCap });
+  return {
+    edition: gate.edition,
+    connections: { limit: cap.limit, plan_limit: cap.plan_limit, cap: cap.cap, min_per_order: MIN_CONNECTIONS_PER_ORDER },
+    whitelabel: gate.features.includes("whitelabel"),
+    features: gate.features,
+    editor_embed: {
+      enabled: d.config.embed.enabled,
+      save_callback: true,
+      max_file_mb: d.config.embed.maxFileMb,
+      session_ttl_minutes: d.config.embed.sessionTtlMinutes,
+    },
+    docbuilder: {
+      allowed_endpoints: allowedEndpoints(db.edition),
+      ...l,
+      // The spec: enterprise publishes null here; the real figure (the worker count) is in /v1/limits.
+      parallel_jobs: db.edition === "enterprise" ? null : l.parallel_jobs,
+    },
+    counting: COUNTING,
+  };
+}
+
+export function gateStatus(d: GateStatusDeps) {
+  const status = d.license.status();
+  const gate = d.license.gate();
+  const cap = connectionCap(status, d.config.gate.connectionCap ?? null);
+  return {
+    service: "svc-gate",
+    version: SERVICE_VERSION,
+    api: API_VERSION,
+    time: new Date(d.now()).toISOString(),
+    instance_id: d.instanceId,
+    edition: gate.edition,
+    dev_mode: d.config.devMode,
+    // Our editing server is built from release sources, never an internal-test image.
+    dev_image: false,
+    dev_image_note: "",
+    license: licenseStatusView(status),
+    // Counting reads the editing server's admin channel; until a sample exists the gate fails open.
+    connections: {
+      limit: cap.limit,
+      current: 0,
+      pending: 0,
+      peak_5m: 0,
+      readonly: 0,
+      views_total: 0,
+      documents: 0,
+      limit_reached: false,
+      source: "none",
+      sampled_at: null,
+      sample_age_seconds: null,
+      enforcing: false,
+    },
+    upstream: { edsrv: "down", edsrv_version: "" },
+    embed: {
+      enabled: d.config.embed.enabled,
+      jwt_required: d.config.embed.jwtSecret !== "",
+      callback_signing: d.config.embed.callbackSecret !== "",
+      open_documents: 0,
+      sessions: 0,
+    },
+  };
+}
