@@ -63,6 +63,8 @@ beforeAll(() => {
           return n <= 2 ? new Response("not yet", { status: 500 }) : new Response("ok", { status: 202 });
         case "redirect":
           return new Response(null, { status: 302, headers: { location: `${base}/target/${id}` } });
+        case "bigbody":
+          return new Response("x".repeat(200_000), { status: 200 });
         case "slow1":
           if (n === 1) await Bun.sleep(1500);
           return new Response("late", { status: 200 });
@@ -116,6 +118,14 @@ function docDelivery(url: string, over: Partial<Delivery> = {}): Delivery {
     ...over,
   };
 }
+
+test("a 2xx answer counts as delivered even when its body is over the read limit (the body is ignored)", async () => {
+  const { sender } = harness();
+  const id = newId();
+  const st = await sender.send(docDelivery(`${base}/cb/${id}/bigbody`));
+  expect(st).toMatchObject({ state: "delivered", attempts: 1, last_status: 200 });
+  expect(hitsOf(id)).toHaveLength(1);
+});
 
 const parsedLogs = (lines: string[]) => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
 

@@ -311,8 +311,7 @@ export class CallbackSender {
         return { delivered: false, retry: false, message: e.message };
       }
       if (e.kind === "too_large") {
-        // The answer body is ignored by contract; if safeFetch ever reports the status it had
-        // read, a 2xx with an oversized body is still a success.
+        // The answer body is ignored by contract: a 2xx with an oversized body is still a success.
         const status = typeof e.detail.status === "number" ? e.detail.status : null;
         st.last_status = status;
         if (status !== null && is2xx(status)) return { delivered: true };

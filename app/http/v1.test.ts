@@ -232,6 +232,18 @@ describe("POST /v1/convert", () => {
     expect(err.detail).toEqual({ feature: "callback", edition: "community" });
   });
 
+  test("gone (410) for a job and its file after result_ttl_minutes", async () => {
+    const res = await post("/v1/convert", form(fixture("hello.docx"), { to: "odt", async: "true" }));
+    const done = await waitForJob(base, ((await res.json()) as any).id);
+    const fileId = done.outputs[0].file_id;
+    clock.advance(14 * 60_000); // community keeps results 15 minutes after the job finished
+    expect((await fetch(`${base}/v1/jobs/${done.id}`, { headers: AUTH })).status).toBe(200);
+    expect((await fetch(`${base}/v1/files/${fileId}`, { headers: AUTH })).status).toBe(200);
+    clock.advance(61_000);
+    await expectError(await fetch(`${base}/v1/jobs/${done.id}`, { headers: AUTH }), 410, "gone");
+    await expectError(await fetch(`${base}/v1/files/${fileId}`, { headers: AUTH }), 410, "gone");
+  });
+
   test("unknown job and file ids give 404 not_found", async () => {
     await expectError(await fetch(`${base}/v1/jobs/job_000000000000000000000000`, { headers: AUTH }), 404, "not_found");
     await expectError(await fetch(`${base}/v1/files/file_000000000000000000000000`, { headers: AUTH }), 404, "not_found");

@@ -242,8 +242,9 @@ function toHeaders(raw: http.IncomingHttpHeaders): Headers {
   return h;
 }
 
-const tooLarge = (limit: number) =>
-  new FetchError("too_large", `response is larger than ${limit} bytes`, { limitBytes: limit });
+// The status travels with the error: a caller that ignores bodies (callbacks) still knows the answer.
+const tooLarge = (limit: number, status: number) =>
+  new FetchError("too_large", `response is larger than ${limit} bytes`, { limitBytes: limit, status });
 
 async function readBody(
   ex: Exchange,
@@ -254,7 +255,7 @@ async function readBody(
 ): Promise<{ bytes: number; body?: Uint8Array }> {
   const { req, res } = ex;
   const declared = Number(res.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes, res.statusCode ?? 0);
 
   let timedOut = false;
   // Destroying without an error argument: for-await then ends or throws "aborted", and the
@@ -271,7 +272,7 @@ async function readBody(
   try {
     for await (const chunk of res as AsyncIterable<Buffer>) {
       bytes += chunk.length;
-      if (bytes > maxBytes) throw tooLarge(maxBytes); // leaving the loop destroys the stream
+      if (bytes > maxBytes) throw tooLarge(maxBytes, res.statusCode ?? 0); // leaving the loop destroys the stream
       if (file) await file.write(chunk);
       else chunks.push(chunk);
     }
