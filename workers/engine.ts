@@ -405,18 +405,8 @@ function splitKeywords(list: string[]): string[] {
   return [...new Set(list.flatMap((k) => k.split(/[,;]/)).map((k) => k.trim()).filter(Boolean))];
 }
 
-interface CoreProps {
-  title: string | null;
-  subject: string | null;
-  author: string | null;
-  keywords: string[];
-  description: string | null;
-  created: string | null;
-  modified: string | null;
-  pages: number | null;
-  words: number | null;
-  characters: number | null;
-}
+/** Metadata read from a package's own XML: MetaResult's fields, where the page count may be unknown. */
+type CoreProps = Omit<MetaResult, "family" | "pages"> & { pages: number | null };
 
 /** ODF meta.xml (a package's or the engine's export) → properties and statistics. */
 export function parseOdfMeta(metaXml: string): CoreProps | null {
