@@ -11,7 +11,7 @@ import { docbuilderLimits, type DocBuilderLimits, type EntitlementSource, type L
 import { contentTypeOf, exportFilterFor, extensionOf, formatOf, type Family } from "../../workers/formats";
 import type { ConvertResult, MetaResult, TextResult, ThumbnailResult, WorkerRequest } from "../../workers/protocol";
 import { readWorkRequest, sanitizeName, tooLarge, type Intake, type Source } from "./intake";
-import type { CallbackState, JobStore, JobView } from "./jobs";
+import type { CallbackState, JobKind, JobStore, JobView } from "./jobs";
 import type { WorkerPool } from "./pool";
 import { zodErrors } from "../validation";
 import type { RateLimiter, RateTicket } from "./rate-limit";
@@ -63,6 +63,26 @@ const extractParams = z.strictObject({
   width: z.coerce.number().int().min(16).max(2048).optional(),
 });
 
+/** One engine request of a job; the job runner adds the ids. */
+type EngineStep = DistributiveOmit<WorkerRequest, "id" | "requestId">;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+interface JobContext {
+  /** Runs one engine request on the pool under the job's time limits. */
+  run<T>(request: EngineStep): Promise<T>;
+  /** Records a result file; one over max_file_mb fails the job with file_too_large. */
+  output(file: string, filename: string, format: string, pages: number | null): Promise<void>;
+}
+
+interface PreparedJob {
+  async: boolean;
+  callbackUrl?: string;
+  /** The conversion pair, for unsupported_format details. */
+  pair?: { from: string | undefined; to: string };
+  logFields: Record<string, unknown>;
+  work: (ctx: JobContext) => Promise<void>;
+}
+
 export type ConvertOutcome =
   | { mode: "sync"; job: JobView; file: string }
   | { mode: "async"; job: JobView };
@@ -108,55 +128,27 @@ export class DocBuilderService {
   }
 
   async convert(req: Request, requestId: string): Promise<ConvertOutcome> {
-    const limits = this.limits();
-    const { id: jobId, dir } = this.deps.jobs.create("convert", requestId, limits.result_ttl_minutes);
-    const log = this.deps.logger.child({ request_id: requestId, job_id: jobId });
-    try {
+    return this.runJob("convert", requestId, async ({ dir, limits }) => {
       const intake = await readWorkRequest(req, dir, limits.max_file_mb);
       const params = parse(convertParams, intake.params);
-      if (params.callback_url !== undefined && !limits.callback) throw forbiddenFeature("callback", this.edition());
-      if (params.callback_url !== undefined) precheckUrl(params.callback_url, this.deps.fetchAllow);
-      if (params.callback_url !== undefined && !params.async) {
-        throw new ServiceError("bad_request", "callback_url chỉ dùng được với async=true.", { errors: [{ path: "/callback_url", message: "requires async=true" }] });
-      }
+      this.checkCallback(params, limits);
       const source = requireSource(intake);
       const from = params.from ?? sourceExtension(source);
       const family = checkPair(from, params.to);
       const input = await this.materialise(source, dir, from, limits);
-      this.checkQueue(limits);
-
       const base = baseName(source);
-      const output = path.join(dir, `${base}.${params.to}`);
-      const request: WorkerRequest = { op: "convert", id: jobId, requestId, input, output, to: params.to, password: params.options.password };
-      log.info("job_queued", { kind: "convert", from, to: params.to, family, async: params.async, size: (await stat(input)).size });
-
-      const run = this.runJob(jobId, request, limits, params.async, async (result: ConvertResult) => {
-        const size = (await stat(output)).size;
-        if (size > limits.max_file_mb * 1024 * 1024) throw tooLarge(limits.max_file_mb);
-        this.deps.jobs.addOutput(jobId, limits.result_ttl_minutes, {
-          path: output,
-          filename: `${base}.${params.to}`,
-          format: params.to,
-          contentType: contentTypeOf(params.to),
-          size,
-          sha256: await sha256File(output),
-          pages: result.pages ?? null,
-        });
-      }, { from, to: params.to }, log);
-
-      if (params.async) {
-        if (params.callback_url) this.deps.jobs.setCallback(jobId, initialCallbackState(params.callback_url));
-        run.then(() => this.afterAsync(jobId, params.callback_url));
-        return { mode: "async", job: this.deps.jobs.get(jobId) };
-      }
-      await run.then((err) => {
-        if (err) throw err;
-      });
-      return { mode: "sync", job: this.deps.jobs.get(jobId), file: output };
-    } catch (err) {
-      if (this.deps.jobs.get(jobId).status === "queued") this.deps.jobs.discard(jobId);
-      throw err;
-    }
+      return {
+        async: params.async,
+        callbackUrl: params.callback_url,
+        pair: { from, to: params.to },
+        logFields: { from, to: params.to, family, size: (await stat(input)).size },
+        work: async (ctx) => {
+          const output = path.join(dir, `${base}.${params.to}`);
+          const result = await ctx.run<ConvertResult>({ op: "convert", input, output, to: params.to, password: params.options.password });
+          await ctx.output(output, `${base}.${params.to}`, params.to, result.pages ?? null);
+        },
+      };
+    });
   }
 
   async extract(req: Request, requestId: string, what: "text" | "meta" | "thumbnail"): Promise<ExtractOutcome> {
@@ -200,38 +192,75 @@ export class DocBuilderService {
   // ---------------------------------------------------------------------------------------------
 
   /**
-   * Runs one job on the pool and records its outcome. Resolves with the job's error (or null),
-   * never rejects: an async job has no caller left to reject to.
+   * What every job kind shares: the job record and directory, the queue bound, sync or async,
+   * time limits, output checks, the callback. `prepare` reads and checks the request (refusals
+   * there discard the job) and returns the work to run on the pool.
    */
-  private runJob<T>(
-    jobId: string,
-    request: WorkerRequest,
-    limits: DocBuilderLimits,
-    isAsync: boolean,
-    collect: (result: T) => Promise<void>,
-    pair: { from: string | undefined; to: string },
-    log: Logger,
-  ): Promise<ServiceError | null> {
+  private async runJob(kind: JobKind, requestId: string, prepare: (job: { id: string; dir: string; limits: DocBuilderLimits }) => Promise<PreparedJob>): Promise<ConvertOutcome> {
+    const limits = this.limits();
+    const { id: jobId, dir } = this.deps.jobs.create(kind, requestId, limits.result_ttl_minutes);
+    const log = this.deps.logger.child({ request_id: requestId, job_id: jobId });
+    let prepared: PreparedJob;
+    try {
+      prepared = await prepare({ id: jobId, dir, limits });
+      this.checkQueue(limits);
+    } catch (err) {
+      this.deps.jobs.discard(jobId);
+      throw err;
+    }
+    log.info("job_queued", { kind, async: prepared.async, ...prepared.logFields });
+    if (prepared.callbackUrl) this.deps.jobs.setCallback(jobId, initialCallbackState(prepared.callbackUrl));
+
     const started = this.deps.clock.now();
-    const deadline = isAsync ? undefined : started + limits.sync_timeout_seconds * 1000;
-    return this.deps.pool
-      .run<T>(request, { runTimeoutMs: limits.job_timeout_seconds * 1000, deadline, onStart: () => this.deps.jobs.markRunning(jobId) })
-      .then(collect)
-      .then(
-        () => null,
-        (err) => {
-          const e = toServiceError(err);
-          // The worker knows the pair failed; only here do we know which pair was asked for.
-          return e.code === "unsupported_format" ? new ServiceError("unsupported_format", e.message, { from: pair.from ?? null, to: pair.to }) : e;
-        },
-      )
-      .then((error) => {
-        this.deps.jobs.finish(jobId, limits.result_ttl_minutes, error);
-        const ms = this.deps.clock.now() - started;
-        if (error) log.warn("job_failed", { code: error.code, ms });
-        else log.info("job_done", { ms });
-        return error;
-      });
+    const deadline = prepared.async ? undefined : started + limits.sync_timeout_seconds * 1000;
+    const files: string[] = [];
+    const ctx: JobContext = {
+      run: <T>(request: EngineStep) =>
+        this.deps.pool.run<T>({ ...request, id: jobId, requestId } as WorkerRequest, {
+          runTimeoutMs: limits.job_timeout_seconds * 1000,
+          deadline,
+          onStart: () => this.deps.jobs.markRunning(jobId),
+        }),
+      output: async (file, filename, format, pages) => {
+        const size = (await stat(file)).size;
+        if (size > limits.max_file_mb * 1024 * 1024) throw tooLarge(limits.max_file_mb);
+        this.deps.jobs.addOutput(jobId, limits.result_ttl_minutes, { path: file, filename, format, contentType: contentTypeOf(format), size, sha256: await sha256File(file), pages });
+        files.push(file);
+      },
+    };
+    const finished = prepared.work(ctx).then(
+      () => null,
+      (err) => {
+        const e = err instanceof ServiceError ? err : new ServiceError("internal");
+        if (!(err instanceof ServiceError)) log.error("job_internal_error", { error: err as Error });
+        // The worker knows the pair failed; only here is it known which pair was asked for.
+        return e.code === "unsupported_format" && prepared.pair ? new ServiceError("unsupported_format", e.message, { from: prepared.pair.from ?? null, to: prepared.pair.to }) : e;
+      },
+    ).then((error) => {
+      this.deps.jobs.finish(jobId, limits.result_ttl_minutes, error);
+      const ms = this.deps.clock.now() - started;
+      if (error) log.warn("job_failed", { code: error.code, ms });
+      else log.info("job_done", { ms, outputs: files.length });
+      return error;
+    });
+
+    if (prepared.async) {
+      finished.then(() => this.afterAsync(jobId, prepared.callbackUrl));
+      return { mode: "async", job: this.deps.jobs.get(jobId) };
+    }
+    const error = await finished;
+    if (error) throw error;
+    return { mode: "sync", job: this.deps.jobs.get(jobId), file: files[0]! };
+  }
+
+  /** callback_url: only where the edition has it, only with async, and never to a forbidden address. */
+  private checkCallback(params: { callback_url?: string; async: boolean }, limits: DocBuilderLimits) {
+    if (params.callback_url === undefined) return;
+    if (!limits.callback) throw forbiddenFeature("callback", this.edition());
+    precheckUrl(params.callback_url, this.deps.fetchAllow);
+    if (!params.async) {
+      throw new ServiceError("bad_request", "callback_url chỉ dùng được với async=true.", { errors: [{ path: "/callback_url", message: "requires async=true" }] });
+    }
   }
 
   private afterAsync(jobId: string, callbackUrl: string | undefined) {
