@@ -213,9 +213,8 @@ export class WorkerPool {
     }
 
     return new Promise<void>((resolve, reject) => {
-      let started = false;
       const startTimer = setTimeout(() => {
-        if (started) return;
+        if (worker.everReady) return;
         wlog.error("worker_start_timeout");
         child.kill("SIGKILL");
       }, this.opts.startTimeoutMs ?? 60_000);
@@ -230,7 +229,6 @@ export class WorkerPool {
           return;
         }
         if (msg.type === "ready") {
-          started = true;
           clearTimeout(startTimer);
           this.coreInfo = msg.core;
           worker.state = "idle";
@@ -256,7 +254,7 @@ export class WorkerPool {
         replies.close();
         this.onExit(worker, code ?? undefined, signal ?? undefined);
         markExited();
-        if (!started) reject(new Error(`worker ${slot} exited before ready`));
+        if (!worker.everReady) reject(new Error(`worker ${slot} exited before ready`));
       }));
       child.catch(() => {}); // outcome handled by the exit event
     });
@@ -275,6 +273,7 @@ export class WorkerPool {
       if (task.options.deadline !== undefined) runMs = Math.min(runMs, task.options.deadline - now);
       worker.runTimer = setTimeout(() => this.onRunTimeout(worker), Math.max(0, runMs));
       task.options.onStart?.();
+      this.log.debug("job_dispatched", { worker: worker.slot, job_id: task.request.id, request_id: task.request.requestId, queued_ms: now - task.queuedAt });
       worker.requests.write(JSON.stringify(task.request) + "\n");
     }
   }
