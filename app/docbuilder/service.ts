@@ -16,6 +16,8 @@ import type { WorkerPool } from "./pool";
 import { zodErrors } from "../validation";
 import type { RateLimiter, RateTicket } from "./rate-limit";
 import { precheckUrl } from "../net/fetch-errors";
+import { checkMacros } from "../templates/macros";
+import { renderTemplate } from "../templates/render";
 import type { AllowList } from "../net/ssrf";
 
 /** Downloads an outside URL to a file under the SSRF rules; throws ServiceError. */
@@ -54,6 +56,15 @@ const convertParams = z.strictObject({
   async: boolParam.optional().default(false),
   callback_url: z.string().url().optional(),
   options: z.strictObject({ password: z.string().max(1024).optional() }).optional().default({}),
+});
+
+const templateParams = z.strictObject({
+  url: z.string().optional(),
+  data: z.record(z.string(), z.unknown(), { message: "must be a JSON object" }),
+  to: formatParam.optional().default("docx"),
+  async: boolParam.optional().default(false),
+  callback_url: z.string().url().optional(),
+  options: z.strictObject({ missing: z.enum(["empty", "error"]).optional().default("empty") }).optional().default({ missing: "empty" }),
 });
 
 const extractParams = z.strictObject({
@@ -145,6 +156,42 @@ export class DocBuilderService {
         work: async (ctx) => {
           const output = path.join(dir, `${base}.${params.to}`);
           const result = await ctx.run<ConvertResult>({ op: "convert", input, output, to: params.to, password: params.options.password });
+          await ctx.output(output, `${base}.${params.to}`, params.to, result.pages ?? null);
+        },
+      };
+    });
+  }
+
+  /** POST /v1/template/render: fills a Word template (enterprise only); macros refused at once. */
+  async renderTemplate(req: Request, requestId: string): Promise<ConvertOutcome> {
+    const edition = this.edition();
+    if (edition !== "enterprise") {
+      throw new ServiceError("forbidden_feature", "Điền mẫu tài liệu chỉ có trong phiên bản enterprise.", { feature: "template/render", edition });
+    }
+    return this.runJob("template/render", requestId, async ({ dir, limits }) => {
+      const intake = await readWorkRequest(req, dir, limits.max_file_mb);
+      const source = requireSource(intake);
+      const template = await this.materialise(source, dir, sourceExtension(source), limits);
+      const bytes = new Uint8Array(await Bun.file(template).arrayBuffer());
+      // Before anything else, even with async: a template with macros never goes further.
+      checkMacros(bytes, source.type === "upload" ? source.filename : undefined);
+      const params = parse(templateParams, { ...intake.params, data: parseJsonField(intake.params.data, "/data") });
+      this.checkCallback(params, limits);
+      if (params.to !== "docx" && !exportFilterFor("text", params.to)) {
+        throw new ServiceError("unsupported_format", `Mẫu Word không thể xuất sang "${params.to}": hãy chọn docx, odt, pdf, rtf, txt, html hoặc doc.`, { from: "docx", to: params.to });
+      }
+      const base = baseName(source);
+      return {
+        async: params.async,
+        callbackUrl: params.callback_url,
+        pair: { from: "docx", to: params.to },
+        logFields: { to: params.to, missing: params.options.missing, size: bytes.length },
+        work: async (ctx) => {
+          const filled = path.join(dir, `${base}.filled.docx`);
+          await Bun.write(filled, renderTemplate(bytes, params.data, { missing: params.options.missing }));
+          if (params.to === "docx") return ctx.output(filled, `${base}.docx`, "docx", null);
+          const output = path.join(dir, `${base}.${params.to}`);
+          const result = await ctx.run<ConvertResult>({ op: "convert", input: filled, output, to: params.to });
           await ctx.output(output, `${base}.${params.to}`, params.to, result.pages ?? null);
         },
       };
@@ -306,6 +353,16 @@ function parse<T extends z.ZodType>(schema: T, params: unknown): z.output<T> {
     throw new ServiceError("bad_request", `Tham số không hợp lệ: ${errors.map((e) => `${e.path || "/"} ${e.message}`).join("; ")}.`, { errors });
   }
   return r.data;
+}
+
+/** Multipart sends JSON objects as text fields; JSON bodies send them as they are. */
+function parseJsonField(value: unknown, pointer: string): unknown {
+  if (typeof value !== "string") return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new ServiceError("bad_request", `Trường ${pointer.slice(1)} phải là JSON hợp lệ.`, { errors: [{ path: pointer, message: "malformed JSON" }] });
+  }
 }
 
 function requireSource(intake: Intake): Source {

@@ -1,8 +1,8 @@
 // The /v1 route group (DocBuilder). Each handler: authenticate, call one domain function, answer.
 
-import { Hono, type MiddlewareHandler } from "hono";
+import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { ServiceError } from "../errors";
-import type { DocBuilderService } from "../docbuilder/service";
+import type { ConvertOutcome, DocBuilderService } from "../docbuilder/service";
 import type { WorkerPool } from "../docbuilder/pool";
 import { allowedEndpoints } from "../editions/limits";
 import { FORMATS, PDF_CONTENT_TYPE, targetsOf, type Family } from "../../workers/formats";
@@ -79,26 +79,7 @@ export function v1Routes(deps: V1Deps): Hono<AppEnv> {
 
   route(app, "/formats", { GET: (c) => c.json(formatsBody()) });
 
-  route(app, "/convert", {
-    POST: async (c) => {
-      const outcome = await docbuilder.convert(c.req.raw, c.get("requestId"));
-      if (outcome.mode === "async") {
-        c.header("Location", `/v1/jobs/${outcome.job.id}`);
-        return c.json(outcome.job, 202);
-      }
-      const out = outcome.job.outputs[0]!;
-      return new Response(Bun.file(outcome.file), {
-        status: 200,
-        headers: {
-          "Content-Type": out.content_type,
-          "Content-Disposition": contentDisposition(out.filename),
-          "X-SVC-Job-Id": outcome.job.id,
-          "X-SVC-File-Id": out.file_id,
-          ...(out.pages !== null ? { "X-SVC-Pages": String(out.pages) } : {}),
-        },
-      });
-    },
-  });
+  route(app, "/convert", { POST: async (c) => jobResponse(c, await docbuilder.convert(c.req.raw, c.get("requestId"))) });
 
   for (const what of ["text", "meta", "thumbnail"] as const) {
     route(app, `/extract/${what}`, {
@@ -124,15 +105,7 @@ export function v1Routes(deps: V1Deps): Hono<AppEnv> {
       throw new ServiceError("not_implemented", "POST /v1/build chưa có trong bản dựng này.");
     },
   });
-  route(app, "/template/render", {
-    POST: () => {
-      const edition = docbuilder.edition();
-      if (edition !== "enterprise") {
-        throw new ServiceError("forbidden_feature", "Điền mẫu tài liệu chỉ có trong phiên bản enterprise.", { feature: "template/render", edition });
-      }
-      throw new ServiceError("not_implemented", "POST /v1/template/render chưa có trong bản dựng này.");
-    },
-  });
+  route(app, "/template/render", { POST: async (c) => jobResponse(c, await docbuilder.renderTemplate(c.req.raw, c.get("requestId"))) });
 
   route(app, "/jobs/:id", { GET: (c) => c.json(docbuilder.job(c.req.param("id")!)) });
 
@@ -150,6 +123,29 @@ export function v1Routes(deps: V1Deps): Hono<AppEnv> {
   });
 
   return app;
+}
+
+/**
+ * The answer of a job endpoint: 202 with the job when asynchronous; when synchronous, the file
+ * itself for one output, or the finished job (200) when a build asked for several.
+ */
+function jobResponse(c: Context<AppEnv>, outcome: ConvertOutcome): Response {
+  if (outcome.mode === "async") {
+    c.header("Location", `/v1/jobs/${outcome.job.id}`);
+    return c.json(outcome.job, 202);
+  }
+  if (outcome.job.outputs.length > 1) return c.json(outcome.job, 200);
+  const out = outcome.job.outputs[0]!;
+  return new Response(Bun.file(outcome.file), {
+    status: 200,
+    headers: {
+      "Content-Type": out.content_type,
+      "Content-Disposition": contentDisposition(out.filename),
+      "X-SVC-Job-Id": outcome.job.id,
+      "X-SVC-File-Id": out.file_id,
+      ...(out.pages !== null ? { "X-SVC-Pages": String(out.pages) } : {}),
+    },
+  });
 }
 
 /** GET /v1/formats: every source format by family, and the targets each family reaches. */
