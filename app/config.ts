@@ -143,6 +143,11 @@ const schema = z.object({
   SVC_ONLINE_FRAME_ANCESTORS: z.string().trim().prefault(""),
   SVC_ONLINE_ALIASGROUP1: z.string().trim().prefault(""),
   SVC_EDSRV_ADMIN_PASSWORD: z.string().prefault(""),
+  SVC_EDSRV_LISTEN: hostPort.prefault("127.0.0.1:9980"),
+  /** Seconds between autosaves of a modified document; 0 switches autosave off. */
+  SVC_EDSRV_AUTOSAVE_SECONDS: int(0, 86_400).prefault("60"),
+  /** Idle kit processes kept started, so a document opens without engine start-up. */
+  SVC_EDSRV_IDLE_KITS: int(0, 16).prefault("2"),
 });
 
 export type RawConfig = z.output<typeof schema>;
@@ -184,6 +189,12 @@ export interface Config {
     /** SVC_ONLINE_ALIASGROUP1, 2, … in order, stopping at the first gap (as Collabora does). */
     aliasGroups: string[];
     adminPassword: string;
+  };
+  edsrv: {
+    listen: { hostname: string; port: number };
+    /** 0 = autosave off. */
+    autosaveSeconds: number;
+    idleKits: number;
   };
 }
 
@@ -245,6 +256,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       frameAncestors: c.SVC_ONLINE_FRAME_ANCESTORS,
       aliasGroups,
       adminPassword: c.SVC_EDSRV_ADMIN_PASSWORD,
+    },
+    edsrv: {
+      listen: c.SVC_EDSRV_LISTEN,
+      autosaveSeconds: c.SVC_EDSRV_AUTOSAVE_SECONDS,
+      idleKits: c.SVC_EDSRV_IDLE_KITS,
     },
   };
 }

@@ -82,6 +82,11 @@ say(`starting gate + DocBuilder on ${env.SVC_APP_LISTEN} (office-engine workers 
 start("gate+docbuilder", process.execPath, [path.join(root, "app/main.ts")], env);
 await waitFor(`http://${env.SVC_APP_LISTEN}/v1/status`, 120_000);
 
+env.SVC_EDSRV_LISTEN ??= "127.0.0.1:9980";
+say(`starting the editing server on ${env.SVC_EDSRV_LISTEN} (idle kits warm up first)`);
+start("edsrv", process.execPath, [path.join(root, "app/edsrv/main.ts")], env);
+await waitFor(`http://${env.SVC_EDSRV_LISTEN}/hosting/capabilities`, 120_000);
+
 say(`starting the inner proxy (Caddy) on ${proxyAddress}`);
 start("caddy", "caddy", ["run", "--config", path.join(root, "Caddyfile"), "--adapter", "caddyfile"], {
   ...env,

@@ -329,7 +329,200 @@ export class LokDocument {
   getSignatureState(): number {
     return this.fn("getSignatureState", ["ptr"], "i32")(this.handle);
   }
+
+  // --- Views and input (used by the editing server's kit, workers/kit-main.ts) ---------------
+
+  createView(): number {
+    return this.fn("createView", ["ptr"], "i32")(this.handle);
+  }
+
+  destroyView(id: number): void {
+    this.fn("destroyView", ["ptr", "i32"], "void")(this.handle, id);
+  }
+
+  setView(id: number): void {
+    this.fn("setView", ["ptr", "i32"], "void")(this.handle, id);
+  }
+
+  getView(): number {
+    return this.fn("getView", ["ptr"], "i32")(this.handle);
+  }
+
+  getViewsCount(): number {
+    return this.fn("getViewsCount", ["ptr"], "i32")(this.handle);
+  }
+
+  /** type: LOK_KEYEVENT_KEYINPUT (0) or KEYUP (1); charCode: Unicode code point; keyCode: VCL key code. */
+  postKeyEvent(type: number, charCode: number, keyCode: number): void {
+    this.fn("postKeyEvent", ["ptr", "i32", "i32", "i32"], "void")(this.handle, type, charCode, keyCode);
+  }
+
+  /** Twip coordinates; type: LOK_MOUSEEVENT_*; buttons: 1 left, 2 middle, 4 right; modifier: VCL KEY_SHIFT etc. */
+  postMouseEvent(type: number, x: number, y: number, count: number, buttons: number, modifier: number): void {
+    this.fn("postMouseEvent", ["ptr", "i32", "i32", "i32", "i32", "i32", "i32"], "void")(this.handle, type, x, y, count, buttons, modifier);
+  }
+
+  /** windowId 0 = the document window; type: LOK_EXT_TEXTINPUT (0) or LOK_EXT_TEXTINPUT_END (2). */
+  postWindowExtTextInputEvent(windowId: number, type: number, text: string): void {
+    const t = cstr(text);
+    this.fn("postWindowExtTextInputEvent", ["ptr", "u32", "i32", "ptr"], "void")(this.handle, windowId, type, ptr(t));
+  }
+
+  setTextSelection(type: number, x: number, y: number): void {
+    this.fn("setTextSelection", ["ptr", "i32", "i32", "i32"], "void")(this.handle, type, x, y);
+  }
+
+  setClientZoom(tilePixelWidth: number, tilePixelHeight: number, tileTwipWidth: number, tileTwipHeight: number): void {
+    this.fn("setClientZoom", ["ptr", "i32", "i32", "i32", "i32"], "void")(this.handle, tilePixelWidth, tilePixelHeight, tileTwipWidth, tileTwipHeight);
+  }
+
+  setClientVisibleArea(x: number, y: number, w: number, h: number): void {
+    this.fn("setClientVisibleArea", ["ptr", "i32", "i32", "i32", "i32"], "void")(this.handle, x, y, w, h);
+  }
+
+  /**
+   * Registers a document callback for the CURRENT view (setView first) that only queues events
+   * in native memory, tagged with `tag` (usually the view id). LibreOffice calls document
+   * callbacks from its main-loop thread, where no JS may run; drain them with drainCallbacks().
+   */
+  registerQueuedCallback(tag: number): void {
+    const q = callbackQueue();
+    this.fn("registerCallback", ["ptr", "ptr", "ptr"], "void")(this.handle, q.fn, tag);
+  }
+
+  /** Removes the current view's document callback. */
+  unregisterCallback(): void {
+    this.fn("registerCallback", ["ptr", "ptr", "ptr"], "void")(this.handle, null, null);
+  }
 }
+
+/** One queued document callback event (see LokDocument.registerQueuedCallback). */
+export interface QueuedCallback {
+  tag: number;
+  type: number;
+  payload: string;
+}
+
+const QUEUE_C = `
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+typedef struct ev { struct ev* next; int tag; int type; int len; char* payload; } ev;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static ev* head = 0;
+static ev* tail = 0;
+static volatile int pending = 0;
+static void lok_q_cb(int type, const char* payload, void* data) {
+  ev* e = (ev*)malloc(sizeof(ev));
+  if (!e) return;
+  int len = payload ? (int)strlen(payload) : 0;
+  e->next = 0; e->tag = (int)(long)data; e->type = type; e->len = len;
+  e->payload = (char*)malloc(len + 1);
+  if (!e->payload) { free(e); return; }
+  if (len) memcpy(e->payload, payload, len);
+  e->payload[len] = 0;
+  pthread_mutex_lock(&mu);
+  if (tail) tail->next = e; else head = e;
+  tail = e;
+  pending++;
+  pthread_mutex_unlock(&mu);
+}
+void* lok_q_ptr(void) { return (void*)&lok_q_cb; }
+int lok_q_pending(void) { return pending; }
+/* Moves queued events into buf as [i32 tag][i32 type][i32 len][len bytes]...; returns bytes used.
+   An event larger than the whole buffer is dropped (its payload replaced by nothing). */
+int lok_q_drain(char* buf, int cap) {
+  int used = 0;
+  pthread_mutex_lock(&mu);
+  while (head) {
+    ev* e = head;
+    int len = e->len;
+    if (12 + len > cap) len = 0;
+    if (used + 12 + len > cap) break;
+    memcpy(buf + used, &e->tag, 4); memcpy(buf + used + 4, &e->type, 4); memcpy(buf + used + 8, &len, 4);
+    if (len) memcpy(buf + used + 12, e->payload, len);
+    used += 12 + len;
+    head = e->next;
+    if (!head) tail = 0;
+    pending--;
+    free(e->payload); free(e);
+  }
+  pthread_mutex_unlock(&mu);
+  return used;
+}
+`;
+
+interface CallbackQueue {
+  fn: Pointer;
+  pending(): number;
+  drain(buf: Uint8Array): number;
+  keep: unknown;
+}
+
+let queueSingleton: CallbackQueue | null = null;
+
+function callbackQueue(): CallbackQueue {
+  if (queueSingleton) return queueSingleton;
+  const file = join(tmpdir(), `lok-queue-${process.pid}.c`);
+  writeFileSync(file, QUEUE_C);
+  try {
+    const lib = cc({
+      source: file,
+      symbols: {
+        lok_q_ptr: { args: [], returns: "ptr" },
+        lok_q_pending: { args: [], returns: "i32" },
+        lok_q_drain: { args: ["ptr", "i32"], returns: "i32" },
+      },
+    });
+    queueSingleton = {
+      fn: lib.symbols.lok_q_ptr() as Pointer,
+      pending: () => lib.symbols.lok_q_pending() as number,
+      drain: (buf) => lib.symbols.lok_q_drain(ptr(buf), buf.byteLength) as number,
+      keep: lib,
+    };
+    return queueSingleton;
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+const drainBuffer = new Uint8Array(4 << 20);
+
+/** Takes every queued document callback event (in arrival order). */
+export function drainCallbacks(): QueuedCallback[] {
+  if (!queueSingleton) return [];
+  const out: QueuedCallback[] = [];
+  const dec = new TextDecoder();
+  for (;;) {
+    const n = queueSingleton.drain(drainBuffer);
+    if (n <= 0) break;
+    const dv = new DataView(drainBuffer.buffer, 0, n);
+    let o = 0;
+    while (o < n) {
+      const tag = dv.getInt32(o, true), type = dv.getInt32(o + 4, true), len = dv.getInt32(o + 8, true);
+      out.push({ tag, type, payload: dec.decode(drainBuffer.subarray(o + 12, o + 12 + len)) });
+      o += 12 + len;
+    }
+  }
+  return out;
+}
+
+/** LibreOfficeKitEnums.h: key, mouse and text-input event types. */
+export const LOK_KEYEVENT_KEYINPUT = 0;
+export const LOK_KEYEVENT_KEYUP = 1;
+export const LOK_MOUSEEVENT_MOUSEBUTTONDOWN = 0;
+export const LOK_MOUSEEVENT_MOUSEBUTTONUP = 1;
+export const LOK_MOUSEEVENT_MOUSEMOVE = 2;
+export const LOK_EXT_TEXTINPUT = 0;
+export const LOK_EXT_TEXTINPUT_END = 2;
+export const LOK_CALLBACK_INVALIDATE_TILES = 0;
+export const LOK_CALLBACK_INVALIDATE_VISIBLE_CURSOR = 1;
+export const LOK_CALLBACK_TEXT_SELECTION = 2;
+export const LOK_CALLBACK_STATE_CHANGED = 8;
+export const LOK_CALLBACK_DOCUMENT_SIZE_CHANGED = 13;
+export const LOK_CALLBACK_SET_PART = 14;
+export const LOK_CALLBACK_UNO_COMMAND_RESULT = 16;
+export const LOK_CALLBACK_CELL_CURSOR = 17;
 
 export class LokOffice {
   readonly handle: Pointer;

@@ -1,0 +1,88 @@
+// The editor page in Debian's Chromium (playwright-core): a host page frames ed.html with a form
+// POST, does the postMessage handshake, the user types, the host sends Action_Save with Notify,
+// and the WOPI host receives the typed text.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { strFromU8, unzipSync } from "fflate";
+import { chromium, type Browser } from "playwright-core";
+import { parseConfig } from "../config";
+import { memoryLogger } from "../log";
+import { createEdsrv, type Edsrv } from "./server";
+import { startWopiHost } from "./testing/wopi-host";
+
+// /usr/bin/chromium is a shell wrapper that Playwright cannot drive; the binary is here.
+const CHROMIUM = existsSync("/usr/lib/chromium/chromium") ? "/usr/lib/chromium/chromium" : "/usr/bin/chromium";
+const FIX = path.resolve(import.meta.dir, "../../fixtures");
+let ed: Edsrv;
+let host: ReturnType<typeof startWopiHost>;
+let browser: Browser;
+let chrome: ReturnType<typeof Bun.spawn> & { stderr: ReadableStream<Uint8Array> };
+
+beforeAll(async () => {
+  host = startWopiHost();
+  const config = parseConfig({ SVC_DATA_DIR: mkdtempSync(path.join(tmpdir(), "edsrv-br-")), SVC_ONLINE_ALIASGROUP1: host.origin });
+  ed = await createEdsrv({ config, logger: memoryLogger("warn"), listen: { hostname: "127.0.0.1", port: 0 }, idleKits: 1, autosaveSeconds: 0 });
+  host.addToken("tok_browser_1", "u1", true, "Alice");
+  // Playwright's own launch (--remote-debugging-pipe) does not survive under Bun: start Chromium
+  // with a DevTools port on loopback and connect over CDP instead.
+  chrome = Bun.spawn([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", `--user-data-dir=${mkdtempSync(path.join(tmpdir(), "edsrv-chrome-"))}`, "about:blank"], { stderr: "pipe", stdout: "ignore" });
+  const reader = chrome.stderr.getReader();
+  let err = "";
+  let wsEndpoint = "";
+  while (!wsEndpoint) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`chromium exited: ${err}`);
+    err += new TextDecoder().decode(value);
+    wsEndpoint = /DevTools listening on (ws:\/\/\S+)/.exec(err)?.[1] ?? "";
+  }
+  reader.releaseLock();
+  void chrome.stderr.pipeTo(new WritableStream());
+  browser = await chromium.connectOverCDP(wsEndpoint);
+});
+afterAll(async () => {
+  await browser?.close();
+  chrome?.kill();
+  await ed?.close();
+  host?.stop();
+});
+
+function hostPage(wopiSrc: string, token: string): string {
+  const action = `${ed.url}/browser/${ed.hash}/ed.html?WOPISrc=${encodeURIComponent(wopiSrc)}&lang=en-US&closebutton=1`;
+  return `<!doctype html><html><body>
+<form id="f" method="post" target="ed" action="${action}"><input type="hidden" name="access_token" value="${token}"><input type="hidden" name="access_token_ttl" value="0"></form>
+<iframe name="ed" id="ed" style="width:1000px;height:700px"></iframe>
+<script>
+window.msgs = [];
+window.addEventListener("message", function (e) {
+  var m = JSON.parse(e.data); window.msgs.push(m);
+  if (m.MessageId === "App_LoadingStatus" && m.Values.Status === "Frame_Ready")
+    document.getElementById("ed").contentWindow.postMessage(JSON.stringify({ MessageId: "Host_PostmessageReady", Values: {} }), "*");
+});
+window.save = function () { document.getElementById("ed").contentWindow.postMessage(JSON.stringify({ MessageId: "Action_Save", Values: { Notify: true } }), "*"); };
+document.getElementById("f").submit();
+</script></body></html>`;
+}
+
+test("a docx opens in the browser from tiles, typed text is saved through Action_Save and reaches the WOPI host", async () => {
+  expect(existsSync(CHROMIUM)).toBe(true);
+  const src = host.addFile("b1", "hello.docx", readFileSync(path.join(FIX, "hello.docx")));
+  host.pages.set("b1", hostPage(src, "tok_browser_1"));
+  const page = await (browser.contexts()[0] ?? (await browser.newContext())).newPage();
+  await page.goto(`${host.origin}/page/b1`);
+  await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.Values?.Status === "Document_Loaded"));
+  const frame = page.frames().find((f) => f.url().includes("/ed.html"))!;
+  expect(frame.url()).not.toContain("tok_browser_1");
+  await frame.waitForFunction(() => (window as any).edState.tilesDrawn > 0);
+  await frame.focus("#ime");
+  await page.keyboard.type("Browser typed 77 ");
+  await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.MessageId === "Doc_ModifiedStatus" && m.Values.Modified === true));
+  await page.evaluate(() => (window as any).save());
+  await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.MessageId === "Action_Save_Resp"));
+  const resp = await page.evaluate(() => (window as any).msgs.find((m: any) => m.MessageId === "Action_Save_Resp").Values);
+  expect(resp.success).toBe(true);
+  const put = host.puts.find((p) => p.fileId === "b1" && p.status === 200)!;
+  expect(strFromU8(unzipSync(put.bytes)["word/document.xml"]!).replace(/<[^>]+>/g, "")).toContain("Browser typed 77");
+  await page.close();
+});

@@ -1,0 +1,253 @@
+// The WOPI client and document broker against a loopback WOPI host, with real kits: open, edit
+// through key/text-input messages, save (headers), conflicts, 413, failing saves retried, the exit
+// save, read-only enforcement, the admin channel's view list, and a killed kit.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { strFromU8, unzipSync } from "fflate";
+import { parseConfig } from "../config";
+import { memoryLogger } from "../log";
+import { createEdsrv, type Edsrv } from "./server";
+import { startWopiHost } from "./testing/wopi-host";
+import { TestSocket, docWsUrl } from "./testing/ws-client";
+
+const FIX = path.resolve(import.meta.dir, "../../fixtures");
+let ed: Edsrv;
+let host: ReturnType<typeof startWopiHost>;
+const logger = memoryLogger("debug");
+let origin: string;
+let fileSeq = 0;
+
+beforeAll(async () => {
+  host = startWopiHost();
+  const config = parseConfig({
+    SVC_DATA_DIR: mkdtempSync(path.join(tmpdir(), "edsrv-docs-")),
+    SVC_ONLINE_ALIASGROUP1: host.origin,
+    SVC_EDSRV_ADMIN_PASSWORD: "admin-pw",
+  });
+  ed = await createEdsrv({ config, logger, listen: { hostname: "127.0.0.1", port: 0 }, idleKits: 2, saveRetryMs: 50, autosaveSeconds: 0 });
+  origin = `http://${new URL(ed.url).host}`;
+  host.addToken("tok_edit_1", "u1", true, "Alice");
+  host.addToken("tok_edit_2", "u2", true, "Bob");
+  host.addToken("tok_view", "u3", false, "Carol");
+});
+afterAll(async () => {
+  await ed?.close();
+  host?.stop();
+});
+
+function docxText(bytes: Uint8Array): string {
+  return strFromU8(unzipSync(bytes)["word/document.xml"]!).replace(/<[^>]+>/g, "");
+}
+
+async function open(wopiSrc: string, token: string, extra = "") {
+  const s = new TestSocket(docWsUrl(ed.url, wopiSrc, token, extra), origin);
+  await s.opened;
+  s.send(`load url=${encodeURIComponent(wopiSrc)}`);
+  await s.waitText("status:");
+  return s;
+}
+
+function newDoc(fixture = "hello.docx"): string {
+  const id = `f${++fileSeq}`;
+  return host.addFile(id, fixture, readFileSync(path.join(FIX, fixture)));
+}
+const fileId = (src: string) => src.split("/").pop()!;
+
+async function typeAndSave(s: TestSocket, text: string) {
+  const before = s.frames.length;
+  s.send(`textinput text=${encodeURIComponent(text)}`);
+  await s.waitText("statechanged: .uno:ModifiedStatus=true", before);
+  const n = s.frames.length;
+  s.send("save dontTerminateEdit=1 notify=1");
+  return JSON.parse((await s.waitText("saveresult:", n)).slice(12));
+}
+
+describe("WOPI client and saves", () => {
+  test("a save sends PutFile with X-WOPI-Override PUT, the X-COOL-WOPI headers and the typed text", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1");
+    expect(s.texts()).toContain("perm: edit");
+    const r = await typeAndSave(s, "Zebra42 ");
+    expect(r).toMatchObject({ success: true, result: "stored" });
+    const put = host.puts.find((p) => p.fileId === fileId(src))!;
+    expect(put.headers["x-wopi-override"]).toBe("PUT");
+    expect(put.headers["x-cool-wopi-ismodifiedbyuser"]).toBe("true");
+    expect(put.headers["x-cool-wopi-isautosave"]).toBe("false");
+    expect(put.headers["x-cool-wopi-isexitsave"]).toBe("false");
+    expect(put.headers["x-cool-wopi-timestamp"]).toBe("2026-01-02T03:04:06.000000Z");
+    expect(put.headers.authorization).toBe("Bearer tok_edit_1");
+    expect(docxText(put.bytes)).toContain("Zebra42");
+    // After the save the document is unmodified again, and the log has no token.
+    await s.waitText("statechanged: .uno:ModifiedStatus=false");
+    expect(logger.lines.join("\n")).not.toContain("tok_edit_1");
+    s.close();
+  });
+
+  test("a key event modifies the document and the next save carries the new LastModifiedTime as timestamp", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1");
+    await typeAndSave(s, "one ");
+    const n = s.frames.length;
+    s.send("key type=input char=65 key=0");
+    s.send("key type=up char=65 key=0");
+    await s.waitText("statechanged: .uno:ModifiedStatus=true", n);
+    s.send("save notify=1");
+    await s.waitText("saveresult:", n);
+    const puts = host.puts.filter((p) => p.fileId === fileId(src));
+    expect(puts.length).toBe(2);
+    expect(puts[1]!.headers["x-cool-wopi-timestamp"]).toBe("2026-01-02T03:04:07.000000Z");
+    expect(docxText(puts[1]!.bytes)).toContain("one A");
+    s.close();
+  });
+
+  test("a 409 from PutFile is a document conflict reported to the session; a forced save overwrites", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1");
+    host.files.get(fileId(src))!.version = 7; // someone else stored a new version
+    const r = await typeAndSave(s, "mine ");
+    expect(r).toMatchObject({ success: false, result: "conflict" });
+    expect(s.texts()).toContain("error: cmd=storage kind=documentconflict");
+    const n = s.frames.length;
+    s.send("save force=1 notify=1");
+    expect(JSON.parse((await s.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: true });
+    const last = host.puts.filter((p) => p.fileId === fileId(src)).pop()!;
+    expect(last.headers["x-cool-wopi-timestamp"]).toBeUndefined();
+    s.close();
+  });
+
+  test("a different LastModifiedTime in a new view's CheckFileInfo is a conflict", async () => {
+    const src = newDoc();
+    const s1 = await open(src, "tok_edit_1");
+    host.files.get(fileId(src))!.version = 9;
+    const s2 = await open(src, "tok_edit_2");
+    await s1.waitText("error: cmd=storage kind=documentconflict");
+    s1.close();
+    s2.close();
+  });
+
+  test("a 413 makes every session read-only", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1");
+    host.putPlan.push(413);
+    const r = await typeAndSave(s, "big ");
+    expect(r).toMatchObject({ success: false, result: "toolarge" });
+    await s.waitText("perm: readonly");
+    expect(s.texts()).toContain("error: cmd=storage kind=savetoolarge");
+    const n = s.frames.length;
+    s.send("textinput text=more");
+    expect(await s.waitText("error:", n)).toBe("error: cmd=textinput kind=readonly");
+    s.close();
+  });
+
+  test("a failing PutFile is retried until it is stored", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1");
+    host.putPlan.push(500, 503);
+    const r = await typeAndSave(s, "retry me ");
+    expect(r).toMatchObject({ success: false, result: "failed" });
+    const stored = await host.waitPut((p) => p.fileId === fileId(src) && p.status === 200);
+    expect(docxText(stored.bytes)).toContain("retry me");
+    expect(host.puts.filter((p) => p.fileId === fileId(src)).map((p) => p.status)).toEqual([500, 503, 200]);
+    s.close();
+  });
+
+  test("the last view leaving triggers an exit save (IsExitSave true), retried when it fails", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1");
+    const n = s.frames.length;
+    s.send(`textinput text=${encodeURIComponent("bye ")}`);
+    await s.waitText("statechanged: .uno:ModifiedStatus=true", n);
+    host.putPlan.push(502);
+    s.close();
+    const put = await host.waitPut((p) => p.fileId === fileId(src) && p.status === 200);
+    expect(put.headers["x-cool-wopi-isexitsave"]).toBe("true");
+    expect(docxText(put.bytes)).toContain("bye");
+    const all = host.puts.filter((p) => p.fileId === fileId(src));
+    expect(all.map((p) => p.status)).toEqual([502, 200]);
+    expect(all.every((p) => p.headers["x-cool-wopi-isexitsave"] === "true")).toBe(true);
+  });
+});
+
+describe("read-only sessions", () => {
+  test("UserCanWrite false gives perm readonly and the server drops edits and saves", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_view");
+    expect(s.texts()).toContain("perm: readonly");
+    let n = s.frames.length;
+    s.send("key type=input char=66 key=0");
+    expect(await s.waitText("error:", n)).toBe("error: cmd=key kind=readonly");
+    n = s.frames.length;
+    s.send("uno .uno:Delete");
+    expect(await s.waitText("error:", n)).toBe("error: cmd=uno kind=readonly");
+    n = s.frames.length;
+    s.send("save notify=1");
+    expect(JSON.parse((await s.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: false, result: "readonly" });
+    expect(host.puts.some((p) => p.fileId === fileId(src))).toBe(false);
+    expect(s.texts()).not.toContain("statechanged: .uno:ModifiedStatus=true");
+    s.close();
+  });
+
+  test("permission=readonly in the document URL gives a read-only view", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1", "&permission=readonly");
+    expect(s.texts()).toContain("perm: readonly");
+    s.close();
+  });
+});
+
+describe("admin channel and kits", () => {
+  async function adminSocket() {
+    const res = await fetch(`${ed.url}/browser/dist/admin/admin.html`, { headers: { Authorization: `Basic ${Buffer.from("admin:admin-pw").toString("base64")}` } });
+    const jwt = /jwt=([^;]+)/.exec(res.headers.get("set-cookie")!)![1]!;
+    const a = new TestSocket(`${ed.url.replace("http", "ws")}/ed/adminws`, origin);
+    await a.opened;
+    a.send(`auth jwt=${jwt}`);
+    return a;
+  }
+
+  test("documents lists exactly the open views with their read-only flags, and adddoc/rmdoc are pushed", async () => {
+    const a = await adminSocket();
+    a.send("subscribe adddoc rmdoc");
+    const src = newDoc();
+    const s1 = await open(src, "tok_edit_1");
+    const s2 = await open(src, "tok_view");
+    await a.wait((f) => typeof f === "string" && f.startsWith("adddoc") && f.split(" ")[8] === "1");
+    const n = a.frames.length;
+    a.send("documents");
+    const docs = JSON.parse((await a.waitText("documents ", n)).slice(10)).documents;
+    const doc = docs.find((d: any) => d.wopiSrc === src);
+    expect(doc.activeViews).toBe(2);
+    expect(doc.fileName).toBe("hello.docx");
+    expect(doc.docKey).toBe(encodeURIComponent(`${host.origin}/wopi/files/${fileId(src)}`));
+    expect(doc.views.map((v: any) => [v.userName, v.readonly]).sort()).toEqual([["Alice", "0"], ["Carol", "1"]]);
+    a.send("active_users_count");
+    expect(Number((await a.waitText("active_users_count", n)).split(" ")[1])).toBeGreaterThanOrEqual(2);
+    a.send("version");
+    expect(await a.waitText("coolserver ", n)).toContain('"Version"');
+    s2.close();
+    await a.wait((f) => typeof f === "string" && f.startsWith("rmdoc"));
+    s1.close();
+    a.close();
+  });
+
+  test("a killed kit is reported to its users and the server keeps serving other documents", async () => {
+    const src1 = newDoc(), src2 = newDoc();
+    const s1 = await open(src1, "tok_edit_1");
+    const s2 = await open(src2, "tok_edit_1");
+    const victim = [...ed.brokers.values()].find((b) => b.wopiSrc === src1)!;
+    process.kill(victim.pid, "SIGKILL");
+    expect(await s1.waitText("error: cmd=internal")).toBe("error: cmd=internal kind=crashed");
+    await s1.whenClosed();
+    // The other document still works, and the crashed one can be opened again.
+    const r = await typeAndSave(s2, "still here ");
+    expect(r.success).toBe(true);
+    const again = await open(src1, "tok_edit_1");
+    expect(again.texts()).toContain("perm: edit");
+    const metrics = await (await fetch(`${ed.url}/ed/getMetrics`, { headers: { Authorization: `Basic ${Buffer.from("admin:admin-pw").toString("base64")}` } })).text();
+    expect(metrics).toMatch(/kit_crashed_total [1-9]/);
+    s2.close();
+    again.close();
+  });
+});

@@ -1,0 +1,640 @@
+// The document broker: one per open document (docKey). It owns the kit that hosts the document,
+// the views (one per WebSocket session), the WOPI state (LastModifiedTime, tokens) and the save
+// state machine:
+//
+//   idle ──save requested──▶ saving ──200──▶ idle (stored)
+//                              ├──409────▶ conflict   (no automatic retry; a forced save may overwrite)
+//                              ├──413────▶ too large  (every session becomes read-only)
+//                              ├──401/403/404─▶ unauthorized (that token is dropped; another editor's token is tried next time)
+//                              └──other / no answer ─▶ retry after a back-off (the document is kept)
+//
+// Saves run one at a time; a save requested while one runs is run after it. Saves happen on
+// request (the page's save / Action_Save), as autosave while the document is modified (every
+// SVC_EDSRV_AUTOSAVE_SECONDS), and as an exit save when the last view leaves. The document and
+// its kit stay until the last change is stored; only then is the kit recycled.
+
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { Logger } from "../log";
+import { EDITABLE_EXTENSIONS } from "./discovery";
+import { docKeyOf, type AliasGroup } from "./hosts";
+import type { Kit, KitPool } from "./kits";
+import { redactUrl, type CheckFileInfo, type WopiAuth, type WopiClient } from "./wopi-client";
+
+export interface ClientSession {
+  id: string;
+  send(frame: string | Uint8Array): void;
+  close(): void;
+  auth: WopiAuth;
+  /** permission=readonly in the document URL. */
+  requestedReadOnly: boolean;
+  lang: string;
+  readOnly: boolean;
+  viewId?: number;
+  info?: CheckFileInfo;
+  userId: string;
+  userName: string;
+  joinedAt: number;
+  lastActivity: number;
+}
+
+export interface AdminEvents {
+  addView(doc: DocumentBroker, s: ClientSession): void;
+  removeView(doc: DocumentBroker, s: ClientSession): void;
+  modified(doc: DocumentBroker): void;
+  uploaded(doc: DocumentBroker, ok: boolean): void;
+}
+
+export interface BrokerDeps {
+  pool: KitPool;
+  wopi: WopiClient;
+  logger: Logger;
+  workRoot: string;
+  autosaveSeconds: number;
+  /** First retry delay of a failed save; doubles up to 60 s. */
+  saveRetryMs: number;
+  admin: AdminEvents;
+  onClosed(doc: DocumentBroker): void;
+}
+
+type SaveReason = "user" | "auto" | "exit";
+export interface SaveOutcome {
+  success: boolean;
+  result: "stored" | "unmodified" | "conflict" | "toolarge" | "unauthorized" | "failed" | "readonly" | "unavailable";
+  errorMsg?: string;
+}
+
+/** VCL key codes that only move or select (they do not change the document). */
+const NAVIGATION_KEYS = new Set([1024, 1025, 1026, 1027, 1028, 1029, 1030, 1031, 1281]);
+/** UNO commands a session may send that do not modify the document (allowed for read-only views). */
+const READONLY_UNO = new Set([".uno:Copy", ".uno:SelectAll", ".uno:Zoom", ".uno:ZoomIn", ".uno:ZoomOut"]);
+const CALLBACK_NAMES: Record<number, string> = {
+  0: "invalidatetiles",
+  1: "invalidatecursor",
+  2: "textselection",
+  5: "cursorvisible",
+  8: "statechanged",
+  14: "setpart",
+  16: "unocommandresult",
+  17: "cellcursor",
+  22: "error",
+  24: "invalidateviewcursor",
+  25: "textviewselection",
+  28: "viewcursorvisible",
+};
+
+let brokerSeq = 0;
+
+export class DocumentBroker {
+  readonly docKey: string;
+  readonly id = ++brokerSeq;
+  readonly sessions = new Map<string, ClientSession>();
+  kit: Kit | null = null;
+  state: "new" | "loading" | "loaded" | "closing" | "closed" = "new";
+  fileName = "";
+  ext = "";
+  docType = "";
+  lastModifiedTime: string | null = null;
+  editSeq = 0;
+  savedSeq = 0;
+  everUploaded = false;
+  conflict = false;
+  tooLarge = false;
+  readonly startedAt = Date.now();
+  lastActivity = Date.now();
+  private readonly dir: string;
+  private loadPromise: Promise<void> | null = null;
+  private chain: Promise<unknown> = Promise.resolve();
+  private saving: Promise<SaveOutcome> | null = null;
+  private saveQueued: { reason: SaveReason; force: boolean; extendedData?: string; session?: ClientSession } | null = null;
+  private retryTimer: Timer | null = null;
+  private retryDelay: number;
+  private autosaveTimer: Timer | null = null;
+  private lastAuth: WopiAuth | null = null;
+  private saveCounter = 0;
+  private lastModifiedNotified = false;
+  private readonly log: Logger;
+
+  constructor(
+    readonly wopiSrc: string,
+    readonly group: AliasGroup | null,
+    private readonly deps: BrokerDeps,
+  ) {
+    this.docKey = docKeyOf(wopiSrc, group);
+    this.dir = path.join(deps.workRoot, `doc-${process.pid}-${this.id}`);
+    this.retryDelay = deps.saveRetryMs;
+    this.log = deps.logger.child({ component: "document", doc: this.id, wopi: redactUrl(wopiSrc) });
+  }
+
+  get wopiHost(): string {
+    return new URL(this.wopiSrc).hostname;
+  }
+  get modified(): boolean {
+    return this.editSeq > this.savedSeq;
+  }
+  get pid(): number {
+    return this.kit?.pid ?? 0;
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const p = this.chain.then(fn, fn);
+    this.chain = p.catch(() => {});
+    return p;
+  }
+
+  // ----------------------------------------------------------------------------- sessions
+
+  /** CheckFileInfo for the new view, load on the first view, then create the view. */
+  addSession(s: ClientSession): Promise<boolean> {
+    return this.serial(() => this.attach(s));
+  }
+
+  private async attach(s: ClientSession): Promise<boolean> {
+    if (this.state === "closed" || (this.state === "closing" && !this.kit?.alive)) {
+      s.send("error: cmd=internal kind=docunloading");
+      s.close();
+      return false;
+    }
+    s.send('progress: {"id":"find"}');
+    const cfi = await this.deps.wopi.checkFileInfo(this.wopiSrc, s.auth);
+    if (cfi.kind !== "ok") {
+      this.log.warn("checkfileinfo_failed", { session: s.id, kind: cfi.kind, status: cfi.status });
+      s.send(cfi.kind === "unauthorized" ? "error: cmd=internal kind=unauthorized" : "error: cmd=load kind=faileddocloading");
+      s.close();
+      if (this.state === "new") this.dispose();
+      else this.maybeClose();
+      return false;
+    }
+    const info = cfi.info;
+    s.info = info;
+    s.userId = String(info.UserId ?? "");
+    s.userName = typeof info.UserFriendlyName === "string" && info.UserFriendlyName ? info.UserFriendlyName : `UnknownUser${s.userId ? "_" + s.userId : ""}`;
+    const ext = path.extname(info.BaseFileName).slice(1).toLowerCase();
+    s.readOnly = info.UserCanWrite !== true || s.requestedReadOnly || !EDITABLE_EXTENSIONS.has(ext) || this.tooLarge;
+
+    if (this.state === "closing") this.state = "loaded"; // a view came back during the exit save
+    if (this.state === "loaded") {
+      // Every new view re-reads CheckFileInfo; a different LastModifiedTime means someone else changed the file.
+      const lmt = info.LastModifiedTime ?? null;
+      if (lmt !== null && this.lastModifiedTime !== null && lmt !== this.lastModifiedTime && !this.saving) {
+        this.conflict = true;
+        this.log.warn("document_conflict", { reason: "checkfileinfo" });
+        this.broadcast("error: cmd=storage kind=documentconflict");
+      }
+    } else {
+      this.state = "loading";
+      this.fileName = info.BaseFileName;
+      this.ext = ext;
+      this.lastModifiedTime = info.LastModifiedTime ?? null;
+      const ok = await this.load(s, info);
+      if (!ok) {
+        s.close();
+        this.dispose();
+        return false;
+      }
+    }
+    if (!this.kit || this.state !== "loaded") {
+      s.send("error: cmd=internal kind=docunloading");
+      s.close();
+      return false;
+    }
+    let viewId: number;
+    try {
+      viewId = (await this.kit.request<{ viewId: number }>("view", { readOnly: s.readOnly })).viewId;
+    } catch (err) {
+      this.log.error("view_create_failed", { error: err as Error });
+      s.send("error: cmd=load kind=faileddocloading");
+      s.close();
+      return false;
+    }
+    s.viewId = viewId;
+    this.sessions.set(s.id, s);
+    if (!s.readOnly) this.lastAuth = s.auth;
+    this.lastActivity = Date.now();
+    const wopiInfo = {
+      BaseFileName: info.BaseFileName,
+      UserCanWrite: info.UserCanWrite === true,
+      PostMessageOrigin: info.PostMessageOrigin,
+      UserId: s.userId,
+      UserFriendlyName: s.userName,
+      IsOwner: info.OwnerId !== undefined && info.OwnerId === info.UserId,
+      HideSaveOption: info.HideSaveOption,
+      EnableOwnerTermination: info.EnableOwnerTermination,
+    };
+    s.send(`wopi: ${JSON.stringify(wopiInfo)}`);
+    s.send(`perm: ${s.readOnly ? "readonly" : "edit"}`);
+    s.send(`filemode: ${JSON.stringify({ readOnly: s.readOnly })}`);
+    if (this.lastModifiedTime !== null) s.send(`lastmodtime: ${this.lastModifiedTime}`);
+    const st = await this.kit.request("status", { viewId });
+    s.send(`status: ${JSON.stringify({ ...st, viewid: viewId, docType: this.docType })}`);
+    s.send(`statechanged: .uno:ModifiedStatus=${this.modified}`);
+    this.broadcastViews();
+    this.deps.admin.addView(this, s);
+    this.log.info("view_added", { session: s.id, view_id: viewId, read_only: s.readOnly, views: this.sessions.size });
+    this.startAutosave();
+    return true;
+  }
+
+  private async load(s: ClientSession, info: CheckFileInfo): Promise<boolean> {
+    mkdirSync(this.dir, { recursive: true });
+    const file = await this.deps.wopi.getFile(this.wopiSrc, s.auth, typeof info.FileUrl === "string" && info.FileUrl ? info.FileUrl : undefined);
+    if (!("bytes" in file)) {
+      this.log.warn("getfile_failed", { status: file.status });
+      s.send("error: cmd=load kind=faileddocloading");
+      return false;
+    }
+    const local = path.join(this.dir, `original${this.ext ? "." + this.ext : ""}`);
+    writeFileSync(local, file.bytes);
+    let kit: Kit;
+    try {
+      kit = await this.deps.pool.acquire();
+    } catch (err) {
+      this.log.error("kit_unavailable", { error: err as Error });
+      s.send("error: cmd=internal kind=kitunavailable");
+      return false;
+    }
+    this.kit = kit;
+    kit.onCallback = (e) => this.onKitCallback(e.viewId, e.cb, e.payload);
+    kit.onExit = ({ crashed }) => {
+      if (crashed) this.onKitCrash();
+    };
+    try {
+      const st = await kit.request<{ type: string }>("load", { path: local });
+      this.docType = st.type;
+    } catch (err) {
+      this.log.warn("document_load_failed", { error: err as Error });
+      s.send("error: cmd=load kind=faileddocloading");
+      return false;
+    }
+    this.state = "loaded";
+    this.log.info("document_loaded", { kit_pid: kit.pid, ext: this.ext, bytes: file.bytes.byteLength });
+    return true;
+  }
+
+  removeSession(s: ClientSession): void {
+    void this.serial(async () => {
+      if (!this.sessions.delete(s.id)) return;
+      this.deps.admin.removeView(this, s);
+      this.log.info("view_removed", { session: s.id, views: this.sessions.size });
+      if (this.kit?.alive && s.viewId !== undefined) {
+        try {
+          await this.kit.request("unview", { viewId: s.viewId });
+        } catch {
+          // the kit is going away anyway
+        }
+      }
+      this.broadcastViews();
+      this.maybeClose();
+    });
+  }
+
+  /** When no view is left: exit save if needed (kept and retried until stored), then recycle the kit. */
+  private maybeClose(): void {
+    if (this.sessions.size > 0 || this.state === "closed" || this.state === "loading" || this.state === "new") return;
+    if (this.saving || this.retryTimer) return;
+    if (this.modified && this.kit?.alive) {
+      const storable = !this.conflict && !this.tooLarge && this.authFor({}) !== null;
+      if (storable && this.state === "loaded") {
+        this.state = "closing";
+        void this.requestSave({ reason: "exit", force: false });
+        return;
+      }
+      // Unsaved changes that the storage will not take without a person deciding: keep a copy.
+      this.state = "closing";
+      void this.quarantine().then(() => this.dispose());
+      return;
+    }
+    this.dispose();
+  }
+
+  /** Keeps a copy of unsaved changes that cannot be stored (conflict, too large) in the work root. */
+  private async quarantine(): Promise<void> {
+    if (!this.kit?.alive) return;
+    const dir = path.join(this.deps.workRoot, "quarantine");
+    mkdirSync(dir, { recursive: true });
+    const target = path.join(dir, `${Date.now()}-${this.id}.${this.ext || "bin"}`);
+    try {
+      await this.kit.request("save", { path: target, format: this.ext });
+      this.log.error("document_quarantined", { reason: this.conflict ? "conflict" : "toolarge", file: path.basename(target) });
+    } catch (err) {
+      this.log.error("document_quarantine_failed", { error: err as Error });
+    }
+  }
+
+  private dispose(): void {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    if (this.autosaveTimer) clearInterval(this.autosaveTimer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    for (const s of this.sessions.values()) {
+      this.deps.admin.removeView(this, s);
+      s.close();
+    }
+    this.sessions.clear();
+    if (this.kit) this.deps.pool.release(this.kit);
+    rmSync(this.dir, { recursive: true, force: true });
+    this.log.info("document_closed", {});
+    this.deps.onClosed(this);
+  }
+
+  private onKitCrash(): void {
+    this.log.error("document_kit_crashed", { views: this.sessions.size, unsaved: this.modified });
+    for (const s of this.sessions.values()) {
+      s.send("error: cmd=internal kind=crashed");
+      s.send("close: docdisconnected");
+    }
+    this.kit = null;
+    this.dispose();
+  }
+
+  // ----------------------------------------------------------------------------- messages
+
+  private broadcast(frame: string): void {
+    for (const s of this.sessions.values()) s.send(frame);
+  }
+
+  private broadcastViews(): void {
+    const list = [...this.sessions.values()].map((v) => ({ viewid: v.viewId, userid: v.userId, username: v.userName, readonly: v.readOnly }));
+    for (const s of this.sessions.values()) s.send(`viewinfo: ${JSON.stringify(list.map((v) => ({ ...v, current: v.viewid === s.viewId })))}`);
+  }
+
+  private onKitCallback(viewId: number, cb: number, payload: string): void {
+    if (cb === 13) {
+      // The document size changed: send that view its new status.
+      const s = [...this.sessions.values()].find((x) => x.viewId === viewId);
+      if (s && this.kit) void this.kit.request("status", { viewId }).then((st) => s.send(`status: ${JSON.stringify({ ...st, viewid: viewId, docType: this.docType })}`), () => {});
+      return;
+    }
+    const name = CALLBACK_NAMES[cb];
+    if (!name) return;
+    if (cb === 8 && payload.startsWith(".uno:ModifiedStatus")) return; // the broker owns the modified state
+    for (const s of this.sessions.values()) if (s.viewId === viewId) s.send(`${name}: ${payload}`);
+  }
+
+  private markEdited(): void {
+    this.editSeq++;
+    this.lastActivity = Date.now();
+    this.notifyModified();
+  }
+
+  private notifyModified(): void {
+    const m = this.modified;
+    if (m === this.lastModifiedNotified) return;
+    this.lastModifiedNotified = m;
+    this.broadcast(`statechanged: .uno:ModifiedStatus=${m}`);
+    this.deps.admin.modified(this);
+  }
+
+  /** One text frame from a session (after `load`). Read-only sessions cannot change the document. */
+  async handleMessage(s: ClientSession, text: string): Promise<void> {
+    if (!this.sessions.has(s.id) || !this.kit || this.state === "closed") return;
+    s.lastActivity = Date.now();
+    const sp = text.indexOf(" ");
+    const cmd = sp < 0 ? text : text.slice(0, sp);
+    const args = parseArgs(sp < 0 ? "" : text.slice(sp + 1));
+    const kit = this.kit;
+    const viewId = s.viewId!;
+    const refuse = () => s.send(`error: cmd=${cmd} kind=readonly`);
+    try {
+      switch (cmd) {
+        case "tile": {
+          const r = await kit.request<{ png: string }>("tile", {
+            viewId,
+            part: intArg(args.part, 0),
+            width: intArg(args.width, 256),
+            height: intArg(args.height, 256),
+            x: intArg(args.x, 0),
+            y: intArg(args.y, 0),
+            w: intArg(args.w, 3840),
+            h: intArg(args.h, 3840),
+          });
+          const head = Buffer.from(`tile: id=${args.id ?? ""} part=${intArg(args.part, 0)} x=${intArg(args.x, 0)} y=${intArg(args.y, 0)} w=${intArg(args.w, 3840)} h=${intArg(args.h, 3840)} width=${intArg(args.width, 256)} height=${intArg(args.height, 256)}\n`);
+          s.send(new Uint8Array(Buffer.concat([head, Buffer.from(r.png, "base64")])));
+          return;
+        }
+        case "status": {
+          const st = await kit.request("status", { viewId });
+          s.send(`status: ${JSON.stringify({ ...st, viewid: viewId, docType: this.docType })}`);
+          return;
+        }
+        case "setclientpart": {
+          const st = await kit.request("part", { viewId, part: intArg(args.part, 0) });
+          s.send(`status: ${JSON.stringify({ ...st, viewid: viewId, docType: this.docType })}`);
+          return;
+        }
+        case "key": {
+          if (s.readOnly) return refuse();
+          const key = intArg(args.key, 0), ch = intArg(args.char, 0);
+          await kit.request("key", { viewId, type: args.type === "up" ? "up" : "input", char: ch, key });
+          if (args.type !== "up" && (ch !== 0 || !NAVIGATION_KEYS.has(key & 0x0fff))) this.markEdited();
+          return;
+        }
+        case "textinput": {
+          if (s.readOnly) return refuse();
+          const t = args.text ?? "";
+          await kit.request("textinput", { viewId, text: t, end: args.end !== "0" });
+          if (args.end !== "0" && t) this.markEdited();
+          return;
+        }
+        case "mouse": {
+          if (s.readOnly) return refuse();
+          await kit.request("mouse", {
+            viewId,
+            type: args.type,
+            x: intArg(args.x, 0),
+            y: intArg(args.y, 0),
+            count: intArg(args.count, 1),
+            buttons: intArg(args.buttons, 1),
+            modifier: intArg(args.modifier, 0),
+          });
+          return;
+        }
+        case "uno": {
+          const command = (args._ ?? "").split(" ")[0] ?? "";
+          if (s.readOnly && !READONLY_UNO.has(command)) return refuse();
+          await kit.request("uno", { viewId, command, args: "" });
+          if (!READONLY_UNO.has(command)) this.markEdited();
+          return;
+        }
+        case "save": {
+          if (s.readOnly) {
+            if (args.notify === "1") s.send(`saveresult: ${JSON.stringify({ success: false, result: "readonly", errorMsg: "read-only session" })}`);
+            return;
+          }
+          const out = args.dontSaveIfUnmodified === "1" && !this.modified
+            ? ({ success: true, result: "unmodified" } as SaveOutcome)
+            : await this.requestSave({ reason: "user", force: args.force === "1", extendedData: args.extendedData, session: s });
+          s.send(`saveresult: ${JSON.stringify({ ...out, notify: args.notify === "1" })}`);
+          return;
+        }
+        case "closedocument":
+          s.close();
+          return;
+        case "coolclient":
+        case "load":
+          return;
+        default:
+          s.send(`error: cmd=${cmd} kind=unknown`);
+      }
+    } catch (err) {
+      this.log.warn("command_failed", { cmd, error: err as Error });
+      s.send(`error: cmd=${cmd} kind=failed`);
+    }
+  }
+
+  // ----------------------------------------------------------------------------- saving
+
+  private startAutosave(): void {
+    if (this.autosaveTimer || this.deps.autosaveSeconds <= 0) return;
+    this.autosaveTimer = setInterval(() => {
+      if (this.modified && !this.saving && !this.retryTimer && !this.conflict && !this.tooLarge && this.state === "loaded") {
+        void this.requestSave({ reason: "auto", force: false });
+      }
+    }, this.deps.autosaveSeconds * 1000);
+  }
+
+  /** Queues a save (one runs at a time) and resolves with its outcome. */
+  requestSave(req: { reason: SaveReason; force: boolean; extendedData?: string; session?: ClientSession }): Promise<SaveOutcome> {
+    if (this.saving) {
+      // Run once more after the current one (the latest request wins; an exit save stays an exit save).
+      const exit = this.saveQueued?.reason === "exit" || req.reason === "exit";
+      this.saveQueued = { ...req, reason: exit ? "exit" : req.reason };
+      return this.saving.then(() => (this.saving ? this.saving : this.requestSave(this.saveQueued ?? req)));
+    }
+    if (this.retryTimer) {
+      clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+    }
+    const p = this.runSave(req).finally(() => {
+      this.saving = null;
+      const next = this.saveQueued;
+      this.saveQueued = null;
+      if (next) void this.requestSave(next);
+      else if (this.sessions.size === 0) this.maybeClose();
+    });
+    this.saving = p;
+    return p;
+  }
+
+  private authFor(req: { session?: ClientSession }): WopiAuth | null {
+    if (req.session && !req.session.readOnly) return req.session.auth;
+    for (const s of this.sessions.values()) if (!s.readOnly) return s.auth;
+    return this.lastAuth;
+  }
+
+  private async runSave(req: { reason: SaveReason; force: boolean; extendedData?: string; session?: ClientSession }): Promise<SaveOutcome> {
+    const kit = this.kit;
+    if (!kit?.alive || this.state === "closed") return { success: false, result: "unavailable", errorMsg: "document not loaded" };
+    const auth = this.authFor(req);
+    if (!auth) return { success: false, result: "unauthorized", errorMsg: "no editing session token" };
+    if (this.conflict && !req.force) {
+      return { success: false, result: "conflict", errorMsg: "the file was changed by someone else" };
+    }
+    const seq = this.editSeq;
+    const modifiedByUser = this.modified;
+    const file = path.join(this.dir, `save-${++this.saveCounter}${this.ext ? "." + this.ext : ""}`);
+    try {
+      await kit.request("save", { path: file, format: this.ext });
+    } catch (err) {
+      this.log.error("document_save_failed", { error: err as Error });
+      this.scheduleRetry(req);
+      return { success: false, result: "failed", errorMsg: "the engine could not save" };
+    }
+    const body = readFileSync(file);
+    rmSync(file, { force: true });
+    const t0 = performance.now();
+    const res = await this.deps.wopi.putFile(this.wopiSrc, auth, body, {
+      isModifiedByUser: modifiedByUser,
+      isAutosave: req.reason === "auto",
+      isExitSave: req.reason === "exit",
+      timestamp: req.force ? null : this.lastModifiedTime,
+      extendedData: req.extendedData,
+    });
+    const ms = Math.round(performance.now() - t0);
+    this.log.info("putfile", { reason: req.reason, outcome: res.kind, status: "status" in res ? res.status : 200, bytes: body.byteLength, ms });
+    switch (res.kind) {
+      case "ok":
+        if (res.lastModifiedTime !== null) this.lastModifiedTime = res.lastModifiedTime;
+        this.savedSeq = Math.max(this.savedSeq, seq);
+        this.conflict = false;
+        this.everUploaded = true;
+        this.retryDelay = this.deps.saveRetryMs;
+        this.notifyModified();
+        if (this.lastModifiedTime !== null) this.broadcast(`lastmodtime: ${this.lastModifiedTime}`);
+        this.deps.admin.uploaded(this, true);
+        return { success: true, result: "stored" };
+      case "conflict":
+        this.conflict = true;
+        this.broadcast("error: cmd=storage kind=documentconflict");
+        return { success: false, result: "conflict", errorMsg: "the file was changed by someone else" };
+      case "toolarge":
+        this.tooLarge = true;
+        for (const s of this.sessions.values()) {
+          s.readOnly = true;
+          s.send("error: cmd=storage kind=savetoolarge");
+          s.send("perm: readonly");
+          s.send(`filemode: ${JSON.stringify({ readOnly: true })}`);
+        }
+        this.broadcastViews();
+        return { success: false, result: "toolarge", errorMsg: "the file is too large for the storage" };
+      case "unauthorized":
+        if (req.session) req.session.send("error: cmd=storage kind=saveunauthorized");
+        else this.broadcast("error: cmd=storage kind=saveunauthorized");
+        if (auth === this.lastAuth) this.lastAuth = null;
+        for (const s of this.sessions.values()) if (s.auth === auth) s.readOnly = true;
+        return { success: false, result: "unauthorized", errorMsg: "the storage refused the token" };
+      default:
+        this.broadcast("error: cmd=storage kind=savefailed");
+        this.deps.admin.uploaded(this, false);
+        this.scheduleRetry(req);
+        return { success: false, result: "failed", errorMsg: res.message };
+    }
+  }
+
+  private scheduleRetry(req: { reason: SaveReason; force: boolean; extendedData?: string }): void {
+    if (this.retryTimer || this.state === "closed") return;
+    const delay = this.retryDelay;
+    this.retryDelay = Math.min(this.retryDelay * 2, 60_000);
+    this.log.warn("save_retry_scheduled", { reason: req.reason, delay_ms: delay });
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      if (!this.modified && req.reason !== "user") {
+        this.maybeClose();
+        return;
+      }
+      void this.requestSave({ reason: this.sessions.size === 0 ? "exit" : req.reason === "exit" ? "exit" : "auto", force: req.force, extendedData: req.extendedData });
+    }, delay);
+  }
+
+  /** Closes every session (server shutdown) after trying to store unsaved changes. */
+  async shutdown(): Promise<void> {
+    if (this.state === "loaded" && this.modified && this.kit?.alive && !this.conflict && !this.tooLarge) {
+      await this.requestSave({ reason: "exit", force: false });
+    }
+    for (const s of this.sessions.values()) s.send("close: shuttingdown");
+    this.dispose();
+  }
+}
+
+/** key=value pairs (values URI-encoded) plus `_` = the raw text. */
+export function parseArgs(text: string): Record<string, string> {
+  const out: Record<string, string> = { _: text };
+  for (const tok of text.split(" ")) {
+    const eq = tok.indexOf("=");
+    if (eq <= 0) continue;
+    try {
+      out[tok.slice(0, eq)] = decodeURIComponent(tok.slice(eq + 1));
+    } catch {
+      out[tok.slice(0, eq)] = tok.slice(eq + 1);
+    }
+  }
+  return out;
+}
+
+function intArg(v: string | undefined, dflt: number): number {
+  if (v === undefined || v === "") return dflt;
+  const n = Number(v);
+  return Number.isFinite(n) ? Math.trunc(n) : dflt;
+}
+

@@ -1,0 +1,68 @@
+// Which WOPI hosts the editing server opens documents from: the alias groups
+// SVC_ONLINE_ALIASGROUP1 (always the gate), 2, … (other hosts). Each group is
+// "scheme://host:port[,alias,…]": the first item is the group's canonical host, matched on the
+// host name exactly; each alias after a comma is a regular expression over the host name (a
+// plain "scheme://name:port" alias is matched exactly). Matching is case-insensitive and on the
+// host name only, as Collabora does. The docKey maps an alias to its group's canonical host, so
+// the same file reached through an alias is the same document.
+
+export interface AliasGroup {
+  canonical: { protocol: string; host: string; port: string };
+  patterns: RegExp[];
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The host-name part of an alias item: strips scheme, port and path. */
+function hostPattern(item: string): string {
+  return item.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/.*$/, "").replace(/:\d+$/, "");
+}
+
+export function parseAliasGroups(groups: string[], onInvalid: (item: string) => void = () => {}): AliasGroup[] {
+  const out: AliasGroup[] = [];
+  for (const g of groups) {
+    const items = g.split(",").map((s) => s.trim()).filter(Boolean);
+    if (!items.length) continue;
+    let canonical: AliasGroup["canonical"];
+    try {
+      const u = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(items[0]!) ? items[0]! : `http://${items[0]}`);
+      canonical = { protocol: u.protocol.replace(":", ""), host: u.hostname.toLowerCase(), port: u.port };
+    } catch {
+      onInvalid(items[0]!);
+      continue;
+    }
+    const patterns = [new RegExp(`^${escapeRe(canonical.host.replace(/^\[|\]$/g, ""))}$`, "i")];
+    for (const alias of items.slice(1)) {
+      const host = hostPattern(alias);
+      try {
+        patterns.push(/^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/.test(host) ? new RegExp(`^${escapeRe(host)}$`, "i") : new RegExp(`^(?:${host})$`, "i"));
+      } catch {
+        onInvalid(alias);
+      }
+    }
+    out.push({ canonical, patterns });
+  }
+  return out;
+}
+
+/** The group a WOPISrc belongs to, or null (unauthorized host). */
+export function matchGroup(groups: AliasGroup[], wopiSrc: string): AliasGroup | null {
+  let u: URL;
+  try {
+    u = new URL(wopiSrc);
+  } catch {
+    return null;
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") return null;
+  const host = u.hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  return groups.find((g) => g.patterns.some((p) => p.test(host))) ?? null;
+}
+
+/** URI-encoded scheme://host:port/path of the document with the alias mapped to its canonical host. */
+export function docKeyOf(wopiSrc: string, group: AliasGroup | null): string {
+  const u = new URL(wopiSrc);
+  const port = u.port || (u.protocol === "https:" ? "443" : "80");
+  const host = group && !group.patterns[0]!.test(u.hostname) ? group.canonical.host : u.hostname;
+  const hostPort = group && host === group.canonical.host && group.canonical.port ? `${host}:${group.canonical.port}` : `${host}:${port}`;
+  return encodeURIComponent(`${u.protocol}//${hostPort}${u.pathname}`);
+}

@@ -1,0 +1,234 @@
+// The kit process pool of the editing server. A kit (workers/kit-main.ts) hosts one office
+// engine with its own profile and, once assigned, exactly one document. A few idle kits are kept
+// started so that opening a document pays no engine start-up. A kit is never reused: when its
+// document closes it is killed and a fresh idle kit is started (recycling). A kit that dies
+// fails only its own document; the pool notices the exit and tops the idle set up again.
+
+import { execa, type ResultPromise } from "execa";
+import { mkdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import type { Readable, Writable } from "node:stream";
+import type { Logger } from "../log";
+
+const KIT_ENTRY = path.resolve(import.meta.dir, "../../workers/kit-main.ts");
+
+export interface KitCallback {
+  viewId: number;
+  cb: number;
+  payload: string;
+}
+
+export interface KitPoolOptions {
+  idle: number;
+  profileRoot: string;
+  logger: Logger;
+  /** How long a starting kit may take to say ready. */
+  startTimeoutMs?: number;
+  command?: string[];
+}
+
+export class KitError extends Error {}
+
+export class Kit {
+  pid = 0;
+  version = "";
+  ready: Promise<void>;
+  exited: Promise<{ code: number | null; signal: string | null }>;
+  alive = true;
+  /** Set by the pool user: the kit now belongs to a document. */
+  assigned = false;
+  /** Killed on purpose (recycle/shutdown): its exit is not a crash. */
+  retiring = false;
+  onCallback: (e: KitCallback) => void = () => {};
+  onExit: (info: { code: number | null; signal: string | null; crashed: boolean }) => void = () => {};
+  private seq = 0;
+  private readonly pending = new Map<string, { resolve: (v: any) => void; reject: (e: Error) => void }>();
+  private readonly stdin: Writable;
+
+  constructor(
+    readonly slot: number,
+    readonly profileDir: string,
+    private readonly proc: ResultPromise,
+    private readonly log: Logger,
+    startTimeoutMs: number,
+  ) {
+    this.stdin = proc.stdin as Writable;
+    this.stdin.on("error", () => {});
+    for (const stream of [proc.stdout, proc.stderr]) {
+      (stream as Readable | null)?.on("data", () => {});
+      (stream as Readable | null)?.on("error", () => {});
+    }
+    let readyResolve!: () => void, readyReject!: (e: Error) => void;
+    this.ready = new Promise<void>((res, rej) => {
+      readyResolve = res;
+      readyReject = rej;
+    });
+    this.ready.catch(() => {});
+    const timer = setTimeout(() => readyReject(new KitError("kit did not start in time")), startTimeoutMs);
+    const replies = createInterface({ input: proc.stdio[3] as Readable });
+    replies.on("line", (line) => {
+      let msg: any;
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        return;
+      }
+      if (msg.type === "ready") {
+        clearTimeout(timer);
+        this.pid = msg.pid;
+        this.version = msg.version ?? "";
+        this.log.info("kit_ready", { pid: msg.pid, start_ms: msg.startMs, slot });
+        readyResolve();
+      } else if (msg.type === "reply") {
+        const p = this.pending.get(msg.id);
+        if (!p) return;
+        this.pending.delete(msg.id);
+        if (msg.ok) p.resolve(msg.result);
+        else p.reject(new KitError(String(msg.error)));
+      } else if (msg.type === "cb") {
+        try {
+          this.onCallback({ viewId: msg.viewId, cb: msg.cb, payload: msg.payload });
+        } catch (err) {
+          this.log.error("kit_callback_handler_failed", { error: err as Error });
+        }
+      } else if (msg.type === "log") {
+        const lvl = (["debug", "info", "warn", "error"].includes(msg.level) ? msg.level : "info") as "info";
+        this.log[lvl](String(msg.event), { ...(msg.fields ?? {}), pid: this.pid });
+      }
+    });
+    this.exited = new Promise((resolve) => {
+      // The exit event, not execa's promise (which also waits for every pipe; see docbuilder/pool.ts).
+      void Promise.resolve(proc.nodeChildProcess).then((cp) =>
+        cp.once("exit", (code: number | null, signal: string | null) => {
+          this.alive = false;
+          clearTimeout(timer);
+          readyReject(new KitError("kit exited before it was ready"));
+          for (const p of this.pending.values()) p.reject(new KitError("kit exited"));
+          this.pending.clear();
+          const crashed = !this.retiring;
+          if (crashed) this.log.error("kit_exited", { pid: this.pid, code, signal, assigned: this.assigned });
+          else this.log.info("kit_stopped", { pid: this.pid, code, signal });
+          try {
+            this.onExit({ code, signal, crashed });
+          } catch (err) {
+            this.log.error("kit_exit_handler_failed", { error: err as Error });
+          }
+          resolve({ code, signal });
+        }),
+      );
+    });
+    proc.catch(() => {});
+  }
+
+  /** Sends one request and resolves with its result (rejects with KitError). */
+  request<T = any>(op: string, fields: Record<string, unknown> = {}): Promise<T> {
+    if (!this.alive) return Promise.reject(new KitError("kit is not running"));
+    const id = String(++this.seq);
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.stdin.write(JSON.stringify({ ...fields, op, id }) + "\n");
+    });
+  }
+
+  /** Ends the kit (SIGKILL: LibreOffice's own teardown can hang and nothing in it needs saving). */
+  kill(): void {
+    this.retiring = true;
+    if (this.alive) this.proc.kill("SIGKILL");
+  }
+}
+
+export class KitPool {
+  private readonly idle: Kit[] = [];
+  private readonly all = new Set<Kit>();
+  private nextSlot = 0;
+  private closing = false;
+  private readonly log: Logger;
+  spawned = 0;
+  crashes = 0;
+
+  constructor(private readonly opts: KitPoolOptions) {
+    this.log = opts.logger.child({ component: "kits" });
+    mkdirSync(opts.profileRoot, { recursive: true });
+  }
+
+  /** Starts the idle kits; resolves when they are warm. */
+  async start(): Promise<void> {
+    const starting: Promise<void>[] = [];
+    for (let i = 0; i < this.opts.idle; i++) starting.push(this.spawnIdle().ready);
+    await Promise.allSettled(starting);
+  }
+
+  private spawn(): Kit {
+    const slot = this.nextSlot++;
+    const profileDir = path.join(this.opts.profileRoot, `kit-${slot}`);
+    rmSync(profileDir, { recursive: true, force: true });
+    mkdirSync(profileDir, { recursive: true });
+    const command = this.opts.command ?? [process.execPath, KIT_ENTRY];
+    const proc = execa(command[0]!, command.slice(1), {
+      stdio: ["pipe", "pipe", "pipe", "pipe"],
+      env: { SVC_KIT_PROFILE_DIR: profileDir },
+      reject: false,
+      buffer: false,
+      cleanup: true,
+    });
+    const kit = new Kit(slot, profileDir, proc, this.log, this.opts.startTimeoutMs ?? 60_000);
+    this.spawned++;
+    this.all.add(kit);
+    void kit.exited.then(({}) => {
+      this.all.delete(kit);
+      const i = this.idle.indexOf(kit);
+      if (i >= 0) this.idle.splice(i, 1);
+      if (!kit.retiring) this.crashes++;
+      rmSync(profileDir, { recursive: true, force: true });
+      this.topUp();
+    });
+    return kit;
+  }
+
+  private spawnIdle(): Kit {
+    const kit = this.spawn();
+    this.idle.push(kit);
+    return kit;
+  }
+
+  private topUp(): void {
+    if (this.closing) return;
+    while (this.idle.length < this.opts.idle) this.spawnIdle();
+  }
+
+  /** A warm kit for a new document (a fresh one is started when none is idle). */
+  async acquire(): Promise<Kit> {
+    if (this.closing) throw new KitError("shutting down");
+    // Prefer a kit that is already ready.
+    let kit = this.idle.find((k) => k.pid !== 0) ?? this.idle[0];
+    if (kit) this.idle.splice(this.idle.indexOf(kit), 1);
+    else kit = this.spawn();
+    kit.assigned = true;
+    this.topUp();
+    await kit.ready;
+    return kit;
+  }
+
+  /** Ends a kit whose document closed, and starts a replacement idle one. */
+  release(kit: Kit): void {
+    kit.kill();
+  }
+
+  counts(): { idle: number; assigned: number; total: number } {
+    const total = this.all.size;
+    return { idle: this.idle.length, assigned: total - this.idle.length, total };
+  }
+
+  version(): string {
+    for (const k of this.all) if (k.version) return k.version;
+    return "";
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    const kits = [...this.all];
+    for (const k of kits) k.kill();
+    await Promise.all(kits.map((k) => k.exited));
+  }
+}

@@ -1,0 +1,33 @@
+// Entry point of the editing server (its own process):  bun app/edsrv/main.ts
+// Listens on SVC_EDSRV_LISTEN (default 127.0.0.1:9980); every other setting: docs/editing-server.md.
+// SIGTERM/SIGINT: unsaved documents get their exit save, then the kits stop and the process exits.
+
+import { ConfigError, parseConfig } from "../config";
+import { createLogger } from "../log";
+import { createEdsrv } from "./server";
+
+let config;
+try {
+  config = parseConfig(process.env);
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(2);
+  }
+  throw err;
+}
+const logger = createLogger(config.logLevel, { service: "edsrv" });
+const edsrv = await createEdsrv({ config, logger });
+
+let stopping = false;
+async function stop() {
+  if (stopping) return;
+  stopping = true;
+  logger.info("edsrv_stopping", {});
+  const timer = setTimeout(() => process.exit(1), 30_000);
+  await edsrv.close().catch((err) => logger.error("edsrv_stop_failed", { error: err as Error }));
+  clearTimeout(timer);
+  process.exit(0);
+}
+process.on("SIGTERM", () => void stop());
+process.on("SIGINT", () => void stop());

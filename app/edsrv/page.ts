@@ -1,0 +1,112 @@
+// The editor page ed.html (Collabora's cool.html): GET or POST, form fields access_token,
+// access_token_ttl (Unix ms of expiry, 0 = none), ui_defaults, postmessage_origin; query WOPISrc,
+// lang, closebutton (read by the page script). The token is embedded in the page body as a data
+// attribute, never in a URL the browser shows. The CSP's frame-ancestors holds
+// SVC_ONLINE_FRAME_ANCESTORS, this server's host and the WOPI host.
+
+import type { Config } from "../config";
+import { matchGroup, type AliasGroup } from "./hosts";
+
+const html = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+
+/** Collabora's uiDefaultsToJSON: "UIMode=classic;TextRuler=false;UITheme=dark" → JSON. */
+export function uiDefaultsToJson(value: string): Record<string, unknown> {
+  const out: Record<string, any> = {};
+  const components: Record<string, string> = { Text: "text", Spreadsheet: "spreadsheet", Presentation: "presentation", Drawing: "drawing" };
+  for (const item of value.split(";")) {
+    const eq = item.indexOf("=");
+    if (eq <= 0) continue;
+    const key = item.slice(0, eq).trim(), val = item.slice(eq + 1).trim();
+    const bool = ["false", "False", "0"].includes(val) ? "false" : "true";
+    if (key === "UIMode") out.uiMode = ["tabbed", "notebookbar"].includes(val) ? "notebookbar" : "classic";
+    else if (key === "UITheme") out.darkTheme = val === "dark" ? "true" : "false";
+    else if (key === "SavedUIState") out.savedUIState = bool;
+    else if (key === "SaveAsMode") out.saveAsMode = val;
+    else if (key === "TouchscreenHint" || key === "OnscreenKeyboardHint") out[key[0]!.toLowerCase() + key.slice(1)] = val;
+    else {
+      const m = /^(Text|Spreadsheet|Presentation|Drawing)(Ruler|Sidebar|Statusbar|Toolbar)$/.exec(key);
+      if (m) (out[components[m[1]!]!] ??= {})[`Show${m[2]}`] = bool;
+    }
+  }
+  return out;
+}
+
+export function cspFor(config: Config, requestHost: string, wopiSrc: string | null): string {
+  const ancestors = new Set<string>();
+  for (const a of config.online.frameAncestors.split(/[\s,]+/).filter(Boolean)) ancestors.add(a);
+  const own = (config.online.serverName || requestHost).replace(/^https?:\/\//, "").replace(/\/.*$/, "").replace(/:\d+$/, "");
+  if (own) ancestors.add(`${own}:*`);
+  if (wopiSrc) {
+    try {
+      ancestors.add(`${new URL(wopiSrc).hostname}:*`);
+    } catch {
+      // not a URL: nothing to add
+    }
+  }
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "connect-src 'self' ws: wss:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    `frame-ancestors ${[...ancestors].join(" ")}`,
+  ].join("; ");
+}
+
+export interface PageInput {
+  form: Record<string, string>;
+  query: URLSearchParams;
+  requestHost: string;
+}
+
+export type PageResult = { status: number; headers: Record<string, string>; body: string };
+
+export function renderPage(config: Config, groups: AliasGroup[], input: PageInput): PageResult {
+  const wopiSrc = input.query.get("WOPISrc") ?? input.form.WOPISrc ?? null;
+  const headers: Record<string, string> = {
+    "Content-Type": "text/html; charset=utf-8",
+    "Cache-Control": "no-store",
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": cspFor(config, input.requestHost, wopiSrc),
+  };
+  if (!wopiSrc || !matchGroup(groups, wopiSrc)) {
+    return {
+      status: 403,
+      headers,
+      body: '<!doctype html><html><head><meta charset="utf-8"><title>Unauthorized WOPI host</title></head><body><h1>Unauthorized WOPI host</h1><p>This document cannot be opened: its storage host is not allowed on this editing server.</p></body></html>',
+    };
+  }
+  const ttlRaw = input.form.access_token_ttl ?? "";
+  const ttl = /^\d+$/.test(ttlRaw) ? ttlRaw : "0";
+  const ui = uiDefaultsToJson(input.form.ui_defaults ?? "");
+  const data: Record<string, string> = {
+    "access-token": input.form.access_token ?? "",
+    "access-token-ttl": ttl,
+    "no-auth-header": ["1", "true"].includes(input.form.no_auth_header ?? "") ? "1" : "0",
+    "ui-defaults": Buffer.from(JSON.stringify(ui)).toString("base64"),
+    "postmessage-origin": input.form.postmessage_origin ?? "",
+    "frame-ancestors": config.online.frameAncestors,
+  };
+  const attrs = Object.entries(data).map(([k, v]) => `data-${k}="${html(v)}"`).join(" ");
+  const body = `<!doctype html>
+<html>
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>Editor</title>
+<link rel="stylesheet" href="ed.css">
+</head>
+<body ${attrs}>
+<div id="toolbar"><span id="docname"></span><span id="state"></span><button id="undo" type="button" title="Undo">&#8630;</button><button id="redo" type="button" title="Redo">&#8631;</button><select id="parts" hidden></select><button id="save" type="button">Save</button><button id="close" type="button" hidden>Close</button></div>
+<div id="message" hidden></div>
+<div id="viewport" tabindex="0"><div id="canvas-wrap"><canvas id="canvas"></canvas><div id="cursor" hidden></div></div><textarea id="ime" autocomplete="off" autocapitalize="off" spellcheck="false"></textarea></div>
+<script src="ed.js"></script>
+</body>
+</html>
+`;
+  return { status: 200, headers, body };
+}

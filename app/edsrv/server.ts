@@ -1,0 +1,389 @@
+// The editing server: HTTP routes (Hono) and WebSocket handlers (Bun.serve) over the kit pool,
+// the document brokers and the admin hub. createEdsrv() builds and starts it; main.ts is thin.
+
+import { Hono } from "hono";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { Server, ServerWebSocket } from "bun";
+import type { Config } from "../config";
+import type { Logger } from "../log";
+import { AdminHub, type AdminSocket } from "./admin";
+import { capabilities, discoveryXml, EDSRV_VERSION, versionHash } from "./discovery";
+import { DocumentBroker, type ClientSession } from "./documents";
+import { docKeyOf, matchGroup, parseAliasGroups } from "./hosts";
+import { KitPool } from "./kits";
+import { metricsText } from "./metrics";
+import { renderPage } from "./page";
+import { WopiClient } from "./wopi-client";
+
+export interface EdsrvDeps {
+  config: Config;
+  logger: Logger;
+  /** Where kit profiles and open documents live (default <dataDir>/edsrv). */
+  workRoot?: string;
+  /** Overrides config.edsrv.listen (tests use port 0). */
+  listen?: { hostname: string; port: number };
+  idleKits?: number;
+  saveRetryMs?: number;
+  autosaveSeconds?: number;
+}
+
+type DocWsData = { kind: "doc"; session: ClientSession; wopiSrc: string; broker?: DocumentBroker; closed?: boolean };
+type AdminWsData = { kind: "admin"; sock: AdminSocket };
+type WsData = DocWsData | AdminWsData;
+
+const BROWSER_DIR = path.join(import.meta.dir, "browser");
+const STATIC_TYPES: Record<string, string> = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8", svg: "image/svg+xml" };
+const ICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32"><rect x="6" y="3" width="20" height="26" rx="2" fill="#fff" stroke="#555"/></svg>';
+
+/** Parses a document WebSocket path (/ed/<enc doc URL + params>/ws, or /ed/0x<hex>/ws). */
+export function parseDocWsUrl(rawUrl: string): { docUrl: string; params: URLSearchParams; wopiSrc: string } | null {
+  const u = new URL(rawUrl);
+  const segs = u.pathname.split("/");
+  if (segs[1] !== "ed" || segs.length < 4 || segs[3] !== "ws") return null;
+  let a = segs[2]!;
+  let query = u.searchParams;
+  try {
+    if (/^0x[0-9a-f]+$/i.test(a)) {
+      const unhex = Buffer.from(a.slice(2), "hex").toString("utf8"); // "<A>/ws?WOPISrc=<B>&compat="
+      const at = unhex.indexOf("/ws?");
+      if (at < 0) return null;
+      query = new URLSearchParams(unhex.slice(at + 4));
+      a = unhex.slice(0, at);
+    }
+    let decoded = decodeURIComponent(a);
+    if (/^https?%3A/i.test(decoded)) decoded = decodeURIComponent(decoded); // encoded twice
+    const q = decoded.indexOf("?");
+    const docUrl = q < 0 ? decoded : decoded.slice(0, q);
+    const params = new URLSearchParams(q < 0 ? "" : decoded.slice(q + 1));
+    const wopiSrc = query.get("WOPISrc") || docUrl;
+    new URL(wopiSrc);
+    return { docUrl, params, wopiSrc };
+  } catch {
+    return null;
+  }
+}
+
+function originAllowed(req: Request, config: Config): boolean {
+  const origin = req.headers.get("origin");
+  if (!origin) return false;
+  let o: URL;
+  try {
+    o = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (o.protocol !== "http:" && o.protocol !== "https:") return false;
+  const allowed = new Set<string>();
+  const host = req.headers.get("host");
+  if (host) allowed.add(host.toLowerCase());
+  if (config.online.serverName) allowed.add(config.online.serverName.replace(/^https?:\/\//, "").replace(/\/.*$/, "").toLowerCase());
+  return allowed.has(o.host.toLowerCase());
+}
+
+let sessionCounter = 0;
+const newSessionId = () => (++sessionCounter).toString(16).padStart(3, "0");
+
+export async function createEdsrv(deps: EdsrvDeps) {
+  const { config } = deps;
+  const log = deps.logger.child({ component: "edsrv" });
+  const startedAt = Date.now();
+  const serverId = randomBytes(4).toString("hex");
+  const hash = versionHash();
+  const workRoot = deps.workRoot ?? path.join(config.dataDir, "edsrv");
+  mkdirSync(workRoot, { recursive: true });
+  const groups = parseAliasGroups(config.online.aliasGroups, (item) => log.warn("alias_group_invalid", { item }));
+  if (!groups.length) log.warn("alias_groups_empty", { hint: "set SVC_ONLINE_ALIASGROUP1; no document can open" });
+
+  const pool = new KitPool({ idle: deps.idleKits ?? config.edsrv.idleKits, profileRoot: path.join(workRoot, "kits"), logger: deps.logger });
+  const wopi = new WopiClient(serverId);
+  const brokers = new Map<string, DocumentBroker>();
+  const saves = { ok: 0, failed: 0 };
+  const docs = () => [...brokers.values()];
+  const admin = new AdminHub(
+    config.online.adminPassword,
+    docs,
+    { serverId, version: EDSRV_VERSION, hash, kitVersion: () => pool.version(), startedAt },
+    deps.logger,
+    (pid) => {
+      const d = docs().find((x) => x.pid === pid);
+      if (!d?.kit) return false;
+      process.kill(pid, "SIGKILL");
+      return true;
+    },
+  );
+  const adminEvents = {
+    addView: admin.addView.bind(admin),
+    removeView: admin.removeView.bind(admin),
+    modified: admin.modified.bind(admin),
+    uploaded: (d: DocumentBroker, ok: boolean) => {
+      if (ok) saves.ok++;
+      else saves.failed++;
+      admin.uploaded(d, ok);
+    },
+  };
+  const brokerDeps = {
+    pool,
+    wopi,
+    logger: deps.logger,
+    workRoot: path.join(workRoot, "docs"),
+    autosaveSeconds: deps.autosaveSeconds ?? config.edsrv.autosaveSeconds,
+    saveRetryMs: deps.saveRetryMs ?? 2000,
+    admin: adminEvents,
+    onClosed: (d: DocumentBroker) => {
+      if (brokers.get(d.docKey) === d) brokers.delete(d.docKey);
+    },
+  };
+  mkdirSync(brokerDeps.workRoot, { recursive: true });
+
+  const app = new Hono();
+  app.use("*", async (c, next) => {
+    const t0 = performance.now();
+    await next();
+    const p = new URL(c.req.url).pathname;
+    log.info("http_request", { method: c.req.method, path: p.startsWith("/ed/") && p.split("/").length > 3 ? "/ed/[document]" : p, status: c.res.status, ms: Math.round(performance.now() - t0) });
+  });
+
+  app.get("/hosting/discovery", (c) =>
+    c.body(discoveryXml(config, hash), 200, {
+      "Content-Type": "text/xml",
+      "Last-Modified": new Date(startedAt).toUTCString(),
+      "X-Content-Type-Options": "nosniff",
+    }),
+  );
+  app.get("/hosting/capabilities", (c) => c.json(capabilities({ serverId, hash, kitVersion: pool.version() })));
+  app.all("/hosting/*", (c) => c.text("Bad request", 400));
+
+  const page = async (c: any) => {
+    const form: Record<string, string> = {};
+    if (c.req.method === "POST") {
+      const ct = c.req.header("content-type") ?? "";
+      if (ct.includes("application/x-www-form-urlencoded") || ct.includes("multipart/form-data")) {
+        const body = await c.req.parseBody();
+        for (const [k, v] of Object.entries(body)) if (typeof v === "string") form[k] = v;
+      }
+    }
+    const url = new URL(c.req.url);
+    // Query fields count too (Poco HTMLForm reads both), the body wins.
+    for (const [k, v] of url.searchParams) if (!(k in form) && k !== "WOPISrc") form[k] = v;
+    const r = renderPage(config, groups, { form, query: url.searchParams, requestHost: c.req.header("host") ?? "" });
+    if (r.status !== 200) log.warn("page_refused", { reason: "unauthorized_wopi_host" });
+    return c.body(r.body, r.status, r.headers);
+  };
+  app.get("/browser/:hash/ed.html", page);
+  app.post("/browser/:hash/ed.html", page);
+
+  const adminPage = (c: any) => {
+    if (!admin.authorised(c.req.raw.headers)) {
+      return c.text("Unauthorized", 401, { "WWW-Authenticate": 'Basic realm="online"' });
+    }
+    const jwt = admin.issueJwt();
+    return c.body(
+      `<!doctype html><html><head><meta charset="utf-8"><title>Admin</title></head><body data-jwt="${jwt}"><h1>Editing server admin</h1><p>Connect to /ed/adminws and send: auth jwt=&lt;token&gt;</p></body></html>`,
+      200,
+      {
+        "Content-Type": "text/html; charset=utf-8",
+        "Cache-Control": "no-store",
+        "Set-Cookie": `jwt=${jwt}; Path=/browser/dist/; HttpOnly; SameSite=Strict${config.online.sslTermination ? "; Secure" : ""}`,
+      },
+    );
+  };
+  app.get("/browser/dist/admin/admin.html", adminPage);
+  app.get("/browser/:hash/admin/admin.html", adminPage);
+
+  app.get("/browser/:hash/images/:file", (c) => c.body(ICON_SVG, 200, { "Content-Type": "image/svg+xml" }));
+  app.get("/browser/:hash/:file", (c) => {
+    const file = c.req.param("file");
+    if (!/^[a-z0-9-]+\.(js|css)$/.test(file)) return c.text("Not found", 404);
+    const p = path.join(BROWSER_DIR, file);
+    if (!existsSync(p)) return c.text("Not found", 404);
+    return c.body(readFileSync(p), 200, { "Content-Type": STATIC_TYPES[file.split(".").pop()!]!, "Cache-Control": "no-cache" });
+  });
+
+  app.get("/ed/getMetrics", (c) => {
+    if (!admin.authorised(c.req.raw.headers)) return c.text("Unauthorized", 401, { "WWW-Authenticate": 'Basic realm="online"' });
+    const k = pool.counts();
+    return c.body(metricsText({ docs: docs(), kits: { ...k, spawned: pool.spawned, crashes: pool.crashes }, startedAt, saves }), 200, {
+      "Content-Type": "text/plain; version=0.0.4",
+    });
+  });
+
+  // Conversion for internal callers (the inner proxy answers 404 from outside).
+  const convert = async (c: any) => {
+    const body = await c.req.parseBody().catch(() => ({}));
+    const file = body.data ?? body.file;
+    const format = String(c.req.param("format") ?? body.format ?? "").toLowerCase();
+    if (!(file instanceof File) || !/^[a-z0-9]{1,8}$/.test(format)) return c.text("Bad request", 400);
+    const dir = path.join(workRoot, "convert", randomBytes(8).toString("hex"));
+    mkdirSync(dir, { recursive: true });
+    const ext = (path.extname(file.name).slice(1) || "bin").toLowerCase().replace(/[^a-z0-9]/g, "");
+    const input = path.join(dir, `in.${ext}`), output = path.join(dir, `out.${format}`);
+    writeFileSync(input, new Uint8Array(await file.arrayBuffer()));
+    let kit;
+    try {
+      kit = await pool.acquire();
+      await kit.request("load", { path: input });
+      await kit.request("save", { path: output, format });
+      return c.body(readFileSync(output), 200, { "Content-Type": "application/octet-stream" });
+    } catch (err) {
+      log.warn("convert_failed", { error: err as Error });
+      return c.text("Conversion failed", 400);
+    } finally {
+      if (kit) pool.release(kit);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  app.post("/ed/convert-to", convert);
+  app.post("/ed/convert-to/:format", convert);
+  app.post("/led/convert-to", convert);
+  app.post("/led/convert-to/:format", convert);
+
+  app.notFound((c) => c.text("Not found", 404));
+
+  // ------------------------------------------------------------------ WebSockets
+
+  function openDocSession(ws: ServerWebSocket<WsData>, data: DocWsData) {
+    const s = data.session;
+    s.send = (frame) => {
+      if (data.closed) return;
+      try {
+        ws.send(frame);
+      } catch {
+        // socket gone
+      }
+    };
+    s.close = () => {
+      if (data.closed) return;
+      data.closed = true;
+      try {
+        ws.close(1000);
+      } catch {
+        // already closed
+      }
+    };
+  }
+
+  function onDocMessage(data: DocWsData, text: string) {
+    const s = data.session;
+    if (text.startsWith("load ") || text === "load") {
+      if (data.broker) return;
+      const group = matchGroup(groups, data.wopiSrc);
+      if (!group) {
+        log.warn("ws_refused", { reason: "unauthorized_wopi_host" });
+        s.send("error: cmd=internal kind=unauthorized");
+        s.close();
+        return;
+      }
+      const key = docKeyOf(data.wopiSrc, group);
+      let broker = brokers.get(key);
+      if (!broker || broker.state === "closed") {
+        broker = new DocumentBroker(data.wopiSrc, group, brokerDeps);
+        brokers.set(key, broker);
+      }
+      data.broker = broker;
+      const b = broker;
+      void b.addSession(s).then((ok) => {
+        if (ok && data.closed) b.removeSession(s);
+      });
+      return;
+    }
+    if (data.broker) void data.broker.handleMessage(s, text);
+  }
+
+  const listen = deps.listen ?? config.edsrv.listen;
+  const server: Server<WsData> = Bun.serve<WsData>({
+    hostname: listen.hostname,
+    port: listen.port,
+    idleTimeout: 120,
+    fetch(req, srv) {
+      const url = new URL(req.url);
+      if (req.headers.get("upgrade")?.toLowerCase() === "websocket") {
+        if (url.pathname === "/ed/adminws" || url.pathname === "/ed/adminws/") {
+          if (!originAllowed(req, config)) return new Response("Forbidden", { status: 403 });
+          const sock: AdminSocket = { authed: false, subscriptions: new Set(), send: () => {}, close: () => {} };
+          if (srv.upgrade(req, { data: { kind: "admin", sock } })) return undefined;
+          return new Response("Upgrade failed", { status: 400 });
+        }
+        const parsed = parseDocWsUrl(req.url);
+        if (parsed) {
+          if (!originAllowed(req, config)) {
+            log.warn("ws_refused", { reason: "origin" });
+            return new Response("Forbidden", { status: 403 });
+          }
+          const p = parsed.params;
+          const session: ClientSession = {
+            id: newSessionId(),
+            send: () => {},
+            close: () => {},
+            auth: { token: p.get("access_token") ?? "", ttl: p.get("access_token_ttl") ?? "0", noAuthHeader: ["1", "true"].includes(p.get("no_auth_header") ?? "") },
+            requestedReadOnly: p.get("permission") === "readonly",
+            lang: "en-US",
+            readOnly: true,
+            userId: "",
+            userName: "",
+            joinedAt: Date.now(),
+            lastActivity: Date.now(),
+          };
+          if (srv.upgrade(req, { data: { kind: "doc", session, wopiSrc: parsed.wopiSrc } })) return undefined;
+          return new Response("Upgrade failed", { status: 400 });
+        }
+        return new Response("Bad request", { status: 400 });
+      }
+      return app.fetch(req);
+    },
+    websocket: {
+      maxPayloadLength: 16 * 1024 * 1024,
+      idleTimeout: 960,
+      open(ws) {
+        const data = ws.data;
+        if (data.kind === "admin") {
+          data.sock.send = (t) => {
+            try {
+              ws.send(t);
+            } catch {
+              // gone
+            }
+          };
+          data.sock.close = () => ws.close(1000);
+          admin.sockets.add(data.sock);
+        } else openDocSession(ws, data);
+      },
+      message(ws, message) {
+        const text = typeof message === "string" ? message : Buffer.from(message).toString("utf8");
+        const data = ws.data;
+        if (data.kind === "admin") admin.handle(data.sock, text);
+        else onDocMessage(data, text);
+      },
+      close(ws) {
+        const data = ws.data;
+        if (data.kind === "admin") {
+          admin.sockets.delete(data.sock);
+          return;
+        }
+        data.closed = true;
+        data.broker?.removeSession(data.session);
+      },
+    },
+  });
+
+  await pool.start();
+  log.info("edsrv_started", { address: `${server.hostname}:${server.port}`, hash, idle_kits: deps.idleKits ?? config.edsrv.idleKits });
+
+  return {
+    server,
+    url: `http://${server.hostname}:${server.port}`,
+    hash,
+    serverId,
+    pool,
+    admin,
+    brokers,
+    async close() {
+      await Promise.allSettled(docs().map((d) => d.shutdown()));
+      server.stop(true);
+      await pool.close();
+    },
+  };
+}
+
+export type Edsrv = Awaited<ReturnType<typeof createEdsrv>>;

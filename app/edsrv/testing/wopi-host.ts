@@ -1,0 +1,115 @@
+// A WOPI host on loopback for the editing-server tests: files in memory, every call recorded,
+// PutFile answers scriptable (queue of statuses), LastModifiedTime changes on every store.
+
+export interface HostFile {
+  name: string;
+  bytes: Uint8Array;
+  version: number;
+  userCanWrite?: boolean;
+}
+
+export interface PutCall {
+  fileId: string;
+  headers: Record<string, string>;
+  bytes: Uint8Array;
+  status: number;
+  token: string | null;
+}
+
+export function lmt(version: number): string {
+  return new Date(Date.UTC(2026, 0, 2, 3, 4, 5) + version * 1000).toISOString().replace("Z", "000Z");
+}
+
+export function startWopiHost() {
+  const files = new Map<string, HostFile>();
+  const puts: PutCall[] = [];
+  const cfi: { fileId: string; token: string | null }[] = [];
+  /** Statuses the next PutFiles answer (then 200). */
+  const putPlan: number[] = [];
+  const waiters: { pred: (p: PutCall) => boolean; resolve: (p: PutCall) => void }[] = [];
+  /** token → { userId, canWrite } */
+  const tokens = new Map<string, { userId: string; name: string; canWrite: boolean }>();
+  const pages = new Map<string, string>();
+
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const url = new URL(req.url);
+      if (url.pathname.startsWith("/page/")) {
+        const html = pages.get(url.pathname.slice(6));
+        return html ? new Response(html, { headers: { "Content-Type": "text/html" } }) : new Response("nf", { status: 404 });
+      }
+      const m = /^\/wopi\/files\/([^/]+)(\/contents)?$/.exec(url.pathname);
+      if (!m) return new Response("not found", { status: 404 });
+      const id = m[1]!;
+      const f = files.get(id);
+      const token = url.searchParams.get("access_token");
+      const t = token ? tokens.get(token) : undefined;
+      if (!f || !t) return new Response("unauthorized", { status: 401 });
+      if (!m[2] && req.method === "GET") {
+        cfi.push({ fileId: id, token });
+        return Response.json({
+          BaseFileName: f.name,
+          Size: f.bytes.byteLength,
+          OwnerId: "owner",
+          UserId: t.userId,
+          UserFriendlyName: t.name,
+          UserCanWrite: t.canWrite && f.userCanWrite !== false,
+          LastModifiedTime: lmt(f.version),
+          PostMessageOrigin: url.origin,
+        });
+      }
+      if (m[2] && req.method === "GET") return new Response(f.bytes as unknown as BodyInit);
+      if (m[2] && req.method === "POST") {
+        const bytes = new Uint8Array(await req.arrayBuffer());
+        const headers: Record<string, string> = {};
+        req.headers.forEach((v, k) => (headers[k.toLowerCase()] = v));
+        let status = putPlan.length ? putPlan.shift()! : 200;
+        if (status === 200 && headers["x-cool-wopi-timestamp"] && headers["x-cool-wopi-timestamp"] !== lmt(f.version)) status = 409;
+        if (!t.canWrite) status = 401;
+        const call: PutCall = { fileId: id, headers, bytes, status, token };
+        puts.push(call);
+        for (const w of [...waiters]) if (w.pred(call)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(call);
+        }
+        if (status === 200) {
+          f.bytes = bytes;
+          f.version++;
+          return Response.json({ LastModifiedTime: lmt(f.version) });
+        }
+        if (status === 409) return Response.json({ COOLStatusCode: 1010 }, { status: 409 });
+        return new Response("no", { status });
+      }
+      return new Response("bad", { status: 400 });
+    },
+  });
+  const origin = `http://127.0.0.1:${server.port}`;
+  return {
+    server,
+    origin,
+    files,
+    puts,
+    cfi,
+    putPlan,
+    tokens,
+    pages,
+    addFile(id: string, name: string, bytes: Uint8Array, opts: Partial<HostFile> = {}) {
+      files.set(id, { name, bytes, version: 1, ...opts });
+      return `${origin}/wopi/files/${id}`;
+    },
+    addToken(token: string, userId: string, canWrite: boolean, name = `User ${userId}`) {
+      tokens.set(token, { userId, name, canWrite });
+    },
+    /** Resolves with the first PutFile (already received or future) that matches. */
+    waitPut(pred: (p: PutCall) => boolean): Promise<PutCall> {
+      const seen = puts.find(pred);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve) => waiters.push({ pred, resolve }));
+    },
+    stop() {
+      server.stop(true);
+    },
+  };
+}

@@ -1,0 +1,302 @@
+// Entry point of one editing-server kit process: one LibreOfficeKit engine, one document, its views.
+//
+//   SVC_KIT_PROFILE_DIR=/path/to/profile bun workers/kit-main.ts
+//
+// The editing server (app/edsrv/kits.ts) spawns it with stdio [pipe, pipe, pipe, pipe]. The kit
+// starts the engine at once (so an idle kit is warm), says {"type":"ready"} and waits for `load`.
+// Protocol (docs/editing-protocol.md, "Kit protocol"): requests arrive as JSON lines on stdin,
+// every request has a string `id` and gets exactly one {"type":"reply","id",ok,result|error} on
+// file descriptor 3; unsolicited lines on fd 3 are {"type":"ready"}, {"type":"cb"} (a document
+// callback of one view) and {"type":"log"}. Tiles travel as PNG, base64, inside the reply line.
+// stdout/stderr belong to LibreOffice and carry nothing of ours.
+//
+// Threading: LibreOffice runs its own main loop on another thread and delivers document
+// callbacks there; lok.ts queues them natively and this process drains the queue every 20 ms.
+// Input events (keys, mouse, text input) are processed asynchronously on that thread, so a save
+// first waits until input has settled (no input for 200 ms and no callback for 50 ms, at most 3 s).
+
+import { mkdirSync, rmSync, writeSync, existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { createInterface } from "node:readline";
+import {
+  LokOffice,
+  LokDocument,
+  fileUrl,
+  drainCallbacks,
+  LO_PROGRAM_DIR,
+  LOK_TILEMODE_RGBA,
+  LOK_KEYEVENT_KEYINPUT,
+  LOK_KEYEVENT_KEYUP,
+  LOK_MOUSEEVENT_MOUSEBUTTONDOWN,
+  LOK_MOUSEEVENT_MOUSEBUTTONUP,
+  LOK_MOUSEEVENT_MOUSEMOVE,
+  LOK_EXT_TEXTINPUT,
+  LOK_EXT_TEXTINPUT_END,
+} from "./lok";
+import { LOAD_OPTIONS, encodePng, writeProfileConfig } from "./engine";
+
+const REPLY_FD = 3;
+
+function send(msg: unknown): void {
+  const buf = Buffer.from(JSON.stringify(msg) + "\n", "utf8");
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += writeSync(REPLY_FD, buf, off, buf.length - off);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EAGAIN") {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+        continue;
+      }
+      process.exit(1);
+    }
+  }
+}
+
+function log(level: "debug" | "info" | "warn" | "error", event: string, fields?: Record<string, unknown>): void {
+  send({ type: "log", level, event, fields });
+}
+
+/** Document callbacks worth forwarding (see LibreOfficeKitEnums.h); the rest (sidebar JSON…) is dropped. */
+const FORWARDED = new Set([0, 1, 2, 5, 8, 13, 14, 16, 17, 22, 24, 25, 28]);
+const DOC_TYPES = ["text", "spreadsheet", "presentation", "drawing", "other"] as const;
+/** Extensions whose save needs filter options (LOK saveAs re-joins options with ", "). */
+const SAVE_OPTIONS: Record<string, string> = { txt: "UTF8" };
+
+let office: LokOffice;
+let doc: LokDocument | null = null;
+let lastInputAt = 0;
+let lastCallbackAt = 0;
+const views = new Set<number>();
+let firstViewTaken = false;
+
+function tileToRgb(tile: Uint8Array, pixels: number, mode: number): Uint8Array {
+  const out = new Uint8Array(pixels * 3);
+  const bgra = mode !== LOK_TILEMODE_RGBA;
+  for (let i = 0; i < pixels; i++) {
+    const a = tile[i * 4 + 3]!, bg = 255 - a;
+    const c0 = tile[i * 4]!, c1 = tile[i * 4 + 1]!, c2 = tile[i * 4 + 2]!;
+    out[i * 3] = Math.min(255, (bgra ? c2 : c0) + bg);
+    out[i * 3 + 1] = Math.min(255, c1 + bg);
+    out[i * 3 + 2] = Math.min(255, (bgra ? c0 : c2) + bg);
+  }
+  return out;
+}
+
+function requireDoc(): LokDocument {
+  if (!doc) throw new Error("no document loaded");
+  return doc;
+}
+
+function useView(viewId: unknown): LokDocument {
+  const d = requireDoc();
+  if (typeof viewId !== "number" || !views.has(viewId)) throw new Error(`unknown view ${String(viewId)}`);
+  if (d.getView() !== viewId) d.setView(viewId);
+  return d;
+}
+
+function num(v: unknown, name: string): number {
+  if (typeof v !== "number" || !Number.isFinite(v)) throw new Error(`${name} must be a number`);
+  return Math.trunc(v);
+}
+
+function status(d: LokDocument): Record<string, unknown> {
+  const type = DOC_TYPES[d.getDocumentType()] ?? "other";
+  const parts = d.getParts();
+  const partNames: string[] = [];
+  if (type !== "text") for (let i = 0; i < parts; i++) partNames.push(d.getPartName(i) ?? `${i + 1}`);
+  const size = d.getDocumentSize();
+  return { type, parts, selectedPart: type === "text" ? 0 : d.getPart(), width: size.width, height: size.height, partNames, viewId: d.getView() };
+}
+
+function addView(readOnly: boolean): number {
+  const d = requireDoc();
+  let viewId: number;
+  if (!firstViewTaken) {
+    // The view made by the load is the first session's.
+    firstViewTaken = true;
+    viewId = d.getView();
+  } else {
+    viewId = d.createView();
+    d.setView(viewId);
+  }
+  d.initializeForRendering("");
+  d.registerQueuedCallback(viewId);
+  views.add(viewId);
+  log("info", "kit_view_added", { view_id: viewId, read_only: readOnly, views: d.getViewsCount() });
+  return viewId;
+}
+
+async function settle(): Promise<void> {
+  const until = performance.now() + 3000;
+  while (performance.now() < until) {
+    pump();
+    const now = performance.now();
+    if (now - lastInputAt >= 200 && now - lastCallbackAt >= 50) return;
+    await Bun.sleep(20);
+  }
+}
+
+async function handle(req: Record<string, unknown>): Promise<unknown> {
+  switch (req.op) {
+    case "load": {
+      if (doc) throw new Error("a document is already loaded");
+      const path = String(req.path ?? "");
+      if (!path.startsWith("/") || !existsSync(path)) throw new Error("path must be an existing absolute path");
+      const t0 = performance.now();
+      const d = office.documentLoad(fileUrl(path), LOAD_OPTIONS);
+      if (!d) throw new Error(`load failed: ${office.getError() || "no detail"}`);
+      doc = d;
+      d.initializeForRendering("");
+      log("info", "kit_document_loaded", { ms: Math.round(performance.now() - t0) });
+      return status(d);
+    }
+    case "view":
+      return { viewId: addView(req.readOnly === true) };
+    case "unview": {
+      const d = useView(req.viewId);
+      const viewId = req.viewId as number;
+      d.unregisterCallback();
+      views.delete(viewId);
+      if (d.getViewsCount() > 1) d.destroyView(viewId);
+      const rest = [...views][0];
+      if (rest !== undefined) d.setView(rest);
+      return { views: views.size };
+    }
+    case "status":
+      return status(useView(req.viewId));
+    case "key": {
+      const d = useView(req.viewId);
+      const type = req.type === "up" ? LOK_KEYEVENT_KEYUP : LOK_KEYEVENT_KEYINPUT;
+      d.postKeyEvent(type, num(req.char ?? 0, "char"), num(req.key ?? 0, "key"));
+      lastInputAt = performance.now();
+      return {};
+    }
+    case "mouse": {
+      const d = useView(req.viewId);
+      const type = req.type === "buttonup" ? LOK_MOUSEEVENT_MOUSEBUTTONUP : req.type === "move" ? LOK_MOUSEEVENT_MOUSEMOVE : LOK_MOUSEEVENT_MOUSEBUTTONDOWN;
+      d.postMouseEvent(type, num(req.x, "x"), num(req.y, "y"), num(req.count ?? 1, "count"), num(req.buttons ?? 1, "buttons"), num(req.modifier ?? 0, "modifier"));
+      lastInputAt = performance.now();
+      return {};
+    }
+    case "textinput": {
+      const d = useView(req.viewId);
+      const text = String(req.text ?? "");
+      // A composition update (end: false) or the committed text (default).
+      d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT, text);
+      if (req.end !== false) d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT_END, text);
+      lastInputAt = performance.now();
+      return {};
+    }
+    case "uno": {
+      const d = useView(req.viewId);
+      const command = String(req.command ?? "");
+      if (!/^\.uno:[A-Za-z0-9_.]+$/.test(command)) throw new Error("bad uno command");
+      d.postUnoCommand(command, typeof req.args === "string" ? req.args : "", true);
+      lastInputAt = performance.now();
+      return {};
+    }
+    case "part": {
+      const d = useView(req.viewId);
+      const part = num(req.part, "part");
+      if (part < 0 || part >= d.getParts()) throw new Error("part out of range");
+      if (d.getPart() !== part) d.setPart(part);
+      return status(d);
+    }
+    case "tile": {
+      const d = useView(req.viewId);
+      const width = num(req.width, "width"), height = num(req.height, "height");
+      if (width < 1 || height < 1 || width > 2048 || height > 2048) throw new Error("tile size out of range");
+      const part = req.part === undefined ? undefined : num(req.part, "part");
+      if (part !== undefined && d.getDocumentType() !== 0 && d.getPart() !== part && part >= 0 && part < d.getParts()) d.setPart(part);
+      const buf = new Uint8Array(width * height * 4);
+      d.paintTile(buf, width, height, num(req.x, "x"), num(req.y, "y"), Math.max(1, num(req.w, "w")), Math.max(1, num(req.h, "h")));
+      const png = encodePng(tileToRgb(buf, width * height, d.getTileMode()), width, height);
+      return { png: png.toString("base64") };
+    }
+    case "save": {
+      const d = requireDoc();
+      const path = String(req.path ?? "");
+      const format = String(req.format ?? "").toLowerCase();
+      if (!path.startsWith("/") || !/^[a-z0-9]{1,8}$/.test(format)) throw new Error("bad save request");
+      await settle();
+      rmSync(path, { force: true });
+      const t0 = performance.now();
+      if (!d.saveAs(fileUrl(path), format, SAVE_OPTIONS[format] ?? "") || !existsSync(path)) {
+        throw new Error(`save failed: ${office.getError() || "no detail"}`);
+      }
+      log("info", "kit_document_saved", { ms: Math.round(performance.now() - t0), format });
+      return {};
+    }
+    case "ping":
+      return { views: views.size, loaded: doc !== null };
+    default:
+      throw new Error(`unknown op ${JSON.stringify(req.op)}`);
+  }
+}
+
+function pump(): void {
+  const events = drainCallbacks();
+  if (events.length) lastCallbackAt = performance.now();
+  for (const e of events) {
+    if (!FORWARDED.has(e.type)) continue;
+    send({ type: "cb", viewId: e.tag, cb: e.type, payload: e.payload });
+  }
+}
+
+function main(): void {
+  process.on("SIGTERM", () => process.exit(0));
+  process.on("SIGINT", () => process.exit(0));
+  process.on("uncaughtException", (err) => {
+    try {
+      log("error", "kit_uncaught", { message: String((err as Error)?.message ?? err) });
+    } catch {
+      // nothing else to do
+    }
+  });
+  const profileDir = resolve(process.env.SVC_KIT_PROFILE_DIR || join(tmpdir(), `svc-kit-profile-${process.pid}`));
+  mkdirSync(profileDir, { recursive: true });
+  writeProfileConfig(profileDir);
+  const tempDir = join(profileDir, "tmp");
+  rmSync(tempDir, { recursive: true, force: true });
+  mkdirSync(tempDir, { recursive: true });
+  const t0 = performance.now();
+  try {
+    office = new LokOffice(fileUrl(profileDir), LO_PROGRAM_DIR, { TMPDIR: tempDir });
+  } catch (err) {
+    log("error", "kit_start_failed", { message: String((err as Error)?.message ?? err) });
+    process.exit(1);
+  }
+  let version = "";
+  try {
+    const vi = JSON.parse(office.getVersionInfo() ?? "{}");
+    version = `${vi.ProductVersion ?? ""}${vi.ProductExtension ?? ""}`;
+  } catch {
+    // keep empty
+  }
+  send({ type: "ready", pid: process.pid, startMs: Math.round(performance.now() - t0), version });
+  setInterval(pump, 20);
+
+  // Requests are handled in order; a save's settling wait does not block later requests.
+  const rl = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
+  rl.on("line", (line) => {
+    if (!line.trim()) return;
+    let req: Record<string, unknown>;
+    try {
+      req = JSON.parse(line);
+      if (!req || typeof req !== "object") throw new Error("not an object");
+    } catch {
+      log("warn", "kit_request_malformed", { bytes: line.length });
+      return;
+    }
+    const id = typeof req.id === "string" ? req.id : "";
+    handle(req).then(
+      (result) => send({ type: "reply", id, ok: true, result }),
+      (err) => send({ type: "reply", id, ok: false, error: String((err as Error)?.message ?? err) }),
+    );
+  });
+  rl.on("close", () => process.exit(0));
+}
+
+main();
