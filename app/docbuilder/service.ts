@@ -17,6 +17,7 @@ import { zodErrors } from "../validation";
 import type { RateLimiter, RateTicket } from "./rate-limit";
 import { precheckUrl } from "../net/fetch-errors";
 import { checkMacros } from "../templates/macros";
+import { countUnits, familyOf, nativeFormat, prepareScript, requestedOutputs, scriptInvalid, buildNative, validateScript } from "../build";
 import { renderTemplate } from "../templates/render";
 import type { AllowList } from "../net/ssrf";
 
@@ -56,6 +57,12 @@ const convertParams = z.strictObject({
   async: boolParam.optional().default(false),
   callback_url: z.string().url().optional(),
   options: z.strictObject({ password: z.string().max(1024).optional() }).optional().default({}),
+});
+
+const buildParams = z.strictObject({
+  script: z.unknown().refine((v) => v !== undefined, { message: "required: the svcscript document" }),
+  async: boolParam.optional().default(false),
+  callback_url: z.string().url().optional(),
 });
 
 const templateParams = z.strictObject({
@@ -108,6 +115,8 @@ export class DocBuilderService {
 
   constructor(private readonly deps: DocBuilderDeps) {
     this.startedAt = deps.clock.now();
+    // Compiles the svcscript schema now (~160 ms) rather than on the first build request.
+    validateScript({});
   }
 
   limits(): DocBuilderLimits {
@@ -157,6 +166,44 @@ export class DocBuilderService {
           const output = path.join(dir, `${base}.${params.to}`);
           const result = await ctx.run<ConvertResult>({ op: "convert", input, output, to: params.to, password: params.options.password });
           await ctx.output(output, `${base}.${params.to}`, params.to, result.pages ?? null);
+        },
+      };
+    });
+  }
+
+  /** POST /v1/build: a document from a svcscript, in every format the script asks for. */
+  async build(req: Request, requestId: string): Promise<ConvertOutcome> {
+    return this.runJob("build", requestId, async ({ dir, limits }) => {
+      const intake = await readWorkRequest(req, dir, limits.max_file_mb);
+      if (intake.source) {
+        throw new ServiceError("bad_request", "POST /v1/build nhận một kịch bản JSON trong trường script, không nhận tệp hay url.", { errors: [{ path: "/script", message: "send the script as JSON" }] });
+      }
+      const params = parse(buildParams, intake.params);
+      this.checkCallback(params, limits);
+      // Units first, then the schema: both before any work (the spec's script_too_large / script_invalid).
+      const script = prepareScript(params.script, limits.max_script_units);
+      const outputs = requestedOutputs(script);
+      if (outputs.length > limits.max_outputs_per_build) {
+        throw scriptInvalid([{ path: "/outputs", message: `at most ${limits.max_outputs_per_build} output(s) per build on the ${this.edition()} edition, ${outputs.length} asked` }]);
+      }
+      const native = nativeFormat(script);
+      const base = fileNameFromTitle(script.properties?.title);
+      return {
+        async: params.async,
+        callbackUrl: params.callback_url,
+        logFields: { family: familyOf(script), native, outputs, units: countUnits(script) },
+        work: async (ctx) => {
+          const nativeFile = path.join(dir, `${base}.${native}`);
+          await Bun.write(nativeFile, await buildNative(script));
+          for (const format of outputs) {
+            if (format === native) {
+              await ctx.output(nativeFile, `${base}.${native}`, native, null);
+              continue;
+            }
+            const output = path.join(dir, `${base}.${format}`);
+            const result = await ctx.run<ConvertResult>({ op: "convert", input: nativeFile, output, to: format });
+            await ctx.output(output, `${base}.${format}`, format, result.pages ?? null);
+          }
         },
       };
     });
@@ -353,6 +400,18 @@ function parse<T extends z.ZodType>(schema: T, params: unknown): z.output<T> {
     throw new ServiceError("bad_request", `Tham số không hợp lệ: ${errors.map((e) => `${e.path || "/"} ${e.message}`).join("; ")}.`, { errors });
   }
   return r.data;
+}
+
+/** A file name from a document title: characters a file name cannot hold become "-". */
+function fileNameFromTitle(title: string | undefined): string {
+  const name = (title ?? "")
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .replace(/[\\/:*?"<>|]+/g, "-")
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/^[.-]+|[.-]+$/g, "")
+    .slice(0, 120);
+  return name || "document";
 }
 
 /** Multipart sends JSON objects as text fields; JSON bodies send them as they are. */

@@ -100,11 +100,7 @@ export function v1Routes(deps: V1Deps): Hono<AppEnv> {
     });
   }
 
-  route(app, "/build", {
-    POST: () => {
-      throw new ServiceError("not_implemented", "POST /v1/build chưa có trong bản dựng này.");
-    },
-  });
+  route(app, "/build", { POST: async (c) => jobResponse(c, await docbuilder.build(c.req.raw, c.get("requestId"))) });
   route(app, "/template/render", { POST: async (c) => jobResponse(c, await docbuilder.renderTemplate(c.req.raw, c.get("requestId"))) });
 
   route(app, "/jobs/:id", { GET: (c) => c.json(docbuilder.job(c.req.param("id")!)) });

@@ -1,0 +1,111 @@
+// POST /v1/build end to end: svcscript → OOXML in-process → other formats on real workers.
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { strFromU8, unzipSync } from "fflate";
+import path from "node:path";
+import { ManualClock } from "../clock";
+import { AUTH, FIXTURES, enterpriseEnv, startTestService, waitForJob, type Harness } from "../testing/harness";
+
+const script = async (name: string) => JSON.parse(await Bun.file(path.join(FIXTURES, "svcscript", name)).text());
+const build = (base: string, body: unknown) =>
+  fetch(`${base}/v1/build`, { method: "POST", headers: { ...AUTH, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+const partsText = (bytes: Uint8Array, pattern: RegExp) =>
+  Object.entries(unzipSync(bytes))
+    .filter(([n]) => pattern.test(n))
+    .map(([, x]) => strFromU8(x).replace(/<[^>]+>/g, " "))
+    .join("\n");
+
+describe("build on community", () => {
+  let svc: Harness;
+  const clock = new ManualClock(Date.UTC(2026, 10, 22, 2, 0, 0));
+  beforeAll(async () => {
+    svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1" }, { clock });
+  }, 120_000);
+  afterAll(() => svc?.close());
+
+  test("a one-output script returns the built docx with the title as file name", async () => {
+    clock.advance(60_000);
+    const s = { ...(await script("invoice.json")), outputs: ["docx"] };
+    const res = await build(svc.url, { script: s });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Disposition")).toContain("Ho");
+    expect(decodeURIComponent(res.headers.get("Content-Disposition")!)).toContain("Hóa đơn HD-2024-0193.docx");
+    const text = partsText(new Uint8Array(await res.arrayBuffer()), /^word\/(document|header\d*|footer\d*)\.xml$/);
+    expect(text).toContain("HD-2024-0193");
+  });
+
+  test("more outputs than max_outputs_per_build is script_invalid at /outputs", async () => {
+    clock.advance(60_000);
+    const res = await build(svc.url, { script: await script("invoice.json") }); // docx + pdf, community allows 1
+    expect(res.status).toBe(422);
+    const err = ((await res.json()) as any).error;
+    expect(err.code).toBe("script_invalid");
+    expect(err.detail.errors[0].path).toBe("/outputs");
+  });
+
+  test("script_invalid reports every schema error with its JSON Pointer", async () => {
+    clock.advance(60_000);
+    const s = { type: "text", outputs: ["docx"], body: [{ type: "heading", text: "x", level: 9 }, { type: "paragraph", text: 5 }, { type: "chart" }] };
+    const err = ((await (await build(svc.url, { script: s })).json()) as any).error;
+    expect(err.code).toBe("script_invalid");
+    const paths = err.detail.errors.map((e: any) => e.path);
+    expect(paths).toEqual(expect.arrayContaining(["/body/0/level", "/body/1/text"]));
+    expect(err.detail.errors.some((e: any) => e.path.startsWith("/body/2") && /chart/i.test(e.message))).toBe(true);
+  });
+
+  test("script_too_large with detail.units and detail.limit past max_script_units", async () => {
+    clock.advance(60_000);
+    const rows = Array.from({ length: 50 }, (_, r) => Array.from({ length: 11 }, (_, c) => r * 11 + c));
+    const res = await build(svc.url, { script: { type: "spreadsheet", outputs: ["xlsx"], sheets: [{ name: "S", rows }] } });
+    const err = ((await res.json()) as any).error;
+    expect(err.code).toBe("script_too_large");
+    expect(err.detail).toMatchObject({ units: 551, limit: 500 });
+  });
+
+  test("script_error with detail.path for an image that does not decode", async () => {
+    clock.advance(60_000);
+    const s = { type: "text", outputs: ["docx"], body: [{ type: "paragraph", text: "ok" }, { type: "image", data: Buffer.from("not an image").toString("base64") }] };
+    const err = ((await (await build(svc.url, { script: s })).json()) as any).error;
+    expect(err.code).toBe("script_error");
+    expect(err.detail.path).toStartWith("/body/1");
+  });
+});
+
+describe("build on enterprise", () => {
+  let svc: Harness;
+  beforeAll(async () => {
+    svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "2", ...enterpriseEnv() });
+  }, 120_000);
+  afterAll(() => svc?.close());
+
+  const download = async (o: any) => new Uint8Array(await (await fetch(`${svc.url}/v1/files/${o.file_id}`, { headers: AUTH })).arrayBuffer());
+
+  test("an invoice, a data export and a deck come back as OOXML and PDF", async () => {
+    for (const [name, native, parts] of [
+      ["invoice.json", "docx", /^word\/document\.xml$/],
+      ["data-export.json", "xlsx", /^xl\/(sharedStrings|worksheets\/sheet\d+)\.xml$/],
+      ["deck.json", "pptx", /^ppt\/slides\/slide\d+\.xml$/],
+    ] as const) {
+      const s = { ...(await script(name)), outputs: [native, "pdf"] };
+      const res = await build(svc.url, { script: s });
+      expect(res.status).toBe(200);
+      const job = (await res.json()) as any; // several outputs: the finished job
+      expect(job).toMatchObject({ kind: "build", status: "done" });
+      expect(job.outputs.map((o: any) => o.format)).toEqual([native, "pdf"]);
+      const nativeBytes = await download(job.outputs[0]);
+      expect(partsText(nativeBytes, parts).length).toBeGreaterThan(20);
+      const pdf = await download(job.outputs[1]);
+      expect(new TextDecoder().decode(pdf.slice(0, 5))).toBe("%PDF-");
+      expect(job.outputs[1].pages).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  test("an asynchronous build is a build job with one output per requested format", async () => {
+    const s = { ...(await script("invoice.json")), outputs: ["docx", "odt", "pdf"] };
+    const res = await build(svc.url, { script: s, async: true });
+    expect(res.status).toBe(202);
+    const job = await waitForJob(svc.url, ((await res.json()) as any).id);
+    expect(job.status).toBe("done");
+    expect(job.outputs.map((o: any) => o.format)).toEqual(["docx", "odt", "pdf"]);
+  });
+});
