@@ -100,6 +100,43 @@ describe("build on enterprise", () => {
     }
   });
 
+  test("every output format of every family opens in the engine (text extracted from each)", async () => {
+    const plans: [string, string[][]][] = [
+      ["invoice.json", [["docx", "doc", "odt", "rtf", "txt"], ["html", "epub", "pdf"]]],
+      ["data-export.json", [["xlsx", "xls", "ods", "csv", "pdf"]]],
+      ["deck.json", [["pptx", "ppt", "odp", "pdf"]]],
+    ];
+    for (const [name, batches] of plans) {
+      for (const outputs of batches) {
+        const res = await build(svc.url, { script: { ...(await script(name)), outputs } });
+        expect(res.status).toBe(200);
+        const job = (await res.json()) as any;
+        for (const o of job.outputs) {
+          const bytes = await download(o);
+          // Export-only targets (not sources in /v1/formats): checked as what they are.
+          if (o.format === "epub") {
+            expect(strFromU8(unzipSync(bytes).mimetype!)).toBe("application/epub+zip");
+            continue;
+          }
+          if (o.format === "pdf") {
+            const out = Bun.spawnSync(["pdftotext", "-", "-"], { stdin: bytes });
+            expect(out.stdout.toString().replace(/\s+/g, " ").length).toBeGreaterThan(10);
+            continue;
+          }
+          if (o.format === "html") {
+            expect(new TextDecoder().decode(bytes)).toContain("HD-2024-0193");
+            continue;
+          }
+          const fd = new FormData();
+          fd.append("file", new Blob([bytes]), o.filename);
+          const text = await fetch(`${svc.url}/v1/extract/text`, { method: "POST", headers: AUTH, body: fd });
+          expect({ format: o.format, status: text.status }).toEqual({ format: o.format, status: 200 });
+          expect(((await text.json()) as any).text.length).toBeGreaterThan(10);
+        }
+      }
+    }
+  }, 120_000);
+
   test("an asynchronous build is a build job with one output per requested format", async () => {
     const s = { ...(await script("invoice.json")), outputs: ["docx", "odt", "pdf"] };
     const res = await build(svc.url, { script: s, async: true });
