@@ -1,0 +1,117 @@
+// Build and template benchmark (`bun run bench:build`). One run measures, end to end over HTTP
+// on loopback (enterprise, 1 worker), each case to its OOXML format and to PDF:
+//   - a 10-page report (headings, paragraphs, a 200-row table) from svcscript;
+//   - a 10,000-cell spreadsheet (1,000 rows × 10 columns) from svcscript;
+//   - a 1,000-row template render (fixtures/templates/invoice.docx).
+// The engine's share is the PDF time minus the OOXML-only time, over the PDF time: the OOXML is
+// written in-process, the PDF adds one engine conversion of it.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseConfig } from "../app/config";
+import { memoryLogger } from "../app/log";
+import { startService } from "../app/server";
+import { decodePrivateKey, generateKeyPair, signToken } from "../app/editions/license";
+import { buildNative, prepareScript } from "../app/build";
+import { renderTemplate } from "../app/templates/render";
+
+const ROOT = path.resolve(import.meta.dir, "..");
+const REPS = Number(process.env.BENCH_REPS ?? 5);
+const KEY = "svc_bench_0123456789abcdef0123";
+
+function report() {
+  const body: unknown[] = [];
+  for (let chapter = 1; chapter <= 8; chapter++) {
+    body.push({ type: "heading", level: 1, text: `Chương ${chapter}: Kết quả hoạt động` });
+    for (let p = 0; p < 6; p++) {
+      body.push({ type: "paragraph", runs: [{ text: "Doanh thu quý tăng trưởng ổn định; ", bold: true }, { text: "chi phí vận hành giảm nhờ tự động hóa quy trình. ".repeat(6) }] });
+    }
+  }
+  body.push({
+    type: "table",
+    columns: [30, 60, 30, 40],
+    header: ["Mã", "Sản phẩm", "Số lượng", "Thành tiền"],
+    rows: Array.from({ length: 200 }, (_, i) => [`SP${i + 1}`, `Sản phẩm số ${i + 1}`, String(10 + i), `${(i + 1) * 12500}`]),
+  });
+  return { type: "text", properties: { title: "Báo cáo 10 trang" }, body };
+}
+
+function sheet() {
+  const rows = [Array.from({ length: 10 }, (_, c) => `Cột ${c + 1}`), ...Array.from({ length: 999 }, (_, r) => Array.from({ length: 10 }, (_, c) => r * 10 + c))];
+  return { type: "spreadsheet", properties: { title: "Dữ liệu" }, sheets: [{ name: "Data", rows, freeze: { rows: 1 } }] };
+}
+
+const templateData = {
+  number: "HD-1",
+  date: "22/11/2026",
+  customer: { name: "Công ty Ánh Dương", address: "Hà Nội" },
+  items: Array.from({ length: 1000 }, (_, i) => ({ name: `Mặt hàng ${i + 1}`, qty: i + 1, price: "10.000" })),
+  total: "10.000.000",
+};
+
+async function time<T>(fn: () => Promise<T>): Promise<number[]> {
+  await fn(); // warm-up
+  const xs: number[] = [];
+  for (let i = 0; i < REPS; i++) {
+    const t = performance.now();
+    await fn();
+    xs.push(performance.now() - t);
+  }
+  return xs;
+}
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+const work = mkdtempSync(path.join(os.tmpdir(), "svc-bench-build-"));
+const keys = generateKeyPair();
+const token = signToken(
+  { v: 1, prod: "svc-online", kind: "enterprise", conns: 5000, plan: "year", exp: "2099-12-31", feat: ["api_full"], key: "OOSY-BENCH-00000-00000-00000", iat: Math.floor(Date.now() / 1000) },
+  decodePrivateKey(keys.privateKey),
+);
+const config = parseConfig({
+  SVC_DATA_DIR: work,
+  SVC_DOCBUILDER_WORKERS: "1",
+  SVC_DOCBUILDER_API_KEYS: KEY,
+  SVC_LOG_LEVEL: "error",
+  SVC_LICENSE_PUBKEY: keys.publicKey,
+  SVC_LICENSE_TOKEN: token,
+  SVC_LICENSE_FILE: path.join(work, "license.token"),
+});
+const svc = await startService(config, memoryLogger("error"), { port: 0, hostname: "127.0.0.1" });
+const auth = { Authorization: `Bearer ${KEY}` };
+
+async function httpBuild(script: object, outputs: string[]) {
+  const res = await fetch(`${svc.url}/v1/build`, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify({ script: { ...script, outputs } }) });
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`build: ${res.status}`);
+}
+
+const invoice = new Uint8Array(await Bun.file(path.join(ROOT, "fixtures/templates/invoice.docx")).arrayBuffer());
+async function httpRender(to: string) {
+  const fd = new FormData();
+  fd.append("file", new Blob([invoice]), "invoice.docx");
+  fd.append("data", JSON.stringify(templateData));
+  fd.append("to", to);
+  const res = await fetch(`${svc.url}/v1/template/render`, { method: "POST", headers: auth, body: fd });
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`render: ${res.status}`);
+}
+
+console.log(`svc build benchmark — ${new Date().toISOString()} — ${os.cpus()[0]?.model} × ${os.availableParallelism()}, bun ${Bun.version}, ${REPS} reps\n`);
+console.log("| case | in-process OOXML | HTTP → OOXML | HTTP → PDF | engine share of PDF |");
+console.log("|---|---|---|---|---|");
+for (const [name, script, native] of [["10-page report (200-row table)", report(), "docx"], ["10,000-cell spreadsheet", sheet(), "xlsx"]] as const) {
+  const inProcess = await time(async () => buildNative(prepareScript({ ...script, outputs: [native] }, 20_000)));
+  const ooxml = await time(() => httpBuild(script, [native]));
+  const pdf = await time(() => httpBuild(script, ["pdf"]));
+  const share = (mean(pdf) - mean(ooxml)) / mean(pdf);
+  console.log(`| ${name} | ${mean(inProcess).toFixed(0)} ms | ${mean(ooxml).toFixed(0)} ms | ${mean(pdf).toFixed(0)} ms | ${(share * 100).toFixed(0)} % |`);
+}
+const inProcessRender = await time(async () => renderTemplate(invoice, templateData, { missing: "empty" }));
+const renderDocx = await time(() => httpRender("docx"));
+const renderPdf = await time(() => httpRender("pdf"));
+console.log(`| 1,000-row template render | ${mean(inProcessRender).toFixed(0)} ms | ${mean(renderDocx).toFixed(0)} ms | ${mean(renderPdf).toFixed(0)} ms | ${(((mean(renderPdf) - mean(renderDocx)) / mean(renderPdf)) * 100).toFixed(0)} % |`);
+
+await svc.stop(5000);
+rmSync(work, { recursive: true, force: true });
+process.exit(0);
