@@ -1,5 +1,5 @@
-// DocBuilder's domain: conversion and extraction on the worker pool, jobs and result files.
-// It takes web-standard Requests and returns plain data; it knows nothing of Hono.
+// DocBuilder's domain: conversion, builds, template filling and extraction on the worker pool,
+// jobs and result files. It takes web-standard Requests and returns plain data; it knows no Hono.
 
 import { mkdtemp, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
@@ -101,7 +101,7 @@ interface PreparedJob {
   work: (ctx: JobContext) => Promise<void>;
 }
 
-export type ConvertOutcome =
+export type JobOutcome =
   | { mode: "sync"; job: JobView; file: string }
   | { mode: "async"; job: JobView };
 
@@ -147,7 +147,7 @@ export class DocBuilderService {
     return Math.floor((this.deps.clock.now() - this.startedAt) / 1000);
   }
 
-  async convert(req: Request, requestId: string): Promise<ConvertOutcome> {
+  async convert(req: Request, requestId: string): Promise<JobOutcome> {
     return this.runJob("convert", requestId, async ({ dir, limits }) => {
       const intake = await readWorkRequest(req, dir, limits.max_file_mb);
       const params = parse(convertParams, intake.params);
@@ -172,7 +172,7 @@ export class DocBuilderService {
   }
 
   /** POST /v1/build: a document from a svcscript, in every format the script asks for. */
-  async build(req: Request, requestId: string): Promise<ConvertOutcome> {
+  async build(req: Request, requestId: string): Promise<JobOutcome> {
     return this.runJob("build", requestId, async ({ dir, limits }) => {
       const intake = await readWorkRequest(req, dir, limits.max_file_mb);
       if (intake.source) {
@@ -210,7 +210,7 @@ export class DocBuilderService {
   }
 
   /** POST /v1/template/render: fills a Word template (enterprise only); macros refused at once. */
-  async renderTemplate(req: Request, requestId: string): Promise<ConvertOutcome> {
+  async renderTemplate(req: Request, requestId: string): Promise<JobOutcome> {
     const edition = this.edition();
     if (edition !== "enterprise") {
       throw new ServiceError("forbidden_feature", "Điền mẫu tài liệu chỉ có trong phiên bản enterprise.", { feature: "template/render", edition });
@@ -290,7 +290,7 @@ export class DocBuilderService {
    * time limits, output checks, the callback. `prepare` reads and checks the request (refusals
    * there discard the job) and returns the work to run on the pool.
    */
-  private async runJob(kind: JobKind, requestId: string, prepare: (job: { id: string; dir: string; limits: DocBuilderLimits }) => Promise<PreparedJob>): Promise<ConvertOutcome> {
+  private async runJob(kind: JobKind, requestId: string, prepare: (job: { id: string; dir: string; limits: DocBuilderLimits }) => Promise<PreparedJob>): Promise<JobOutcome> {
     const limits = this.limits();
     const { id: jobId, dir } = this.deps.jobs.create(kind, requestId, limits.result_ttl_minutes);
     const log = this.deps.logger.child({ request_id: requestId, job_id: jobId });

@@ -2,7 +2,7 @@
 
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { ServiceError } from "../errors";
-import type { ConvertOutcome, DocBuilderService } from "../docbuilder/service";
+import type { JobOutcome, DocBuilderService } from "../docbuilder/service";
 import type { WorkerPool } from "../docbuilder/pool";
 import { allowedEndpoints } from "../editions/limits";
 import { FORMATS, PDF_CONTENT_TYPE, targetsOf, type Family } from "../../workers/formats";
@@ -125,7 +125,7 @@ export function v1Routes(deps: V1Deps): Hono<AppEnv> {
  * The answer of a job endpoint: 202 with the job when asynchronous; when synchronous, the file
  * itself for one output, or the finished job (200) when a build asked for several.
  */
-function jobResponse(c: Context<AppEnv>, outcome: ConvertOutcome): Response {
+function jobResponse(c: Context<AppEnv>, outcome: JobOutcome): Response {
   if (outcome.mode === "async") {
     c.header("Location", `/v1/jobs/${outcome.job.id}`);
     return c.json(outcome.job, 202);
