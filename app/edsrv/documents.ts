@@ -459,7 +459,7 @@ export class DocumentBroker {
         }
         case "save": {
           if (s.readOnly) {
-            if (args.notify === "1") s.send(`saveresult: ${JSON.stringify({ success: false, result: "readonly", errorMsg: "read-only session" })}`);
+            if (args.notify === "1") s.send(`saveresult: ${JSON.stringify({ success: false, result: "readonly", errorMsg: "read-only session", notify: true })}`);
             return;
           }
           const out = args.dontSaveIfUnmodified === "1" && !this.modified

@@ -101,9 +101,10 @@ export function renderPage(config: Config, groups: AliasGroup[], input: PageInpu
 <link rel="stylesheet" href="ed.css">
 </head>
 <body ${attrs}>
-<div id="toolbar"><span id="docname"></span><span id="state"></span><button id="undo" type="button" title="Undo">&#8630;</button><button id="redo" type="button" title="Redo">&#8631;</button><select id="parts" hidden></select><button id="save" type="button">Save</button><button id="close" type="button" hidden>Close</button></div>
+<div id="toolbar"><span id="docname"></span><span id="modified" hidden title="Modified">&#9679;</span><span id="state"></span><button id="undo" type="button" title="Undo">&#8630;</button><button id="redo" type="button" title="Redo">&#8631;</button><button id="save" type="button">Save</button><button id="close" type="button" hidden>Close</button></div>
 <div id="message" hidden></div>
-<div id="viewport" tabindex="0"><div id="canvas-wrap"><canvas id="canvas"></canvas><div id="cursor" hidden></div></div><textarea id="ime" autocomplete="off" autocapitalize="off" spellcheck="false"></textarea></div>
+<div id="viewport" tabindex="-1"><div id="sizer"><canvas id="canvas"></canvas><div id="overlays"><div id="selection"></div><div id="cellcursor" hidden></div><div id="cursor" hidden></div></div></div><textarea id="ime" autocomplete="off" autocapitalize="off" spellcheck="false"></textarea></div>
+<div id="parts" role="tablist" hidden></div>
 <script src="ed.js"></script>
 </body>
 </html>

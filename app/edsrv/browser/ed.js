@@ -1,22 +1,43 @@
-// Minimal editor client: connects the document WebSocket (docs/editing-protocol.md), draws the
-// tiles it asks for on a canvas, forwards keys, text input (IME composition included) and mouse
-// clicks, and speaks the postMessage API with the host page. The rich UI comes later.
+// The editor client (docs/editing-protocol.md). It connects the document WebSocket, keeps a cache of
+// 256 px tiles per part and asks only for the tiles that are visible (again when the server
+// invalidates them), draws them on a canvas the size of the viewport (a sizer element gives the
+// scroll range of the whole document), draws the cursor, the selection, the cell cursor and the
+// cursors of other views, forwards keys, text input (IME composition included) and mouse
+// events, switches sheets and slides from a tab bar, saves, shows the modified state, and speaks
+// Collabora's postMessage API with its host page.
+//
+// Hooks for the richer interface of a later issue: setZoom(twipsPerPx) (tiles are re-requested at
+// the new scale), window.edState (what the page shows: loaded, modified, views, cursor, timings)
+// and edApi.send / edApi.uno (one place where every command leaves).
 (function () {
   "use strict";
-  var TWIPS_PER_PX = 15, TILE_PX = 256, TILE_TW = TILE_PX * TWIPS_PER_PX;
+  var TILE_PX = 256;
+  var twipsPerPx = 15; // 100 % at 96 dpi
   var body = document.body, ds = body.dataset;
   var q = new URLSearchParams(location.search);
   var wopiSrc = q.get("WOPISrc") || "";
   var lang = q.get("lang") || "en-US";
   var inFrame = window.parent !== window;
   var targetOrigin = ds.postmessageOrigin || "*";
-  var hostReady = false, docLoaded = false, everModified = false, modified = false;
-  var status = null, ws = null, tileSeq = 0, pendingTiles = {}, haveTiles = {}, redrawTimer = 0;
-  var canvas = document.getElementById("canvas"), ctx = canvas.getContext("2d");
-  var viewport = document.getElementById("viewport"), ime = document.getElementById("ime");
-  var cursorEl = document.getElementById("cursor"), stateEl = document.getElementById("state");
-  var partsEl = document.getElementById("parts"), msgEl = document.getElementById("message");
-  window.edState = { loaded: false, modified: false, tilesDrawn: 0, errors: [], readOnly: true, status: null };
+  var docLoaded = false, everModified = false, modified = false, readOnly = true;
+  var status = null, ws = null, tileSeq = 0;
+  var cache = {};     // "part:tx:ty" → { bmp, stale }
+  var pending = {};   // "part:tx:ty" → request time (performance.now())
+  var dirty = {};     // invalidated while its request was in flight
+  var cacheKeys = []; // insertion order, for eviction
+  var CACHE_MAX = 400;
+  var docPx = { w: 1, h: 1 };
+  var firstPaintKeys = null;
+  var $ = function (id) { return document.getElementById(id); };
+  var canvas = $("canvas"), ctx = canvas.getContext("2d");
+  var viewport = $("viewport"), sizer = $("sizer"), ime = $("ime");
+  var cursorEl = $("cursor"), cellEl = $("cellcursor"), selEl = $("selection"), overlays = $("overlays");
+  var stateEl = $("state"), modEl = $("modified"), partsEl = $("parts"), msgEl = $("message");
+  var S = window.edState = {
+    loaded: false, modified: false, readOnly: true, status: null, views: [], errors: [],
+    tilesDrawn: 0, tilesRequested: 0, invalidations: 0, cursor: null, selection: [], cellCursor: null,
+    firstPaintAt: 0, inputLatencies: [], inputAt: 0, lastSave: null, compositions: 0, marks: {},
+  };
 
   function post(id, values) {
     if (!inFrame) return;
@@ -24,56 +45,82 @@
   }
   function showMessage(t) { msgEl.textContent = t; msgEl.hidden = !t; }
   function send(t) { if (ws && ws.readyState === 1) ws.send(t); }
+  /** An edit the user made: remembered for the keystroke → updated tile timing. */
+  function sendInput(t) {
+    if (readOnly) return;
+    if (!S.inputAt) S.inputAt = performance.now();
+    send(t);
+  }
+  function rect(s) {
+    var n = String(s).split(",").map(function (x) { return Number(x.trim()); });
+    return n.length >= 4 && isFinite(n[0]) && isFinite(n[3]) ? { x: n[0], y: n[1], w: n[2], h: n[3] } : null;
+  }
+  function place(el, r) {
+    el.style.left = r.x / twipsPerPx + "px"; el.style.top = r.y / twipsPerPx + "px";
+    el.style.width = Math.max(r.w / twipsPerPx, 1) + "px"; el.style.height = Math.max(r.h / twipsPerPx, 1) + "px";
+  }
+  function part() { return status && status.type !== "text" ? status.selectedPart || 0 : 0; }
 
   // ---- WebSocket (Collabora's URL form: /ed/<enc docURL?params>/ws?WOPISrc=<enc>&compat=/ws)
   var docUrl = (function () { try { return decodeURIComponent(wopiSrc); } catch (e) { return wopiSrc; } })();
   var params = "access_token=" + encodeURIComponent(ds.accessToken || "") + "&access_token_ttl=" + encodeURIComponent(ds.accessTokenTtl || "0");
   if (ds.noAuthHeader === "1") params += "&no_auth_header=1";
   if (q.get("permission") === "readonly") params += "&permission=readonly";
-  var wsUrl = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ed/" +
-    encodeURIComponent(docUrl + "?" + params) + "/ws?WOPISrc=" + encodeURIComponent(wopiSrc) + "&compat=/ws";
-  ws = new WebSocket(wsUrl);
+  ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ed/" +
+    encodeURIComponent(docUrl + "?" + params) + "/ws?WOPISrc=" + encodeURIComponent(wopiSrc) + "&compat=/ws");
   ws.binaryType = "arraybuffer";
+  function mark(n) { if (!S.marks[n]) S.marks[n] = performance.now(); }
   ws.onopen = function () {
+    mark("socket");
     send("coolclient 0.1 " + Date.now() + " " + performance.now());
-    send("load url=" + encodeURIComponent(docUrl) + " lang=" + lang + " clientvisiblearea=0;0;" + viewport.clientWidth * TWIPS_PER_PX + ";" + viewport.clientHeight * TWIPS_PER_PX);
+    send("load url=" + encodeURIComponent(docUrl) + " lang=" + lang + " clientvisiblearea=0;0;" + viewport.clientWidth * twipsPerPx + ";" + viewport.clientHeight * twipsPerPx);
   };
-  ws.onclose = function () { if (docLoaded) stateEl.textContent = "disconnected"; };
+  ws.onclose = function () { S.closed = true; if (docLoaded) stateEl.textContent = "disconnected"; };
   ws.onmessage = function (ev) {
     if (typeof ev.data !== "string") return onTile(new Uint8Array(ev.data));
     var t = ev.data, sp = t.indexOf(": "), cmd = sp < 0 ? t : t.slice(0, sp), arg = sp < 0 ? "" : t.slice(sp + 2);
     switch (cmd) {
       case "wopi": {
+        mark("wopi");
         var w = JSON.parse(arg);
         if (w.PostMessageOrigin) targetOrigin = w.PostMessageOrigin;
-        document.getElementById("docname").textContent = w.BaseFileName || "";
-        document.getElementById("save").hidden = !!w.HideSaveOption;
+        $("docname").textContent = w.BaseFileName || "";
+        document.title = w.BaseFileName || document.title;
+        $("save").hidden = !!w.HideSaveOption;
         post("App_LoadingStatus", { Status: "Frame_Ready", Features: { VersionStates: true } });
         break;
       }
       case "perm":
-        window.edState.readOnly = arg.trim() === "readonly";
-        stateEl.textContent = window.edState.readOnly ? "read-only" : "";
+        readOnly = S.readOnly = arg.trim() === "readonly";
+        body.classList.toggle("readonly", readOnly);
+        showState();
         break;
-      case "status": onStatus(JSON.parse(arg)); break;
+      case "status": mark("status"); onStatus(JSON.parse(arg)); break;
       case "invalidatetiles": onInvalidate(arg); break;
       case "invalidatecursor": onCursor(arg); break;
+      case "cursorvisible": cursorEl.hidden = arg.trim() !== "true" || !S.cursor; break;
+      case "textselection": onSelection(arg); break;
+      case "cellcursor": onCellCursor(arg); break;
+      case "invalidateviewcursor": onViewCursor(arg); break;
+      case "setpart": if (status && Number(arg) !== status.selectedPart) send("status"); break;
+      case "viewinfo": onViews(JSON.parse(arg)); break;
       case "statechanged":
         if (arg.indexOf(".uno:ModifiedStatus=") === 0) {
-          var m = arg.slice(20) === "true";
-          if (m !== modified) { modified = m; everModified = everModified || m; window.edState.modified = m; post("Doc_ModifiedStatus", { Modified: m }); }
-          stateEl.textContent = (window.edState.readOnly ? "read-only" : "") + (m ? " modified" : "");
+          var m = arg.slice(20).trim() === "true";
+          if (m !== modified) { modified = S.modified = m; everModified = everModified || m; post("Doc_ModifiedStatus", { Modified: m }); }
+          showState();
         }
         break;
       case "saveresult": {
         var r = JSON.parse(arg);
-        window.edState.lastSave = r;
+        S.lastSave = r;
+        if (!r.success && r.result !== "unmodified") showMessage("Not saved: " + (r.errorMsg || r.result));
         if (r.notify) post("Action_Save_Resp", { success: r.success, result: r.result, errorMsg: r.errorMsg || "" });
         break;
       }
       case "error":
-        window.edState.errors.push(arg);
-        if (/kind=(unauthorized|faileddocloading|crashed|documentconflict|savetoolarge|savefailed|saveunauthorized)/.test(arg)) showMessage("Error: " + arg);
+        S.errors.push(arg);
+        if (/kind=(unauthorized|faileddocloading|crashed|documentconflict|savetoolarge|savefailed|saveunauthorized|docunloading|kitunavailable)/.test(arg)) showMessage("Error: " + arg);
         if (!docLoaded && /cmd=(load|internal)/.test(arg)) post("App_LoadingStatus", { Status: "Failed" });
         break;
       case "close": {
@@ -85,120 +132,315 @@
     }
   };
 
+  function showState() {
+    modEl.hidden = !modified;
+    stateEl.textContent = (readOnly ? "Read-only" : "") + (modified ? (readOnly ? " · " : "") + "Modified" : "");
+  }
+
+  // ---- document geometry and tiles
   function onStatus(st) {
-    var first = !status;
-    status = st; window.edState.status = st;
-    var w = Math.min(Math.ceil(st.width / TWIPS_PER_PX), 20000), h = Math.min(Math.ceil(st.height / TWIPS_PER_PX), 30000);
-    if (st.type === "spreadsheet") { w = Math.min(w, 4000); h = Math.min(h, 6000); }
-    canvas.width = Math.max(w, 1); canvas.height = Math.max(h, 1);
-    document.getElementById("canvas-wrap").style.width = canvas.width + "px";
-    haveTiles = {};
-    if (st.partNames && st.partNames.length > 1) {
-      partsEl.hidden = false;
-      partsEl.innerHTML = "";
-      st.partNames.forEach(function (n, i) { var o = document.createElement("option"); o.value = i; o.textContent = n; partsEl.appendChild(o); });
-      partsEl.value = String(st.selectedPart || 0);
+    var first = !status, partChanged = status && status.selectedPart !== st.selectedPart;
+    status = S.status = st;
+    var w = Math.ceil(st.width / twipsPerPx), h = Math.ceil(st.height / twipsPerPx);
+    if (st.type === "spreadsheet") {
+      // The used area, at least a few screens of empty cells to click into.
+      w = Math.max(w, viewport.clientWidth * 2); h = Math.max(h, viewport.clientHeight * 3);
     }
-    requestVisible();
+    docPx = { w: Math.max(w, 1), h: Math.max(h, 1) };
+    sizer.style.width = docPx.w + "px"; sizer.style.height = docPx.h + "px";
+    buildParts(st);
+    if (partChanged) { selEl.innerHTML = ""; cellEl.hidden = true; cursorEl.hidden = true; }
+    layout();
+    var asked = requestVisible();
     if (first) {
-      docLoaded = true; window.edState.loaded = true;
+      docLoaded = S.loaded = true;
+      firstPaintKeys = asked;
       post("App_LoadingStatus", { Status: "Document_Loaded", DocumentLoadedTime: Date.now() });
-      ime.focus();
+      ime.focus({ preventScroll: true });
     }
   }
 
-  function requestVisible() {
-    if (!status) return;
-    var x0 = Math.floor(viewport.scrollLeft / TILE_PX), y0 = Math.floor(viewport.scrollTop / TILE_PX);
-    var x1 = Math.min(Math.ceil((viewport.scrollLeft + viewport.clientWidth) / TILE_PX), Math.ceil(canvas.width / TILE_PX));
-    var y1 = Math.min(Math.ceil((viewport.scrollTop + viewport.clientHeight) / TILE_PX), Math.ceil(canvas.height / TILE_PX));
-    for (var ty = y0; ty < y1; ty++) for (var tx = x0; tx < x1; tx++) {
-      var key = tx + ":" + ty;
-      if (haveTiles[key] || pendingTiles[key]) continue;
-      pendingTiles[key] = true;
-      send("tile part=" + (status.selectedPart || 0) + " width=" + TILE_PX + " height=" + TILE_PX + " x=" + tx * TILE_TW + " y=" + ty * TILE_TW + " w=" + TILE_TW + " h=" + TILE_TW + " id=" + (++tileSeq));
+  function buildParts(st) {
+    var names = st.partNames || [];
+    partsEl.hidden = names.length < 2 && st.type === "text";
+    if (partsEl.childElementCount !== names.length || names.some(function (n, i) { return partsEl.children[i].textContent !== n; })) {
+      partsEl.innerHTML = "";
+      names.forEach(function (n, i) {
+        var b = document.createElement("button");
+        b.type = "button"; b.textContent = n; b.setAttribute("role", "tab"); b.dataset.part = i;
+        b.addEventListener("click", function () { switchPart(i); });
+        partsEl.appendChild(b);
+      });
     }
+    for (var i = 0; i < partsEl.children.length; i++) {
+      var on = i === (st.selectedPart || 0);
+      partsEl.children[i].classList.toggle("active", on);
+      partsEl.children[i].setAttribute("aria-selected", on ? "true" : "false");
+    }
+  }
+  function switchPart(i) { if (status && i !== status.selectedPart) send("setclientpart part=" + i); ime.focus({ preventScroll: true }); }
+
+  /** The visible document rectangle in px (document coordinates). */
+  function visible() {
+    var ox = sizer.offsetLeft, oy = sizer.offsetTop;
+    var x0 = Math.max(0, viewport.scrollLeft - ox), y0 = Math.max(0, viewport.scrollTop - oy);
+    var x1 = Math.min(docPx.w, viewport.scrollLeft + viewport.clientWidth - ox), y1 = Math.min(docPx.h, viewport.scrollTop + viewport.clientHeight - oy);
+    return { x: x0, y: y0, w: Math.max(0, x1 - x0), h: Math.max(0, y1 - y0) };
+  }
+
+  /** Moves the canvas over the visible rectangle and paints it from the cache. */
+  function layout() {
+    var v = visible();
+    canvas.style.left = v.x + "px"; canvas.style.top = v.y + "px";
+    if (canvas.width !== v.w || canvas.height !== v.h) { canvas.width = Math.max(v.w, 1); canvas.height = Math.max(v.h, 1); }
+    ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, canvas.width, canvas.height);
+    var p = part();
+    eachTile(v, function (tx, ty) {
+      var e = cache[p + ":" + tx + ":" + ty];
+      if (e) ctx.drawImage(e.bmp, tx * TILE_PX - v.x, ty * TILE_PX - v.y);
+    });
+    canvas._v = v;
+  }
+  function eachTile(v, fn) {
+    var x0 = Math.floor(v.x / TILE_PX), y0 = Math.floor(v.y / TILE_PX);
+    var x1 = Math.ceil((v.x + v.w) / TILE_PX), y1 = Math.ceil((v.y + v.h) / TILE_PX);
+    for (var ty = y0; ty < y1; ty++) for (var tx = x0; tx < x1; tx++) fn(tx, ty);
+  }
+
+  /** Asks for every visible tile that is missing or stale; returns the keys asked for. */
+  function requestVisible() {
+    if (!status) return [];
+    var p = part(), tw = TILE_PX * twipsPerPx, asked = [];
+    eachTile(visible(), function (tx, ty) {
+      var key = p + ":" + tx + ":" + ty, e = cache[key];
+      if (e && !e.stale) return;
+      if (pending[key]) return;
+      pending[key] = performance.now();
+      asked.push(key);
+      S.tilesRequested++;
+      send("tile part=" + p + " width=" + TILE_PX + " height=" + TILE_PX + " x=" + tx * tw + " y=" + ty * tw + " w=" + tw + " h=" + tw + " id=" + (++tileSeq));
+    });
+    return asked;
   }
 
   function onTile(bytes) {
+    mark("tile");
     var nl = bytes.indexOf(10);
     var head = new TextDecoder().decode(bytes.subarray(0, nl)), a = {};
     head.replace(/^tile: /, "").split(" ").forEach(function (kv) { var i = kv.indexOf("="); if (i > 0) a[kv.slice(0, i)] = kv.slice(i + 1); });
-    var px = Math.round(Number(a.x) / TWIPS_PER_PX), py = Math.round(Number(a.y) / TWIPS_PER_PX);
-    var key = Math.round(px / TILE_PX) + ":" + Math.round(py / TILE_PX);
-    delete pendingTiles[key];
-    if (status && Number(a.part) !== (status.selectedPart || 0)) return;
-    createImageBitmap(new Blob([bytes.subarray(nl + 1)], { type: "image/png" })).then(function (img) {
-      ctx.drawImage(img, px, py);
-      haveTiles[key] = true;
-      window.edState.tilesDrawn++;
+    var tw = Number(a.w), p = Number(a.part) || 0;
+    var key = p + ":" + Math.round(Number(a.x) / tw) + ":" + Math.round(Number(a.y) / tw);
+    var askedAt = pending[key];
+    delete pending[key];
+    if (tw !== TILE_PX * twipsPerPx) return; // asked before a zoom change
+    createImageBitmap(new Blob([bytes.subarray(nl + 1)], { type: "image/png" })).then(function (bmp) {
+      var old = cache[key];
+      if (old) { if (old.bmp.close) old.bmp.close(); } else cacheKeys.push(key);
+      cache[key] = { bmp: bmp, stale: false };
+      if (dirty[key]) { delete dirty[key]; cache[key].stale = true; }
+      evict();
+      if (p === part()) {
+        var v = canvas._v, parts = key.split(":");
+        if (v) ctx.drawImage(bmp, Number(parts[1]) * TILE_PX - v.x, Number(parts[2]) * TILE_PX - v.y);
+        S.tilesDrawn++;
+        if (S.inputAt && askedAt >= S.inputAt) {
+          S.inputLatencies.push(performance.now() - S.inputAt);
+          S.inputAt = 0;
+        }
+        if (firstPaintKeys) {
+          var i = firstPaintKeys.indexOf(key);
+          if (i >= 0) firstPaintKeys.splice(i, 1);
+          if (!firstPaintKeys.length) {
+            firstPaintKeys = null;
+            S.firstPaintAt = performance.timeOrigin + performance.now();
+            if (performance.mark) performance.mark("ed-first-paint");
+          }
+        }
+      }
+      if (cache[key].stale) requestVisible();
+    });
+  }
+
+  function evict() {
+    if (cacheKeys.length <= CACHE_MAX) return;
+    var v = visible(), p = part();
+    var keep = function (k) {
+      var s = k.split(":"), x = Number(s[1]) * TILE_PX, y = Number(s[2]) * TILE_PX;
+      return Number(s[0]) === p && x + TILE_PX > v.x - 1024 && x < v.x + v.w + 1024 && y + TILE_PX > v.y - 2048 && y < v.y + v.h + 2048;
+    };
+    cacheKeys = cacheKeys.filter(function (k) {
+      if (cacheKeys.length <= CACHE_MAX / 2 || keep(k)) return true;
+      var e = cache[k]; if (e && e.bmp.close) e.bmp.close();
+      delete cache[k];
+      return false;
     });
   }
 
   function onInvalidate(arg) {
-    if (/^EMPTY/.test(arg)) { haveTiles = {}; }
-    else {
-      var n = arg.split(",").map(function (s) { return Number(s.trim()); });
-      var x0 = Math.floor(n[0] / TILE_TW), y0 = Math.floor(n[1] / TILE_TW), x1 = Math.floor((n[0] + n[2]) / TILE_TW), y1 = Math.floor((n[1] + n[3]) / TILE_TW);
-      for (var ty = y0; ty <= y1; ty++) for (var tx = x0; tx <= x1; tx++) delete haveTiles[tx + ":" + ty];
-    }
-    clearTimeout(redrawTimer);
-    redrawTimer = setTimeout(requestVisible, 30);
+    S.invalidations++;
+    var n = arg.split(",").map(function (s) { return s.trim(); });
+    var p = n.length >= 5 ? Number(n[4]) : n[0] === "EMPTY" && n.length >= 2 ? Number(n[1]) : null;
+    if (p === null || !isFinite(p)) p = part();
+    var tw = TILE_PX * twipsPerPx, all = n[0] === "EMPTY";
+    var r = all ? null : rect(arg);
+    if (!all && !r) return;
+    Object.keys(cache).concat(Object.keys(pending)).forEach(function (key) {
+      var s = key.split(":");
+      if (Number(s[0]) !== p) return;
+      var tx = Number(s[1]) * tw, ty = Number(s[2]) * tw;
+      if (!all && (tx + tw <= r.x || tx > r.x + r.w || ty + tw <= r.y || ty > r.y + r.h)) return;
+      if (cache[key]) cache[key].stale = true;
+      if (pending[key]) dirty[key] = true;
+    });
+    requestVisible();
   }
 
+  // ---- cursor, selections, other views
+  function payloadRect(arg) {
+    if (arg.charAt(0) === "{") { try { var j = JSON.parse(arg); return rect(j.rectangle || ""); } catch (e) { return null; } }
+    return rect(arg);
+  }
   function onCursor(arg) {
-    var n = arg.split(",").map(function (s) { return Number(s.trim()); });
-    if (n.length < 4 || !isFinite(n[0])) { cursorEl.hidden = true; return; }
+    var r = payloadRect(arg);
+    S.cursor = r;
+    if (!r) { cursorEl.hidden = true; return; }
     cursorEl.hidden = false;
-    cursorEl.style.left = n[0] / TWIPS_PER_PX + "px"; cursorEl.style.top = n[1] / TWIPS_PER_PX + "px";
-    cursorEl.style.height = Math.max(n[3] / TWIPS_PER_PX, 10) + "px";
-    ime.style.left = cursorEl.style.left; ime.style.top = cursorEl.style.top;
+    place(cursorEl, { x: r.x, y: r.y, w: twipsPerPx * 2, h: r.h });
+    ime.style.left = sizer.offsetLeft + r.x / twipsPerPx + "px"; ime.style.top = sizer.offsetTop + r.y / twipsPerPx + "px";
+    if (!mouseDown) scrollIntoView(r);
+  }
+  function scrollIntoView(r) {
+    var v = visible(), x = r.x / twipsPerPx, y = r.y / twipsPerPx, h = r.h / twipsPerPx;
+    if (y < v.y) viewport.scrollTop += y - v.y - 20;
+    else if (y + h > v.y + v.h) viewport.scrollTop += y + h - (v.y + v.h) + 20;
+    if (x < v.x) viewport.scrollLeft += x - v.x - 20;
+    else if (x > v.x + v.w) viewport.scrollLeft += x - (v.x + v.w) + 20;
+  }
+  function onSelection(arg) {
+    selEl.innerHTML = "";
+    S.selection = arg.trim() ? arg.split(";").map(rect).filter(Boolean) : [];
+    S.selection.forEach(function (r) { var d = document.createElement("div"); d.className = "sel"; place(d, r); selEl.appendChild(d); });
+  }
+  function onCellCursor(arg) {
+    var r = arg.trim() === "EMPTY" ? null : rect(arg);
+    S.cellCursor = r;
+    cellEl.hidden = !r;
+    if (r) place(cellEl, r);
+  }
+  var viewCursors = {};
+  function onViewCursor(arg) {
+    var j; try { j = JSON.parse(arg); } catch (e) { return; }
+    var id = String(j.viewId), r = rect(j.rectangle || ""), el = viewCursors[id];
+    if (!el) { el = viewCursors[id] = document.createElement("div"); el.className = "viewcursor"; el.dataset.view = id; overlays.appendChild(el); }
+    var samePart = j.part === undefined || Number(j.part) === part();
+    el.hidden = !r || !samePart;
+    if (r) place(el, { x: r.x, y: r.y, w: twipsPerPx * 2, h: r.h });
+    var v = S.views.filter(function (x) { return String(x.viewid) === id; })[0];
+    el.title = v ? v.username : "";
+  }
+  function onViews(list) {
+    S.views = list;
+    Object.keys(viewCursors).forEach(function (id) {
+      if (!list.some(function (v) { return String(v.viewid) === id; })) { viewCursors[id].remove(); delete viewCursors[id]; }
+    });
+    post("Views_List", list.map(viewJson));
+  }
+  function viewJson(v) { return { ViewId: v.viewid, UserId: v.userid, UserName: v.username, ReadOnly: v.readonly, IsCurrentView: v.current }; }
+
+  var scrollQueued = false;
+  viewport.addEventListener("scroll", function () {
+    if (scrollQueued) return;
+    scrollQueued = true;
+    requestAnimationFrame(function () { scrollQueued = false; layout(); requestVisible(); });
+  });
+  window.addEventListener("resize", function () { layout(); requestVisible(); });
+
+  /** Zoom hook: twips per CSS pixel (15 = 100 %). Drops the cache and asks again. */
+  function setZoom(tpp) {
+    twipsPerPx = tpp;
+    cache = {}; cacheKeys = []; pending = {}; dirty = {};
+    if (status) onStatus(status);
+    if (S.cursor) onCursor(S.cursor.x + ", " + S.cursor.y + ", " + S.cursor.w + ", " + S.cursor.h);
   }
 
-  viewport.addEventListener("scroll", function () { requestVisible(); });
-  partsEl.addEventListener("change", function () { send("setclientpart part=" + partsEl.value); });
-
-  // ---- input
-  var KEYS = { Backspace: 1283, Delete: 1286, Enter: 1280, Tab: 1282, Escape: 1281, ArrowDown: 1024, ArrowUp: 1025, ArrowLeft: 1026, ArrowRight: 1027, Home: 1028, End: 1029, PageUp: 1030, PageDown: 1031 };
-  var composing = false;
-  function key(code, ch) { send("key type=input char=" + (ch || 0) + " key=" + code); send("key type=up char=" + (ch || 0) + " key=" + code); }
+  // ---- keyboard and text input
+  var KEYS = { Backspace: 1283, Delete: 1286, Enter: 1280, Tab: 1282, Escape: 1281, ArrowDown: 1024, ArrowUp: 1025, ArrowLeft: 1026, ArrowRight: 1027, Home: 1028, End: 1029, PageUp: 1030, PageDown: 1031, Insert: 1285, F2: 769 };
+  var CHARS = { Enter: 13, Tab: 9, Backspace: 8, Delete: 127, Escape: 27 };
+  var SHIFT = 4096, MOD1 = 8192, MOD2 = 16384, composing = false;
+  function key(code, ch) {
+    sendInput("key type=input char=" + (ch || 0) + " key=" + code);
+    send("key type=up char=" + (ch || 0) + " key=" + code);
+  }
   ime.addEventListener("keydown", function (e) {
-    if (composing || e.isComposing) return;
-    var mod = e.ctrlKey || e.metaKey;
-    if (mod && (e.key === "z" || e.key === "Z")) { e.preventDefault(); send("uno .uno:Undo"); return; }
-    if (mod && (e.key === "y" || e.key === "Y")) { e.preventDefault(); send("uno .uno:Redo"); return; }
-    if (mod && (e.key === "s" || e.key === "S")) { e.preventDefault(); doSave(false, false, false, ""); return; }
+    if (composing || e.isComposing || e.keyCode === 229) return;
+    var mod = e.ctrlKey || e.metaKey, k = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    if (mod && !e.altKey) {
+      if (k === "z" && !e.shiftKey) { e.preventDefault(); uno(".uno:Undo"); return; }
+      if (k === "y" || (k === "z" && e.shiftKey)) { e.preventDefault(); uno(".uno:Redo"); return; }
+      if (k === "s") { e.preventDefault(); doSave(true, false, false, ""); return; }
+      if (k === "a") { e.preventDefault(); send("uno .uno:SelectAll"); return; }
+      if (k === "c" || k === "x" || k === "v") return; // clipboard: a later issue
+      if (/^[a-z]$/.test(k)) { e.preventDefault(); key(512 + k.charCodeAt(0) - 97 + MOD1 + (e.shiftKey ? SHIFT : 0), 0); return; }
+    }
     var code = KEYS[e.key];
-    if (code) { e.preventDefault(); key(code + (e.shiftKey ? 4096 : 0) + (mod ? 8192 : 0), e.key === "Enter" ? 13 : e.key === "Tab" ? 9 : 0); }
+    if (code) {
+      e.preventDefault();
+      if (readOnly && !(code >= 1024 && code <= 1031)) return;
+      key(code + (e.shiftKey ? SHIFT : 0) + (mod ? MOD1 : 0) + (e.altKey ? MOD2 : 0), CHARS[e.key] || 0);
+    }
   });
   ime.addEventListener("compositionstart", function () { composing = true; });
-  ime.addEventListener("compositionupdate", function (e) { send("textinput text=" + encodeURIComponent(e.data || "") + " end=0"); });
+  ime.addEventListener("compositionupdate", function (e) { sendInput("textinput text=" + encodeURIComponent(e.data || "") + " end=0"); });
   ime.addEventListener("compositionend", function (e) {
     composing = false;
-    if (e.data) send("textinput text=" + encodeURIComponent(e.data));
+    S.compositions++;
+    if (e.data) sendInput("textinput text=" + encodeURIComponent(e.data));
     ime.value = "";
   });
   ime.addEventListener("input", function (e) {
     if (composing || e.isComposing) return;
-    if (e.inputType === "insertText" && e.data) send("textinput text=" + encodeURIComponent(e.data));
+    if ((e.inputType === "insertText" || e.inputType === "insertReplacementText") && e.data) sendInput("textinput text=" + encodeURIComponent(e.data));
     ime.value = "";
   });
-  function mouse(type, e) {
-    var r = canvas.getBoundingClientRect();
-    send("mouse type=" + type + " x=" + Math.round((e.clientX - r.left) * TWIPS_PER_PX) + " y=" + Math.round((e.clientY - r.top) * TWIPS_PER_PX) + " count=" + (e.detail || 1) + " buttons=1 modifier=" + (e.shiftKey ? 4096 : 0));
-  }
-  canvas.addEventListener("mousedown", function (e) { mouse("buttondown", e); });
-  canvas.addEventListener("mouseup", function (e) { mouse("buttonup", e); ime.focus(); });
-  viewport.addEventListener("click", function () { ime.focus(); });
 
-  // ---- saving and closing
+  // ---- mouse: click places the cursor, drag selects, double click selects a word
+  var mouseDown = false, moveQueued = null;
+  function mouse(type, e) {
+    if (readOnly) return;
+    var r = sizer.getBoundingClientRect();
+    var x = Math.round((e.clientX - r.left) * twipsPerPx), y = Math.round((e.clientY - r.top) * twipsPerPx);
+    send("mouse type=" + type + " x=" + x + " y=" + y + " count=" + (type === "move" ? 1 : e.detail || 1) + " buttons=" + (type === "move" && !mouseDown ? 0 : 1) +
+      " modifier=" + ((e.shiftKey ? SHIFT : 0) + (e.ctrlKey ? MOD1 : 0)));
+  }
+  overlays.parentNode.addEventListener("mousedown", function (e) {
+    if (e.button !== 0) return;
+    e.preventDefault();
+    mouseDown = true;
+    mouse("buttondown", e);
+    ime.focus({ preventScroll: true });
+  });
+  window.addEventListener("mousemove", function (e) {
+    if (!mouseDown) return;
+    if (!moveQueued) requestAnimationFrame(function () { var m = moveQueued; moveQueued = null; if (m && mouseDown) mouse("move", m); });
+    moveQueued = e;
+  });
+  window.addEventListener("mouseup", function (e) {
+    if (!mouseDown || e.button !== 0) return;
+    mouseDown = false; moveQueued = null;
+    mouse("buttonup", e);
+    ime.focus({ preventScroll: true });
+  });
+  viewport.addEventListener("focus", function () { ime.focus({ preventScroll: true }); });
+
+  // ---- commands, saving and closing
+  function uno(cmd) { if (readOnly) return; sendInput("uno " + cmd); }
   function doSave(dontTerminateEdit, dontSaveIfUnmodified, notify, extendedData) {
     send("save dontTerminateEdit=" + (dontTerminateEdit ? 1 : 0) + " dontSaveIfUnmodified=" + (dontSaveIfUnmodified ? 1 : 0) + " notify=" + (notify ? 1 : 0) + (extendedData ? " extendedData=" + encodeURIComponent(extendedData) : ""));
   }
-  document.getElementById("save").addEventListener("click", function () { post("UI_Save", { source: "toolbar" }); doSave(true, false, false, ""); });
-  document.getElementById("undo").addEventListener("click", function () { send("uno .uno:Undo"); });
-  document.getElementById("redo").addEventListener("click", function () { send("uno .uno:Redo"); });
-  var closeBtn = document.getElementById("close");
+  $("save").addEventListener("click", function () { post("UI_Save", { source: "toolbar" }); doSave(true, false, false, ""); ime.focus({ preventScroll: true }); });
+  $("undo").addEventListener("click", function () { uno(".uno:Undo"); ime.focus({ preventScroll: true }); });
+  $("redo").addEventListener("click", function () { uno(".uno:Redo"); ime.focus({ preventScroll: true }); });
+  var closeBtn = $("close");
   closeBtn.hidden = !/^(1|true|yes|on)$/i.test(q.get("closebutton") || "");
   closeBtn.addEventListener("click", function () { post("UI_Close", { EverModified: everModified }); post("close", { EverModified: everModified }); });
 
@@ -210,9 +452,9 @@
     if (!msg || !msg.MessageId) return;
     var v = msg.Values || {};
     switch (msg.MessageId) {
-      case "Host_PostmessageReady": hostReady = true; break;
+      case "Host_PostmessageReady": S.hostReady = true; break;
       case "Close_Session": send("closedocument"); break;
-      case "Grab_Focus": ime.focus(); break;
+      case "Grab_Focus": ime.focus({ preventScroll: true }); break;
       case "Action_Save":
         if (!docLoaded) return;
         doSave(!!v.DontTerminateEdit, !!v.DontSaveIfUnmodified, !!v.Notify, v.ExtendedData || "");
@@ -220,7 +462,12 @@
       case "Action_Close":
         if (ws) ws.close();
         break;
-      case "Get_Views": post("Get_Views_Resp", []); break;
+      case "Send_UNO_Command":
+        if (docLoaded && typeof v.Command === "string") uno(v.Command);
+        break;
+      case "Get_Views": post("Get_Views_Resp", S.views.map(viewJson)); break;
     }
   });
+
+  window.edApi = { send: send, uno: uno, setZoom: setZoom, switchPart: switchPart };
 })();

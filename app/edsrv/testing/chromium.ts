@@ -1,0 +1,94 @@
+// Debian's Chromium for the editor's browser tests and benchmark, driven by playwright-core.
+// Playwright's own launch (--remote-debugging-pipe) does not survive under Bun: Chromium is
+// started with a DevTools port on loopback and Playwright connects over CDP.
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { chromium, type Browser, type Frame, type Page } from "playwright-core";
+
+// /usr/bin/chromium is a shell wrapper that Playwright cannot drive; the binary is here.
+export const CHROMIUM = existsSync("/usr/lib/chromium/chromium") ? "/usr/lib/chromium/chromium" : "/usr/bin/chromium";
+
+export async function startChromium(): Promise<{ browser: Browser; close(): Promise<void> }> {
+  const profile = mkdtempSync(path.join(tmpdir(), "edsrv-chrome-"));
+  const proc = Bun.spawn(
+    [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", `--user-data-dir=${profile}`, "about:blank"],
+    { stderr: "pipe", stdout: "ignore" },
+  );
+  const reader = proc.stderr.getReader();
+  let err = "";
+  let wsEndpoint = "";
+  while (!wsEndpoint) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`chromium exited: ${err}`);
+    err += new TextDecoder().decode(value);
+    wsEndpoint = /DevTools listening on (ws:\/\/\S+)/.exec(err)?.[1] ?? "";
+  }
+  reader.releaseLock();
+  void proc.stderr.pipeTo(new WritableStream());
+  const browser = await chromium.connectOverCDP(wsEndpoint);
+  return {
+    browser,
+    async close() {
+      await browser.close().catch(() => {});
+      proc.kill();
+      await proc.exited;
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A host page (what an integrator's page does): POSTs the token form into an iframe named "ed",
+ * answers Frame_Ready with Host_PostmessageReady, records every message in window.msgs, and
+ * offers window.save(values) (Action_Save) and window.sendHost(id, values).
+ */
+export function hostPageHtml(edsrvUrl: string, hash: string, wopiSrc: string, token: string, query = ""): string {
+  const action = `${edsrvUrl}/browser/${hash}/ed.html?WOPISrc=${encodeURIComponent(wopiSrc)}&lang=en-US&closebutton=1${query}`;
+  return `<!doctype html><html><body style="margin:0">
+<form id="f" method="post" target="ed" action="${action}"><input type="hidden" name="access_token" value="${token}"><input type="hidden" name="access_token_ttl" value="0"></form>
+<iframe name="ed" id="ed" style="width:1000px;height:700px;border:0"></iframe>
+<script>
+window.msgs = [];
+window.addEventListener("message", function (e) {
+  var m = JSON.parse(e.data); window.msgs.push(m);
+  if (m.MessageId === "App_LoadingStatus" && m.Values.Status === "Frame_Ready") window.sendHost("Host_PostmessageReady", {});
+});
+window.sendHost = function (id, v) { document.getElementById("ed").contentWindow.postMessage(JSON.stringify({ MessageId: id, Values: v || {} }), "*"); };
+window.save = function (v) { window.sendHost("Action_Save", v || { Notify: true }); };
+window.t0 = performance.timeOrigin + performance.now();
+document.getElementById("f").submit();
+</script></body></html>`;
+}
+
+export interface Editor {
+  page: Page;
+  frame: Frame;
+}
+
+/** The editor frame once Document_Loaded was posted and the first tiles are drawn. */
+export async function editorFrame(page: Page): Promise<Frame> {
+  await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.Values?.Status === "Document_Loaded" || m.Values?.Status === "Failed"));
+  const frame = page.frames().find((f) => f.url().includes("/ed.html"));
+  if (!frame) throw new Error("no editor frame");
+  await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0);
+  return frame;
+}
+
+/** Action_Save with Notify from the host page; resolves with Action_Save_Resp's values. */
+export async function hostSave(page: Page, values: Record<string, unknown> = { Notify: true }): Promise<{ success: boolean; result: string; errorMsg: string }> {
+  const n = await page.evaluate(() => (window as any).msgs.filter((m: any) => m.MessageId === "Action_Save_Resp").length);
+  await page.evaluate((v) => (window as any).save(v), values);
+  await page.waitForFunction((k) => (window as any).msgs.filter((m: any) => m.MessageId === "Action_Save_Resp").length > k, n);
+  return page.evaluate(() => (window as any).msgs.filter((m: any) => m.MessageId === "Action_Save_Resp").pop().Values);
+}
+
+/** Page coordinates of a document point given in twips (the iframe starts at the page's 0,0). */
+export async function pagePoint(frame: Frame, xTw: number, yTw: number): Promise<{ x: number; y: number }> {
+  const inFrame = await frame.evaluate(([x, y]) => {
+    const r = document.getElementById("sizer")!.getBoundingClientRect();
+    return { x: r.left + x! / 15, y: r.top + y! / 15 };
+  }, [xTw, yTw]);
+  const box = (await (await frame.frameElement()).boundingBox())!;
+  return { x: box.x + inFrame.x, y: box.y + inFrame.y };
+}
