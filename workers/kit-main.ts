@@ -121,12 +121,24 @@ function addView(readOnly: boolean): number {
     viewId = d.createView();
     d.setView(viewId);
   }
-  d.initializeForRendering("");
+  // Listen first, then initialise (Collabora's order): initialising emits the view's first cursor,
+  // which a callback registered afterwards can miss.
   d.registerQueuedCallback(viewId);
+  d.initializeForRendering("");
   views.add(viewId);
   log("info", "kit_view_added", { view_id: viewId, read_only: readOnly, views: d.getViewsCount() });
   return viewId;
 }
+
+/** Commands that act on what was typed before them, so they wait until that input is processed. */
+const SETTLE_BEFORE = new Set([".uno:Undo", ".uno:Redo", ".uno:Repeat"]);
+
+/**
+ * Requests handled strictly one after another: user input, and saves, which must hold every
+ * input sent before them (an undo still settling included).
+ */
+const ORDERED_OPS = new Set(["key", "mouse", "textinput", "uno", "save"]);
+let inputChain: Promise<unknown> = Promise.resolve();
 
 async function settle(): Promise<void> {
   const until = performance.now() + 3000;
@@ -193,6 +205,9 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const d = useView(req.viewId);
       const command = String(req.command ?? "");
       if (!/^\.uno:[A-Za-z0-9_.]+$/.test(command)) throw new Error("bad uno command");
+      // LibreOffice runs a command at once but text input later, from its queue: an undo sent
+      // right after typing would otherwise undo an earlier step and let the typing land after it.
+      if (SETTLE_BEFORE.has(command)) await settle();
       d.postUnoCommand(command, typeof req.args === "string" ? req.args : "", true);
       lastInputAt = performance.now();
       return {};
@@ -302,7 +317,7 @@ function main(): void {
   send({ type: "ready", pid: process.pid, startMs: Math.round(performance.now() - t0), version });
   setInterval(pump, 20);
 
-  // Requests are handled in order; a save's settling wait does not block later requests.
+  // Requests start in arrival order; input and saves also finish in order (see ORDERED_OPS).
   const rl = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
   rl.on("line", (line) => {
     if (!line.trim()) return;
@@ -315,7 +330,10 @@ function main(): void {
       return;
     }
     const id = typeof req.id === "string" ? req.id : "";
-    handle(req).then(
+    // Input and saves keep their order even when one request waits (an undo or a save settling);
+    // tiles and status do not queue behind them.
+    const handled = ORDERED_OPS.has(String(req.op)) ? (inputChain = inputChain.catch(() => {}).then(() => handle(req))) : handle(req);
+    handled.then(
       (result) => send({ type: "reply", id, ok: true, result }),
       (err) => send({ type: "reply", id, ok: false, error: String((err as Error)?.message ?? err) }),
     );

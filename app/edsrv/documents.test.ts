@@ -102,6 +102,29 @@ describe("WOPI client and saves", () => {
     s.close();
   });
 
+  test("an undo sent right after fast typing never overtakes it: no earlier step is undone, what remains is a prefix of the typing", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1");
+    await typeAndSave(s, "Base ");
+    const n = s.frames.length;
+    // No waiting between the keys and the undo: the kit must not let the undo overtake them.
+    for (const ch of "QRS") {
+      s.send(`key type=input char=${ch.charCodeAt(0)} key=0`);
+      s.send(`key type=up char=${ch.charCodeAt(0)} key=0`);
+    }
+    for (const ch of "TUV") s.send(`textinput text=${ch}`); // how the browser sends typed text
+    s.send("uno .uno:Undo");
+    s.send("save notify=1 force=0");
+    await s.waitText("saveresult:", n);
+    const last = host.puts.filter((p) => p.fileId === fileId(src)).at(-1)!;
+    const text = docxText(last.bytes);
+    // In order, an undo removes the end of what was typed: what is left is a prefix of it.
+    const typed = /Base ([A-Z]*)Hello/.exec(text)?.[1];
+    expect(typed).toBeDefined();
+    expect("QRSTUV".startsWith(typed!)).toBe(true);
+    s.close();
+  });
+
   test("a 409 from PutFile is a document conflict reported to the session; a forced save overwrites", async () => {
     const src = newDoc();
     const s = await open(src, "tok_edit_1");
