@@ -144,6 +144,16 @@ const schema = z.object({
   SVC_ONLINE_ALIASGROUP1: z.string().trim().prefault(""),
   SVC_EDSRV_ADMIN_PASSWORD: z.string().prefault(""),
   SVC_EDSRV_LISTEN: hostPort.prefault("127.0.0.1:9980"),
+  /** Where the gate reaches the editing server's admin channel (ours or a real Collabora). */
+  SVC_EDSRV_URL: z
+    .string()
+    .trim()
+    .regex(/^https?:\/\/[^/?#\s]+\/?$/, { message: "must be an http(s) origin such as http://127.0.0.1:9980" })
+    .prefault("http://127.0.0.1:9980"),
+  /** Admin user name (any name works with our editing server; Collabora wants its admin_console.username). */
+  SVC_EDSRV_ADMIN_USER: z.string().trim().min(1).prefault("admin"),
+  /** Path of the admin WebSocket: /ed/adminws here, /cool/adminws on a real Collabora. */
+  SVC_EDSRV_ADMIN_WS_PATH: z.string().trim().regex(/^\/[A-Za-z0-9._~\/-]*$/, { message: "must be a path such as /ed/adminws" }).prefault("/ed/adminws"),
   /** Seconds between autosaves of a modified document; 0 switches autosave off. */
   SVC_EDSRV_AUTOSAVE_SECONDS: int(0, 86_400).prefault("60"),
   /** Idle kit processes kept started, so a document opens without engine start-up. */
@@ -189,6 +199,10 @@ export interface Config {
     /** SVC_ONLINE_ALIASGROUP1, 2, … in order, stopping at the first gap (as Collabora does). */
     aliasGroups: string[];
     adminPassword: string;
+    /** The gate's view of the editing server: its admin channel. */
+    adminUser: string;
+    adminWsPath: string;
+    url: string;
   };
   edsrv: {
     listen: { hostname: string; port: number };
@@ -256,6 +270,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       frameAncestors: c.SVC_ONLINE_FRAME_ANCESTORS,
       aliasGroups,
       adminPassword: c.SVC_EDSRV_ADMIN_PASSWORD,
+      adminUser: c.SVC_EDSRV_ADMIN_USER,
+      adminWsPath: c.SVC_EDSRV_ADMIN_WS_PATH,
+      url: c.SVC_EDSRV_URL.replace(/\/+$/, ""),
     },
     edsrv: {
       listen: c.SVC_EDSRV_LISTEN,

@@ -29,6 +29,11 @@ env.SVC_APP_LISTEN ??= "127.0.0.1:8081";
 const proxyAddress = env.SVC_PROXY_ADDRESS ?? ":8080";
 const publicPort = proxyAddress.split(":").pop();
 env.SVC_PUBLIC_URL ??= `http://127.0.0.1:${publicPort}`;
+// The gate samples the editing server's admin channel: same address and a shared admin password
+// (made once per start when none is given; it never leaves these processes).
+env.SVC_EDSRV_LISTEN ??= "127.0.0.1:9980";
+env.SVC_EDSRV_URL ??= `http://${env.SVC_EDSRV_LISTEN}`;
+env.SVC_EDSRV_ADMIN_PASSWORD ||= randomBytes(18).toString("base64url");
 
 // A demo API key, made once and kept in the data directory, so DocBuilder works out of the box.
 let demoKey: string | undefined;
@@ -82,7 +87,6 @@ say(`starting gate + DocBuilder on ${env.SVC_APP_LISTEN} (office-engine workers 
 start("gate+docbuilder", process.execPath, [path.join(root, "app/main.ts")], env);
 await waitFor(`http://${env.SVC_APP_LISTEN}/v1/status`, 120_000);
 
-env.SVC_EDSRV_LISTEN ??= "127.0.0.1:9980";
 say(`starting the editing server on ${env.SVC_EDSRV_LISTEN} (idle kits warm up first)`);
 start("edsrv", process.execPath, [path.join(root, "app/edsrv/main.ts")], env);
 await waitFor(`http://${env.SVC_EDSRV_LISTEN}/hosting/capabilities`, 120_000);
@@ -90,8 +94,11 @@ await waitFor(`http://${env.SVC_EDSRV_LISTEN}/hosting/capabilities`, 120_000);
 say(`starting the inner proxy (Caddy) on ${proxyAddress}`);
 start("caddy", "caddy", ["run", "--config", path.join(root, "Caddyfile"), "--adapter", "caddyfile"], {
   ...env,
-  SVC_PROXY_ADDRESS: proxyAddress,
+  SVC_PROXY_PORT: publicPort ?? "8080",
+  // host:port → bind that host; :port → every interface (the Caddyfile's default).
+  ...(proxyAddress.lastIndexOf(":") > 0 ? { SVC_PROXY_BIND: proxyAddress.slice(0, proxyAddress.lastIndexOf(":")).replace(/^\[|\]$/g, "") } : {}),
   SVC_APP_UPSTREAM: env.SVC_APP_LISTEN,
+  SVC_EDSRV_UPSTREAM: env.SVC_EDSRV_LISTEN,
   HOME: env.HOME ?? "/root",
 });
 await waitFor(`${env.SVC_PUBLIC_URL}/v1/status`, 30_000);

@@ -19,12 +19,21 @@ import { fetchErrorToService } from "./net/fetch-errors";
 import { RateLimiter } from "./docbuilder/rate-limit";
 import { CallbackSender } from "./callbacks/sender";
 import { parseAllowList, type AllowList } from "./net/ssrf";
+import { connectionCap } from "./editions/license";
+import { ConnectionCounter } from "./gate/counting";
+import { EdsrvSampler } from "./gate/sampler";
+import { Admission, checkFileInfoFetcher } from "./gate/admission";
+import { UsageWriter } from "./gate/usage-csv";
 
 export interface RunningService {
   url: string;
   license: LicenseSource;
   pool: WorkerPool;
   docbuilder: DocBuilderService;
+  counter: ConnectionCounter;
+  sampler: EdsrvSampler;
+  admission: Admission;
+  usage: UsageWriter;
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -36,6 +45,8 @@ export interface StartOptions {
   hostname?: string;
   /** Replaces the worker command (fault tests use a worker that misbehaves on purpose). */
   workerCommand?: string[];
+  /** Sample period of the editing server's admin channel (10 s by the spec; tests go faster). */
+  sampleIntervalMs?: number;
 }
 
 const SOURCE_DOWNLOAD_TIMEOUT_MS = 60_000;
@@ -113,6 +124,35 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
       }),
   });
 
+  // Connection counting and admission (spec "Editing connections"): the admin channel is sampled
+  // every 10 s; /svc/auth decides on current + pending against the effective cap.
+  const connectionLimit = () => connectionCap(license.status(), config.gate.connectionCap ?? null).limit;
+  const edition = () => license.gate().edition;
+  const counter = new ConnectionCounter({ clock, limit: connectionLimit, intervalMs: opts.sampleIntervalMs });
+  const sampler = new EdsrvSampler({
+    baseUrl: config.online.url,
+    user: config.online.adminUser,
+    password: config.online.adminPassword,
+    adminWsPath: config.online.adminWsPath,
+    counter,
+    clock,
+    logger,
+    intervalMs: opts.sampleIntervalMs,
+  });
+  const admission = new Admission({
+    counter,
+    clock,
+    edition,
+    wopiAllowedHosts: config.gate.wopiAllowedHosts,
+    userCanWrite: checkFileInfoFetcher(2000),
+    logger,
+  });
+  const usage = new UsageWriter({ dataDir, counter, clock, edition, logger });
+  sampler.start();
+  usage.start();
+  const pruner = setInterval(() => admission.prune(), 60_000);
+  pruner.unref?.();
+
   const app = createApp({
     logger,
     docbuilder,
@@ -120,7 +160,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     authenticate: createAuthenticator({ apiKeys: config.docbuilder.apiKeys, jwtSecret: config.docbuilder.jwtSecret, clock }),
     devMode: config.devMode,
     now: () => clock.now(),
-    gate: { config, license, instanceId, workers: config.docbuilder.workers, now: () => clock.now() },
+    gate: { config, license, instanceId, workers: config.docbuilder.workers, now: () => clock.now(), counter, edsrv: sampler, admission },
   });
 
   const server = Bun.serve({
@@ -140,9 +180,16 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     license,
     pool,
     docbuilder,
+    counter,
+    sampler,
+    admission,
+    usage,
     async stop(graceMs = 10_000) {
       // Stop accepting, let running work finish (or fail it cleanly), then stop the workers.
       server.stop(false);
+      sampler.stop();
+      usage.stop();
+      clearInterval(pruner);
       await pool.shutdown(graceMs);
       // Retries still waiting end as failed; an attempt under way finishes.
       await callbacks.close();

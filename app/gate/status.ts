@@ -7,6 +7,8 @@ import { connectionCap, licenseStatusView } from "../editions/license";
 import type { LicenseSource } from "../editions/license-source";
 import { MIN_CONNECTIONS_PER_ORDER } from "../editions/pricing";
 import { API_VERSION, SERVICE_VERSION } from "../version";
+import type { ConnectionCounter } from "./counting";
+import type { EdsrvState } from "./sampler";
 
 /** Constants of the spec's counting rules, published in /svc/limits. */
 export const COUNTING = { sample_interval_seconds: 10, peak_window_seconds: 300, reconnect_grace_seconds: 120 } as const;
@@ -17,6 +19,10 @@ export interface GateStatusDeps {
   instanceId: string;
   workers: number;
   now: () => number;
+  /** Connection counting; absent (tests of other parts): no sample, the gate fails open. */
+  counter?: ConnectionCounter;
+  /** The admin-channel sampler's view of the editing server. */
+  edsrv?: { state: EdsrvState; version: string };
 }
 
 export function gateLimits(d: GateStatusDeps) {
@@ -62,22 +68,24 @@ export function gateStatus(d: GateStatusDeps) {
     dev_image: false,
     dev_image_note: "",
     license: licenseStatusView(status),
-    // Counting reads the editing server's admin channel; until a sample exists the gate fails open.
-    connections: {
-      limit: cap.limit,
-      current: 0,
-      pending: 0,
-      peak_5m: 0,
-      readonly: 0,
-      views_total: 0,
-      documents: 0,
-      limit_reached: false,
-      source: "none",
-      sampled_at: null,
-      sample_age_seconds: null,
-      enforcing: false,
-    },
-    upstream: { edsrv: "down", edsrv_version: "" },
+    // Counting reads the editing server's admin channel; without a fresh sample the gate fails open.
+    connections: d.counter
+      ? d.counter.snapshot(d.now())
+      : {
+          limit: cap.limit,
+          current: 0,
+          pending: 0,
+          peak_5m: 0,
+          readonly: 0,
+          views_total: 0,
+          documents: 0,
+          limit_reached: cap.limit <= 0,
+          source: "none",
+          sampled_at: null,
+          sample_age_seconds: null,
+          enforcing: false,
+        },
+    upstream: { edsrv: d.edsrv?.state ?? "down", edsrv_version: d.edsrv?.version ?? "" },
     embed: {
       enabled: d.config.embed.enabled,
       jwt_required: d.config.embed.jwtSecret !== "",

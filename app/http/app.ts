@@ -4,13 +4,12 @@
 import { Hono } from "hono";
 import type { Logger } from "../log";
 import { notFound, onError, requestContext, type AppEnv } from "./common";
-import { svcRoutes } from "./svc";
+import { svcRoutes, type SvcDeps } from "./svc";
 import { v1Routes, type V1Deps } from "./v1";
-import type { GateStatusDeps } from "../gate/status";
 
 export interface AppDeps extends V1Deps {
   logger: Logger;
-  gate: GateStatusDeps;
+  gate: SvcDeps;
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {

@@ -1,14 +1,52 @@
 // The /svc route group (gate). Only the parts that exist so far are mounted here.
 
 import { Hono } from "hono";
+import { ServiceError } from "../errors";
+import type { Admission } from "../gate/admission";
+import { limitPage } from "../gate/limit-page";
 import { gateLimits, gateStatus, type GateStatusDeps } from "../gate/status";
-import { route, type AppEnv } from "./common";
+import { errorResponse, route, type AppEnv } from "./common";
 
-export function svcRoutes(deps: GateStatusDeps): Hono<AppEnv> {
+export interface SvcDeps extends GateStatusDeps {
+  /** Connection admission behind /svc/auth; absent: every editing request is admitted. */
+  admission?: Admission;
+}
+
+export function svcRoutes(deps: SvcDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // Liveness only: it never depends on the editing server or the engine.
   route(app, "/healthz", { GET: (c) => c.json({ ok: true }) });
   route(app, "/status", { GET: (c) => c.json(gateStatus(deps)) });
   route(app, "/limits", { GET: (c) => c.json(gateLimits(deps)) });
+
+  // Internal: only the inner proxy calls this (the proxy answers 404 to the outside). Headers:
+  // X-SVC-Stage (page|ws), X-Original-URI (raw), X-Original-Method. 2xx admits; 403 refuses a
+  // WebSocket; the page stage refuses with the HTML limit page (429). The URI is never logged.
+  route(app, "/auth", {
+    GET: async (c) => {
+      const stage = c.req.header("x-svc-stage");
+      const uri = c.req.header("x-original-uri") ?? "";
+      if (stage !== "page" && stage !== "ws") {
+        return errorResponse(c, new ServiceError("bad_request", "Thiếu hoặc sai X-SVC-Stage (page hoặc ws).", { header: "X-SVC-Stage" }));
+      }
+      if (!deps.admission) return c.body(null, 204);
+      const d = await deps.admission.decide(stage, uri);
+      c.get("log").info("gate_decision", { stage, admit: d.admit, reason: d.reason });
+      if (d.admit) return c.body(null, 204);
+      if (d.reason === "unknown_websocket") {
+        return errorResponse(
+          c,
+          new ServiceError("bad_request", "Yêu cầu WebSocket không nhận diện được tài liệu nên bị từ chối.", { reason: "unknown_websocket" }, {}, 403),
+        );
+      }
+      if (stage === "page") {
+        return c.html(limitPage({ limit: d.limit, current: d.current, edition: d.edition, rawUri: uri }), 429, {
+          "Cache-Control": "no-store",
+          "Retry-After": "30",
+        });
+      }
+      return errorResponse(c, new ServiceError("connection_limit_reached", undefined, { limit: d.limit, current: d.current, edition: d.edition }));
+    },
+  });
   return app;
 }

@@ -1,0 +1,189 @@
+// Connection admission (spec "Connection admission", counting rules 3, 6, 7): the decision behind
+// /svc/auth. The proxy asks twice for an editor: at the page (stage `page`, only warns early: the
+// user gets the limit page) and at the document WebSocket (stage `ws`, the real admission, which
+// counts the session as pending). See docs/gate-admission.md for how a session is identified.
+
+import { createHash } from "node:crypto";
+import type { Clock } from "../clock";
+import type { Logger } from "../log";
+import type { ConnectionCounter } from "./counting";
+import { RECONNECT_GRACE_MS } from "./counting";
+import { parsePageUri, parseWsUri, requestsReadOnly, type EditTarget } from "./ws-uri";
+
+export type Stage = "page" | "ws";
+
+export type AdmitReason = "readonly" | "under_cap" | "grace" | "reconnect" | "not_enforcing" | "not_an_editor_page";
+export type RefuseReason = "limit" | "unknown_websocket";
+
+export type Decision =
+  | { admit: true; reason: AdmitReason; docKey?: string }
+  | { admit: false; reason: RefuseReason; limit: number; current: number; edition: string };
+
+/** CheckFileInfo on an outside WOPI host: UserCanWrite, or null when it could not be read. */
+export type UserCanWrite = (wopiSrc: string, token: string) => Promise<boolean | null>;
+
+export interface AdmissionOptions {
+  counter: ConnectionCounter;
+  clock: Clock;
+  edition: () => string;
+  /** SVC_WOPI_ALLOWED_HOSTS: origins (scheme://host[:port]) or host names; empty = never call out. */
+  wopiAllowedHosts: string[];
+  userCanWrite?: UserCanWrite;
+  /** The gate's own WOPI documents (none yet; the embed layer fills this in later). */
+  ownDocument?: (docKey: string) => boolean;
+  logger?: Logger;
+}
+
+const CFI_CACHE_MS = 60_000;
+
+export const tokenHash = (token: string) => createHash("sha256").update(token).digest("base64url").slice(0, 22);
+
+/** Whether a WOPISrc's origin is listed in SVC_WOPI_ALLOWED_HOSTS. */
+export function wopiHostAllowed(allowed: string[], wopiSrc: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(wopiSrc);
+  } catch {
+    return false;
+  }
+  const port = u.port || (u.protocol === "https:" ? "443" : "80");
+  for (const raw of allowed) {
+    const entry = raw.trim().toLowerCase().replace(/\/+$/, "");
+    if (!entry) continue;
+    if (entry.includes("://")) {
+      try {
+        const e = new URL(entry);
+        const ePort = e.port || (e.protocol === "https:" ? "443" : "80");
+        if (e.protocol === u.protocol && e.hostname === u.hostname.toLowerCase() && ePort === port) return true;
+      } catch {
+        // not a URL: ignore the entry
+      }
+    } else if (entry === u.hostname.toLowerCase() || entry === `${u.hostname.toLowerCase()}:${port}`) return true;
+  }
+  return false;
+}
+
+export class Admission {
+  /** Tokens (hashed) admitted per document, with the time last seen: reconnect detection. */
+  private known = new Map<string, Map<string, number>>();
+  private cfiCache = new Map<string, { at: number; canWrite: boolean | null }>();
+
+  constructor(private readonly o: AdmissionOptions) {}
+
+  private now() {
+    return this.o.clock.now();
+  }
+
+  /** Sessions remembered for reconnect detection (for the benchmark and tests). */
+  trackedSessions(): number {
+    let n = 0;
+    for (const m of this.known.values()) n += m.size;
+    return n;
+  }
+
+  private remember(docKey: string, token: string | null, now: number) {
+    if (!token) return;
+    let m = this.known.get(docKey);
+    if (!m) this.known.set(docKey, (m = new Map()));
+    m.set(tokenHash(token), now);
+  }
+
+  /** A session seen before for this document, whose document is still open or within its grace. */
+  private isReconnect(t: EditTarget, now: number): boolean {
+    if (!t.token) return false;
+    const m = this.known.get(t.docKey);
+    const seen = m?.get(tokenHash(t.token));
+    if (seen === undefined) return false;
+    const c = this.o.counter;
+    if (c.openEditViews(t.docKey) > 0 || c.graceSlots(t.docKey, now) > 0) return true;
+    return now - seen < RECONNECT_GRACE_MS;
+  }
+
+  /** Forgets sessions of documents that are neither open nor recently admitted. */
+  prune(now = this.now()): void {
+    const open = this.o.counter.trackedDocuments();
+    for (const [doc, m] of this.known) {
+      if (open.has(doc)) continue;
+      for (const [h, at] of m) if (now - at >= RECONNECT_GRACE_MS) m.delete(h);
+      if (!m.size) this.known.delete(doc);
+    }
+    for (const [k, v] of this.cfiCache) if (now - v.at >= CFI_CACHE_MS) this.cfiCache.delete(k);
+  }
+
+  /** Read-only by CheckFileInfo: only at the cap, only for allowed outside hosts, never for our own. */
+  private async readOnlyByHost(t: EditTarget, now: number): Promise<boolean> {
+    if (!t.token || !this.o.userCanWrite || this.o.ownDocument?.(t.docKey)) return false;
+    if (!wopiHostAllowed(this.o.wopiAllowedHosts, t.wopiSrc)) return false;
+    const key = `${t.docKey} ${tokenHash(t.token)}`;
+    let hit = this.cfiCache.get(key);
+    if (!hit || now - hit.at >= CFI_CACHE_MS) {
+      hit = { at: now, canWrite: await this.o.userCanWrite(t.wopiSrc, t.token) };
+      this.cfiCache.set(key, hit);
+    }
+    return hit.canWrite === false;
+  }
+
+  private refuse(reason: RefuseReason): Decision {
+    const { current, pending, limit } = this.o.counter.load();
+    return { admit: false, reason, limit, current: current + pending, edition: this.o.edition() };
+  }
+
+  async decide(stage: Stage, rawUri: string): Promise<Decision> {
+    const now = this.now();
+    const t = stage === "ws" ? parseWsUri(rawUri) : parsePageUri(rawUri);
+    if (!t) {
+      // Rule 7: a WebSocket the gate cannot read is always refused; a page it cannot read is left
+      // to the editing server (this stage only warns).
+      return stage === "ws" ? this.refuse("unknown_websocket") : { admit: true, reason: "not_an_editor_page" };
+    }
+    const c = this.o.counter;
+    if (requestsReadOnly(t)) return { admit: true, reason: "readonly", docKey: t.docKey };
+    if (!c.enforcing(now)) {
+      if (stage === "ws") {
+        c.addPending(t.docKey, now);
+        this.remember(t.docKey, t.token, now);
+      }
+      return { admit: true, reason: "not_enforcing", docKey: t.docKey };
+    }
+    const { current, pending, limit } = c.load(now);
+    if (current + pending < limit) {
+      if (stage === "ws") {
+        c.addPending(t.docKey, now);
+        this.remember(t.docKey, t.token, now);
+      }
+      return { admit: true, reason: "under_cap", docKey: t.docKey };
+    }
+    // At the cap: reconnects of a known session, then the document's grace slots, then read-only
+    // sessions proven by the WOPI host; everything else is refused.
+    if (this.isReconnect(t, now)) {
+      if (stage === "ws") this.remember(t.docKey, t.token, now);
+      return { admit: true, reason: "reconnect", docKey: t.docKey };
+    }
+    if (stage === "page" ? c.graceSlots(t.docKey, now) > 0 : c.takeGrace(t.docKey, now)) {
+      if (stage === "ws") {
+        c.addPending(t.docKey, now);
+        this.remember(t.docKey, t.token, now);
+      }
+      return { admit: true, reason: "grace", docKey: t.docKey };
+    }
+    if (await this.readOnlyByHost(t, now)) return { admit: true, reason: "readonly", docKey: t.docKey };
+    return this.refuse("limit");
+  }
+}
+
+/** CheckFileInfo (GET <WOPISrc>?access_token=…) with a short timeout; UserCanWrite or null. */
+export function checkFileInfoFetcher(timeoutMs = 2000): UserCanWrite {
+  return async (wopiSrc, token) => {
+    const url = new URL(wopiSrc);
+    url.search = "";
+    url.searchParams.set("access_token", token);
+    try {
+      const res = await fetch(url, { redirect: "error", signal: AbortSignal.timeout(timeoutMs), headers: { Accept: "application/json" } });
+      if (!res.ok) return null;
+      const info = (await res.json()) as { UserCanWrite?: unknown };
+      return info.UserCanWrite === true;
+    } catch {
+      return null;
+    }
+  };
+}

@@ -1,0 +1,268 @@
+// Counting rule 1: every 10 s the gate asks the editing server's admin channel for its documents
+// and views, with Collabora's protocol exactly (protocol notes §5), so it works against our editing
+// server and a real Collabora alike:
+//   1. GET <base>/browser/dist/admin/admin.html with Basic auth → cookie jwt=<token> (401: wrong
+//      credentials → upstream.edsrv "auth_failed");
+//   2. WebSocket <base><admin ws path> with Origin = the server's own origin; `auth jwt=<token>`,
+//      `version`, `subscribe adddoc rmdoc`, then `documents` every period (and soon after an
+//      adddoc/rmdoc push, so an admitted session is confirmed early).
+// Only document keys, session ids and read-only flags are kept: never file or user names.
+
+import type { Clock } from "../clock";
+import type { Logger } from "../log";
+import { SAMPLE_INTERVAL_MS, type ConnectionCounter, type SampleDoc } from "./counting";
+import { normaliseWopiSrc } from "./ws-uri";
+
+export type EdsrvState = "ok" | "down" | "auth_failed";
+
+export interface SamplerOptions {
+  baseUrl: string;
+  user: string;
+  password: string;
+  adminWsPath: string;
+  counter: ConnectionCounter;
+  clock: Clock;
+  logger: Logger;
+  intervalMs?: number;
+  /** A `documents` request unanswered this long means the channel is dead. */
+  replyTimeoutMs?: number;
+}
+
+const truthy = (v: unknown) => v === true || v === 1 || v === "1" || v === "true";
+
+/** Parses a `documents {…}` reply into counting input. Tolerates Collabora's unescaped names. */
+export function parseDocumentsReply(text: string): SampleDoc[] | null {
+  if (!text.startsWith("documents ")) return null;
+  let body = text.slice("documents ".length);
+  // userName and userId are not JSON-escaped by Collabora: drop them before parsing.
+  body = body.replace(/"userName":"[\s\S]*?","userId":"[\s\S]*?","sessionid":/g, '"sessionid":');
+  let parsed: { documents?: unknown };
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (!parsed || !Array.isArray(parsed.documents)) return null;
+  const out: SampleDoc[] = [];
+  for (const d of parsed.documents as Record<string, unknown>[]) {
+    let key: string | null = null;
+    for (const cand of [d.docKey, d.wopiSrc]) {
+      if (typeof cand !== "string" || !cand) continue;
+      let v = cand;
+      try {
+        if (!/^https?:\/\//i.test(v)) v = decodeURIComponent(v);
+      } catch {
+        continue;
+      }
+      key = normaliseWopiSrc(v);
+      if (key) break;
+    }
+    if (!key) key = `pid:${String(d.pid ?? out.length)}`;
+    const views = Array.isArray(d.views) ? (d.views as Record<string, unknown>[]) : [];
+    const editSessions: string[] = [];
+    let readonly = 0;
+    views.forEach((v, i) => {
+      if (truthy(v.readonly)) readonly++;
+      else editSessions.push(`${String(d.pid ?? "")}/${String(v.sessionid ?? `#${i}`)}`);
+    });
+    out.push({ docKey: key, editSessions, readonly });
+  }
+  return out;
+}
+
+export class EdsrvSampler {
+  state: EdsrvState = "down";
+  version = "";
+  private ws: WebSocket | null = null;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private retry: ReturnType<typeof setTimeout> | null = null;
+  private soon: ReturnType<typeof setTimeout> | null = null;
+  private awaiting: number | null = null;
+  private stopped = true;
+  private readonly intervalMs: number;
+  private readonly replyTimeoutMs: number;
+  private readonly log: Logger;
+  /** Resolves waiters after each applied sample (tests, start-up). */
+  private sampleWaiters: (() => void)[] = [];
+  samples = 0;
+
+  constructor(private readonly o: SamplerOptions) {
+    this.intervalMs = o.intervalMs ?? SAMPLE_INTERVAL_MS;
+    this.replyTimeoutMs = o.replyTimeoutMs ?? Math.min(5000, this.intervalMs);
+    this.log = o.logger.child({ component: "sampler" });
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    void this.connect();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    if (this.retry) clearTimeout(this.retry);
+    if (this.soon) clearTimeout(this.soon);
+    this.timer = this.retry = this.soon = null;
+    try {
+      this.ws?.close();
+    } catch {
+      // already closed
+    }
+    this.ws = null;
+  }
+
+  /** Resolves after the next applied sample. */
+  nextSample(): Promise<void> {
+    return new Promise((r) => this.sampleWaiters.push(r));
+  }
+
+  private setState(s: EdsrvState, why?: string) {
+    if (s !== this.state) this.log[s === "ok" ? "info" : "warn"]("edsrv_admin_state", { state: s, reason: why });
+    this.state = s;
+  }
+
+  private scheduleRetry() {
+    if (this.stopped || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      void this.connect();
+    }, this.intervalMs);
+  }
+
+  private async login(): Promise<string | null> {
+    const auth = Buffer.from(`${this.o.user}:${this.o.password}`).toString("base64");
+    let res: Response;
+    try {
+      res = await fetch(`${this.o.baseUrl}/browser/dist/admin/admin.html`, {
+        headers: { Authorization: `Basic ${auth}` },
+        redirect: "manual",
+        signal: AbortSignal.timeout(this.replyTimeoutMs),
+      });
+    } catch (err) {
+      this.setState("down", (err as Error).name);
+      return null;
+    }
+    if (res.status === 401 || res.status === 403) {
+      await res.body?.cancel();
+      this.setState("auth_failed", `http_${res.status}`);
+      return null;
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      this.setState("down", `http_${res.status}`);
+      return null;
+    }
+    const cookies = res.headers.getSetCookie?.() ?? [res.headers.get("set-cookie") ?? ""];
+    for (const c of cookies) {
+      const m = /(?:^|;\s*)jwt=([^;]+)/.exec(c);
+      if (m) {
+        await res.body?.cancel();
+        return m[1]!;
+      }
+    }
+    // Collabora also embeds the token in the page.
+    const html = await res.text();
+    const m = /jwtToken\s*=\s*['"]([^'"]+)['"]|data-jwt="([^"]+)"/.exec(html);
+    if (m) return (m[1] ?? m[2])!;
+    this.setState("down", "no_token");
+    return null;
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped) return;
+    if (!this.o.password) {
+      // An empty password never authenticates (Collabora rejects it too).
+      this.setState("auth_failed", "no_password");
+      this.scheduleRetry();
+      return;
+    }
+    const jwt = await this.login();
+    if (this.stopped) return;
+    if (!jwt) return this.scheduleRetry();
+    const base = new URL(this.o.baseUrl);
+    const wsUrl = `${base.protocol === "https:" ? "wss:" : "ws:"}//${base.host}${this.o.adminWsPath}`;
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(wsUrl, { headers: { Origin: base.origin } } as unknown as string[]);
+    } catch (err) {
+      this.setState("down", (err as Error).name);
+      return this.scheduleRetry();
+    }
+    this.ws = ws;
+    let authed = false;
+    ws.onopen = () => {
+      ws.send(`auth jwt=${encodeURIComponent(jwt)}`);
+      ws.send("version");
+      ws.send("subscribe adddoc rmdoc");
+      this.request();
+      this.timer = setInterval(() => this.request(), this.intervalMs);
+    };
+    ws.onmessage = (ev) => {
+      if (typeof ev.data !== "string") return;
+      const text = ev.data;
+      if (text === "InvalidAuthToken" || text === "NotAuthenticated") {
+        this.setState("auth_failed", text);
+        ws.close();
+        return;
+      }
+      if (text.startsWith("documents ")) {
+        const docs = parseDocumentsReply(text);
+        this.awaiting = null;
+        if (!docs) {
+          this.log.warn("edsrv_admin_unreadable_documents", {});
+          return;
+        }
+        authed = true;
+        this.setState("ok");
+        this.o.counter.applySample(docs, this.o.clock.now());
+        this.samples++;
+        for (const w of this.sampleWaiters.splice(0)) w();
+        return;
+      }
+      if (text.startsWith("coolserver ")) {
+        try {
+          const v = JSON.parse(text.slice(11)) as { Version?: string; Hash?: string };
+          this.version = String(v.Version ?? "");
+        } catch {
+          // keep the previous version
+        }
+        return;
+      }
+      if (text.startsWith("adddoc ") || text.startsWith("rmdoc ")) this.requestSoon();
+    };
+    ws.onclose = () => {
+      if (this.ws === ws) this.ws = null;
+      if (this.timer) clearInterval(this.timer);
+      this.timer = null;
+      this.awaiting = null;
+      if (this.state !== "auth_failed" || authed) this.setState("down", "closed");
+      this.scheduleRetry();
+    };
+    ws.onerror = () => {
+      // onclose follows
+    };
+  }
+
+  private request() {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) return;
+    const now = Date.now();
+    if (this.awaiting !== null && now - this.awaiting > this.replyTimeoutMs) {
+      // No answer to the previous request: the channel is dead.
+      this.setState("down", "no_reply");
+      ws.close();
+      return;
+    }
+    if (this.awaiting === null) this.awaiting = now;
+    ws.send("documents");
+  }
+
+  private requestSoon() {
+    if (this.soon) return;
+    this.soon = setTimeout(() => {
+      this.soon = null;
+      this.request();
+    }, 200);
+  }
+}
