@@ -352,7 +352,7 @@ export function encodePng(rgb: Uint8Array, width: number, height: number): Buffe
 }
 
 /** LOK tiles are premultiplied BGRA (or RGBA); composite on white into RGB. */
-function tileToRgb(tile: Uint8Array, pixels: number, mode: number): Uint8Array {
+export function tileToRgb(tile: Uint8Array, pixels: number, mode: number): Uint8Array {
   const out = new Uint8Array(pixels * 3);
   const bgra = mode !== LOK_TILEMODE_RGBA;
   for (let i = 0; i < pixels; i++) {

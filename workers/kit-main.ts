@@ -15,7 +15,7 @@
 // Input events (keys, mouse, text input) are processed asynchronously on that thread, so a save
 // first waits until input has settled (no input for 200 ms and no callback for 50 ms, at most 3 s).
 
-import { mkdirSync, rmSync, writeSync, existsSync } from "node:fs";
+import { mkdirSync, rmSync, existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { tmpdir } from "node:os";
 import { createInterface } from "node:readline";
@@ -34,25 +34,10 @@ import {
   LOK_EXT_TEXTINPUT,
   LOK_EXT_TEXTINPUT_END,
 } from "./lok";
-import { LOAD_OPTIONS, encodePng, writeProfileConfig } from "./engine";
+import { LOAD_OPTIONS, encodePng, tileToRgb, writeProfileConfig } from "./engine";
+import { sendLine } from "./reply";
 
-const REPLY_FD = 3;
-
-function send(msg: unknown): void {
-  const buf = Buffer.from(JSON.stringify(msg) + "\n", "utf8");
-  let off = 0;
-  while (off < buf.length) {
-    try {
-      off += writeSync(REPLY_FD, buf, off, buf.length - off);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "EAGAIN") {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
-        continue;
-      }
-      process.exit(1);
-    }
-  }
-}
+const send = sendLine;
 
 function log(level: "debug" | "info" | "warn" | "error", event: string, fields?: Record<string, unknown>): void {
   send({ type: "log", level, event, fields });
@@ -71,18 +56,6 @@ let lastCallbackAt = 0;
 const views = new Set<number>();
 let firstViewTaken = false;
 
-function tileToRgb(tile: Uint8Array, pixels: number, mode: number): Uint8Array {
-  const out = new Uint8Array(pixels * 3);
-  const bgra = mode !== LOK_TILEMODE_RGBA;
-  for (let i = 0; i < pixels; i++) {
-    const a = tile[i * 4 + 3]!, bg = 255 - a;
-    const c0 = tile[i * 4]!, c1 = tile[i * 4 + 1]!, c2 = tile[i * 4 + 2]!;
-    out[i * 3] = Math.min(255, (bgra ? c2 : c0) + bg);
-    out[i * 3 + 1] = Math.min(255, c1 + bg);
-    out[i * 3 + 2] = Math.min(255, (bgra ? c0 : c2) + bg);
-  }
-  return out;
-}
 
 function requireDoc(): LokDocument {
   if (!doc) throw new Error("no document loaded");

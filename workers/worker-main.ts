@@ -12,31 +12,16 @@
 // without LibreOffice's destroy() (which can hang). A signal that arrives while a job runs is
 // handled when that job returns; a stuck job is the parent's to kill (SIGKILL).
 
-import { mkdirSync, writeSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Engine, EngineError } from "./engine";
+import { sendLine } from "./reply";
 import type { WorkerErrorCode, WorkerReply, WorkerRequest } from "./protocol";
 
-const REPLY_FD = 3;
-
-function send(reply: WorkerReply): void {
-  const buf = Buffer.from(JSON.stringify(reply) + "\n", "utf8");
-  let off = 0;
-  while (off < buf.length) {
-    try {
-      off += writeSync(REPLY_FD, buf, off, buf.length - off);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "EAGAIN") {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
-        continue;
-      }
-      // The parent closed fd 3: nobody can hear us any more.
-      process.exit(1);
-    }
-  }
-}
+/** Replies of the wire protocol, on fd 3. */
+const send = (reply: WorkerReply): void => sendLine(reply);
 
 function log(level: "debug" | "info" | "warn" | "error", event: string, fields?: Record<string, unknown>): void {
   send(fields ? { type: "log", level, event, fields } : { type: "log", level, event });
