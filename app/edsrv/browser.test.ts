@@ -2,48 +2,33 @@
 // POST, does the postMessage handshake, the user types, the host sends Action_Save with Notify,
 // and the WOPI host receives the typed text.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { strFromU8, unzipSync } from "fflate";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { parseConfig } from "../config";
 import { memoryLogger } from "../log";
 import { createEdsrv, type Edsrv } from "./server";
 import { startWopiHost } from "./testing/wopi-host";
+import { startChromium } from "./testing/chromium";
 
-// /usr/bin/chromium is a shell wrapper that Playwright cannot drive; the binary is here.
-const CHROMIUM = existsSync("/usr/lib/chromium/chromium") ? "/usr/lib/chromium/chromium" : "/usr/bin/chromium";
 const FIX = path.resolve(import.meta.dir, "../../fixtures");
 let ed: Edsrv;
 let host: ReturnType<typeof startWopiHost>;
 let browser: Browser;
-let chrome: ReturnType<typeof Bun.spawn> & { stderr: ReadableStream<Uint8Array> };
+let chrome: Awaited<ReturnType<typeof startChromium>>;
 
 beforeAll(async () => {
   host = startWopiHost();
   const config = parseConfig({ SVC_DATA_DIR: mkdtempSync(path.join(tmpdir(), "edsrv-br-")), SVC_ONLINE_ALIASGROUP1: host.origin });
   ed = await createEdsrv({ config, logger: memoryLogger("warn"), listen: { hostname: "127.0.0.1", port: 0 }, idleKits: 1, autosaveSeconds: 0 });
   host.addToken("tok_browser_1", "u1", true, "Alice");
-  // Playwright's own launch (--remote-debugging-pipe) does not survive under Bun: start Chromium
-  // with a DevTools port on loopback and connect over CDP instead.
-  chrome = Bun.spawn([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", `--user-data-dir=${mkdtempSync(path.join(tmpdir(), "edsrv-chrome-"))}`, "about:blank"], { stderr: "pipe", stdout: "ignore" });
-  const reader = chrome.stderr.getReader();
-  let err = "";
-  let wsEndpoint = "";
-  while (!wsEndpoint) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`chromium exited: ${err}`);
-    err += new TextDecoder().decode(value);
-    wsEndpoint = /DevTools listening on (ws:\/\/\S+)/.exec(err)?.[1] ?? "";
-  }
-  reader.releaseLock();
-  void chrome.stderr.pipeTo(new WritableStream());
-  browser = await chromium.connectOverCDP(wsEndpoint);
+  chrome = await startChromium();
+  browser = chrome.browser;
 });
 afterAll(async () => {
-  await browser?.close();
-  chrome?.kill();
+  await chrome?.close();
   await ed?.close();
   host?.stop();
 });
@@ -66,7 +51,6 @@ document.getElementById("f").submit();
 }
 
 test("a docx opens in the browser from tiles, typed text is saved through Action_Save and reaches the WOPI host", async () => {
-  expect(existsSync(CHROMIUM)).toBe(true);
   const src = host.addFile("b1", "hello.docx", readFileSync(path.join(FIX, "hello.docx")));
   host.pages.set("b1", hostPage(src, "tok_browser_1"));
   const page = await (browser.contexts()[0] ?? (await browser.newContext())).newPage();
