@@ -9,16 +9,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseConfig } from "../app/config";
-import { memoryLogger } from "../app/log";
-import { startService } from "../app/server";
-import { decodePrivateKey, generateKeyPair, signToken } from "../app/editions/license";
+import { BENCH_API_KEY as KEY, startBenchService } from "./service";
 import { buildNative, prepareScript } from "../app/build";
 import { renderTemplate } from "../app/templates/render";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const REPS = Number(process.env.BENCH_REPS ?? 5);
-const KEY = "svc_bench_0123456789abcdef0123";
 
 function report() {
   const body: unknown[] = [];
@@ -63,21 +59,7 @@ async function time<T>(fn: () => Promise<T>): Promise<number[]> {
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 const work = mkdtempSync(path.join(os.tmpdir(), "svc-bench-build-"));
-const keys = generateKeyPair();
-const token = signToken(
-  { v: 1, prod: "svc-online", kind: "enterprise", conns: 5000, plan: "year", exp: "2099-12-31", feat: ["api_full"], key: "OOSY-BENCH-00000-00000-00000", iat: Math.floor(Date.now() / 1000) },
-  decodePrivateKey(keys.privateKey),
-);
-const config = parseConfig({
-  SVC_DATA_DIR: work,
-  SVC_DOCBUILDER_WORKERS: "1",
-  SVC_DOCBUILDER_API_KEYS: KEY,
-  SVC_LOG_LEVEL: "error",
-  SVC_LICENSE_PUBKEY: keys.publicKey,
-  SVC_LICENSE_TOKEN: token,
-  SVC_LICENSE_FILE: path.join(work, "license.token"),
-});
-const svc = await startService(config, memoryLogger("error"), { port: 0, hostname: "127.0.0.1" });
+const svc = await startBenchService(work, 1);
 const auth = { Authorization: `Bearer ${KEY}` };
 
 async function httpBuild(script: object, outputs: string[]) {

@@ -11,19 +11,15 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
-import { parseConfig } from "../app/config";
-import { memoryLogger } from "../app/log";
-import { startService } from "../app/server";
+import { BENCH_API_KEY as KEY, startBenchService } from "./service";
 import { LokOffice, fileUrl } from "../workers/lok";
 import { LOAD_OPTIONS, writeProfileConfig } from "../workers/engine";
-import { decodePrivateKey, generateKeyPair, signToken } from "../app/editions/license";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const FILES = ["hello.docx", "hello.xlsx", "hello.pptx"].map((f) => path.join(ROOT, "fixtures", f));
 const REPS = Number(process.env.BENCH_REPS ?? 20);
 const COLD_REPS = Number(process.env.BENCH_COLD_REPS ?? 3);
 const BATCH = Number(process.env.BENCH_BATCH ?? 60);
-const KEY = "svc_bench_0123456789abcdef0123";
 const work = mkdtempSync(path.join(os.tmpdir(), "svc-bench-"));
 
 const stats = (xs: number[]) => {
@@ -107,23 +103,7 @@ function rssMb(pid: number): number {
 }
 
 async function withService<T>(workers: number, fn: (base: string, pids: () => number[]) => Promise<T>): Promise<T> {
-  const dataDir = path.join(work, `svc-${workers}`);
-  // Enterprise, with a token signed here: community's 10 requests a minute would throttle the run.
-  const keys = generateKeyPair();
-  const token = signToken(
-    { v: 1, prod: "svc-online", kind: "enterprise", conns: 5000, plan: "year", exp: "2099-12-31", feat: ["api_full"], key: "OOSY-BENCH-00000-00000-00000", iat: Math.floor(Date.now() / 1000) },
-    decodePrivateKey(keys.privateKey),
-  );
-  const config = parseConfig({
-    SVC_DATA_DIR: dataDir,
-    SVC_DOCBUILDER_WORKERS: String(workers),
-    SVC_DOCBUILDER_API_KEYS: KEY,
-    SVC_LOG_LEVEL: "error",
-    SVC_LICENSE_PUBKEY: keys.publicKey,
-    SVC_LICENSE_TOKEN: token,
-    SVC_LICENSE_FILE: path.join(dataDir, "license.token"),
-  });
-  const svc = await startService(config, memoryLogger("error"), { port: 0, hostname: "127.0.0.1" });
+  const svc = await startBenchService(path.join(work, `svc-${workers}`), workers);
   try {
     return await fn(svc.url, () => svc.pool.pids());
   } finally {
