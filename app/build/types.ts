@@ -63,21 +63,21 @@ export interface List {
   items: ListItem[];
 }
 
-export type TableCell =
-  | string
-  | number
-  | {
-      text?: string;
-      runs?: Run[];
-      bold?: boolean;
-      italic?: boolean;
-      color?: Color;
-      size?: number;
-      align?: Align;
-      fill?: Color;
-      colspan?: number;
-      rowspan?: number;
-    };
+/** A table cell written as an object (text documents allow runs; slides plain text). */
+export interface TableCellObject {
+  text?: string;
+  runs?: Run[];
+  bold?: boolean;
+  italic?: boolean;
+  color?: Color;
+  size?: number;
+  align?: Align;
+  fill?: Color;
+  colspan?: number;
+  rowspan?: number;
+}
+
+export type TableCell = string | number | TableCellObject;
 
 export interface Table {
   type: "table";
@@ -208,20 +208,7 @@ export interface SlideList extends Placed {
   font?: string;
 }
 
-export type SlideTableCell =
-  | string
-  | number
-  | {
-      text?: string;
-      bold?: boolean;
-      italic?: boolean;
-      color?: Color;
-      size?: number;
-      align?: Align;
-      fill?: Color;
-      colspan?: number;
-      rowspan?: number;
-    };
+export type SlideTableCell = string | number | Omit<TableCellObject, "runs">;
 
 export interface SlideTable {
   type: "table";

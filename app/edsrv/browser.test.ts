@@ -11,7 +11,7 @@ import { parseConfig } from "../config";
 import { memoryLogger } from "../log";
 import { createEdsrv, type Edsrv } from "./server";
 import { startWopiHost } from "./testing/wopi-host";
-import { startChromium } from "./testing/chromium";
+import { hostPageHtml, startChromium } from "./testing/chromium";
 
 const FIX = path.resolve(import.meta.dir, "../../fixtures");
 let ed: Edsrv;
@@ -33,26 +33,10 @@ afterAll(async () => {
   host?.stop();
 });
 
-function hostPage(wopiSrc: string, token: string): string {
-  const action = `${ed.url}/browser/${ed.hash}/ed.html?WOPISrc=${encodeURIComponent(wopiSrc)}&lang=en-US&closebutton=1`;
-  return `<!doctype html><html><body>
-<form id="f" method="post" target="ed" action="${action}"><input type="hidden" name="access_token" value="${token}"><input type="hidden" name="access_token_ttl" value="0"></form>
-<iframe name="ed" id="ed" style="width:1000px;height:700px"></iframe>
-<script>
-window.msgs = [];
-window.addEventListener("message", function (e) {
-  var m = JSON.parse(e.data); window.msgs.push(m);
-  if (m.MessageId === "App_LoadingStatus" && m.Values.Status === "Frame_Ready")
-    document.getElementById("ed").contentWindow.postMessage(JSON.stringify({ MessageId: "Host_PostmessageReady", Values: {} }), "*");
-});
-window.save = function () { document.getElementById("ed").contentWindow.postMessage(JSON.stringify({ MessageId: "Action_Save", Values: { Notify: true } }), "*"); };
-document.getElementById("f").submit();
-</script></body></html>`;
-}
 
 test("a docx opens in the browser from tiles, typed text is saved through Action_Save and reaches the WOPI host", async () => {
   const src = host.addFile("b1", "hello.docx", readFileSync(path.join(FIX, "hello.docx")));
-  host.pages.set("b1", hostPage(src, "tok_browser_1"));
+  host.pages.set("b1", hostPageHtml(ed.url, ed.hash, src, "tok_browser_1"));
   const page = await (browser.contexts()[0] ?? (await browser.newContext())).newPage();
   await page.goto(`${host.origin}/page/b1`);
   await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.Values?.Status === "Document_Loaded"));
