@@ -9,6 +9,7 @@ import { ID_PATTERNS } from "./ids";
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "svc-launch-"));
 const PROXY_PORT = 18_000 + Math.floor(Math.random() * 1000);
 const APP_PORT = PROXY_PORT + 1000;
+const EDSRV_PORT = PROXY_PORT + 2000;
 const base = `http://127.0.0.1:${PROXY_PORT}`;
 let proc: ReturnType<typeof Bun.spawn>;
 let output = "";
@@ -20,6 +21,7 @@ beforeAll(async () => {
       SVC_DATA_DIR: dataDir,
       SVC_PROXY_ADDRESS: `127.0.0.1:${PROXY_PORT}`,
       SVC_APP_LISTEN: `127.0.0.1:${APP_PORT}`,
+      SVC_EDSRV_LISTEN: `127.0.0.1:${EDSRV_PORT}`,
       SVC_DOCBUILDER_WORKERS: "1",
       SVC_LOG_LEVEL: "warn",
     },
@@ -28,7 +30,8 @@ beforeAll(async () => {
   });
   const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
   const until = Date.now() + 90_000;
-  while (!output.includes("ready:") && Date.now() < until) {
+  // Read up to the launcher's last line: the lines after "ready:" (the demo key) may come later.
+  while (!output.includes("press Ctrl+C to stop") && Date.now() < until) {
     const { value, done } = await reader.read();
     if (done) break;
     output += new TextDecoder().decode(value);
