@@ -84,6 +84,8 @@ const CALLBACK_NAMES: Record<number, string> = {
 };
 
 let brokerSeq = 0;
+/** Callbacks kept for a view while it is attached (its first ones are a handful; a state dump is ~200). */
+const MAX_HELD_CALLBACKS = 1000;
 
 export class DocumentBroker {
   readonly docKey: string;
@@ -105,6 +107,13 @@ export class DocumentBroker {
   private readonly dir: string;
   private loadPromise: Promise<void> | null = null;
   private chain: Promise<unknown> = Promise.resolve();
+  /**
+   * While a view is being attached: the engine's callbacks for it (its first cursor, selection
+   * and tile invalidation are emitted while the view is created, and can arrive in the same read
+   * as the kit's answer, before the session knows its view id). They are handed to the session
+   * once it has its first status, in the order they came. `viewId` is unknown until the kit answers.
+   */
+  private attaching: { viewId?: number; held: Map<number, string[]> } | null = null;
   private saving: Promise<SaveOutcome> | null = null;
   private saveQueued: { reason: SaveReason; force: boolean; extendedData?: string; session?: ClientSession } | null = null;
   private retryTimer: Timer | null = null;
@@ -198,15 +207,26 @@ export class DocumentBroker {
       s.close();
       return false;
     }
+    this.attaching = { held: new Map() };
+    try {
+      return await this.attachView(s, info);
+    } finally {
+      this.attaching = null;
+    }
+  }
+
+  private async attachView(s: ClientSession, info: CheckFileInfo): Promise<boolean> {
+    const kit = this.kit!;
     let viewId: number;
     try {
-      viewId = (await this.kit.request<{ viewId: number }>("view", { readOnly: s.readOnly })).viewId;
+      viewId = (await kit.request<{ viewId: number }>("view", { readOnly: s.readOnly })).viewId;
     } catch (err) {
       this.log.error("view_create_failed", { error: err as Error });
       s.send("error: cmd=load kind=faileddocloading");
       s.close();
       return false;
     }
+    this.attaching!.viewId = viewId;
     s.viewId = viewId;
     this.sessions.set(s.id, s);
     if (!s.readOnly) this.lastAuth = s.auth;
@@ -225,9 +245,11 @@ export class DocumentBroker {
     s.send(`perm: ${s.readOnly ? "readonly" : "edit"}`);
     s.send(`filemode: ${JSON.stringify({ readOnly: s.readOnly })}`);
     if (this.lastModifiedTime !== null) s.send(`lastmodtime: ${this.lastModifiedTime}`);
-    const st = await this.kit.request("status", { viewId });
+    const st = await kit.request("status", { viewId });
     s.send(`status: ${JSON.stringify({ ...st, viewid: viewId, docType: this.docType })}`);
     s.send(`statechanged: .uno:ModifiedStatus=${this.modified}`);
+    for (const frame of this.attaching!.held.get(viewId) ?? []) s.send(frame);
+    this.attaching = null;
     this.broadcastViews();
     this.deps.admin.addView(this, s);
     this.log.info("view_added", { session: s.id, view_id: viewId, read_only: s.readOnly, views: this.sessions.size });
@@ -369,7 +391,16 @@ export class DocumentBroker {
     const name = CALLBACK_NAMES[cb];
     if (!name) return;
     if (cb === 8 && payload.startsWith(".uno:ModifiedStatus")) return; // the broker owns the modified state
-    for (const s of this.sessions.values()) if (s.viewId === viewId) s.send(`${name}: ${payload}`);
+    const frame = `${name}: ${payload}`;
+    if (this.attaching && (this.attaching.viewId === viewId || ![...this.sessions.values()].some((x) => x.viewId === viewId))) {
+      const held = this.attaching.held.get(viewId) ?? [];
+      // Bounded: a view being attached cannot grow the server's memory without limit.
+      if (held.length >= MAX_HELD_CALLBACKS) held.shift();
+      held.push(frame);
+      this.attaching.held.set(viewId, held);
+      return;
+    }
+    for (const s of this.sessions.values()) if (s.viewId === viewId) s.send(frame);
   }
 
   private markEdited(): void {

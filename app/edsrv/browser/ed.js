@@ -37,6 +37,7 @@
     loaded: false, modified: false, readOnly: true, status: null, views: [], errors: [],
     tilesDrawn: 0, tilesRequested: 0, invalidations: 0, cursor: null, selection: [], cellCursor: null,
     firstPaintAt: 0, inputLatencies: [], inputAt: 0, lastSave: null, compositions: 0, marks: {},
+    received: {}, // messages from the server by command, so a test that waits can say what did arrive
   };
 
   function post(id, values) {
@@ -79,6 +80,7 @@
   ws.onmessage = function (ev) {
     if (typeof ev.data !== "string") return onTile(new Uint8Array(ev.data));
     var t = ev.data, sp = t.indexOf(": "), cmd = sp < 0 ? t : t.slice(0, sp), arg = sp < 0 ? "" : t.slice(sp + 2);
+    S.received[cmd] = (S.received[cmd] || 0) + 1;
     switch (cmd) {
       case "wopi": {
         mark("wopi");
