@@ -12,7 +12,8 @@ say() { printf '[setup] %s\n' "$*"; }
 # full writer/calc/impress packages are used (without recommends: no Java, no GUI extras).
 packages=(libreoffice-writer libreoffice-calc libreoffice-impress caddy
           fonts-dejavu-core fonts-liberation2 fonts-noto-core fonts-noto-cjk poppler-utils)
-if [ "$purpose" = "test" ]; then packages+=(chromium); fi
+# Tests also need a browser, and the LibreOfficeKit header the FFI binding's slot tables are checked against.
+if [ "$purpose" = "test" ]; then packages+=(chromium libreofficekit-dev); fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import ExcelJS from "exceljs";
 import { strFromU8, unzipSync } from "fflate";
 import type { Browser, BrowserContext, Frame, Page } from "playwright-core";
 import { parseConfig } from "../config";
@@ -39,9 +40,16 @@ afterAll(async () => {
   host?.stop();
 });
 
-function newFile(fixture: string): { id: string; src: string } {
+function newFile(fixture: string, bytes: Uint8Array = readFileSync(path.join(FIX, fixture))): { id: string; src: string } {
   const id = `e${++seq}`;
-  return { id, src: host.addFile(id, fixture, readFileSync(path.join(FIX, fixture))) };
+  return { id, src: host.addFile(id, fixture, bytes) };
+}
+
+/** A workbook with three sheets, each showing its own name in A1. */
+async function threeSheets(): Promise<Uint8Array> {
+  const wb = new ExcelJS.Workbook();
+  for (const name of ["Alpha", "Beta", "Gamma"]) wb.addWorksheet(name).getCell("A1").value = `${name} sheet`;
+  return new Uint8Array(await wb.xlsx.writeBuffer());
 }
 
 async function openEditor(ctx: BrowserContext, src: string, token: string): Promise<{ page: Page; frame: Frame }> {
@@ -287,6 +295,42 @@ describe("the editor in a browser", () => {
     await c.frame.evaluate(() => (document.getElementById("viewport")!.scrollTop = 1600));
     await c.frame.waitForFunction((n) => (window as any).edState.tilesRequested > n && (window as any).edState.tilesDrawn >= (window as any).edState.tilesRequested, asked0);
     expect((await edState(c.frame, "tilesRequested")) - asked0).toBeLessThanOrEqual(perScreen);
+    await ctx.close();
+  }, 60_000);
+  test("the sheet tab bar lists every sheet, switches sheets, and typing goes to the selected sheet only", async () => {
+    const f = newFile("sheets.xlsx", await threeSheets());
+    const ctx = await browser.newContext();
+    const { page, frame } = await openEditor(ctx, f.src, "tok_ed_alice");
+    expect(await edState(frame, "status")).toMatchObject({ type: "spreadsheet", parts: 3, selectedPart: 0 });
+    expect(await frame.$$eval("#parts button", (bs) => bs.map((b) => b.textContent))).toEqual(["Alpha", "Beta", "Gamma"]);
+    await frame.waitForFunction(() => (window as any).edState.tilesDrawn > 0 && (window as any).edState.tilesDrawn >= (window as any).edState.tilesRequested);
+    const hash0 = await canvasHash(frame);
+    await frame.click("#parts button:nth-child(3)");
+    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 2);
+    expect(await frame.getAttribute("#parts button:nth-child(3)", "aria-selected")).toBe("true");
+    expect(await frame.getAttribute("#parts button:nth-child(1)", "aria-selected")).toBe("false");
+    // The view repaints with Gamma's cells ("Gamma sheet" in A1 instead of "Alpha sheet").
+    await frame.waitForFunction((h) => {
+      const c = document.getElementById("canvas") as HTMLCanvasElement;
+      const d = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;
+      let x = 0;
+      for (let i = 0; i < d.length; i += 4) x = (Math.imul(x, 31) + d[i]! + (d[i + 1]! << 8) + (d[i + 2]! << 16)) | 0;
+      return x !== h;
+    }, hash0, { polling: 100 });
+    await frame.focus("#ime");
+    await page.keyboard.type("Gamma typed 55");
+    await page.keyboard.press("Enter");
+    await typed(page);
+    expect(await hostSave(page)).toMatchObject({ success: true });
+    const xl = unzipSync(lastPut(f.id).bytes);
+    const strings = strFromU8(xl["xl/sharedStrings.xml"]!);
+    const cellA1 = (sheet: string) => {
+      const m = strFromU8(xl[`xl/worksheets/${sheet}.xml`]!).match(/<c r="A1"[^>]*t="s"[^>]*>\s*<v>(\d+)<\/v>/);
+      return m ? strings.match(/<si>.*?<\/si>/gs)![Number(m[1])]!.replace(/<[^>]+>/g, "") : null;
+    };
+    expect(cellA1("sheet3")).toBe("Gamma typed 55");
+    expect(cellA1("sheet1")).toBe("Alpha sheet");
+    expect(cellA1("sheet2")).toBe("Beta sheet");
     await ctx.close();
   }, 60_000);
 });
