@@ -333,4 +333,38 @@ describe("the editor in a browser", () => {
     expect(cellA1("sheet2")).toBe("Beta sheet");
     await ctx.close();
   }, 60_000);
+  test("postMessage API: Frame_Ready before Document_Loaded, UI_Close from the close button, Action_Close ends the session with an exit save, a crash posts Session_Closed", async () => {
+    const f = newFile("hello.docx");
+    const ctx = await browser.newContext();
+    const { page, frame } = await openEditor(ctx, f.src, "tok_ed_alice");
+    const ids = () => page.evaluate(() => (window as any).msgs.map((m: any) => m.MessageId + (m.Values?.Status ? ":" + m.Values.Status : "")));
+    const loading = (await ids()).filter((m: string) => m.startsWith("App_LoadingStatus"));
+    expect(loading).toEqual(["App_LoadingStatus:Frame_Ready", "App_LoadingStatus:Document_Loaded"]);
+    expect(await frame.evaluate(() => (window as any).edState.hostReady)).toBe(true);
+    await frame.focus("#ime");
+    await page.keyboard.type("Closing 66 ");
+    await typed(page);
+    // The close button (closebutton=1) tells the host, which decides; the page itself stays open.
+    await frame.click("#close");
+    await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.MessageId === "UI_Close"));
+    expect(await page.evaluate(() => (window as any).msgs.find((m: any) => m.MessageId === "UI_Close").Values)).toEqual({ EverModified: true });
+    // Action_Close: the page leaves the document; as the last view it is saved on exit.
+    const puts = host.puts.length;
+    await page.evaluate(() => (window as any).sendHost("Action_Close", {}));
+    await frame.waitForFunction(() => (window as any).edState.closed === true);
+    for (let i = 0; i < 100 && !host.puts.slice(puts).some((p) => p.fileId === f.id && p.status === 200); i++) await Bun.sleep(100);
+    const exitPut = host.puts.slice(puts).find((p) => p.fileId === f.id && p.status === 200)!;
+    expect(exitPut.headers["x-cool-wopi-isexitsave"]).toBe("true");
+    expect(docxText(exitPut.bytes)).toStartWith("Closing 66 Hello from svc");
+
+    // A kit that dies takes its document with it: the page tells the host the session ended.
+    const g = newFile("hello.docx");
+    const e = await openEditor(ctx, g.src, "tok_ed_bob");
+    const broker = [...ed.brokers.values()].find((b) => b.wopiSrc === g.src)!;
+    process.kill(broker.pid, "SIGKILL");
+    await e.page.waitForFunction(() => (window as any).msgs.some((m: any) => m.MessageId === "Session_Closed"));
+    expect(await e.page.evaluate(() => (window as any).msgs.find((m: any) => m.MessageId === "Session_Closed").Values)).toEqual({ Reason: "DocumentDisconnected" });
+    expect(await e.frame.isVisible("#message")).toBe(true);
+    await ctx.close();
+  }, 60_000);
 });
