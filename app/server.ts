@@ -23,6 +23,8 @@ import { connectionCap } from "./editions/license";
 import { ConnectionCounter } from "./gate/counting";
 import { EdsrvSampler } from "./gate/sampler";
 import { Admission, checkFileInfoFetcher } from "./gate/admission";
+import { documentKeyer } from "./gate/ws-uri";
+import { parseAliasGroups } from "./alias-groups";
 import { UsageWriter } from "./gate/usage-csv";
 
 export interface RunningService {
@@ -129,6 +131,9 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
   const connectionLimit = () => connectionCap(license.status(), config.gate.connectionCap ?? null).limit;
   const edition = () => license.gate().edition;
   const counter = new ConnectionCounter({ clock, limit: connectionLimit, intervalMs: opts.sampleIntervalMs });
+  // One key per file whatever alias reached it, in /svc/auth and in samples alike (the editing
+  // server maps aliases the same way), so pending entries and grace slots meet their document.
+  const keyOf = documentKeyer(parseAliasGroups(config.online.aliasGroups, (item) => logger.warn("alias_group_invalid", { item })));
   const sampler = new EdsrvSampler({
     baseUrl: config.online.url,
     user: config.online.adminUser,
@@ -138,12 +143,14 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     clock,
     logger,
     intervalMs: opts.sampleIntervalMs,
+    keyOf,
   });
   const admission = new Admission({
     counter,
     clock,
     edition,
     wopiAllowedHosts: config.gate.wopiAllowedHosts,
+    keyOf,
     userCanWrite: checkFileInfoFetcher(2000),
     logger,
   });

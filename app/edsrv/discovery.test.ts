@@ -8,7 +8,7 @@ import { XMLParser } from "fast-xml-parser";
 import { parseConfig } from "../config";
 import { memoryLogger } from "../log";
 import { APPS } from "./discovery";
-import { docKeyOf, matchGroup, parseAliasGroups } from "./hosts";
+import { docKeyOf, matchGroup, parseAliasGroups } from "../alias-groups";
 import { createEdsrv, parseDocWsUrl, type Edsrv } from "./server";
 import { TestSocket } from "./testing/ws-client";
 

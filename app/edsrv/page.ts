@@ -5,7 +5,7 @@
 // SVC_ONLINE_FRAME_ANCESTORS, this server's host and the WOPI host.
 
 import type { Config } from "../config";
-import { matchGroup, type AliasGroup } from "./hosts";
+import { matchGroup, type AliasGroup } from "../alias-groups";
 
 const html = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 

@@ -11,7 +11,7 @@ import type { Logger } from "../log";
 import { AdminHub, type AdminSocket } from "./admin";
 import { capabilities, discoveryXml, EDSRV_VERSION, versionHash } from "./discovery";
 import { DocumentBroker, type ClientSession } from "./documents";
-import { docKeyOf, matchGroup, parseAliasGroups } from "./hosts";
+import { docKeyOf, matchGroup, parseAliasGroups } from "../alias-groups";
 import { KitPool } from "./kits";
 import { metricsText } from "./metrics";
 import { renderPage } from "./page";

@@ -7,8 +7,7 @@ import { createHash } from "node:crypto";
 import type { Clock } from "../clock";
 import type { Logger } from "../log";
 import type { ConnectionCounter } from "./counting";
-import { RECONNECT_GRACE_MS } from "./counting";
-import { parsePageUri, parseWsUri, requestsReadOnly, type EditTarget } from "./ws-uri";
+import { normaliseWopiSrc, parsePageUri, parseWsUri, requestsReadOnly, type DocKeyFn, type EditTarget } from "./ws-uri";
 
 export type Stage = "page" | "ws";
 
@@ -29,6 +28,8 @@ export interface AdmissionOptions {
   /** SVC_WOPI_ALLOWED_HOSTS: origins (scheme://host[:port]) or host names; empty = never call out. */
   wopiAllowedHosts: string[];
   userCanWrite?: UserCanWrite;
+  /** Document key of a WOPISrc with the alias groups applied (documentKeyer); default: no groups. */
+  keyOf?: DocKeyFn;
   /** The gate's own WOPI documents (none yet; the embed layer fills this in later). */
   ownDocument?: (docKey: string) => boolean;
   logger?: Logger;
@@ -96,7 +97,7 @@ export class Admission {
     if (seen === undefined) return false;
     const c = this.o.counter;
     if (c.openEditViews(t.docKey) > 0 || c.graceSlots(t.docKey, now) > 0) return true;
-    return now - seen < RECONNECT_GRACE_MS;
+    return now - seen < c.reconnectGraceMs;
   }
 
   /** Forgets sessions of documents that are neither open nor recently admitted. */
@@ -104,7 +105,7 @@ export class Admission {
     const open = this.o.counter.trackedDocuments();
     for (const [doc, m] of this.known) {
       if (open.has(doc)) continue;
-      for (const [h, at] of m) if (now - at >= RECONNECT_GRACE_MS) m.delete(h);
+      for (const [h, at] of m) if (now - at >= this.o.counter.reconnectGraceMs) m.delete(h);
       if (!m.size) this.known.delete(doc);
     }
     for (const [k, v] of this.cfiCache) if (now - v.at >= CFI_CACHE_MS) this.cfiCache.delete(k);
@@ -130,7 +131,8 @@ export class Admission {
 
   async decide(stage: Stage, rawUri: string): Promise<Decision> {
     const now = this.now();
-    const t = stage === "ws" ? parseWsUri(rawUri) : parsePageUri(rawUri);
+    const keyOf = this.o.keyOf ?? normaliseWopiSrc;
+    const t = stage === "ws" ? parseWsUri(rawUri, keyOf) : parsePageUri(rawUri, keyOf);
     if (!t) {
       // Rule 7: a WebSocket the gate cannot read is always refused; a page it cannot read is left
       // to the editing server (this stage only warns).

@@ -6,8 +6,11 @@ import os from "node:os";
 import path from "node:path";
 import { ManualClock } from "../clock";
 import { Admission, wopiHostAllowed, type UserCanWrite } from "./admission";
-import { ConnectionCounter, type SampleDoc } from "./counting";
+import { parseAliasGroups } from "../alias-groups";
+import { ConnectionCounter, PENDING_TTL_MS, RECONNECT_GRACE_MS, SAMPLE_INTERVAL_MS, STALE_AFTER_PERIODS, type SampleDoc } from "./counting";
+import { parseDocumentsReply } from "./sampler";
 import { USAGE_HEADER, UsageWriter } from "./usage-csv";
+import { documentKeyer, type DocKeyFn } from "./ws-uri";
 
 const src = (n: number, host = "http://files.example:8080") => `${host}/wopi/files/${n}`;
 const key = (n: number) => `http://files.example:8080/wopi/files/${n}`;
@@ -18,7 +21,7 @@ const ws = (n: number, token = `tok${n}`, extra = "", host?: string) => {
 const page = (n: number, extra = "") => `/browser/h/ed.html?WOPISrc=${encodeURIComponent(src(n))}${extra}`;
 const doc = (n: number, edit: string[], readonly = 0): SampleDoc => ({ docKey: key(n), editSessions: edit, readonly });
 
-function setup(limit = 2, opts: { allowed?: string[]; canWrite?: boolean | null } = {}) {
+function setup(limit = 2, opts: { allowed?: string[]; canWrite?: boolean | null; keyOf?: DocKeyFn } = {}) {
   const clock = new ManualClock();
   let cap = limit;
   const counter = new ConnectionCounter({ clock, limit: () => cap });
@@ -27,7 +30,7 @@ function setup(limit = 2, opts: { allowed?: string[]; canWrite?: boolean | null 
     cfiCalls.push(wopiSrc);
     return opts.canWrite === undefined ? true : opts.canWrite;
   };
-  const admission = new Admission({ counter, clock, edition: () => "community", wopiAllowedHosts: opts.allowed ?? [], userCanWrite });
+  const admission = new Admission({ counter, clock, edition: () => "community", wopiAllowedHosts: opts.allowed ?? [], userCanWrite, keyOf: opts.keyOf });
   return { clock, counter, admission, cfiCalls, setCap: (n: number) => (cap = n) };
 }
 
@@ -185,6 +188,99 @@ describe("counting rules", () => {
     expect(wopiHostAllowed(["https://cloud.example"], "http://cloud.example/wopi/files/1")).toBe(false);
     expect(wopiHostAllowed(["cloud.example"], "https://CLOUD.example:443/x")).toBe(true);
     expect(wopiHostAllowed(["cloud.example"], "https://evil.example/x")).toBe(false);
+  });
+});
+
+describe("alias groups (SVC_ONLINE_ALIASGROUP*): one document per file, whatever alias reached it", () => {
+  // Group 2 lists a regular-expression alias and a plain one; the first entry is the document's key.
+  const keyOf = documentKeyer(
+    parseAliasGroups(["http://gate.internal:8081,http://127\\.0\\.0\\.1:8081", "http://files.example:8080,http://files[0-9]+\\.example:8080,http://files-alias.example:8080"]),
+  );
+  const viaRegex = "http://files7.example:8080";
+  const viaPlain = "http://files-alias.example:8080";
+
+  test("alias group: two aliases of one host are one document", async () => {
+    const { counter, admission } = setup(10, { keyOf });
+    counter.applySample([]);
+    expect(await admission.decide("ws", ws(1, "t1", "", viaRegex))).toMatchObject({ admit: true, reason: "under_cap", docKey: key(1) });
+    expect(await admission.decide("ws", ws(1, "t2", "", viaPlain))).toMatchObject({ admit: true, reason: "under_cap", docKey: key(1) });
+    expect(await admission.decide("ws", ws(1, "t3"))).toMatchObject({ docKey: key(1) });
+    expect([...counter.trackedDocuments()]).toEqual([key(1)]);
+    // A sample naming the document through both aliases (a server keying by the raw host) is one document too.
+    const reply = `documents {"documents":[${[viaRegex, viaPlain].map((h, i) => `{"pid":${i + 1},"docKey":"${encodeURIComponent(`${h}/wopi/files/1`)}","views":[{"userName":"U","userId":"u","sessionid":"s${i}","readonly":"0"}]}`).join(",")}]}`;
+    counter.applySample(parseDocumentsReply(reply, keyOf)!);
+    expect(counter.snapshot()).toMatchObject({ current: 2, documents: 1, pending: 1 });
+  });
+
+  test("alias group: a session admitted through an alias is confirmed by the sample of the group's first entry (rule 2)", async () => {
+    const sample = [doc(1, ["s1"])]; // what the editing server reports: the canonical docKey
+    const grouped = setup(10, { keyOf });
+    grouped.counter.applySample([]);
+    await grouped.admission.decide("ws", ws(1, "t1", "", viaPlain));
+    grouped.counter.applySample(sample);
+    expect(grouped.counter.snapshot()).toMatchObject({ current: 1, pending: 0 });
+    // Without the groups the same session stays pending, counted twice for 60 s.
+    const plain = setup(10);
+    plain.counter.applySample([]);
+    await plain.admission.decide("ws", ws(1, "t1", "", viaPlain));
+    plain.counter.applySample(sample);
+    expect(plain.counter.snapshot()).toMatchObject({ current: 1, pending: 1 });
+  });
+
+  test("alias group: a grace slot left through one alias serves a reconnect through another (rule 5)", async () => {
+    const { counter, admission } = setup(1, { keyOf });
+    counter.applySample([doc(1, ["a"])]);
+    counter.applySample([doc(2, ["x"])]); // doc 1's editor left; doc 2 holds the only slot
+    expect(await admission.decide("ws", ws(1, "back", "", viaRegex))).toMatchObject({ admit: true, reason: "grace", docKey: key(1) });
+    expect((await admission.decide("ws", ws(1, "next", "", viaPlain))).admit).toBe(false);
+  });
+
+  test("alias group: a known session reconnecting through another alias is a reconnect at the cap (rule 6)", async () => {
+    const { counter, admission } = setup(1, { keyOf });
+    counter.applySample([]);
+    expect((await admission.decide("ws", ws(1, "alice", "", viaRegex))).admit).toBe(true);
+    counter.applySample([doc(1, ["s1"])]);
+    expect(await admission.decide("ws", ws(1, "alice", "&permission=edit", viaPlain))).toMatchObject({ admit: true, reason: "reconnect" });
+    expect(await admission.decide("page", `/browser/h/ed.html?WOPISrc=${encodeURIComponent(src(1, viaPlain))}`)).toMatchObject({ admit: false, reason: "limit" });
+  });
+
+  test("alias group: hosts outside the group stay separate documents", async () => {
+    const { counter, admission } = setup(10, { keyOf });
+    counter.applySample([]);
+    await admission.decide("ws", ws(1, "t1", "", "http://filesX.example:8080"));
+    await admission.decide("ws", ws(1, "t2", "", "http://other.example:8080"));
+    await admission.decide("ws", ws(1, "t3"));
+    expect(counter.trackedDocuments().size).toBe(3);
+  });
+});
+
+describe("counting windows", () => {
+  test("the spec's windows by default; tests may shorten them", async () => {
+    const clock = new ManualClock();
+    const spec = new ConnectionCounter({ clock, limit: () => 1 });
+    expect([spec.intervalMs, spec.pendingTtlMs, spec.reconnectGraceMs, spec.staleAfterPeriods]).toEqual([10_000, 60_000, 120_000, 3]);
+    expect([SAMPLE_INTERVAL_MS, PENDING_TTL_MS, RECONNECT_GRACE_MS, STALE_AFTER_PERIODS]).toEqual([10_000, 60_000, 120_000, 3]);
+    const short = new ConnectionCounter({ clock, limit: () => 1, intervalMs: 100, pendingTtlMs: 1000, reconnectGraceMs: 2000, staleAfterPeriods: 2 });
+    const admission = new Admission({ counter: short, clock, edition: () => "community", wopiAllowedHosts: [] });
+    short.applySample([doc(1, ["a"])]);
+    short.addPending(key(2));
+    clock.advance(199);
+    expect(short.snapshot()).toMatchObject({ enforcing: true, pending: 1 });
+    clock.advance(1);
+    expect(short.enforcing()).toBe(false);
+    short.applySample([doc(2, ["x"])]);
+    clock.advance(800);
+    expect(short.snapshot().pending).toBe(0); // 1000 ms after it was added
+    expect(short.graceSlots(key(1))).toBe(1);
+    short.applySample([doc(2, ["x"])]);
+    clock.advance(1199);
+    short.applySample([doc(2, ["x"])]);
+    expect(await admission.decide("ws", ws(1, "late"))).toMatchObject({ admit: true, reason: "grace" });
+    short.applySample([doc(1, ["a"])]);
+    short.applySample([doc(2, ["x"])]);
+    clock.advance(2000);
+    short.applySample([doc(2, ["x"])]);
+    expect((await admission.decide("ws", ws(1, "later"))).admit).toBe(false);
   });
 });
 

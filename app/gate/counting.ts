@@ -47,6 +47,10 @@ export interface CounterOptions {
   /** The effective cap, read at every decision (a token change or a lowered cap applies at once). */
   limit: () => number;
   intervalMs?: number;
+  /** The spec's windows by default; tests and benchmarks shorten them (never an operator setting). */
+  pendingTtlMs?: number;
+  reconnectGraceMs?: number;
+  staleAfterPeriods?: number;
 }
 
 export class ConnectionCounter {
@@ -61,9 +65,16 @@ export class ConnectionCounter {
   /** (time, current, views_total) of recent samples, for peak_5m and the usage file. */
   private history: { at: number; current: number; views: number }[] = [];
   readonly intervalMs: number;
+  readonly pendingTtlMs: number;
+  /** Also how long admission remembers a session for reconnects: one grace for both. */
+  readonly reconnectGraceMs: number;
+  readonly staleAfterPeriods: number;
 
   constructor(private readonly opts: CounterOptions) {
     this.intervalMs = opts.intervalMs ?? SAMPLE_INTERVAL_MS;
+    this.pendingTtlMs = opts.pendingTtlMs ?? PENDING_TTL_MS;
+    this.reconnectGraceMs = opts.reconnectGraceMs ?? RECONNECT_GRACE_MS;
+    this.staleAfterPeriods = opts.staleAfterPeriods ?? STALE_AFTER_PERIODS;
   }
 
   private now() {
@@ -112,7 +123,7 @@ export class ConnectionCounter {
         for (const s of st.edit) if (!now?.has(s)) left++;
         if (left > 0) {
           const slots = this.grace.get(key) ?? [];
-          for (let i = 0; i < left; i++) slots.push(at + RECONNECT_GRACE_MS);
+          for (let i = 0; i < left; i++) slots.push(at + this.reconnectGraceMs);
           this.grace.set(key, slots);
         }
       }
@@ -128,7 +139,7 @@ export class ConnectionCounter {
 
   private expire(now: number): void {
     for (const [key, q] of this.pending) {
-      while (q.length && q[0]! + PENDING_TTL_MS <= now) q.shift();
+      while (q.length && q[0]! + this.pendingTtlMs <= now) q.shift();
       if (!q.length) this.pending.delete(key);
     }
     for (const [key, slots] of this.grace) {
@@ -140,7 +151,7 @@ export class ConnectionCounter {
 
   /** Rule 7: a sample younger than 3 periods exists. */
   enforcing(now = this.now()): boolean {
-    return this.sampledAt !== null && now - this.sampledAt < STALE_AFTER_PERIODS * this.intervalMs;
+    return this.sampledAt !== null && now - this.sampledAt < this.staleAfterPeriods * this.intervalMs;
   }
 
   pendingCount(now = this.now()): number {

@@ -10,6 +10,8 @@ export function readOnlyUrl(rawUri: string): string | null {
   try {
     const u = new URL(rawUri, "http://x");
     u.searchParams.set("permission", "readonly");
+    // Dot segments can leave "//host/…" after normalisation: a scheme-relative link to another site.
+    if (u.host !== "x" || u.pathname.startsWith("//")) return null;
     return u.pathname + u.search;
   } catch {
     return null;

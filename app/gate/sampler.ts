@@ -11,7 +11,7 @@
 import type { Clock } from "../clock";
 import type { Logger } from "../log";
 import { SAMPLE_INTERVAL_MS, type ConnectionCounter, type SampleDoc } from "./counting";
-import { normaliseWopiSrc } from "./ws-uri";
+import { normaliseWopiSrc, type DocKeyFn } from "./ws-uri";
 
 export type EdsrvState = "ok" | "down" | "auth_failed";
 
@@ -26,25 +26,39 @@ export interface SamplerOptions {
   intervalMs?: number;
   /** A `documents` request unanswered this long means the channel is dead. */
   replyTimeoutMs?: number;
+  /** Document key with the alias groups applied, the same function /svc/auth uses. */
+  keyOf?: DocKeyFn;
 }
 
 const truthy = (v: unknown) => v === true || v === 1 || v === "1" || v === "true";
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** Parses a `documents {…}` reply into counting input. Tolerates Collabora's unescaped names. */
-export function parseDocumentsReply(text: string): SampleDoc[] | null {
-  if (!text.startsWith("documents ")) return null;
-  let body = text.slice("documents ".length);
-  // userName and userId are not JSON-escaped by Collabora: drop them before parsing.
-  body = body.replace(/"userName":"[\s\S]*?","userId":"[\s\S]*?","sessionid":/g, '"sessionid":');
-  let parsed: { documents?: unknown };
+// userName and userId are not JSON-escaped by Collabora (a quote in a name breaks the JSON), so
+// their values are blanked before parsing: each runs up to the next field Collabora writes after it.
+// Anchoring on the next field of the same view (not on userId) keeps a view without userId from
+// swallowing the next view.
+const NAME_FIELDS = /"(userName|userId)":"[\s\S]*?"(?=,"(?:userId|sessionid|readonly)":)/g;
+
+/**
+ * Parses a `documents {…}` reply into counting input; null when the reply is unreadable (the
+ * sampler then keeps the previous sample). Pure and total: it never throws, whatever arrives.
+ * A document or view that is not an object makes the whole reply unreadable: storing the rest
+ * would free slots that may be taken. Missing fields are tolerated; a view without a readonly
+ * flag counts as editing. keyOf maps the docKey through the alias groups.
+ */
+export function parseDocumentsReply(text: string, keyOf: DocKeyFn = normaliseWopiSrc): SampleDoc[] | null {
+  if (typeof text !== "string" || !text.startsWith("documents ")) return null;
+  const body = text.slice("documents ".length).replace(NAME_FIELDS, '"$1":""');
+  let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch {
     return null;
   }
-  if (!parsed || !Array.isArray(parsed.documents)) return null;
+  if (!isObject(parsed) || !Array.isArray(parsed.documents)) return null;
   const out: SampleDoc[] = [];
-  for (const d of parsed.documents as Record<string, unknown>[]) {
+  for (const d of parsed.documents) {
+    if (!isObject(d)) return null;
     let key: string | null = null;
     for (const cand of [d.docKey, d.wopiSrc]) {
       if (typeof cand !== "string" || !cand) continue;
@@ -54,17 +68,21 @@ export function parseDocumentsReply(text: string): SampleDoc[] | null {
       } catch {
         continue;
       }
-      key = normaliseWopiSrc(v);
+      key = keyOf(v);
       if (key) break;
     }
-    if (!key) key = `pid:${String(d.pid ?? out.length)}`;
-    const views = Array.isArray(d.views) ? (d.views as Record<string, unknown>[]) : [];
+    const pid = typeof d.pid === "number" || typeof d.pid === "string" ? String(d.pid) : "";
+    if (!key) key = `pid:${pid || out.length}`;
+    if (d.views !== undefined && !Array.isArray(d.views)) return null;
+    const views: unknown[] = d.views ?? [];
     const editSessions: string[] = [];
     let readonly = 0;
-    views.forEach((v, i) => {
+    for (const [i, v] of views.entries()) {
+      if (!isObject(v)) return null;
+      const sid = typeof v.sessionid === "string" || typeof v.sessionid === "number" ? String(v.sessionid) : "";
       if (truthy(v.readonly)) readonly++;
-      else editSessions.push(`${String(d.pid ?? "")}/${String(v.sessionid ?? `#${i}`)}`);
-    });
+      else editSessions.push(`${pid}/${sid || `#${i}`}`);
+    }
     out.push({ docKey: key, editSessions, readonly });
   }
   return out;
@@ -207,7 +225,7 @@ export class EdsrvSampler {
         return;
       }
       if (text.startsWith("documents ")) {
-        const docs = parseDocumentsReply(text);
+        const docs = parseDocumentsReply(text, this.o.keyOf);
         this.awaiting = null;
         if (!docs) {
           this.log.warn("edsrv_admin_unreadable_documents", {});

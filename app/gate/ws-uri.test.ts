@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { docWsUrl } from "../edsrv/testing/ws-client";
-import { normaliseWopiSrc, parsePageUri, parseWsUri } from "./ws-uri";
+import { parseAliasGroups } from "../alias-groups";
+import { documentKeyer, normaliseWopiSrc, parsePageUri, parseWsUri } from "./ws-uri";
 
 const SRC = "http://files.example:8080/wopi/files/165";
 const KEY = "http://files.example:8080/wopi/files/165";
@@ -57,5 +58,37 @@ describe("WebSocket URI forms (spec routing table, protocol notes §6)", () => {
   test("the editor page gives its document and permission", () => {
     expect(parsePageUri(`/browser/abc123/ed.html?WOPISrc=${encodeURIComponent(SRC)}&permission=readonly`)).toMatchObject({ docKey: KEY, permission: "readonly" });
     expect(parsePageUri(`/browser/abc123/ed.html`)).toBeNull();
+  });
+});
+
+describe("alias groups in the document key", () => {
+  const keyOf = documentKeyer(
+    parseAliasGroups(["http://gate.internal:8081,http://127\\.0\\.0\\.1:8081", "https://Cloud.Example:443,https://cloud[0-9]+\\.example:443,https://files.partner.test"]),
+  );
+
+  test("alias group: an alias of group 1 keys as the gate's first entry, port included", () => {
+    expect(keyOf("http://127.0.0.1:8081/svc/wopi/files/doc_1?access_token=x")).toBe("http://gate.internal:8081/svc/wopi/files/doc_1");
+    expect(keyOf("http://GATE.internal:8081/svc/wopi/files/doc_1")).toBe("http://gate.internal:8081/svc/wopi/files/doc_1");
+    // The dots of the regular expression are escaped: another address is not an alias.
+    expect(keyOf("http://127x0x0x1:8081/svc/wopi/files/doc_1")).toBe("http://127x0x0x1:8081/svc/wopi/files/doc_1");
+  });
+
+  test("alias group: regular-expression and plain aliases of a further group key as its first entry", () => {
+    const want = "https://cloud.example:443/wopi/files/9";
+    for (const u of ["https://cloud.example/wopi/files/9", "https://CLOUD12.example/wopi/files/9", "https://files.partner.test:443/wopi/files/9"]) expect(keyOf(u)).toBe(want);
+    // A regular expression matches the whole host name only.
+    expect(keyOf("https://cloud1.example.evil/wopi/files/9")).toBe("https://cloud1.example.evil:443/wopi/files/9");
+    expect(keyOf("ftp://cloud.example/x")).toBeNull();
+  });
+
+  test("alias group: every WebSocket form and the editor page carry the mapped key", () => {
+    const alias = "https://cloud3.example/wopi/files/9";
+    const want = "https://cloud.example:443/wopi/files/9";
+    expect(parseWsUri(raw(docWsUrl("http://h", alias, "tok")), keyOf)).toMatchObject({ docKey: want, wopiSrc: alias, token: "tok" });
+    expect(parseWsUri(`/ed/ws?WOPISrc=${encodeURIComponent(alias)}`, keyOf)!.docKey).toBe(want);
+    expect(parsePageUri(`/browser/h/ed.html?WOPISrc=${encodeURIComponent(alias)}`, keyOf)!.docKey).toBe(want);
+    // Without groups the alias is its own document.
+    expect(parseWsUri(`/ed/ws?WOPISrc=${encodeURIComponent(alias)}`)!.docKey).toBe("https://cloud3.example:443/wopi/files/9");
+    expect(documentKeyer([])).toBe(normaliseWopiSrc);
   });
 });

@@ -10,6 +10,10 @@
 //   /cool/… and /lool/… instead of /ed/ (a real Collabora's prefixes)
 // and the editor page /browser/<hash>/ed.html?WOPISrc=<B>[&permission=…][&access_token=…].
 // Anything else is not an editing WebSocket: the gate refuses it (spec rule 7).
+// The document key maps host aliases to their group's first entry (documentKeyer), as the editing
+// server's docKey does, so that a file reached through two aliases is one document for admission.
+
+import { canonicalDocKey, type AliasGroup } from "../alias-groups";
 
 const PREFIXES = new Set(["ed", "cool", "lool"]);
 const SCHEME = /^https?:\/\//i;
@@ -17,7 +21,7 @@ const SCHEME = /^https?:\/\//i;
 export interface EditTarget {
   /** WOPISrc without query, as given (decoded). */
   wopiSrc: string;
-  /** scheme://host:port/path, lower-case scheme and host, explicit port: Collabora's docKey form. */
+  /** scheme://host:port/path, lower-case scheme and host, explicit port, alias mapped: Collabora's docKey form. */
   docKey: string;
   /** The access token of the document part, or null when the URI has none. */
   token: string | null;
@@ -41,6 +45,14 @@ export function normaliseWopiSrc(url: string): string | null {
   return `${u.protocol}//${u.hostname.toLowerCase()}:${port}${u.pathname}`;
 }
 
+/** The document key of a WOPISrc (or of an admin-channel docKey once decoded); null when not http(s). */
+export type DocKeyFn = (url: string) => string | null;
+
+/** The key function for the configured alias groups (SVC_ONLINE_ALIASGROUP1, 2, …). */
+export function documentKeyer(groups: AliasGroup[]): DocKeyFn {
+  return groups.length ? (url) => canonicalDocKey(groups, url) : normaliseWopiSrc;
+}
+
 /** Decodes until the text starts with a scheme (a part encoded once or twice); null otherwise. */
 function decodeToUrl(part: string, rounds = 3): string | null {
   let v = part;
@@ -57,13 +69,13 @@ function decodeToUrl(part: string, rounds = 3): string | null {
   return SCHEME.test(v) ? v : null;
 }
 
-function target(wopiSrcRaw: string | null, params: URLSearchParams, query: URLSearchParams): EditTarget | null {
+function target(wopiSrcRaw: string | null, params: URLSearchParams, query: URLSearchParams, keyOf: DocKeyFn): EditTarget | null {
   if (!wopiSrcRaw) return null;
   const wopi = decodeToUrl(wopiSrcRaw);
   if (!wopi) return null;
   const q = wopi.indexOf("?");
   const wopiSrc = q < 0 ? wopi : wopi.slice(0, q);
-  const docKey = normaliseWopiSrc(wopiSrc);
+  const docKey = keyOf(wopiSrc);
   if (!docKey) return null;
   // A WOPISrc given with its own query (some hosts do) can carry the token too.
   const own = q < 0 ? new URLSearchParams() : new URLSearchParams(wopi.slice(q + 1));
@@ -89,7 +101,7 @@ function splitUri(raw: string): { path: string; query: string } | null {
 }
 
 /** The document of an editing WebSocket URI, or null when the URI is not one (refused). */
-export function parseWsUri(raw: string): EditTarget | null {
+export function parseWsUri(raw: string, keyOf: DocKeyFn = normaliseWopiSrc): EditTarget | null {
   const parts = splitUri(raw);
   if (!parts) return null;
   const segs = parts.path.split("/");
@@ -97,7 +109,7 @@ export function parseWsUri(raw: string): EditTarget | null {
   let query = new URLSearchParams(parts.query);
 
   // The short form /ed/ws?WOPISrc=… (also with a trailing slash or further segments).
-  if (segs[2] === "ws") return target(query.get("WOPISrc"), new URLSearchParams(), query);
+  if (segs[2] === "ws") return target(query.get("WOPISrc"), new URLSearchParams(), query, keyOf);
 
   if (segs.length < 4 || segs[3] !== "ws") return null;
   let a = segs[2]!;
@@ -115,14 +127,14 @@ export function parseWsUri(raw: string): EditTarget | null {
   const docUrl = q < 0 ? doc : doc.slice(0, q);
   const params = new URLSearchParams(q < 0 ? "" : doc.slice(q + 1));
   // As the editing server does: the WOPISrc of the query, else the document URL itself.
-  return target(query.get("WOPISrc") || docUrl, params, query);
+  return target(query.get("WOPISrc") || docUrl, params, query, keyOf);
 }
 
 /** The document of an editor page request (/browser/<hash>/ed.html?WOPISrc=…), or null. */
-export function parsePageUri(raw: string): EditTarget | null {
+export function parsePageUri(raw: string, keyOf: DocKeyFn = normaliseWopiSrc): EditTarget | null {
   const parts = splitUri(raw);
   if (!parts) return null;
   if (!/^\/browser\/[^/]+\/(ed|cool)\.html$/.test(parts.path)) return null;
   const query = new URLSearchParams(parts.query);
-  return target(query.get("WOPISrc"), new URLSearchParams(), query);
+  return target(query.get("WOPISrc"), new URLSearchParams(), query, keyOf);
 }

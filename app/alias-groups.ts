@@ -1,5 +1,6 @@
-// Which WOPI hosts the editing server opens documents from: the alias groups
-// SVC_ONLINE_ALIASGROUP1 (always the gate), 2, … (other hosts). Each group is
+// Alias groups SVC_ONLINE_ALIASGROUP1 (always the gate), 2, … (other hosts): which WOPI hosts the
+// editing server opens documents from, and which document a WOPISrc is. Shared by the editing
+// server and the gate, so both agree on one key per file whatever alias reached it. Each group is
 // "scheme://host:port[,alias,…]": the first item is the group's canonical host, matched on the
 // host name exactly; each alias after a comma is a regular expression over the host name (a
 // plain "scheme://name:port" alias is matched exactly). Matching is case-insensitive and on the
@@ -65,4 +66,20 @@ export function docKeyOf(wopiSrc: string, group: AliasGroup | null): string {
   const host = group && !group.patterns[0]!.test(u.hostname) ? group.canonical.host : u.hostname;
   const hostPort = group && host === group.canonical.host && group.canonical.port ? `${host}:${group.canonical.port}` : `${host}:${port}`;
   return encodeURIComponent(`${u.protocol}//${hostPort}${u.pathname}`);
+}
+
+/**
+ * The gate's form of the same key: scheme://host:port/path, not URI-encoded, with an alias mapped
+ * to its group's first entry; null when the URL is not http(s). Outside every group it is the
+ * plain normalised URL (the editing server refuses such a document anyway).
+ */
+export function canonicalDocKey(groups: AliasGroup[], url: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return null;
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") return null;
+  return decodeURIComponent(docKeyOf(url, matchGroup(groups, url)));
 }

@@ -1,0 +1,147 @@
+// Reading Collabora's `documents` reply (protocol notes §5): names are not JSON-escaped, booleans
+// arrive as "0"/"1", fields may be missing, and nothing unreadable may reach the counter.
+
+import { describe, expect, test } from "bun:test";
+import { ManualClock } from "../clock";
+import { memoryLogger } from "../log";
+import { ConnectionCounter } from "./counting";
+import { EdsrvSampler, parseDocumentsReply } from "./sampler";
+
+const SRC = "http://files.example:8080/wopi/files/165";
+const KEY = "http://files.example:8080/wopi/files/165";
+const view = (sid: string, ro: string, name = "Lan", id = "u1") => `{"userName":"${name}","userId":"${id}","sessionid":"${sid}","readonly":"${ro}"}`;
+const docJson = (views: string[], extra = "") =>
+  `{"pid":1234,"docKey":"${encodeURIComponent(SRC)}","fileName":"b%C3%A1o%20c%C3%A1o.docx","wopiHost":"files.example",` +
+  `"activeViews":${views.length},"memory":100,"elapsedTime":5,"idleTime":1,"modified":"No","uploaded":"Yes","wopiSrc":"${SRC}"${extra},"views":[${views.join(",")}]}`;
+const reply = (...docs: string[]) => `documents {"documents":[${docs.join(",")}]}`;
+
+describe("parseDocumentsReply", () => {
+  test("the editing views are session ids per document key; read-only views are a count", () => {
+    expect(parseDocumentsReply(reply(docJson([view("a", "0"), view("b", "1"), view("c", "0")])))).toEqual([
+      { docKey: KEY, editSessions: ["1234/a", "1234/c"], readonly: 1 },
+    ]);
+    expect(parseDocumentsReply(reply())).toEqual([]);
+  });
+
+  test('readonly arrives as "0"/"1" (Collabora streams bools without boolalpha); true/1 are read too', () => {
+    const views = ['"0"', '"1"', "0", "1", "true", "false", '"true"'].map((ro, i) => `{"sessionid":"s${i}","readonly":${ro}}`);
+    expect(parseDocumentsReply(reply(docJson(views)))![0]).toEqual({ docKey: KEY, editSessions: ["1234/s0", "1234/s2", "1234/s5"], readonly: 4 });
+  });
+
+  test("unescaped user names with quotes, backslashes, braces, commas and field-like text do not break the reply", () => {
+    const names = ['Nguyễn "Tí" Văn', "back\\slash\\", 'x"}]}', 'a","sessionid":"fake', "line\nbreak\ttab", '","userId":"'];
+    const views = names.map((n, i) => view(`s${i}`, i === 0 ? "1" : "0", n, `id"${i}\\`));
+    const docs = parseDocumentsReply(reply(docJson(views)));
+    expect(docs).toEqual([{ docKey: KEY, editSessions: names.slice(1).map((_, i) => `1234/s${i + 1}`), readonly: 1 }]);
+  });
+
+  test("JSON-escaped user names (a server that does escape them) parse the same", () => {
+    const views = ['Tí \\"Tèo\\" \\\\ {x}', "a\\u0022b", "ends with \\\\"].map((n, i) => view(`s${i}`, "0", n));
+    expect(parseDocumentsReply(reply(docJson(views)))![0]!.editSessions).toEqual(["1234/s0", "1234/s1", "1234/s2"]);
+  });
+
+  test("user and file names are never kept", () => {
+    const docs = parseDocumentsReply(reply(docJson([view("a", "0", "Alice Secretname", "alice@corp")])));
+    const text = JSON.stringify(docs);
+    for (const secret of ["Alice", "Secretname", "alice@corp", "b%C3%A1o", "báo"]) expect(text).not.toContain(secret);
+  });
+
+  test("missing fields: the key falls back to wopiSrc then pid; no views, no sessionid, no readonly are tolerated", () => {
+    const noKey = `{"pid":7,"wopiSrc":"${SRC}","views":[{"sessionid":"a","readonly":"0"}]}`;
+    const noKeyNoSrc = `{"pid":8,"views":[{"sessionid":"b","readonly":"1"}]}`;
+    const nothing = "{}";
+    const bareViews = `{"pid":9,"docKey":"${encodeURIComponent(SRC)}","views":[{"readonly":"0"},{"sessionid":"c"},{}]}`;
+    expect(parseDocumentsReply(reply(noKey, noKeyNoSrc, nothing, bareViews))).toEqual([
+      { docKey: KEY, editSessions: ["7/a"], readonly: 0 },
+      { docKey: "pid:8", editSessions: [], readonly: 1 },
+      { docKey: "pid:2", editSessions: [], readonly: 0 },
+      // An unknown flag counts as editing: an unreadable view must not free a slot.
+      { docKey: KEY, editSessions: ["9/#0", "9/c", "9/#2"], readonly: 0 },
+    ]);
+  });
+
+  test("a view without userId does not swallow the next view", () => {
+    const views = ['{"userName":"Lan","sessionid":"a","readonly":"0"}', view("b", "0", 'Mai "M"'), '{"userId":"u9","sessionid":"c","readonly":"1"}'];
+    expect(parseDocumentsReply(reply(docJson(views)))![0]).toEqual({ docKey: KEY, editSessions: ["1234/a", "1234/b"], readonly: 1 });
+  });
+
+  test("garbage never throws and is never a sample (null)", () => {
+    const garbage = [
+      "",
+      "documents",
+      "documents ",
+      "documents {",
+      "documents null",
+      "documents 42",
+      'documents "documents"',
+      "documents []",
+      "documents {}",
+      'documents {"documents":null}',
+      'documents {"documents":{"0":{}}}',
+      'documents {"documents":[null]}',
+      'documents {"documents":[1,"x"]}',
+      `documents {"documents":[${docJson([view("a", "0")])},null]}`,
+      `documents {"documents":[{"pid":1,"views":"x"}]}`,
+      `documents {"documents":[{"pid":1,"views":[null]}]}`,
+      `documents {"documents":[{"pid":1,"views":[{"sessionid":"a"},7]}]}`,
+      `documents {"documents":[${docJson([view("a", "0")])}]} trailing`,
+      "active_users_count 3",
+      "\u0000\uffff",
+    ];
+    for (const g of garbage) expect([g, parseDocumentsReply(g)]).toEqual([g, null]);
+  });
+});
+
+/** A stand-in admin channel (Collabora's protocol) answering `documents` with scripted lines. */
+function scriptedAdmin(lines: string[][]) {
+  let n = 0;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req, srv) {
+      const url = new URL(req.url);
+      if (url.pathname === "/browser/dist/admin/admin.html") return new Response("ok", { headers: { "Set-Cookie": "jwt=t0k; Path=/browser/dist/" } });
+      if (url.pathname === "/ed/adminws" && srv.upgrade(req)) return undefined;
+      return new Response("nf", { status: 404 });
+    },
+    websocket: {
+      message(ws, msg) {
+        if (msg !== "documents") return;
+        for (const l of lines[Math.min(n, lines.length - 1)]!) ws.send(l);
+        n++;
+      },
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}`, asked: () => n, stop: () => server.stop(true) };
+}
+
+describe("EdsrvSampler with an unreadable admin channel", () => {
+  test("garbage replies do not crash the sampler and are not stored; the next readable one is", async () => {
+    const good = reply(docJson([view("a", "0", 'Quote "q" {'), view("b", "1")]));
+    const admin = scriptedAdmin([
+      ["garbage line", "documents {not json"],
+      ['documents {"documents":[null]}'],
+      [`documents {"documents":[{"pid":1,"views":[null]}]}`],
+      [good],
+    ]);
+    const clock = new ManualClock();
+    const counter = new ConnectionCounter({ clock, limit: () => 5, intervalMs: 50 });
+    const logger = memoryLogger("debug");
+    const sampler = new EdsrvSampler({ baseUrl: admin.url, user: "admin", password: "pw", adminWsPath: "/ed/adminws", counter, clock, logger, intervalMs: 50, replyTimeoutMs: 1000 });
+    sampler.start();
+    try {
+      for (let i = 0; i < 200 && admin.asked() < 3; i++) await Bun.sleep(10);
+      expect(admin.asked()).toBeGreaterThanOrEqual(3);
+      expect(sampler.samples).toBe(0);
+      expect(counter.snapshot()).toMatchObject({ sampled_at: null, enforcing: false, current: 0 });
+      expect(logger.lines.filter((l) => l.includes("edsrv_admin_unreadable_documents")).length).toBeGreaterThanOrEqual(3);
+      await sampler.nextSample();
+      expect(sampler.state).toBe("ok");
+      expect(counter.snapshot()).toMatchObject({ current: 1, readonly: 1, documents: 1, enforcing: true });
+      expect(logger.lines.join("\n")).not.toContain("Quote");
+    } finally {
+      sampler.stop();
+      admin.stop();
+    }
+  });
+});
