@@ -25,10 +25,10 @@ export interface RunningCaddy {
   stop(): Promise<void>;
 }
 
-/** Starts `caddy run` with the repository Caddyfile; resolves once it answers. */
-export async function startCaddy(env: { app: string; edsrv: string }): Promise<RunningCaddy> {
+/** Starts `caddy run` with the repository Caddyfile (or a variant of it); resolves once it answers. */
+export async function startCaddy(env: { app: string; edsrv: string; caddyfile?: string }): Promise<RunningCaddy> {
   const port = await freePort();
-  const proc = Bun.spawn(["caddy", "run", "--config", CADDYFILE, "--adapter", "caddyfile"], {
+  const proc = Bun.spawn(["caddy", "run", "--config", env.caddyfile ?? CADDYFILE, "--adapter", "caddyfile"], {
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: process.env.HOME ?? "/tmp",
@@ -80,8 +80,8 @@ export interface Recorded {
   upgraded: boolean;
 }
 
-/** An upstream that records every request; WebSocket upgrades are accepted and echo frames. */
-export function startRecorder() {
+/** An upstream that records every request (keep: false, for benchmarks, records none); WebSocket upgrades are accepted and echo frames. */
+export function startRecorder(opts: { keep?: boolean } = {}) {
   const seen: Recorded[] = [];
   const server = Bun.serve<{ rec: Recorded }>({
     hostname: "127.0.0.1",
@@ -91,7 +91,7 @@ export function startRecorder() {
       const headers: Record<string, string> = {};
       req.headers.forEach((v, k) => (headers[k.toLowerCase()] = v));
       const rec: Recorded = { method: req.method, rawUri: u.pathname + u.search, headers, body: "", upgraded: false };
-      seen.push(rec);
+      if (opts.keep !== false) seen.push(rec);
       if (req.headers.get("upgrade")?.toLowerCase() === "websocket") {
         rec.upgraded = true;
         if (srv.upgrade(req, { data: { rec } })) return undefined;
