@@ -216,6 +216,42 @@ describe("inner proxy routing (real Caddy, real gate, recording editing server)"
     }
   });
 
+  // The configured values themselves (10 h, 11 min) cannot be waited for in a test: the next test
+  // reads them from Caddy's adapted configuration. This one proves by a real wait that neither the
+  // gate check's 5 s read timeout nor any short default of Caddy applies to an open editing
+  // WebSocket or to a slow /v1/ answer.
+  test("timeouts, by a real wait: a WebSocket quiet for 7 s stays open and a /v1/ answer after 7 s arrives", async () => {
+    const QUIET_MS = 7000;
+    const app = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      idleTimeout: 0,
+      async fetch(req) {
+        const p = new URL(req.url).pathname;
+        if (p === "/svc/auth") return new Response(null, { status: 204 });
+        await Bun.sleep(QUIET_MS);
+        return new Response("late but whole");
+      },
+    });
+    const c = await startCaddy({ app: `127.0.0.1:${app.port}`, edsrv: rec.addr });
+    try {
+      const quietSocket = new Promise<string>((resolve, reject) => {
+        const ws = new WebSocket(`${c.url.replace("http", "ws")}${WS_PATH}`);
+        ws.onopen = () => setTimeout(() => ws.send("after the quiet"), QUIET_MS);
+        ws.onmessage = (ev) => {
+          resolve(String(ev.data));
+          ws.close();
+        };
+        ws.onclose = (ev) => reject(new Error(`closed before the echo (code ${ev.code})`));
+      });
+      const slowV1 = fetch(`${c.url}/v1/convert`, { method: "POST", body: "x" }).then(async (r) => [r.status, await r.text()]);
+      expect(await Promise.all([quietSocket, slowV1])).toEqual(["after the quiet", [200, "late but whole"]]);
+    } finally {
+      await c.stop();
+      app.stop(true);
+    }
+  }, 20_000);
+
   test("timeouts: WebSocket read 36000 s on editing paths, /v1/ 660 s, gate check 2 s connect / 5 s read", async () => {
     const proc = Bun.spawnSync(["caddy", "adapt", "--config", CADDYFILE, "--adapter", "caddyfile"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
     const json = proc.stdout.toString();
