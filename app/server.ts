@@ -22,7 +22,7 @@ import { parseAllowList, type AllowList } from "./net/ssrf";
 import { connectionCap } from "./editions/license";
 import { ConnectionCounter } from "./gate/counting";
 import { EdsrvSampler } from "./gate/sampler";
-import { Admission, checkFileInfoFetcher } from "./gate/admission";
+import { Admission, checkFileInfoFetcher, wopiAllowedHostNames } from "./gate/admission";
 import { documentKeyer } from "./gate/ws-uri";
 import { parseAliasGroups } from "./alias-groups";
 import { UsageWriter } from "./gate/usage-csv";
@@ -151,7 +151,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     edition,
     wopiAllowedHosts: config.gate.wopiAllowedHosts,
     keyOf,
-    userCanWrite: checkFileInfoFetcher(2000),
+    userCanWrite: checkFileInfoFetcher(parseAllowList([...config.fetchAllowHosts, ...wopiAllowedHostNames(config.gate.wopiAllowedHosts)]), 2000),
     logger,
   });
   const usage = new UsageWriter({ dataDir, counter, clock, edition, logger });

@@ -6,6 +6,8 @@
 import { createHash } from "node:crypto";
 import type { Clock } from "../clock";
 import type { Logger } from "../log";
+import { safeFetch } from "../net/safe-fetch";
+import type { AllowList } from "../net/ssrf";
 import type { ConnectionCounter } from "./counting";
 import { normaliseWopiSrc, parsePageUri, parseWsUri, requestsReadOnly, type DocKeyFn, type EditTarget } from "./ws-uri";
 
@@ -173,17 +175,51 @@ export class Admission {
   }
 }
 
-/** CheckFileInfo (GET <WOPISrc>?access_token=…) with a short timeout; UserCanWrite or null. */
-export function checkFileInfoFetcher(timeoutMs = 2000): UserCanWrite {
+/**
+ * The host names of SVC_WOPI_ALLOWED_HOSTS entries, for the SSRF allow list of the CheckFileInfo
+ * call: an operator who lists a file-sync host there allows the gate to reach it, which is usually
+ * on the internal network. Entries that are no origin or host name are left out.
+ */
+export function wopiAllowedHostNames(allowed: string[]): string[] {
+  const names: string[] = [];
+  for (const raw of allowed) {
+    const entry = raw.trim();
+    if (!entry) continue;
+    try {
+      names.push(new URL(entry.includes("://") ? entry : `http://${entry}`).hostname.replace(/^\[|\]$/g, ""));
+    } catch {
+      // not an origin: wopiHostAllowed ignores it too
+    }
+  }
+  return names;
+}
+
+const CFI_MAX_BYTES = 1024 * 1024;
+
+/**
+ * CheckFileInfo (GET <WOPISrc>?access_token=…, also as a Bearer header, as Collabora sends it) on
+ * an outside WOPI host, through the SSRF-safe client: the address is resolved once, checked
+ * against `allow` and dialled as checked; redirects are not followed (the token would go with
+ * them). UserCanWrite, or null when the answer could not be read (then the session is not taken
+ * for read-only).
+ */
+export function checkFileInfoFetcher(allow: AllowList, timeoutMs = 2000): UserCanWrite {
   return async (wopiSrc, token) => {
     const url = new URL(wopiSrc);
     url.search = "";
     url.searchParams.set("access_token", token);
     try {
-      const res = await fetch(url, { redirect: "error", signal: AbortSignal.timeout(timeoutMs), headers: { Accept: "application/json" } });
-      if (!res.ok) return null;
-      const info = (await res.json()) as { UserCanWrite?: unknown };
-      return info.UserCanWrite === true;
+      const res = await safeFetch(url, {
+        allow,
+        maxBytes: CFI_MAX_BYTES,
+        timeoutMs,
+        followRedirects: 0,
+        requireOk: true,
+        userAgent: "SVC-Gate/1.0",
+        headers: { Accept: "application/json", Authorization: `Bearer ${token}` },
+      });
+      const info: unknown = JSON.parse(new TextDecoder().decode(res.body));
+      return typeof info === "object" && info !== null && (info as { UserCanWrite?: unknown }).UserCanWrite === true;
     } catch {
       return null;
     }
