@@ -102,6 +102,31 @@ describe("WOPI client and saves", () => {
     s.close();
   });
 
+  test("input sent right before a save is in the stored file and the document is unmodified afterwards", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1");
+    const states = () => s.texts().filter((t) => t.startsWith("statechanged: .uno:ModifiedStatus="));
+    // Each round sends keys, a text input and a UNO edit, then the save, with no wait in between:
+    // the save is requested before the kit has answered any of the edits it will contain.
+    for (const [i, word] of ["Kiwi", "Lime", "Plum"].entries()) {
+      const n = s.frames.length;
+      for (const ch of word) s.send(`key type=input char=${ch.charCodeAt(0)} key=0`);
+      s.send("textinput text=%20");
+      s.send("uno .uno:InsertPara");
+      s.send("save notify=1");
+      expect(JSON.parse((await s.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: true, result: "stored" });
+      await Bun.sleep(100); // any late "modified" would arrive by now
+      expect([i, states().at(-1)]).toEqual([i, "statechanged: .uno:ModifiedStatus=false"]);
+    }
+    const stored = host.puts.filter((p) => p.fileId === fileId(src)).pop()!;
+    expect(docxText(stored.bytes)).toContain("Plum");
+    // Nothing is left to store: an unmodified document is not saved again.
+    const n = s.frames.length;
+    s.send("save dontSaveIfUnmodified=1 notify=1");
+    expect(JSON.parse((await s.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: true, result: "unmodified" });
+    s.close();
+  });
+
   test("an undo sent right after fast typing never overtakes it: no earlier step is undone, what remains is a prefix of the typing", async () => {
     const src = newDoc();
     const s = await open(src, "tok_edit_1");

@@ -403,6 +403,12 @@ export class DocumentBroker {
     for (const s of this.sessions.values()) if (s.viewId === viewId) s.send(frame);
   }
 
+  /**
+   * Counts an edit when its input is sent to the kit, not when the kit answers: the kit runs input
+   * and saves in the order they were sent, so a save requested after this input contains it and
+   * may mark it saved. Counted on the answer instead, an edit sent just before a save was counted
+   * after the save took its sequence number, and the document stayed "modified" once stored.
+   */
   private markEdited(): void {
     this.editSeq++;
     this.lastActivity = Date.now();
@@ -457,15 +463,17 @@ export class DocumentBroker {
         case "key": {
           if (s.readOnly) return refuse();
           const key = intArg(args.key, 0), ch = intArg(args.char, 0);
-          await kit.request("key", { viewId, type: args.type === "up" ? "up" : "input", char: ch, key });
+          const sent = kit.request("key", { viewId, type: args.type === "up" ? "up" : "input", char: ch, key });
           if (args.type !== "up" && (ch !== 0 || !NAVIGATION_KEYS.has(key & 0x0fff))) this.markEdited();
+          await sent;
           return;
         }
         case "textinput": {
           if (s.readOnly) return refuse();
           const t = args.text ?? "";
-          await kit.request("textinput", { viewId, text: t, end: args.end !== "0" });
+          const sent = kit.request("textinput", { viewId, text: t, end: args.end !== "0" });
           if (args.end !== "0" && t) this.markEdited();
+          await sent;
           return;
         }
         case "mouse": {
@@ -484,8 +492,9 @@ export class DocumentBroker {
         case "uno": {
           const command = (args._ ?? "").split(" ")[0] ?? "";
           if (s.readOnly && !READONLY_UNO.has(command)) return refuse();
-          await kit.request("uno", { viewId, command, args: "" });
+          const sent = kit.request("uno", { viewId, command, args: "" });
           if (!READONLY_UNO.has(command)) this.markEdited();
+          await sent;
           return;
         }
         case "save": {
