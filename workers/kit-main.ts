@@ -107,10 +107,11 @@ function addView(readOnly: boolean): number {
 const SETTLE_BEFORE = new Set([".uno:Undo", ".uno:Redo", ".uno:Repeat"]);
 
 /**
- * Requests handled strictly one after another: user input, and saves, which must hold every
- * input sent before them (an undo still settling included).
+ * Requests handled strictly one after another: user input; saves, which must hold every input
+ * sent before them (an undo still settling included); and removing a view, which must not drop
+ * the input its user sent just before leaving (typing, then closing the tab at once).
  */
-const ORDERED_OPS = new Set(["key", "mouse", "textinput", "uno", "save"]);
+const ORDERED_OPS = new Set(["key", "mouse", "textinput", "uno", "save", "unview"]);
 let inputChain: Promise<unknown> = Promise.resolve();
 
 async function settle(): Promise<void> {
@@ -140,6 +141,9 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
     case "view":
       return { viewId: addView(req.readOnly === true) };
     case "unview": {
+      useView(req.viewId);
+      // Input posted to this view is processed later on LibreOffice's thread; destroyed first, it is lost.
+      await settle();
       const d = useView(req.viewId);
       const viewId = req.viewId as number;
       d.unregisterCallback();

@@ -218,6 +218,31 @@ describe("WOPI client and saves", () => {
   });
 });
 
+describe("leaving", () => {
+  test("what a user typed right before leaving is kept, whether other views stay or the exit save stores it", async () => {
+    const src = newDoc();
+    const stays = await open(src, "tok_edit_1");
+    const leaves = await open(src, "tok_edit_2");
+    // Typed, then the tab closed at once: no answer from the server is awaited in between.
+    leaves.send(`textinput text=${encodeURIComponent("Leaving2 ")}`);
+    leaves.close();
+    // The leaver is gone (its view removed in the kit) once the view list names one view.
+    while (JSON.parse(stays.texts().filter((t) => t.startsWith("viewinfo: ")).at(-1)!.slice(10)).length !== 1) await Bun.sleep(10);
+    const n = stays.frames.length;
+    stays.send("save notify=1");
+    expect(JSON.parse((await stays.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: true });
+    expect(docxText(host.puts.filter((p) => p.fileId === fileId(src)).pop()!.bytes)).toContain("Leaving2");
+    // The last view does the same: the exit save holds it.
+    const before = host.puts.length;
+    stays.send(`textinput text=${encodeURIComponent("Last1 ")}`);
+    stays.close();
+    const exit = await host.waitPut((p) => p.fileId === fileId(src) && host.puts.indexOf(p) >= before);
+    expect(exit.headers["x-cool-wopi-isexitsave"]).toBe("true");
+    expect(docxText(exit.bytes)).toContain("Last1");
+    expect(docxText(exit.bytes)).toContain("Leaving2");
+  });
+});
+
 describe("views", () => {
   // The engine emits a new view's first cursor, selection and tile invalidation while the view is
   // being created; they can reach the server in the same read as the kit's answer, before the
