@@ -7,6 +7,8 @@
 // host name only, as Collabora does. The docKey maps an alias to its group's canonical host, so
 // the same file reached through an alias is the same document.
 
+import { parseHttpUrl } from "./net/http-url";
+
 export interface AliasGroup {
   canonical: { protocol: string; host: string; port: string };
   patterns: RegExp[];
@@ -48,13 +50,8 @@ export function parseAliasGroups(groups: string[], onInvalid: (item: string) => 
 
 /** The group a WOPISrc belongs to, or null (unauthorized host). */
 export function matchGroup(groups: AliasGroup[], wopiSrc: string): AliasGroup | null {
-  let u: URL;
-  try {
-    u = new URL(wopiSrc);
-  } catch {
-    return null;
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:") return null;
+  const u = parseHttpUrl(wopiSrc);
+  if (!u) return null;
   const host = u.hostname.toLowerCase().replace(/^\[|\]$/g, "");
   return groups.find((g) => g.patterns.some((p) => p.test(host))) ?? null;
 }
@@ -74,12 +71,6 @@ export function docKeyOf(wopiSrc: string, group: AliasGroup | null): string {
  * plain normalised URL (the editing server refuses such a document anyway).
  */
 export function canonicalDocKey(groups: AliasGroup[], url: string): string | null {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return null;
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:") return null;
+  if (!parseHttpUrl(url)) return null;
   return decodeURIComponent(docKeyOf(url, matchGroup(groups, url)));
 }

@@ -12,6 +12,7 @@ import { AdminHub, type AdminSocket } from "./admin";
 import { capabilities, discoveryXml, EDSRV_VERSION, versionHash } from "./discovery";
 import { DocumentBroker, type ClientSession } from "./documents";
 import { docKeyOf, matchGroup, parseAliasGroups } from "../alias-groups";
+import { parseHttpUrl } from "../net/http-url";
 import { KitPool } from "./kits";
 import { metricsText } from "./metrics";
 import { renderPage } from "./page";
@@ -67,14 +68,8 @@ export function parseDocWsUrl(rawUrl: string): { docUrl: string; params: URLSear
 
 function originAllowed(req: Request, config: Config): boolean {
   const origin = req.headers.get("origin");
-  if (!origin) return false;
-  let o: URL;
-  try {
-    o = new URL(origin);
-  } catch {
-    return false;
-  }
-  if (o.protocol !== "http:" && o.protocol !== "https:") return false;
+  const o = origin ? parseHttpUrl(origin) : null;
+  if (!o) return false;
   const allowed = new Set<string>();
   const host = req.headers.get("host");
   if (host) allowed.add(host.toLowerCase());

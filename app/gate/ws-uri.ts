@@ -14,6 +14,7 @@
 // server's docKey does, so that a file reached through two aliases is one document for admission.
 
 import { canonicalDocKey, type AliasGroup } from "../alias-groups";
+import { parseHttpUrl } from "../net/http-url";
 
 const PREFIXES = new Set(["ed", "cool", "lool"]);
 const SCHEME = /^https?:\/\//i;
@@ -34,13 +35,8 @@ export const requestsReadOnly = (t: EditTarget) => t.permission === "readonly" |
 
 /** scheme://host:port/path of an http(s) URL, without query or fragment; null when not one. */
 export function normaliseWopiSrc(url: string): string | null {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return null;
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:") return null;
+  const u = parseHttpUrl(url);
+  if (!u) return null;
   const port = u.port || (u.protocol === "https:" ? "443" : "80");
   return `${u.protocol}//${u.hostname.toLowerCase()}:${port}${u.pathname}`;
 }
