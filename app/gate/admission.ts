@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import type { Clock } from "../clock";
 import type { Logger } from "../log";
+import { parseHttpUrl } from "../net/http-url";
 import { safeFetch } from "../net/safe-fetch";
 import type { AllowList } from "../net/ssrf";
 import type { ConnectionCounter } from "./counting";
@@ -184,12 +185,8 @@ export function wopiAllowedHostNames(allowed: string[]): string[] {
   const names: string[] = [];
   for (const raw of allowed) {
     const entry = raw.trim();
-    if (!entry) continue;
-    try {
-      names.push(new URL(entry.includes("://") ? entry : `http://${entry}`).hostname.replace(/^\[|\]$/g, ""));
-    } catch {
-      // not an origin: wopiHostAllowed ignores it too
-    }
+    const u = entry ? parseHttpUrl(entry.includes("://") ? entry : `http://${entry}`) : null;
+    if (u) names.push(u.hostname.replace(/^\[|\]$/g, ""));
   }
   return names;
 }
