@@ -48,29 +48,36 @@ export function parseAliasGroups(groups: string[], onInvalid: (item: string) => 
   return out;
 }
 
-/** The group a WOPISrc belongs to, or null (unauthorized host). */
-export function matchGroup(groups: AliasGroup[], wopiSrc: string): AliasGroup | null {
-  const u = parseHttpUrl(wopiSrc);
-  if (!u) return null;
+function groupOf(groups: AliasGroup[], u: URL): AliasGroup | null {
   const host = u.hostname.toLowerCase().replace(/^\[|\]$/g, "");
   return groups.find((g) => g.patterns.some((p) => p.test(host))) ?? null;
 }
 
-/** URI-encoded scheme://host:port/path of the document with the alias mapped to its canonical host. */
-export function docKeyOf(wopiSrc: string, group: AliasGroup | null): string {
-  const u = new URL(wopiSrc);
+/** scheme://host:port/path, explicit port, with an alias mapped to its group's canonical host. */
+function keyOfUrl(u: URL, group: AliasGroup | null): string {
   const port = u.port || (u.protocol === "https:" ? "443" : "80");
   const host = group && !group.patterns[0]!.test(u.hostname) ? group.canonical.host : u.hostname;
   const hostPort = group && host === group.canonical.host && group.canonical.port ? `${host}:${group.canonical.port}` : `${host}:${port}`;
-  return encodeURIComponent(`${u.protocol}//${hostPort}${u.pathname}`);
+  return `${u.protocol}//${hostPort}${u.pathname}`;
+}
+
+/** The group a WOPISrc belongs to, or null (unauthorized host). */
+export function matchGroup(groups: AliasGroup[], wopiSrc: string): AliasGroup | null {
+  const u = parseHttpUrl(wopiSrc);
+  return u ? groupOf(groups, u) : null;
+}
+
+/** Collabora's docKey: the URI-encoded key of the document (the editing server's form). */
+export function docKeyOf(wopiSrc: string, group: AliasGroup | null): string {
+  return encodeURIComponent(keyOfUrl(new URL(wopiSrc), group));
 }
 
 /**
- * The gate's form of the same key: scheme://host:port/path, not URI-encoded, with an alias mapped
- * to its group's first entry; null when the URL is not http(s). Outside every group it is the
- * plain normalised URL (the editing server refuses such a document anyway).
+ * The gate's form of the same key, not URI-encoded; null when the URL is not http(s). Outside
+ * every group (or with no groups) it is the plain normalised URL (the editing server refuses a
+ * document outside every group anyway).
  */
 export function canonicalDocKey(groups: AliasGroup[], url: string): string | null {
-  if (!parseHttpUrl(url)) return null;
-  return decodeURIComponent(docKeyOf(url, matchGroup(groups, url)));
+  const u = parseHttpUrl(url);
+  return u ? keyOfUrl(u, groupOf(groups, u)) : null;
 }

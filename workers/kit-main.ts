@@ -141,9 +141,10 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
     case "view":
       return { viewId: addView(req.readOnly === true) };
     case "unview": {
-      useView(req.viewId);
+      useView(req.viewId); // an unknown view fails at once, not after the wait
       // Input posted to this view is processed later on LibreOffice's thread; destroyed first, it is lost.
       await settle();
+      // Selected again: a tile request (not ordered) may have switched the current view meanwhile.
       const d = useView(req.viewId);
       const viewId = req.viewId as number;
       d.unregisterCallback();

@@ -14,7 +14,6 @@
 // server's docKey does, so that a file reached through two aliases is one document for admission.
 
 import { canonicalDocKey, type AliasGroup } from "../alias-groups";
-import { parseHttpUrl } from "../net/http-url";
 
 const PREFIXES = new Set(["ed", "cool", "lool"]);
 const SCHEME = /^https?:\/\//i;
@@ -34,12 +33,7 @@ export interface EditTarget {
 export const requestsReadOnly = (t: EditTarget) => t.permission === "readonly" || t.permission === "view";
 
 /** scheme://host:port/path of an http(s) URL, without query or fragment; null when not one. */
-export function normaliseWopiSrc(url: string): string | null {
-  const u = parseHttpUrl(url);
-  if (!u) return null;
-  const port = u.port || (u.protocol === "https:" ? "443" : "80");
-  return `${u.protocol}//${u.hostname.toLowerCase()}:${port}${u.pathname}`;
-}
+export const normaliseWopiSrc = (url: string): string | null => canonicalDocKey([], url);
 
 /** The document key of a WOPISrc (or of an admin-channel docKey once decoded); null when not http(s). */
 export type DocKeyFn = (url: string) => string | null;
