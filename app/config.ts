@@ -191,7 +191,17 @@ export interface Config {
     sessionTtlMinutes: number;
     retainHours: number;
   };
-  gate: { instanceId: string; connectionCap?: number; wopiAllowedHosts: string[] };
+  gate: {
+    instanceId: string;
+    connectionCap?: number;
+    wopiAllowedHosts: string[];
+    /**
+     * The gate's own address as the editing server reaches it, the base of every WOPISrc of an
+     * embedded document: the first entry of SVC_ONLINE_ALIASGROUP1 (the spec: group 1 is always
+     * the gate), which defaults to the gate's listen address.
+     */
+    wopiBase: string;
+  };
   online: {
     serverName: string;
     sslTermination: boolean;
@@ -231,6 +241,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const c = parsed.data;
   const aliasGroups: string[] = [];
   for (let n = 1; env[`SVC_ONLINE_ALIASGROUP${n}`]; n++) aliasGroups.push(env[`SVC_ONLINE_ALIASGROUP${n}`]!.trim());
+  // Group 1 is always the gate: without it, the gate's listen address (a wildcard bind is reached on loopback).
+  const listenHost = ["0.0.0.0", "::", ""].includes(c.SVC_APP_LISTEN.hostname) ? "127.0.0.1" : c.SVC_APP_LISTEN.hostname;
+  if (!aliasGroups.length) aliasGroups.push(`http://${listenHost.includes(":") ? `[${listenHost}]` : listenHost}:${c.SVC_APP_LISTEN.port}`);
+  const wopiBase = gateOrigin(aliasGroups[0]!);
+  if (!wopiBase) throw new ConfigError([`SVC_ONLINE_ALIASGROUP1: its first entry must be the gate's address, such as http://127.0.0.1:8081`]);
   return {
     logLevel: c.SVC_LOG_LEVEL,
     devMode: c.SVC_DEV_MODE,
@@ -263,6 +278,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       instanceId: c.SVC_GATE_INSTANCE_ID,
       connectionCap: c.SVC_GATE_CONNECTION_CAP,
       wopiAllowedHosts: c.SVC_WOPI_ALLOWED_HOSTS,
+      wopiBase,
     },
     online: {
       serverName: c.SVC_ONLINE_SERVER_NAME,
@@ -280,6 +296,17 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       idleKits: c.SVC_EDSRV_IDLE_KITS,
     },
   };
+}
+
+/** scheme://host[:port] of the first entry of an alias group; null when it is not an http(s) URL. */
+function gateOrigin(group: string): string | null {
+  const first = group.split(",")[0]!.trim();
+  try {
+    const u = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(first) ? first : `http://${first}`);
+    return u.protocol === "http:" || u.protocol === "https:" ? u.origin : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Every variable this service reads, for documentation and tests. */

@@ -38,6 +38,9 @@ export const ERROR_CATALOGUE = {
   invalid_signature: { status: 403, message: "Chữ ký của liên kết tải xuống không đúng." },
   connection_limit_reached: { status: 403, message: "Đã đạt giới hạn số kết nối chỉnh sửa đồng thời." },
   link_expired: { status: 410, message: "Liên kết tải xuống đã hết hạn." },
+  // Beyond the spec's tables (codes may be added): a WOPI PutFile whose X-COOL-WOPI-Timestamp is
+  // not the current version's; only the editing server sees it (Collabora: document conflict).
+  conflict: { status: 409, message: "Tài liệu đã thay đổi kể từ lần đọc trước: hãy tải lại trước khi lưu." },
   version_gone: { status: 410, message: "Phiên bản này đã bị dọn dẹp (chỉ giữ 5 phiên bản mới nhất và bản gốc)." },
   unsupported_file_type: { status: 415, message: "Loại tệp không được hỗ trợ: fileType phải là một trong docx, doc, odt, rtf, txt, xlsx, xls, ods, csv, pptx, ppt, odp." },
   editor_unavailable: { status: 503, message: "Không đọc được discovery của máy chủ soạn thảo: hãy thử lại sau." },

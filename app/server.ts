@@ -26,6 +26,8 @@ import { Admission, checkFileInfoFetcher, wopiAllowedHostNames } from "./gate/ad
 import { documentKeyer } from "./gate/ws-uri";
 import { parseAliasGroups } from "./alias-groups";
 import { UsageWriter } from "./gate/usage-csv";
+import { createEmbedGate, type EmbedGate } from "./embed/embed-gate";
+import type { SourceDownload } from "./embed/documents";
 
 export interface RunningService {
   url: string;
@@ -36,6 +38,7 @@ export interface RunningService {
   sampler: EdsrvSampler;
   admission: Admission;
   usage: UsageWriter;
+  embed: EmbedGate;
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -49,6 +52,12 @@ export interface StartOptions {
   workerCommand?: string[];
   /** Sample period of the editing server's admin channel (10 s by the spec; tests go faster). */
   sampleIntervalMs?: number;
+  /** No view for this long closes an embedded document (30 s by the spec; tests go faster). */
+  embedClosedAfterMs?: number;
+  /** Waits between callback attempts (10 s and 60 s by the spec; tests go faster). */
+  callbackRetryDelaysMs?: number[];
+  /** Replaces the embed gate's source download (benchmarks). */
+  embedDownload?: SourceDownload;
 }
 
 const SOURCE_DOWNLOAD_TIMEOUT_MS = 60_000;
@@ -100,7 +109,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
 
   const fetchAllow = parseAllowList(config.fetchAllowHosts);
   // One sender for every signed callback (job callbacks here; document callbacks of the gate later).
-  const callbacks = new CallbackSender({ allow: fetchAllow, logger, clock });
+  const callbacks = new CallbackSender({ allow: fetchAllow, logger, clock, retryDelaysMs: opts.callbackRetryDelaysMs });
 
   const docbuilder = new DocBuilderService({
     pool,
@@ -134,6 +143,8 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
   // One key per file whatever alias reached it, in /svc/auth and in samples alike (the editing
   // server maps aliases the same way), so pending entries and grace slots meet their document.
   const keyOf = documentKeyer(parseAliasGroups(config.online.aliasGroups, (item) => logger.warn("alias_group_invalid", { item })));
+  // The embed gate is built below; admission and the sampler reach it through these closures.
+  let embed: EmbedGate | null = null;
   const sampler = new EdsrvSampler({
     baseUrl: config.online.url,
     user: config.online.adminUser,
@@ -144,6 +155,8 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     logger,
     intervalMs: opts.sampleIntervalMs,
     keyOf,
+    ownDocument: (docKey) => embed?.ownDocument(docKey) ?? false,
+    onSample: (docs, at) => embed?.onSample(docs, at),
   });
   const admission = new Admission({
     counter,
@@ -153,7 +166,23 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     keyOf,
     userCanWrite: checkFileInfoFetcher(parseAllowList([...config.fetchAllowHosts, ...wopiAllowedHostNames(config.gate.wopiAllowedHosts)]), 2000),
     logger,
+    ownDocument: (docKey) => embed?.ownDocument(docKey) ?? false,
+    embeddedSession: (docKey, token) => embed?.embeddedSession(docKey, token) ?? null,
   });
+  embed = createEmbedGate({
+    config,
+    clock,
+    logger,
+    sender: callbacks,
+    fetchAllow,
+    wopiBase: config.gate.wopiBase,
+    keyOf,
+    admitEdit: (docKey) => admission.admitEmbedded(docKey),
+    staleAfterMs: counter.staleAfterPeriods * counter.intervalMs,
+    closedAfterMs: opts.embedClosedAfterMs,
+    download: opts.embedDownload,
+  });
+  embed.start();
   const usage = new UsageWriter({ dataDir, counter, clock, edition, logger });
   sampler.start();
   usage.start();
@@ -167,7 +196,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     authenticate: createAuthenticator({ apiKeys: config.docbuilder.apiKeys, jwtSecret: config.docbuilder.jwtSecret, clock }),
     devMode: config.devMode,
     now: () => clock.now(),
-    gate: { config, license, instanceId, workers: config.docbuilder.workers, now: () => clock.now(), counter, edsrv: sampler, admission },
+    gate: { config, license, instanceId, workers: config.docbuilder.workers, now: () => clock.now(), counter, edsrv: sampler, admission, embed },
   });
 
   const server = Bun.serve({
@@ -191,6 +220,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     sampler,
     admission,
     usage,
+    embed,
     async stop(graceMs = 10_000) {
       // Stop accepting, let running work finish (or fail it cleanly), then stop the workers.
       server.stop(false);
@@ -200,6 +230,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
       await pool.shutdown(graceMs);
       // Retries still waiting end as failed; an attempt under way finishes.
       await callbacks.close();
+      embed!.stop();
       license.stop();
       jobs.stop();
       server.stop(true);

@@ -56,6 +56,19 @@ export interface DeliveryState {
   /** ISO 8601 UTC start of the last attempt; null before the first. */
   last_attempt_at: string | null;
   last_error: DeliveryError | null;
+  /** ISO 8601 UTC time of the next attempt while one is scheduled; null otherwise. */
+  next_attempt_at: string | null;
+}
+
+/** Where a delivery interrupted by a restart stands: it goes on with the same id and the attempts left. */
+export interface ResumeFrom {
+  delivery_id: string;
+  attempts: number;
+  last_status: number | null;
+  last_attempt_at: string | null;
+  last_error: DeliveryError | null;
+  /** Unix ms of the attempt that was due; null or past: at once. */
+  next_attempt_at: number | null;
 }
 
 export interface Delivery {
@@ -74,6 +87,8 @@ export interface Delivery {
    * An exception thrown here is logged and otherwise ignored.
    */
   onState?: (state: DeliveryState) => void;
+  /** A delivery persisted before a restart: same X-SVC-Delivery, only the attempts left. */
+  resume?: ResumeFrom;
 }
 
 /** The fetch the sender uses; safeFetch by default (tests inject a spy or a stub). */
@@ -173,6 +188,7 @@ export class CallbackSender {
         last_status: null,
         last_attempt_at: null,
         last_error: "error" as const,
+        next_attempt_at: null,
       };
     });
     this.running.add(p);
@@ -190,13 +206,15 @@ export class CallbackSender {
   }
 
   private async deliver(d: Delivery): Promise<DeliveryState> {
+    const r = d.resume;
     const st: DeliveryState = {
-      delivery_id: randomUUID(),
+      delivery_id: r?.delivery_id ?? randomUUID(),
       state: "pending",
-      attempts: 0,
-      last_status: null,
-      last_attempt_at: null,
-      last_error: null,
+      attempts: r?.attempts ?? 0,
+      last_status: r?.last_status ?? null,
+      last_attempt_at: r?.last_attempt_at ?? null,
+      last_error: r?.last_error ?? null,
+      next_attempt_at: null,
     };
     const log = this.logger.child({
       kind: d.kind,
@@ -205,7 +223,12 @@ export class CallbackSender {
       url: redactUrl(d.url),
       request_id: d.requestId,
     });
+    const total = this.delays.length + 1;
+    // A resumed delivery waits for the attempt that was due, then goes on with the schedule.
+    const firstWait = r && st.attempts > 0 ? Math.max(0, (r.next_attempt_at ?? 0) - this.clock.now()) : 0;
+    if (firstWait > 0) st.next_attempt_at = iso(this.clock.now() + firstWait);
     this.report(d, st, log);
+    if (st.attempts >= total) return this.giveUp(d, st, log, "no attempt left");
 
     let raw: Uint8Array;
     try {
@@ -217,19 +240,20 @@ export class CallbackSender {
       return this.giveUp(d, st, log, e instanceof Error ? e.message : String(e));
     }
 
-    const total = this.delays.length + 1;
     let message: string | undefined;
-    for (let i = 0; i < total; i++) {
-      if (i > 0 && !(await this.wait(this.delays[i - 1]!))) {
+    for (let i = st.attempts; i < total; i++) {
+      const wait = i === st.attempts && r ? firstWait : i > 0 ? this.delays[i - 1]! : 0;
+      if (wait > 0 && !(await this.wait(wait))) {
         st.last_error = "shutdown";
         message = "sender closed before the next attempt";
         break;
       }
-      if (i === 0 && this.closing.signal.aborted) {
+      if (this.closing.signal.aborted) {
         st.last_error = "shutdown";
         message = "sender closed";
         break;
       }
+      st.next_attempt_at = null;
       const outcome = await this.attempt(d, st, raw);
       if (outcome.delivered) {
         st.state = "delivered";
@@ -240,6 +264,7 @@ export class CallbackSender {
       }
       message = outcome.message;
       if (!outcome.retry || i === total - 1) break;
+      st.next_attempt_at = iso(this.clock.now() + this.delays[i]!);
       this.report(d, st, log);
       log.warn("callback_attempt_failed", {
         attempt: st.attempts,
@@ -254,6 +279,7 @@ export class CallbackSender {
 
   private giveUp(d: Delivery, st: DeliveryState, log: Logger, message: string | undefined): DeliveryState {
     st.state = "failed";
+    st.next_attempt_at = null;
     this.report(d, st, log);
     log.error("callback_failed", {
       attempts: st.attempts,

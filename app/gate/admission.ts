@@ -14,7 +14,7 @@ import { normaliseWopiSrc, parsePageUri, parseWsUri, requestsReadOnly, type DocK
 
 export type Stage = "page" | "ws";
 
-export type AdmitReason = "readonly" | "under_cap" | "grace" | "reconnect" | "not_enforcing" | "not_an_editor_page";
+export type AdmitReason = "readonly" | "under_cap" | "grace" | "reconnect" | "not_enforcing" | "not_an_editor_page" | "embedded";
 export type RefuseReason = "limit" | "unknown_websocket";
 
 export type Decision =
@@ -33,8 +33,10 @@ export interface AdmissionOptions {
   userCanWrite?: UserCanWrite;
   /** Document key of a WOPISrc with the alias groups applied (documentKeyer); default: no groups. */
   keyOf?: DocKeyFn;
-  /** The gate's own WOPI documents (none yet; the embed layer fills this in later). */
+  /** The gate's own WOPI documents (embedded sessions): admitted when their session was created. */
   ownDocument?: (docKey: string) => boolean;
+  /** The mode of the embed session an access token belongs to, for one of our documents; null when none. */
+  embeddedSession?: (docKey: string, token: string) => "edit" | "view" | null;
   logger?: Logger;
 }
 
@@ -132,6 +134,41 @@ export class Admission {
     return { admit: false, reason, limit, current: current + pending, edition: this.o.edition() };
   }
 
+  /**
+   * A new editing session of a document: admitted when counting does not enforce, under the cap,
+   * or on one of the document's reconnect grace slots; counted as pending once admitted.
+   */
+  private admitNew(docKey: string, now: number, count: boolean): Decision | null {
+    const c = this.o.counter;
+    if (!c.enforcing(now)) {
+      if (count) c.addPending(docKey, now);
+      return { admit: true, reason: "not_enforcing", docKey };
+    }
+    const { current, pending, limit } = c.load(now);
+    if (current + pending < limit) {
+      if (count) c.addPending(docKey, now);
+      return { admit: true, reason: "under_cap", docKey };
+    }
+    return null;
+  }
+
+  private takeGraceSlot(docKey: string, now: number, count: boolean): Decision | null {
+    const c = this.o.counter;
+    if (!(count ? c.takeGrace(docKey, now) : c.graceSlots(docKey, now) > 0)) return null;
+    if (count) c.addPending(docKey, now);
+    return { admit: true, reason: "grace", docKey };
+  }
+
+  /**
+   * An embedded session asking to edit (spec rule 6: at the cap it opens read-only instead). The
+   * decision is made once, when the session is created or switched to edit; its editor page and
+   * WebSocket are then admitted as an open session.
+   */
+  admitEmbedded(docKey: string): Decision {
+    const now = this.now();
+    return this.admitNew(docKey, now, true) ?? this.takeGraceSlot(docKey, now, true) ?? this.refuse("limit");
+  }
+
   async decide(stage: Stage, rawUri: string): Promise<Decision> {
     const now = this.now();
     const keyOf = this.o.keyOf ?? normaliseWopiSrc;
@@ -141,35 +178,31 @@ export class Admission {
       // to the editing server (this stage only warns).
       return stage === "ws" ? this.refuse("unknown_websocket") : { admit: true, reason: "not_an_editor_page" };
     }
-    const c = this.o.counter;
     if (requestsReadOnly(t)) return { admit: true, reason: "readonly", docKey: t.docKey };
-    if (!c.enforcing(now)) {
-      if (stage === "ws") {
-        c.addPending(t.docKey, now);
-        this.remember(t.docKey, t.token, now);
-      }
-      return { admit: true, reason: "not_enforcing", docKey: t.docKey };
+    // Our own documents: the session was admitted (or opened read-only) when it was created. The
+    // page carries its token in the form body, which this check never sees.
+    if (this.o.ownDocument?.(t.docKey)) {
+      if (stage === "page") return { admit: true, reason: "embedded", docKey: t.docKey };
+      const mode = t.token ? (this.o.embeddedSession?.(t.docKey, t.token) ?? null) : null;
+      if (mode === "view") return { admit: true, reason: "readonly", docKey: t.docKey };
+      if (mode === "edit") return { admit: true, reason: "embedded", docKey: t.docKey };
     }
-    const { current, pending, limit } = c.load(now);
-    if (current + pending < limit) {
-      if (stage === "ws") {
-        c.addPending(t.docKey, now);
-        this.remember(t.docKey, t.token, now);
-      }
-      return { admit: true, reason: "under_cap", docKey: t.docKey };
+    const counted = stage === "ws";
+    const admitted = this.admitNew(t.docKey, now, counted);
+    if (admitted) {
+      if (counted) this.remember(t.docKey, t.token, now);
+      return admitted;
     }
     // At the cap: reconnects of a known session, then the document's grace slots, then read-only
     // sessions proven by the WOPI host; everything else is refused.
     if (this.isReconnect(t, now)) {
-      if (stage === "ws") this.remember(t.docKey, t.token, now);
+      if (counted) this.remember(t.docKey, t.token, now);
       return { admit: true, reason: "reconnect", docKey: t.docKey };
     }
-    if (stage === "page" ? c.graceSlots(t.docKey, now) > 0 : c.takeGrace(t.docKey, now)) {
-      if (stage === "ws") {
-        c.addPending(t.docKey, now);
-        this.remember(t.docKey, t.token, now);
-      }
-      return { admit: true, reason: "grace", docKey: t.docKey };
+    const grace = this.takeGraceSlot(t.docKey, now, counted);
+    if (grace) {
+      if (counted) this.remember(t.docKey, t.token, now);
+      return grace;
     }
     if (await this.readOnlyByHost(t, now)) return { admit: true, reason: "readonly", docKey: t.docKey };
     return this.refuse("limit");

@@ -20,6 +20,13 @@ export interface SampleDoc {
   editSessions: string[];
   /** Number of read-only views. */
   readonly: number;
+  /**
+   * The views with their user ids, and whether the editing server holds unsaved changes: read by
+   * the embed gate for its own documents only (who is in a document, when it is closed). Counting
+   * ignores both and keeps no user id.
+   */
+  views?: { userId: string; readonly: boolean }[];
+  modified?: boolean;
 }
 
 interface DocState {

@@ -4,9 +4,10 @@
 //   1. GET <base>/browser/dist/admin/admin.html with Basic auth → cookie jwt=<token> (401: wrong
 //      credentials → upstream.edsrv "auth_failed");
 //   2. WebSocket <base><admin ws path> with Origin = the server's own origin; `auth jwt=<token>`,
-//      `version`, `subscribe adddoc rmdoc`, then `documents` every period (and soon after an
-//      adddoc/rmdoc push, so an admitted session is confirmed early).
-// Only document keys, session ids and read-only flags are kept: never file or user names.
+//      `version`, `subscribe adddoc rmdoc modifications`, then `documents` every period (and soon
+//      after a push, so an admitted session is confirmed early and a change of views or of the
+//      modified state reaches the embed gate within a fraction of a second).
+// Counting keeps only document keys, session ids and read-only flags: never file or user names.
 
 import type { Clock } from "../clock";
 import type { Logger } from "../log";
@@ -28,27 +29,36 @@ export interface SamplerOptions {
   replyTimeoutMs?: number;
   /** Document key with the alias groups applied, the same function /svc/auth uses. */
   keyOf?: DocKeyFn;
+  /** Called with every applied sample (the embed gate reads its own documents from it). */
+  onSample?: (docs: SampleDoc[], at: number) => void;
+  /** The gate's own documents: their views keep user ids (see parseDocumentsReply). */
+  ownDocument?: (docKey: string) => boolean;
 }
 
 const truthy = (v: unknown) => v === true || v === 1 || v === "1" || v === "true";
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 // userName and userId are not JSON-escaped by Collabora (a quote in a name breaks the JSON), so
-// their values are blanked before parsing: each runs up to the next field Collabora writes after it.
-// Anchoring on the next field of the same view (not on userId) keeps a view without userId from
-// swallowing the next view.
-const NAME_FIELDS = /"(userName|userId)":"[\s\S]*?"(?=,"(?:userId|sessionid|readonly)":)/g;
+// their values are taken out before parsing: each runs up to the next field Collabora writes after
+// it. Anchoring on the next field of the same view (not on userId) keeps a view without userId
+// from swallowing the next view. Names are dropped; user ids are kept aside, raw, for the embed
+// gate's own documents (whose user ids never hold a quote).
+const NAME_FIELDS = /"(userName|userId)":"([\s\S]*?)"(?=,"(?:userId|sessionid|readonly)":)/g;
 
 /**
  * Parses a `documents {…}` reply into counting input; null when the reply is unreadable (the
  * sampler then keeps the previous sample). Pure and total: it never throws, whatever arrives.
  * A document or view that is not an object makes the whole reply unreadable: storing the rest
  * would free slots that may be taken. Missing fields are tolerated; a view without a readonly
- * flag counts as editing. keyOf maps the docKey through the alias groups.
+ * flag counts as editing. keyOf maps the docKey through the alias groups. keepUserIdsOf names the
+ * documents (the embed gate's own) whose views keep their user id and whose modified flag is read.
  */
-export function parseDocumentsReply(text: string, keyOf: DocKeyFn = normaliseWopiSrc): SampleDoc[] | null {
+export function parseDocumentsReply(text: string, keyOf: DocKeyFn = normaliseWopiSrc, keepUserIdsOf: (docKey: string) => boolean = () => false): SampleDoc[] | null {
   if (typeof text !== "string" || !text.startsWith("documents ")) return null;
-  const body = text.slice("documents ".length).replace(NAME_FIELDS, '"$1":""');
+  const userIds: string[] = [];
+  const body = text
+    .slice("documents ".length)
+    .replace(NAME_FIELDS, (_m, field: string, value: string) => (field === "userId" ? `"userId":"#${userIds.push(value) - 1}"` : '"userName":""'));
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -76,14 +86,21 @@ export function parseDocumentsReply(text: string, keyOf: DocKeyFn = normaliseWop
     if (d.views !== undefined && !Array.isArray(d.views)) return null;
     const views: unknown[] = d.views ?? [];
     const editSessions: string[] = [];
+    const users: { userId: string; readonly: boolean }[] = [];
     let readonly = 0;
     for (const [i, v] of views.entries()) {
       if (!isObject(v)) return null;
       const sid = typeof v.sessionid === "string" || typeof v.sessionid === "number" ? String(v.sessionid) : "";
-      if (truthy(v.readonly)) readonly++;
+      const ro = truthy(v.readonly);
+      if (ro) readonly++;
       else editSessions.push(`${pid}/${sid || `#${i}`}`);
+      const ref = typeof v.userId === "string" ? /^#(\d+)$/.exec(v.userId) : null;
+      users.push({ userId: ref ? (userIds[Number(ref[1])] ?? "") : "", readonly: ro });
     }
-    out.push({ docKey: key, editSessions, readonly });
+    const doc: SampleDoc = { docKey: key, editSessions, readonly };
+    // User ids only for the gate's own documents; never for an outside host's.
+    if (keepUserIdsOf(key)) Object.assign(doc, { views: users, modified: d.modified === "Yes" || d.modified === true });
+    out.push(doc);
   }
   return out;
 }
@@ -212,7 +229,7 @@ export class EdsrvSampler {
     ws.onopen = () => {
       ws.send(`auth jwt=${encodeURIComponent(jwt)}`);
       ws.send("version");
-      ws.send("subscribe adddoc rmdoc");
+      ws.send("subscribe adddoc rmdoc modifications");
       this.request();
       this.timer = setInterval(() => this.request(), this.intervalMs);
     };
@@ -225,7 +242,7 @@ export class EdsrvSampler {
         return;
       }
       if (text.startsWith("documents ")) {
-        const docs = parseDocumentsReply(text, this.o.keyOf);
+        const docs = parseDocumentsReply(text, this.o.keyOf, this.o.ownDocument);
         this.awaiting = null;
         if (!docs) {
           this.log.warn("edsrv_admin_unreadable_documents", {});
@@ -233,7 +250,13 @@ export class EdsrvSampler {
         }
         authed = true;
         this.setState("ok");
-        this.o.counter.applySample(docs, this.o.clock.now());
+        const at = this.o.clock.now();
+        this.o.counter.applySample(docs, at);
+        try {
+          this.o.onSample?.(docs, at);
+        } catch (e) {
+          this.log.error("sample_hook_failed", { error: e as Error });
+        }
         this.samples++;
         for (const w of this.sampleWaiters.splice(0)) w();
         return;
@@ -247,7 +270,7 @@ export class EdsrvSampler {
         }
         return;
       }
-      if (text.startsWith("adddoc ") || text.startsWith("rmdoc ")) this.requestSoon();
+      if (text.startsWith("adddoc ") || text.startsWith("rmdoc ") || text.startsWith("modifications ")) this.requestSoon();
     };
     ws.onclose = () => {
       if (this.ws === ws) this.ws = null;

@@ -23,6 +23,8 @@ export interface GateStatusDeps {
   counter?: ConnectionCounter;
   /** The admin-channel sampler's view of the editing server. */
   edsrv?: { state: EdsrvState; version: string };
+  /** Open embedded documents and live embed sessions. */
+  embed?: { counts(): { open_documents: number; sessions: number } };
 }
 
 export function gateLimits(d: GateStatusDeps) {
@@ -90,8 +92,7 @@ export function gateStatus(d: GateStatusDeps) {
       enabled: d.config.embed.enabled,
       jwt_required: d.config.embed.jwtSecret !== "",
       callback_signing: d.config.embed.callbackSecret !== "",
-      open_documents: 0,
-      sessions: 0,
+      ...(d.embed?.counts() ?? { open_documents: 0, sessions: 0 }),
     },
   };
 }

@@ -2,7 +2,7 @@
 // SVC_DOCBUILDER_API_KEYS or an HS256 JWT signed with SVC_DOCBUILDER_JWT_SECRET.
 
 import { timingSafeEqual, createHash } from "node:crypto";
-import { verify } from "hono/jwt";
+import { verifyHs256 } from "../jwt";
 import type { Clock } from "../clock";
 import { ServiceError } from "../errors";
 
@@ -11,9 +11,6 @@ export interface CallerIdentity {
   caller: string;
   kind: "api_key" | "jwt";
 }
-
-const MAX_JWT_LIFETIME_S = 24 * 3600;
-const CLOCK_SKEW_S = 60;
 
 /** SHA-256 first, so both sides of the comparison have the same length whatever was sent. */
 const digest = (s: string) => createHash("sha256").update(s).digest();
@@ -44,20 +41,22 @@ export function createAuthenticator(opts: { apiKeys: { name: string; key: string
 
   async function verifyJwt(token: string): Promise<CallerIdentity> {
     if (!opts.jwtSecret) throw unauthorized("invalid", "Máy chủ không bật xác thực JWT: hãy dùng khóa API.");
-    let payload: Record<string, unknown>;
-    try {
-      // Signature and algorithm only; time claims are checked below against our clock and skew.
-      payload = (await verify(token, opts.jwtSecret, { alg: "HS256", exp: false, nbf: false, iat: false })) as Record<string, unknown>;
-    } catch {
-      throw unauthorized("invalid", "JWT không hợp lệ: sai chữ ký hoặc thuật toán không phải HS256.");
+    const r = await verifyHs256(token, opts.jwtSecret, opts.clock.now());
+    if (!r.ok) {
+      switch (r.failure) {
+        case "expired":
+          throw new ServiceError("token_expired", undefined, { reason: "expired" });
+        case "missing_exp":
+          throw unauthorized("invalid", "JWT thiếu trường exp.");
+        case "too_long":
+          throw unauthorized("invalid", "JWT có exp quá 24 giờ kể từ bây giờ.");
+        case "not_yet_valid":
+          throw unauthorized("invalid", "JWT chưa có hiệu lực (nbf).");
+        default:
+          throw unauthorized("invalid", "JWT không hợp lệ: sai chữ ký hoặc thuật toán không phải HS256.");
+      }
     }
-    const now = Math.floor(opts.clock.now() / 1000);
-    const exp = payload.exp;
-    if (typeof exp !== "number" || !Number.isFinite(exp)) throw unauthorized("invalid", "JWT thiếu trường exp.");
-    if (exp + CLOCK_SKEW_S <= now) throw new ServiceError("token_expired", undefined, { reason: "expired" });
-    if (exp - now > MAX_JWT_LIFETIME_S + CLOCK_SKEW_S) throw unauthorized("invalid", "JWT có exp quá 24 giờ kể từ bây giờ.");
-    if (typeof payload.nbf === "number" && payload.nbf - CLOCK_SKEW_S > now) throw unauthorized("invalid", "JWT chưa có hiệu lực (nbf).");
-    const sub = typeof payload.sub === "string" ? payload.sub.slice(0, 64) : "jwt";
+    const sub = typeof r.payload.sub === "string" ? r.payload.sub.slice(0, 64) : "jwt";
     return { caller: sub, kind: "jwt" };
   }
 }

@@ -2,11 +2,21 @@
 // unknown paths and wrong methods.
 
 import type { Context, Hono, MiddlewareHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { ServiceError, errorBody, isServiceError } from "../errors";
 import { newRequestId } from "../ids";
 import type { Logger } from "../log";
+import type { SessionRow } from "../embed/store";
 
-export type AppEnv = { Variables: { requestId: string; log: Logger; caller?: string } };
+export type AppEnv = {
+  Variables: {
+    requestId: string;
+    log: Logger;
+    caller?: string;
+    /** The embed session an operation's Bearer access_token opened (app/http/embed.ts). */
+    embedSession?: { session: SessionRow; token: string };
+  };
+};
 
 export const REQUEST_ID_HEADER = "X-SVC-Request-Id";
 
@@ -38,6 +48,10 @@ export function errorResponse(c: Context<AppEnv>, err: ServiceError): Response {
 
 export function onError(err: Error, c: Context<AppEnv>): Response {
   if (isServiceError(err)) return errorResponse(c, err);
+  // Hono's own refusals (malformed JSON in a validated body): the client's mistake, not ours.
+  if (err instanceof HTTPException && err.status < 500) {
+    return errorResponse(c, new ServiceError("bad_request", err.status === 400 ? "Nội dung JSON không hợp lệ: hãy kiểm tra cú pháp." : "Yêu cầu không hợp lệ.", {}, {}, err.status));
+  }
   c.get("log")?.error("unhandled_error", { error: { name: err.name, message: err.message }, stack: err.stack?.split("\n").slice(0, 6).join(" | ") });
   return errorResponse(c, new ServiceError("internal"));
 }
@@ -47,14 +61,19 @@ export function notFound(c: Context<AppEnv>): Response {
 }
 
 type Handler = (c: Context<AppEnv>) => Response | Promise<Response>;
+/** A handler, or middleware (authentication, validation) followed by the handler. */
+type Chain = Handler | [...MiddlewareHandler<AppEnv>[], Handler];
 
 /**
  * Registers the handlers of one path and answers every other method with 405 and `detail.method`,
  * so a wrong method is told apart from an unknown path.
  */
-export function route(app: Hono<AppEnv>, path: string, handlers: Partial<Record<"GET" | "POST" | "DELETE" | "PUT", Handler>>) {
+export function route(app: Hono<AppEnv>, path: string, handlers: Partial<Record<"GET" | "POST" | "DELETE" | "PUT", Chain>>) {
   const allowed = Object.keys(handlers);
-  for (const [method, handler] of Object.entries(handlers)) app.on(method, path, handler as Handler);
+  for (const [method, chain] of Object.entries(handlers)) {
+    const list = (Array.isArray(chain) ? chain : [chain]) as MiddlewareHandler<AppEnv>[];
+    app.on(method, path, ...(list as [MiddlewareHandler<AppEnv>]));
+  }
   app.all(path, (c) => {
     const err = new ServiceError(
       "bad_request",

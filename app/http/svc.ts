@@ -1,15 +1,21 @@
-// The /svc route group (gate). Only the parts that exist so far are mounted here.
+// The /svc route group (gate): liveness, status, limits, the proxy's admission check, the embed
+// API and the gate's WOPI host.
 
 import { Hono } from "hono";
 import { ServiceError } from "../errors";
 import type { Admission } from "../gate/admission";
 import { limitPage } from "../gate/limit-page";
 import { gateLimits, gateStatus, type GateStatusDeps } from "../gate/status";
+import type { EmbedGate } from "../embed/embed-gate";
 import { errorResponse, route, type AppEnv } from "./common";
+import { embedRoutes } from "./embed";
+import { wopiRoutes } from "./wopi";
 
 export interface SvcDeps extends GateStatusDeps {
   /** Connection admission behind /svc/auth; absent: every editing request is admitted. */
   admission?: Admission;
+  /** The embed gate (sessions, WOPI host, downloads); absent in tests of other parts. */
+  embed?: EmbedGate;
 }
 
 export function svcRoutes(deps: SvcDeps): Hono<AppEnv> {
@@ -48,5 +54,9 @@ export function svcRoutes(deps: SvcDeps): Hono<AppEnv> {
       return errorResponse(c, new ServiceError("connection_limit_reached", undefined, { limit: d.limit, current: d.current, edition: d.edition }));
     },
   });
+  if (deps.embed) {
+    app.route("/embed", embedRoutes(deps.embed));
+    app.route("/wopi", wopiRoutes(deps.embed));
+  }
   return app;
 }

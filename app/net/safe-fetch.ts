@@ -294,6 +294,28 @@ async function readBody(
   return { bytes, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) };
 }
 
+/**
+ * The SSRF rules on a URL without fetching it: its shape, then every address its host resolves to
+ * now (a caller-supplied callback URL is refused when it is made, not after the work). A name that
+ * does not resolve is not refused here: it may resolve when the callback is sent, and is checked
+ * again then. Throws FetchError url_not_allowed.
+ */
+export async function checkTarget(url: string, allow: AllowList, opts: { resolver?: Resolver; timeoutMs?: number } = {}): Promise<void> {
+  const u = checkUrl(url);
+  const ac = new AbortController();
+  const timeoutMs = opts.timeoutMs ?? 2000;
+  const timer = setTimeout(() => ac.abort(), timeoutMs);
+  let addresses: string[];
+  try {
+    addresses = await resolveHost(u, opts.resolver ?? defaultResolver, ac.signal, timeoutMs);
+  } catch {
+    return;
+  } finally {
+    clearTimeout(timer);
+  }
+  checkAddresses(u, addresses, allow);
+}
+
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 

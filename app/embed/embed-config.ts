@@ -1,0 +1,142 @@
+// From the body of POST /svc/embed/session to a checked configuration, in the spec's order:
+// the token first (required when the server has a secret; its payload replaces document, editor
+// and ui), then the configuration itself (400 invalid_config with every problem, 415 for a
+// fileType outside the 12). Defaults the spec leaves open are filled here (schemas/embed.ts).
+
+import { randomBytes } from "node:crypto";
+import { ServiceError } from "../errors";
+import { verifyHs256 } from "../jwt";
+import { zodErrors, type FieldError } from "../validation";
+import {
+  EMBED_FILE_TYPES,
+  EmbedConfig,
+  JWT_CLAIMS,
+  isEmbedFileType,
+  type EditorMode,
+  type EmbedFileType,
+  type EmbedUiValue,
+} from "../../schemas/embed";
+
+export interface EmbedAuthSettings {
+  /** SVC_EMBED_JWT_SECRET; empty: no token can be verified. */
+  jwtSecret: string;
+  /** SVC_EMBED_ALLOW_UNSIGNED: without a secret, accept the body's config as it is. */
+  allowUnsigned: boolean;
+}
+
+export interface ResolvedConfig {
+  document: { url: string; title: string; fileType: EmbedFileType; key: string };
+  editor: { mode: EditorMode; lang: string; user: { id: string; name: string }; callbackUrl: string | null };
+  ui: EmbedUiValue;
+  /** Where the configuration came from, for the log line. */
+  signed: boolean;
+}
+
+export interface SessionBody {
+  token?: string;
+  document?: unknown;
+  editor?: unknown;
+  ui?: unknown;
+}
+
+const TOKEN_FAILURES: Record<string, string> = {
+  signature: "Token không hợp lệ: sai chữ ký, hỏng định dạng hoặc không dùng thuật toán HS256.",
+  missing_exp: "Token thiếu trường exp: hãy đặt exp, tối đa 24 giờ kể từ lúc ký.",
+  too_long: "Token có exp quá 24 giờ kể từ bây giờ: hãy ký token ngắn hạn hơn.",
+  not_yet_valid: "Token chưa có hiệu lực (nbf ở tương lai): hãy kiểm tra đồng hồ máy chủ ký token.",
+};
+
+async function configFromToken(body: SessionBody, auth: EmbedAuthSettings, now: number): Promise<{ config: Record<string, unknown>; signed: boolean }> {
+  if (!auth.jwtSecret) {
+    if (!auth.allowUnsigned) {
+      throw new ServiceError(
+        "embed_auth_not_configured",
+        "Máy chủ chưa đặt SVC_EMBED_JWT_SECRET và chế độ không ký (SVC_EMBED_ALLOW_UNSIGNED) đang tắt: quản trị viên cần đặt một trong hai.",
+      );
+    }
+    if (body.token !== undefined) {
+      throw new ServiceError("invalid_token", "Máy chủ không có SVC_EMBED_JWT_SECRET để kiểm tra token: hãy bỏ trường token hoặc nhờ quản trị viên đặt khóa.", {
+        reason: "no_secret",
+      });
+    }
+    return { config: { document: body.document, editor: body.editor, ui: body.ui }, signed: false };
+  }
+  if (body.token === undefined) {
+    throw new ServiceError("token_required", "Máy chủ yêu cầu cấu hình được ký: hãy gửi trường token là JWT HS256 ký bằng SVC_EMBED_JWT_SECRET.");
+  }
+  const r = await verifyHs256(body.token, auth.jwtSecret, now);
+  if (!r.ok) {
+    if (r.failure === "expired") throw new ServiceError("token_expired", "Token đã hết hạn (exp đã qua): hãy ký token mới.", { reason: "expired" });
+    throw new ServiceError("invalid_token", TOKEN_FAILURES[r.failure], { reason: r.failure });
+  }
+  // The payload is the configuration itself, with the JWT's own claims beside it.
+  const { document, editor, ui, ...rest } = r.payload;
+  for (const claim of JWT_CLAIMS) delete rest[claim];
+  const config: Record<string, unknown> = { document, editor, ui };
+  for (const [k, v] of Object.entries(rest)) config[k] = v;
+  return { config, signed: true };
+}
+
+function fileNameOf(url: string): string | null {
+  try {
+    const last = new URL(url).pathname.split("/").pop() ?? "";
+    const name = decodeURIComponent(last).trim();
+    return name && !/[\u0000-\u001f\u007f]/.test(name) ? name.slice(0, 255) : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function resolveConfig(body: SessionBody, auth: EmbedAuthSettings, now: number): Promise<ResolvedConfig> {
+  const { config, signed } = await configFromToken(body, auth, now);
+  // Keys whose value is undefined are "absent" (a token without ui), not "unknown".
+  for (const k of Object.keys(config)) if (config[k] === undefined) delete config[k];
+  const parsed = EmbedConfig.safeParse(config);
+  if (!parsed.success) {
+    const errors: FieldError[] = zodErrors(parsed.error);
+    throw new ServiceError(
+      "invalid_config",
+      `Cấu hình nhúng có ${errors.length} lỗi: ${errors
+        .slice(0, 3)
+        .map((e) => `${e.path || "/"} ${e.message}`)
+        .join("; ")}.`,
+      { errors },
+    );
+  }
+  const c = parsed.data;
+  if (!isEmbedFileType(c.document.fileType)) {
+    throw new ServiceError("unsupported_file_type", undefined, { fileType: c.document.fileType, allowed: [...EMBED_FILE_TYPES] });
+  }
+  const fileType = c.document.fileType;
+  const user = c.editor.user ?? { id: `guest-${randomBytes(4).toString("hex")}`, name: "Khách" };
+  return {
+    document: {
+      url: c.document.url,
+      key: c.document.key,
+      fileType,
+      title: c.document.title ?? fileNameOf(c.document.url) ?? `${c.document.key}.${fileType}`,
+    },
+    editor: {
+      mode: c.editor.mode,
+      lang: c.editor.lang,
+      user: { id: user.id, name: user.name ?? user.id },
+      callbackUrl: c.editor.callbackUrl ?? null,
+    },
+    ui: c.ui,
+    signed,
+  };
+}
+
+/** The file name the editing server shows and saves under: the title, with the type's extension. */
+export function baseFileName(title: string, fileType: string): string {
+  const safe = title.replace(/[\/\\]/g, "_");
+  return safe.toLowerCase().endsWith(`.${fileType}`) ? safe : `${safe}.${fileType}`;
+}
+
+/** Collabora's ui_defaults form field ("UIMode=compact;TextRuler=false;…") for the editor page. */
+export function uiDefaults(ui: EmbedUiValue): string {
+  const parts = [`UIMode=${ui.toolbar}`];
+  if (ui.ruler !== undefined) parts.push(`TextRuler=${ui.ruler}`);
+  if (ui.statusbar !== undefined) for (const c of ["Text", "Spreadsheet", "Presentation"]) parts.push(`${c}Statusbar=${ui.statusbar}`);
+  return parts.join(";");
+}

@@ -1,0 +1,176 @@
+// Builds the embed gate from the configuration: the database and version files in
+// <data>/embed/, documents, sessions, the WOPI host, download links, save callbacks, presence
+// and retention. server.ts wires it to admission (the cap for embedded sessions) and to the
+// admin-channel sampler (who is in which document, when a document is closed).
+
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { CallbackSender } from "../callbacks/sender";
+import type { Clock } from "../clock";
+import type { Config } from "../config";
+import type { Decision } from "../gate/admission";
+import type { SampleDoc } from "../gate/counting";
+import type { DocKeyFn } from "../gate/ws-uri";
+import { ID_PATTERNS } from "../ids";
+import type { Logger } from "../log";
+import { checkTarget, safeFetch } from "../net/safe-fetch";
+import type { AllowList } from "../net/ssrf";
+import { EditorDiscovery } from "./discovery-client";
+import { EmbedDocuments, type SourceDownload } from "./documents";
+import { DownloadLinks } from "./downloads";
+import { VersionFiles } from "./files";
+import { DocumentPresence } from "./presence";
+import { SaveCallbacks } from "./save-callbacks";
+import { LinkSigner, accessTokenHash, loadOrCreateKey } from "./secrets";
+import { EmbedSessions } from "./sessions";
+import { EmbedStore } from "./store";
+import { WopiHost } from "./wopi-host";
+
+const SOURCE_TIMEOUT_MS = 60_000;
+const RETENTION_SWEEP_MS = 10 * 60_000;
+
+export interface EmbedGateOptions {
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  sender: CallbackSender;
+  fetchAllow: AllowList;
+  /** The gate's own address as the editing server reaches it: the first entry of alias group 1. */
+  wopiBase: string;
+  keyOf: DocKeyFn;
+  admitEdit: (docKey: string) => Decision;
+  /** A sample older than this is not fresh: 3 sample periods. */
+  staleAfterMs: number;
+  /** Tests shorten the spec's 30 s; never an operator setting. */
+  closedAfterMs?: number;
+  download?: SourceDownload;
+}
+
+export type EmbedGate = ReturnType<typeof createEmbedGate>;
+
+export function createEmbedGate(o: EmbedGateOptions) {
+  const { config, clock } = o;
+  const logger = o.logger.child({ component: "embed" });
+  const root = path.join(config.dataDir, "embed");
+  mkdirSync(root, { recursive: true });
+  const store = new EmbedStore(path.join(root, "embed.sqlite"));
+  const files = new VersionFiles(root);
+  const signer = new LinkSigner(loadOrCreateKey(path.join(root, "link-key")));
+  const wopiBase = o.wopiBase.replace(/\/+$/, "");
+  const wopiSrc = (docId: string) => `${wopiBase}/svc/wopi/files/${docId}`;
+  const ownPrefix = o.keyOf(wopiSrc(""))!;
+  const docIdOfKey = (docKey: string): string | null => {
+    if (!docKey.startsWith(ownPrefix)) return null;
+    const id = docKey.slice(ownPrefix.length);
+    return ID_PATTERNS.doc.test(id) ? id : null;
+  };
+
+  const download: SourceDownload =
+    o.download ??
+    (async (url, toFile, maxBytes) => {
+      await safeFetch(url, { toFile, maxBytes, timeoutMs: SOURCE_TIMEOUT_MS, allow: o.fetchAllow, followRedirects: 5, requireOk: true, userAgent: "SVC-Gate/1.0" });
+    });
+  const documents = new EmbedDocuments({ store, files, download, clock, logger, maxFileBytes: config.embed.maxFileMb * 1024 * 1024 });
+  const links = new DownloadLinks({ store, documents, signer, clock, publicUrl: config.publicUrl, lifetimeMs: config.embed.retainHours * 3600_000 });
+
+  // Presence and callbacks refer to each other through these two functions.
+  let usersOf: (docId: string) => { id: string; name: string }[] = () => [];
+  const callbacks = new SaveCallbacks({
+    store,
+    sender: o.sender,
+    secret: config.embed.callbackSecret,
+    clock,
+    logger,
+    downloadUrl: (docId, v) => links.url(docId, v),
+    usersOf: (docId) => usersOf(docId),
+  });
+  const presence = new DocumentPresence({
+    store,
+    clock,
+    logger,
+    docIdOfKey,
+    staleAfterMs: o.staleAfterMs,
+    closedAfterMs: o.closedAfterMs,
+    onClosed: (doc) => void callbacks.closed(doc, store.version(doc.doc_id, doc.version)!),
+  });
+  const concreteOrigins = config.embed.allowedOrigins.filter((x) => x !== "*");
+  const wopi = new WopiHost({
+    store,
+    documents,
+    callbacks,
+    presence,
+    clock,
+    logger,
+    defaultPostMessageOrigin: concreteOrigins.length === 1 ? concreteOrigins[0]!.replace(/\/+$/, "") : null,
+  });
+  const sessions = new EmbedSessions({
+    store,
+    documents,
+    discovery: new EditorDiscovery({ baseUrl: config.online.url, clock, logger }),
+    callbacks,
+    presence,
+    clock,
+    logger,
+    auth: { jwtSecret: config.embed.jwtSecret, allowUnsigned: config.embed.allowUnsigned },
+    sessionTtlMs: config.embed.sessionTtlMinutes * 60_000,
+    admitEdit: o.admitEdit,
+    checkCallbackUrl: (url) => checkTarget(url, o.fetchAllow),
+    wopiSrc,
+    docKey: (docId) => o.keyOf(wopiSrc(docId))!,
+    downloadUrl: (docId, v) => links.url(docId, v),
+  });
+  usersOf = (docId) => sessions.usersOf(docId);
+
+  const retainMs = config.embed.retainHours * 3600_000;
+  /** Closed documents past retention: files and rows go. */
+  const sweep = (now = clock.now()): number => {
+    let n = 0;
+    for (const doc of store.expiredDocuments(now - retainMs)) {
+      documents.purge(doc);
+      n++;
+    }
+    if (n) logger.info("embed_retention_swept", { documents: n });
+    return n;
+  };
+  let sweeper: ReturnType<typeof setInterval> | null = null;
+
+  const allowed = new Set(config.embed.allowedOrigins.map((x) => x.replace(/\/+$/, "").toLowerCase()));
+  return {
+    enabled: config.embed.enabled,
+    store,
+    sessions,
+    wopi,
+    links,
+    presence,
+    callbacks,
+    documents,
+    sweep,
+    /** CORS and session creation: no Origin (a server) is accepted; a browser's must be listed (or `*`). */
+    originAllowed(origin: string | null | undefined): boolean {
+      if (!origin) return true;
+      return allowed.has("*") || allowed.has(origin.toLowerCase());
+    },
+    ownDocument: (docKey: string) => docIdOfKey(docKey) !== null,
+    /** The mode of the live session an access token belongs to, for one of our documents. */
+    embeddedSession(docKey: string, token: string): "edit" | "view" | null {
+      const docId = docIdOfKey(docKey);
+      const s = docId ? store.sessionByTokenHash(accessTokenHash(token)) : null;
+      if (!s || s.doc_id !== docId || s.state !== "active" || clock.now() >= s.expires_at) return null;
+      return s.mode;
+    },
+    onSample: (docs: SampleDoc[], at: number) => presence.applySample(docs, at),
+    counts: () => ({ open_documents: store.countOpenDocuments(), sessions: store.countLiveSessions(clock.now()) }),
+    start(): void {
+      sweep();
+      callbacks.resume();
+      presence.start();
+      sweeper = setInterval(() => sweep(), RETENTION_SWEEP_MS);
+      sweeper.unref?.();
+    },
+    stop(): void {
+      presence.stop();
+      if (sweeper) clearInterval(sweeper);
+      store.close();
+    },
+  };
+}
