@@ -36,7 +36,7 @@ const userId = z
       .string()
       .min(1, { message: "must not be empty" })
       .max(128, { message: "must be at most 128 characters" })
-      .regex(/^[^"\\\u0000-\u001f\u007f]+$/, { message: "must not contain quotes, backslashes or control characters" }),
+      .regex(/^[^"\\\u0000-\u001f\u007f]*$/, { message: "must not contain quotes, backslashes or control characters" }),
   );
 
 const displayName = z
@@ -44,7 +44,7 @@ const displayName = z
   .trim()
   .min(1, { message: "must not be empty" })
   .max(128, { message: "must be at most 128 characters" })
-  .regex(/^[^\u0000-\u001f\u007f]+$/, { message: "must not contain control characters" });
+  .regex(/^[^\u0000-\u001f\u007f]*$/, { message: "must not contain control characters" });
 
 /** A CSS length for the iframe (api.js): 100%, 800px, 90vh … */
 const cssLength = z.string().trim().regex(/^\d+(\.\d+)?(px|%|vh|vw|em|rem)?$/, { message: "must be a CSS length such as 100%, 800px or 90vh" });
@@ -57,7 +57,7 @@ export const EmbedDocument = z
       .trim()
       .min(1, { message: "must not be empty" })
       .max(255, { message: "must be at most 255 characters" })
-      .regex(/^[^\u0000-\u001f\u007f]+$/, { message: "must not contain control characters" })
+      .regex(/^[^\u0000-\u001f\u007f]*$/, { message: "must not contain control characters" })
       .optional()
       .describe("Display name; default: the file name of the URL."),
     fileType: z

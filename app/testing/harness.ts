@@ -8,6 +8,7 @@ import { parseConfig } from "../config";
 import { memoryLogger, createLogger, type Logger } from "../log";
 import { startService, type RunningService, type StartOptions } from "../server";
 import { decodePrivateKey, generateKeyPair, signToken } from "../editions/license";
+import { freePort } from "../../caddy/testing";
 
 export const TEST_API_KEY = "svc_test_0123456789abcdef0123";
 export const AUTH = { Authorization: `Bearer ${TEST_API_KEY}` };
@@ -48,12 +49,18 @@ export const LICENSE_PUBLIC_KEY = LICENSE_KEYS.publicKey;
 export interface Harness extends RunningService {
   dataDir: string;
   logLines: string[];
-  close(): Promise<void>;
+  /** Stops the service; the data directory is removed unless kept (restart tests). */
+  close(opts?: { keepData?: boolean }): Promise<void>;
 }
 
-export async function startTestService(env: Record<string, string> = {}, opts: StartOptions = {}): Promise<Harness> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "svc-test-"));
+export async function startTestService(env: Record<string, string> = {}, opts: StartOptions & { dataDir?: string } = {}): Promise<Harness> {
+  const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), "svc-test-"));
+  // The port is chosen before the configuration is read: the gate's own address is the default
+  // alias group 1, the WOPISrc base of embedded documents, and the base of its public links.
+  const port = opts.port || Number(env.SVC_APP_LISTEN?.split(":").pop()) || (await freePort());
   const config = parseConfig({
+    SVC_APP_LISTEN: `127.0.0.1:${port}`,
+    SVC_PUBLIC_URL: `http://127.0.0.1:${port}`,
     SVC_DATA_DIR: dataDir,
     SVC_DOCBUILDER_WORKERS: "2",
     SVC_DOCBUILDER_API_KEYS: `test:${TEST_API_KEY}`,
@@ -65,13 +72,13 @@ export async function startTestService(env: Record<string, string> = {}, opts: S
   // Keep the log in memory (tests assert on it); SVC_TEST_LOG=1 prints it too.
   const mem = memoryLogger("debug");
   const logger: Logger = process.env.SVC_TEST_LOG ? teeLogger(mem) : mem;
-  const svc = await startService(config, logger, { port: 0, hostname: "127.0.0.1", ...opts });
+  const svc = await startService(config, logger, { hostname: "127.0.0.1", ...opts, port });
   return Object.assign(svc, {
     dataDir,
     logLines: mem.lines,
-    async close() {
+    async close(opts: { keepData?: boolean } = {}) {
       await svc.stop(2000);
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!opts.keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   });
 }

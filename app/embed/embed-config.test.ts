@@ -1,0 +1,171 @@
+// The embed configuration and its token (spec: "Embed configuration", "Embed session creation"),
+// checked without HTTP: every token rule, every field problem with its JSON Pointer, the 415, and
+// the defaults the spec leaves open.
+
+import { describe, expect, test } from "bun:test";
+import { ServiceError } from "../errors";
+import { EMBED_FILE_TYPES } from "../../schemas/embed";
+import { baseFileName, resolveConfig, uiDefaults, type SessionBody } from "./embed-config";
+import { EMBED_SECRET, embedToken } from "./testing";
+
+const SIGNED = { jwtSecret: EMBED_SECRET, allowUnsigned: false };
+const UNSIGNED = { jwtSecret: "", allowUnsigned: true };
+const config = {
+  document: { url: "https://files.example/docs/B%C3%A1o%20c%C3%A1o.docx", fileType: "docx", key: "doc-1.v2" },
+  editor: { mode: "edit", lang: "en", user: { id: "u1", name: "Lan" }, callbackUrl: "https://app.example/cb" },
+};
+
+async function failure(body: SessionBody, auth = SIGNED): Promise<ServiceError> {
+  try {
+    await resolveConfig(body, auth, Date.now());
+  } catch (e) {
+    if (e instanceof ServiceError) return e;
+    throw e;
+  }
+  throw new Error("resolved, expected an error");
+}
+
+describe("embed config token (HS256 JWT whose payload is the config)", () => {
+  test("a valid token replaces document, editor and ui of the body", async () => {
+    const token = await embedToken({ ...config, ui: { closeButton: true } });
+    const r = await resolveConfig({ token, document: { url: "https://evil.example/x.docx", fileType: "docx", key: "other" } }, SIGNED, Date.now());
+    expect(r.document).toEqual({ url: config.document.url, fileType: "docx", key: "doc-1.v2", title: "Báo cáo.docx" });
+    expect(r.editor).toEqual({ mode: "edit", lang: "en", user: { id: "u1", name: "Lan" }, callbackUrl: "https://app.example/cb" });
+    expect(r.ui.closeButton).toBe(true);
+    expect(r.signed).toBe(true);
+  });
+
+  test("token_required: the server has a secret and the body has no token", async () => {
+    expect((await failure(config)).code).toBe("token_required");
+  });
+
+  test("invalid_token: a bad signature, alg none, HS384, HS512, a missing exp, exp more than 24 h away, garbage", async () => {
+    const cases: [string, string][] = [
+      [await embedToken(config, { secret: "another-secret-another-secret-xx" }), "signature"],
+      [await embedToken(config, { alg: "none" }), "signature"],
+      [await embedToken(config, { alg: "HS384" }), "signature"],
+      [await embedToken(config, { alg: "HS512" }), "signature"],
+      [await embedToken(config, { expIn: null }), "missing_exp"],
+      [await embedToken(config, { expIn: 24 * 3600 + 120 }), "too_long"],
+      ["not.a.jwt", "signature"],
+      ["abc", "signature"],
+    ];
+    for (const [token, reason] of cases) {
+      const e = await failure({ token });
+      expect([reason, e.code, e.detail.reason]).toEqual([reason, "invalid_token", reason]);
+      expect(e.status).toBe(401);
+    }
+    // Exactly 24 h ahead is allowed.
+    expect((await resolveConfig({ token: await embedToken(config, { expIn: 24 * 3600 }) }, SIGNED, Date.now())).document.key).toBe("doc-1.v2");
+  });
+
+  test("token_expired: past exp (60 s of clock skew allowed)", async () => {
+    expect((await failure({ token: await embedToken(config, { expIn: -61 }) })).code).toBe("token_expired");
+    expect((await resolveConfig({ token: await embedToken(config, { expIn: -30 }) }, SIGNED, Date.now())).document.key).toBe("doc-1.v2");
+  });
+
+  test("embed_auth_not_configured: no secret and unsigned mode off, whatever the body holds", async () => {
+    for (const body of [config, { token: await embedToken(config) }]) {
+      const e = await failure(body, { jwtSecret: "", allowUnsigned: false });
+      expect([e.code, e.status]).toEqual(["embed_auth_not_configured", 401]);
+    }
+  });
+
+  test("unsigned mode takes the body's config; a token there cannot be checked and is refused", async () => {
+    expect((await resolveConfig(config, UNSIGNED, Date.now())).signed).toBe(false);
+    const e = await failure({ token: await embedToken(config) }, UNSIGNED);
+    expect([e.code, e.detail.reason]).toEqual(["invalid_token", "no_secret"]);
+  });
+});
+
+describe("invalid_config: every problem with its path", () => {
+  test("missing document and editor fields", async () => {
+    const e = await failure({ document: {} }, UNSIGNED);
+    expect(e.code).toBe("invalid_config");
+    expect(e.status).toBe(400);
+    const paths = (e.detail.errors as { path: string }[]).map((x) => x.path).sort();
+    expect(paths).toEqual(["/document/fileType", "/document/key", "/document/url"]);
+    expect((await failure({}, UNSIGNED)).detail.errors).toEqual([{ path: "/document", message: expect.any(String) }]);
+  });
+
+  test("each field's rule", async () => {
+    const bad = {
+      document: { url: "ftp://files.example/a.docx", fileType: "docx", key: "has space", title: "" },
+      editor: { mode: "write", lang: "english!", user: { id: 'a"b', name: "" }, callbackUrl: "not a url" },
+      ui: { closeButton: "yes", width: "wide", colour: "red" },
+    };
+    const e = await failure(bad as SessionBody, UNSIGNED);
+    const byPath = Object.fromEntries((e.detail.errors as { path: string; message: string }[]).map((x) => [x.path, x.message]));
+    expect(Object.keys(byPath).sort()).toEqual(
+      [
+        "/document/url",
+        "/document/key",
+        "/document/title",
+        "/editor/mode",
+        "/editor/lang",
+        "/editor/user/id",
+        "/editor/user/name",
+        "/editor/callbackUrl",
+        "/ui/closeButton",
+        "/ui/width",
+        "/ui/colour",
+      ].sort(),
+    );
+    expect(byPath["/document/key"]).toContain("A-Z a-z 0-9 . _ -");
+    expect(byPath["/ui/colour"]).toBe("unknown field: colour");
+    expect(e.message).toMatch(/^Cấu hình nhúng có 11 lỗi/);
+  });
+
+  test("a key of 128 characters is accepted, 129 is not", async () => {
+    const ok = await resolveConfig({ ...config, document: { ...config.document, key: "k".repeat(128) } }, UNSIGNED, Date.now());
+    expect(ok.document.key.length).toBe(128);
+    expect((await failure({ ...config, document: { ...config.document, key: "k".repeat(129) } }, UNSIGNED)).code).toBe("invalid_config");
+  });
+
+  test("the token's payload is checked the same way, its JWT claims aside", async () => {
+    const e = await failure({ token: await embedToken({ document: { url: "x" }, sub: "app", iss: "me", jti: "1", surprise: true }) });
+    expect(e.code).toBe("invalid_config");
+    expect((e.detail.errors as { path: string }[]).map((x) => x.path).sort()).toEqual(["/document/fileType", "/document/key", "/document/url", "/surprise"]);
+  });
+});
+
+describe("unsupported_file_type", () => {
+  test("415 for a fileType outside the 12; the 12 pass, in any case", async () => {
+    for (const fileType of ["pdf", "docm", "png", "xlsm"]) {
+      const e = await failure({ ...config, document: { ...config.document, fileType } }, UNSIGNED);
+      expect([fileType, e.code, e.status]).toEqual([fileType, "unsupported_file_type", 415]);
+      expect(e.detail.allowed).toEqual([...EMBED_FILE_TYPES]);
+    }
+    for (const fileType of [...EMBED_FILE_TYPES, "DOCX", ".odt"]) {
+      const r = await resolveConfig({ ...config, document: { ...config.document, fileType } }, UNSIGNED, Date.now());
+      expect(r.document.fileType).toBe(fileType.toLowerCase().replace(".", "") as never);
+    }
+  });
+});
+
+describe("defaults the spec leaves open", () => {
+  test("mode edit, lang vi, a guest user, title from the URL's file name, ui defaults", async () => {
+    const r = await resolveConfig({ document: { url: "https://f.example/a/Hợp%20đồng.docx?x=1", fileType: "docx", key: "k" } }, UNSIGNED, Date.now());
+    expect(r.editor.mode).toBe("edit");
+    expect(r.editor.lang).toBe("vi");
+    expect(r.editor.user.id).toMatch(/^guest-[0-9a-f]{8}$/);
+    expect(r.editor.user.name).toBe("Khách");
+    expect(r.editor.callbackUrl).toBeNull();
+    expect(r.document.title).toBe("Hợp đồng.docx");
+    expect(r.ui).toEqual({ width: "100%", height: "100%", toolbar: "compact", closeButton: false, print: true, export: true, copy: true, userList: true });
+    const noName = await resolveConfig({ document: { url: "https://f.example/", fileType: "xlsx", key: "k2" }, editor: { user: { id: 42 } } }, UNSIGNED, Date.now());
+    expect(noName.document.title).toBe("k2.xlsx");
+    expect(noName.editor.user).toEqual({ id: "42", name: "42" });
+  });
+
+  test("the file name shown by the editor has the type's extension and no path separator", () => {
+    expect(baseFileName("Báo cáo", "docx")).toBe("Báo cáo.docx");
+    expect(baseFileName("Q3/2026 report.DOCX", "docx")).toBe("Q3_2026 report.DOCX");
+    expect(baseFileName("a\\b.xlsx", "xlsx")).toBe("a_b.xlsx");
+  });
+
+  test("ui_defaults in Collabora's form", () => {
+    const ui = { width: "100%", height: "100%", toolbar: "tabbed", closeButton: false, print: true, export: true, copy: true, userList: true, ruler: false, statusbar: true } as const;
+    expect(uiDefaults(ui)).toBe("UIMode=tabbed;TextRuler=false;TextStatusbar=true;SpreadsheetStatusbar=true;PresentationStatusbar=true");
+  });
+});

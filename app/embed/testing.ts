@@ -1,0 +1,222 @@
+// Test helpers for the embed gate. Outside parties are real HTTP servers on 127.0.0.1: the
+// integrator's file server (document.url) and its callback receiver (editor.callbackUrl). The
+// gate and the editing server are the real ones, started on known loopback ports so that the
+// editing server's alias group 1 is the gate's own address.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { sign } from "hono/jwt";
+import { freePort } from "../../caddy/testing";
+import { verifyCallback, type VerifyResult } from "../callbacks/verify";
+import { parseConfig } from "../config";
+import { createEdsrv, type Edsrv } from "../edsrv/server";
+import { memoryLogger } from "../log";
+import type { StartOptions } from "../server";
+import { startTestService, type Harness } from "../testing/harness";
+
+export const EMBED_SECRET = "embed-secret-0123456789abcdef-0123456789";
+export const CALLBACK_SECRET = "callback-secret-for-tests";
+export const EDSRV_ADMIN_PASSWORD = "embed-test-admin";
+
+export interface SourceFile {
+  bytes: Uint8Array;
+  status?: number;
+  /** Answer a redirect to this URL instead. */
+  redirect?: string;
+}
+
+/** The integrator's file server: files by path, every request counted. */
+export function startSource() {
+  const files = new Map<string, SourceFile>();
+  const hits: string[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req) {
+      const p = new URL(req.url).pathname;
+      hits.push(p);
+      const f = files.get(p);
+      if (!f) return new Response("not found", { status: 404 });
+      if (f.redirect) return new Response(null, { status: 302, headers: { Location: f.redirect } });
+      return new Response(f.bytes as unknown as BodyInit, { status: f.status ?? 200 });
+    },
+  });
+  const origin = `http://127.0.0.1:${server.port}`;
+  return {
+    origin,
+    files,
+    hits,
+    add(p: string, bytes: Uint8Array, o: Omit<SourceFile, "bytes"> = {}): string {
+      files.set(p, { bytes, ...o });
+      return origin + p;
+    },
+    stop: () => server.stop(true),
+  };
+}
+
+export interface ReceivedCallback {
+  headers: Record<string, string>;
+  raw: string;
+  body: any;
+  check: VerifyResult;
+  status: number;
+  at: number;
+}
+
+/** The integrator's callback receiver: verifies every signature; answers planned statuses, then 200. */
+export function startReceiver(secret = CALLBACK_SECRET) {
+  const received: ReceivedCallback[] = [];
+  const plan: number[] = [];
+  const waiters: { pred: (c: ReceivedCallback) => boolean; resolve: (c: ReceivedCallback) => void }[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const raw = new Uint8Array(await req.arrayBuffer());
+      const headers: Record<string, string> = {};
+      req.headers.forEach((v, k) => (headers[k.toLowerCase()] = v));
+      const status = plan.length ? plan.shift()! : 200;
+      const text = new TextDecoder().decode(raw);
+      const cb: ReceivedCallback = {
+        headers,
+        raw: text,
+        body: (() => {
+          try {
+            return JSON.parse(text);
+          } catch {
+            return null;
+          }
+        })(),
+        check: verifyCallback({ secret, headers, rawBody: raw, now: Math.floor(Date.now() / 1000) }),
+        status,
+        at: Date.now(),
+      };
+      received.push(cb);
+      for (const w of [...waiters]) {
+        if (w.pred(cb)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(cb);
+        }
+      }
+      return new Response(status === 200 ? '{"error":0}' : "no", { status });
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}/callback`,
+    received,
+    plan,
+    /** The first callback (already received or future) that matches. */
+    wait(pred: (c: ReceivedCallback) => boolean, timeoutMs = 20_000): Promise<ReceivedCallback> {
+      const seen = received.find(pred);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const w = { pred, resolve };
+        waiters.push(w);
+        setTimeout(() => {
+          const i = waiters.indexOf(w);
+          if (i >= 0) {
+            waiters.splice(i, 1);
+            reject(new Error(`no matching callback within ${timeoutMs} ms; received: ${received.map((r) => `${r.headers["x-svc-event"]} v${r.body?.version} ${r.status}`).join(", ")}`));
+          }
+        }, timeoutMs);
+      });
+    },
+    stop: () => server.stop(true),
+  };
+}
+
+const b64url = (v: unknown) => Buffer.from(typeof v === "string" ? v : JSON.stringify(v)).toString("base64url");
+
+/** An embed config token: HS256 by default; `alg` none/HS384/HS512 for the attacks. */
+export async function embedToken(payload: Record<string, unknown>, opts: { secret?: string; alg?: "HS256" | "HS384" | "HS512" | "none"; expIn?: number | null } = {}): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const body: Record<string, unknown> = { ...payload, iat: now };
+  if (opts.expIn !== null) body.exp = now + (opts.expIn ?? 600);
+  const alg = opts.alg ?? "HS256";
+  if (alg === "none") return `${b64url({ alg: "none", typ: "JWT" })}.${b64url(body)}.`;
+  return sign(body, opts.secret ?? EMBED_SECRET, alg);
+}
+
+export interface EmbedStack {
+  gate: Harness;
+  ed: Edsrv;
+  gateUrl: string;
+  dataDir: string;
+  /** POST /svc/embed/session with a JSON body. */
+  create(body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; res: Response }>;
+  /** Restarts the gate on the same port and data directory (the editing server keeps running). */
+  restartGate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface EmbedStackOptions {
+  env?: Record<string, string>;
+  gate?: StartOptions;
+  idleKits?: number;
+  /** Editing-server save retry delay (ms). */
+  saveRetryMs?: number;
+}
+
+/** The real editing server and the real gate, each knowing the other's address. */
+export async function startEmbedStack(o: EmbedStackOptions = {}): Promise<EmbedStack> {
+  const [gatePort, edPort] = [await freePort(), await freePort()];
+  const gateUrl = `http://127.0.0.1:${gatePort}`;
+  const edDir = mkdtempSync(path.join(os.tmpdir(), "svc-embed-ed-"));
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "svc-embed-gate-"));
+  const env = {
+    SVC_DOCBUILDER_WORKERS: "1",
+    SVC_APP_LISTEN: `127.0.0.1:${gatePort}`,
+    SVC_EDSRV_URL: `http://127.0.0.1:${edPort}`,
+    SVC_EDSRV_ADMIN_PASSWORD: EDSRV_ADMIN_PASSWORD,
+    SVC_EMBED_JWT_SECRET: EMBED_SECRET,
+    SVC_EMBED_CALLBACK_SECRET: CALLBACK_SECRET,
+    SVC_FETCH_ALLOW_HOSTS: "127.0.0.1",
+    ...o.env,
+  };
+  const gateOpts: StartOptions & { dataDir: string } = { sampleIntervalMs: 200, ...o.gate, dataDir };
+  const [ed, first] = await Promise.all([
+    createEdsrv({
+      config: parseConfig({ SVC_DATA_DIR: edDir, SVC_ONLINE_ALIASGROUP1: gateUrl, SVC_EDSRV_ADMIN_PASSWORD: EDSRV_ADMIN_PASSWORD }),
+      logger: memoryLogger("warn"),
+      listen: { hostname: "127.0.0.1", port: edPort },
+      idleKits: o.idleKits ?? 0,
+      autosaveSeconds: 0,
+      saveRetryMs: o.saveRetryMs ?? 200,
+    }),
+    startTestService(env, gateOpts),
+  ]);
+  const stack: EmbedStack = {
+    gate: first,
+    ed,
+    gateUrl,
+    dataDir,
+    async create(body, headers = {}) {
+      const res = await fetch(`${gateUrl}/svc/embed/session`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : null, res };
+    },
+    async restartGate() {
+      await stack.gate.close({ keepData: true });
+      stack.gate = await startTestService(env, gateOpts);
+    },
+    async close() {
+      await stack.gate.close();
+      await ed.close();
+      rmSync(edDir, { recursive: true, force: true });
+    },
+  };
+  return stack;
+}
+
+/** Waits until pred holds (polling), or fails with what it last saw. */
+export async function until<T>(read: () => Promise<T> | T, pred: (v: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: T;
+  do {
+    last = await read();
+    if (pred(last)) return last;
+    await Bun.sleep(25);
+  } while (Date.now() < end);
+  throw new Error(`never: ${what}; last: ${JSON.stringify(last)}`);
+}
