@@ -64,8 +64,11 @@ export interface ReceivedCallback {
   at: number;
 }
 
-/** The integrator's callback receiver: verifies every signature; answers planned statuses, then 200. */
-export function startReceiver(secret = CALLBACK_SECRET) {
+/**
+ * The integrator's callback receiver: verifies every signature (against `now`, the receiver's
+ * clock: a gate on a driven clock signs with that clock's time); answers planned statuses, then 200.
+ */
+export function startReceiver(secret = CALLBACK_SECRET, now: () => number = Date.now) {
   const received: ReceivedCallback[] = [];
   const plan: number[] = [];
   const waiters: { pred: (c: ReceivedCallback) => boolean; resolve: (c: ReceivedCallback) => void }[] = [];
@@ -88,7 +91,7 @@ export function startReceiver(secret = CALLBACK_SECRET) {
             return null;
           }
         })(),
-        check: verifyCallback({ secret, headers, rawBody: raw, now: Math.floor(Date.now() / 1000) }),
+        check: verifyCallback({ secret, headers, rawBody: raw, now: now() }),
         status,
         at: Date.now(),
       };
@@ -129,8 +132,11 @@ export function startReceiver(secret = CALLBACK_SECRET) {
 const b64url = (v: unknown) => Buffer.from(typeof v === "string" ? v : JSON.stringify(v)).toString("base64url");
 
 /** An embed config token: HS256 by default; `alg` none/HS384/HS512 for the attacks. */
-export async function embedToken(payload: Record<string, unknown>, opts: { secret?: string; alg?: "HS256" | "HS384" | "HS512" | "none"; expIn?: number | null } = {}): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
+export async function embedToken(
+  payload: Record<string, unknown>,
+  opts: { secret?: string; alg?: "HS256" | "HS384" | "HS512" | "none"; expIn?: number | null; /** The signer's clock (ms), for a gate on a driven clock. */ now?: number } = {},
+): Promise<string> {
+  const now = Math.floor((opts.now ?? Date.now()) / 1000);
   const body: Record<string, unknown> = { ...payload, iat: now };
   if (opts.expIn !== null) body.exp = now + (opts.expIn ?? 600);
   const alg = opts.alg ?? "HS256";

@@ -88,6 +88,7 @@ export function route(app: Hono<AppEnv>, path: string, handlers: Partial<Record<
 
 /** `attachment` with an ASCII fallback and the exact UTF-8 name (RFC 6266). */
 export function contentDisposition(filename: string): string {
-  const ascii = filename.normalize("NFKD").replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
+  // Accents dropped (Báo cáo → Bao cao), anything else outside printable ASCII replaced.
+  const ascii = filename.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
