@@ -68,13 +68,13 @@ export interface ReceivedCallback {
  * The integrator's callback receiver: verifies every signature (against `now`, the receiver's
  * clock: a gate on a driven clock signs with that clock's time); answers planned statuses, then 200.
  */
-export function startReceiver(secret = CALLBACK_SECRET, now: () => number = Date.now) {
+export function startReceiver(secret = CALLBACK_SECRET, now: () => number = Date.now, port = 0) {
   const received: ReceivedCallback[] = [];
   const plan: number[] = [];
   const waiters: { pred: (c: ReceivedCallback) => boolean; resolve: (c: ReceivedCallback) => void }[] = [];
   const server = Bun.serve({
     hostname: "127.0.0.1",
-    port: 0,
+    port,
     async fetch(req) {
       const raw = new Uint8Array(await req.arrayBuffer());
       const headers: Record<string, string> = {};
@@ -107,6 +107,7 @@ export function startReceiver(secret = CALLBACK_SECRET, now: () => number = Date
   });
   return {
     url: `http://127.0.0.1:${server.port}/callback`,
+    port: server.port,
     received,
     plan,
     /** The first callback (already received or future) that matches. */
