@@ -319,6 +319,53 @@ describe("CallbackSender", () => {
     expect(all).not.toContain("sha256=");
   });
 
+  test("every pending state after a failed attempt names the next attempt's time; none once delivered or failed", async () => {
+    const { sender } = harness();
+    const id = newId();
+    const states: DeliveryState[] = [];
+    await sender.send(docDelivery(`${base}/cb/${id}/flaky2`, { onState: (s) => states.push(s) }));
+    expect(states.map((s) => s.next_attempt_at)).toEqual([null, "2026-01-15T09:00:10.000Z", "2026-01-15T09:01:10.000Z", null]);
+  });
+
+  test("a resumed delivery (after a restart) keeps its id, waits for the attempt that was due, then follows the schedule with the attempts left", async () => {
+    const { sender, delays, clock } = harness();
+    const id = newId();
+    const deliveryId = "0b7e0d8c-3f7a-4d6e-9c2b-5a1e2f3d4c5b";
+    const states: DeliveryState[] = [];
+    const final = await sender.send(
+      docDelivery(`${base}/cb/${id}/fail`, {
+        onState: (s) => states.push(s),
+        resume: { delivery_id: deliveryId, attempts: 1, last_status: 500, last_attempt_at: "2026-01-15T08:59:55.000Z", last_error: "status", next_attempt_at: clock.now() + 5000 },
+      }),
+    );
+    // 5 s left of the first wait, then the 60 s one: two attempts, three in all.
+    expect(delays).toEqual([5000, 60_000]);
+    expect(final).toMatchObject({ delivery_id: deliveryId, state: "failed", attempts: 3 });
+    expect(hitsOf(id)).toHaveLength(2);
+    for (const h of hitsOf(id)) expect(h.headers.get("x-svc-delivery")).toBe(deliveryId);
+    expect(states[0]).toMatchObject({ state: "pending", attempts: 1, last_status: 500, next_attempt_at: "2026-01-15T09:00:05.000Z" });
+  });
+
+  test("a resumed delivery whose attempt is overdue goes at once; one that never made an attempt follows the full schedule", async () => {
+    const { sender, delays, clock } = harness();
+    const overdue = newId();
+    const st = await sender.send(
+      docDelivery(`${base}/cb/${overdue}/ok`, {
+        resume: { delivery_id: "1b7e0d8c-3f7a-4d6e-9c2b-5a1e2f3d4c5b", attempts: 2, last_status: 503, last_attempt_at: null, last_error: "status", next_attempt_at: clock.now() - 1000 },
+      }),
+    );
+    expect(delays).toEqual([]);
+    expect(st).toMatchObject({ state: "delivered", attempts: 3 });
+    const fresh = newId();
+    const st2 = await sender.send(
+      docDelivery(`${base}/cb/${fresh}/fail`, {
+        resume: { delivery_id: "2b7e0d8c-3f7a-4d6e-9c2b-5a1e2f3d4c5b", attempts: 0, last_status: null, last_attempt_at: null, last_error: null, next_attempt_at: null },
+      }),
+    );
+    expect(delays).toEqual([10_000, 60_000]);
+    expect(st2).toMatchObject({ state: "failed", attempts: 3, delivery_id: "2b7e0d8c-3f7a-4d6e-9c2b-5a1e2f3d4c5b" });
+  });
+
   test("a 302 is not followed and counts as a failed attempt", async () => {
     const { sender } = harness();
     const id = newId();

@@ -241,8 +241,9 @@ export class CallbackSender {
     }
 
     let message: string | undefined;
-    for (let i = st.attempts; i < total; i++) {
-      const wait = i === st.attempts && r ? firstWait : i > 0 ? this.delays[i - 1]! : 0;
+    const first = st.attempts;
+    for (let i = first; i < total; i++) {
+      const wait = i === first ? firstWait : this.delays[i - 1]!;
       if (wait > 0 && !(await this.wait(wait))) {
         st.last_error = "shutdown";
         message = "sender closed before the next attempt";
