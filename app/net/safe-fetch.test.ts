@@ -5,7 +5,7 @@ import https from "node:https";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FetchError, type Resolver, safeFetch, type SafeFetchOptions } from "./safe-fetch.ts";
+import { FetchError, type Resolver, checkTarget, safeFetch, type SafeFetchOptions } from "./safe-fetch.ts";
 import { parseAllowList } from "./ssrf.ts";
 
 interface Seen {
@@ -466,5 +466,28 @@ describe.skipIf(!haveOpenssl)("https pins the address and checks the certificate
     const dns = fakeDns({ "files.example.test": ["127.0.0.1"] });
     const e = await failure(safeFetch(`https://files.example.test:${tlsPort}/`, opts({ resolver: dns })));
     expect(e.detail.reason).toBe("tls");
+  });
+});
+
+describe("checkTarget: the SSRF rules on a URL given now and used later (callback URLs)", () => {
+  const resolveTo = (ips: string[]): Resolver => async () => ips;
+  const refused = async (p: Promise<void>) => {
+    try {
+      await p;
+    } catch (e) {
+      return e instanceof FetchError ? { kind: e.kind, rule: e.detail.rule } : { kind: String(e), rule: undefined };
+    }
+    return null;
+  };
+  test("a name resolving to an internal address is refused; a public one passes", async () => {
+    expect(await refused(checkTarget("https://hooks.example.test/cb", parseAllowList([]), { resolver: resolveTo(["10.1.2.3"]) }))).toEqual({ kind: "url_not_allowed", rule: "forbidden_address" });
+    expect(await refused(checkTarget("https://hooks.example.test/cb", parseAllowList([]), { resolver: resolveTo(["93.184.216.34", "::1"]) }))).toEqual({ kind: "url_not_allowed", rule: "forbidden_address" });
+    expect(await refused(checkTarget("https://hooks.example.test/cb", parseAllowList([]), { resolver: resolveTo(["93.184.216.34"]) }))).toBeNull();
+    expect(await refused(checkTarget("http://10.0.0.5/cb", parseAllowList(["10.0.0.0/8"]), { resolver: resolveTo([]) }))).toBeNull();
+  });
+  test("a name that does not resolve now is not refused (it is checked again when used); bad shapes are", async () => {
+    expect(await refused(checkTarget("https://later.example.test/cb", parseAllowList([]), { resolver: async () => [] }))).toBeNull();
+    expect(await refused(checkTarget("ftp://x.example.test/cb", parseAllowList([])))).toEqual({ kind: "url_not_allowed", rule: "scheme" });
+    expect(await refused(checkTarget("http://u:p@x.example.test/cb", parseAllowList([])))).toEqual({ kind: "url_not_allowed", rule: "credentials" });
   });
 });
