@@ -5,6 +5,11 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ID_PATTERNS } from "./ids";
+import { TestSocket, docWsUrl } from "./edsrv/testing/ws-client";
+
+// The integrator's file server for the embedded document (loopback is allowed for it below).
+const hello = readFileSync(path.resolve(import.meta.dir, "../fixtures/hello.docx"));
+const source = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(hello) });
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "svc-launch-"));
 const PROXY_PORT = 18_000 + Math.floor(Math.random() * 1000);
@@ -24,6 +29,7 @@ beforeAll(async () => {
       SVC_EDSRV_LISTEN: `127.0.0.1:${EDSRV_PORT}`,
       SVC_DOCBUILDER_WORKERS: "1",
       SVC_LOG_LEVEL: "warn",
+      SVC_FETCH_ALLOW_HOSTS: "127.0.0.1",
     },
     stdout: "pipe",
     stderr: "pipe",
@@ -41,6 +47,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   proc?.kill("SIGKILL");
+  source.stop(true);
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -78,6 +85,40 @@ test("the proxy redirects / to /svc/, hides internal gate paths and answers unkn
     expect(res.headers.get("X-SVC-Request-Id")).toBe(body.error.request_id);
   }
 });
+
+test("the embedded default opens a document: a session through the proxy, the editor's WebSocket through the proxy, the gate as WOPI host (alias group 1), a save as version 1", async () => {
+  expect(output).toContain("/svc/embed/session");
+  const res = await fetch(`${base}/svc/embed/session`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Origin: base },
+    body: JSON.stringify({ document: { url: `http://127.0.0.1:${source.port}/hello.docx`, fileType: "docx", key: "launcher-1" }, editor: { user: { id: "u1", name: "Lan" } } }),
+  });
+  expect(res.status).toBe(201);
+  expect(res.headers.get("access-control-allow-origin")).toBe(base);
+  const s = (await res.json()) as any;
+  const wopiSrc = new URL(s.editor_url, base).searchParams.get("WOPISrc")!;
+  expect(wopiSrc).toBe(`http://127.0.0.1:${APP_PORT}/svc/wopi/files/${s.doc_id}`);
+  // The editor page through the proxy (the gate admits the embedded session).
+  const page = await fetch(`${base}${s.editor_url}`, { method: "POST", body: new URLSearchParams({ access_token: s.form.access_token, access_token_ttl: String(s.form.access_token_ttl) }) });
+  expect(page.status).toBe(200);
+  await page.text();
+  const sock = new TestSocket(docWsUrl(base, wopiSrc, s.form.access_token), base);
+  await sock.opened;
+  sock.send(`load url=${encodeURIComponent(wopiSrc)}`);
+  await sock.waitText("status:");
+  expect(sock.texts()).toContain("perm: edit");
+  let n = sock.frames.length;
+  sock.send("textinput text=Launcher%20");
+  await sock.waitText("statechanged: .uno:ModifiedStatus=true", n);
+  n = sock.frames.length;
+  sock.send("save dontTerminateEdit=1 notify=1");
+  expect(JSON.parse((await sock.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: true });
+  const state = (await (await fetch(`${base}/svc/embed/session/${s.session_id}`, { headers: { Authorization: `Bearer ${s.form.access_token}` } })).json()) as any;
+  expect(state).toMatchObject({ version: 1, state: "active" });
+  expect(state.download_url.startsWith(`${base}/svc/embed/files/${s.doc_id}?`)).toBe(true);
+  expect((await fetch(state.download_url)).status).toBe(200);
+  sock.close();
+}, 60_000);
 
 test("SIGTERM stops the whole set", async () => {
   proc.kill("SIGTERM");

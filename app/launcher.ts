@@ -35,12 +35,35 @@ env.SVC_EDSRV_LISTEN ??= "127.0.0.1:9980";
 env.SVC_EDSRV_URL ??= `http://${env.SVC_EDSRV_LISTEN}`;
 env.SVC_EDSRV_ADMIN_PASSWORD ||= randomBytes(18).toString("base64url");
 
+// The gate as the editing server reaches it: alias group 1 is always the gate (the WOPISrc of
+// every embedded document starts with its first entry).
+const appHost = env.SVC_APP_LISTEN.replace(/^(0\.0\.0\.0|\[::\]|::)?:/, "127.0.0.1:");
+env.SVC_ONLINE_ALIASGROUP1 ??= `http://${appHost}`;
+
+const devMode = ["1", "true", "yes", "on"].includes(env.SVC_DEV_MODE.toLowerCase());
+/** A secret made once and kept in the data directory (mode 0600). */
+function keptSecret(name: string, make: () => string): string {
+  const file = path.join(env.SVC_DATA_DIR!, name);
+  if (!existsSync(file)) writeFileSync(file, `${make()}\n`, { mode: 0o600 });
+  return readFileSync(file, "utf8").trim();
+}
+// Embedding out of the box in development: pages of the public origin may create sessions,
+// unsigned configurations are accepted when no embed secret is set, and save callbacks are signed
+// with a key kept in the data directory. Production sets SVC_EMBED_JWT_SECRET instead.
+let unsignedEmbed = false;
+if (devMode) {
+  env.SVC_EMBED_ALLOWED_ORIGINS ??= env.SVC_PUBLIC_URL;
+  if (!env.SVC_EMBED_JWT_SECRET && env.SVC_EMBED_ALLOW_UNSIGNED === undefined) {
+    env.SVC_EMBED_ALLOW_UNSIGNED = "1";
+    unsignedEmbed = true;
+  }
+  env.SVC_EMBED_CALLBACK_SECRET ||= keptSecret("demo-callback-secret", () => randomBytes(24).toString("base64url"));
+}
+
 // A demo API key, made once and kept in the data directory, so DocBuilder works out of the box.
 let demoKey: string | undefined;
 if (!env.SVC_DOCBUILDER_API_KEYS) {
-  const keyFile = path.join(env.SVC_DATA_DIR, "demo-api-key");
-  if (!existsSync(keyFile)) writeFileSync(keyFile, `svc_demo_${randomBytes(16).toString("hex")}\n`, { mode: 0o600 });
-  demoKey = readFileSync(keyFile, "utf8").trim();
+  demoKey = keptSecret("demo-api-key", () => `svc_demo_${randomBytes(16).toString("hex")}`);
   env.SVC_DOCBUILDER_API_KEYS = `demo:${demoKey}`;
 }
 
@@ -112,4 +135,6 @@ if (demoKey) {
   say(`  demo API key: ${demoKey}   (kept in ${path.join(env.SVC_DATA_DIR, "demo-api-key")})`);
   say(`  try: curl -H "Authorization: Bearer ${demoKey}" -F file=@fixtures/hello.docx -F to=pdf ${base}/v1/convert -o hello.pdf`);
 }
+say(`  ${base}/svc/embed/session  embed sessions (POST a config; docs/embedding.md)`);
+if (unsignedEmbed) say("  embedding: unsigned configs accepted (development default); set SVC_EMBED_JWT_SECRET in production");
 say("press Ctrl+C to stop");

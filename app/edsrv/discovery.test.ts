@@ -23,6 +23,7 @@ beforeAll(async () => {
     SVC_DATA_DIR: dataDir,
     SVC_ONLINE_SERVER_NAME: "office.example.test:8443",
     SVC_ONLINE_FRAME_ANCESTORS: "https://app.example.test",
+    SVC_EMBED_ALLOWED_ORIGINS: "https://portal.example.test/",
     SVC_ONLINE_ALIASGROUP1: "http://gate.internal:8081,http://127\\.0\\.0\\.1:8081",
     SVC_ONLINE_ALIASGROUP2: "https://files.example.test:443,https://files[0-9]+\\.example\\.test:443",
     SVC_EDSRV_ADMIN_PASSWORD: "s3cret-admin",
@@ -147,12 +148,13 @@ describe("editor page", () => {
     expect(body).toContain('data-access-token-ttl="0"');
   });
 
-  test("CSP frame-ancestors holds SVC_ONLINE_FRAME_ANCESTORS, this server and the WOPI host", async () => {
+  test("CSP frame-ancestors holds SVC_ONLINE_FRAME_ANCESTORS, SVC_EMBED_ALLOWED_ORIGINS, this server and the WOPI host", async () => {
     const res = await page("https://files7.example.test/wopi/files/9", { access_token: "t" });
     expect(res.status).toBe(200);
     const csp = res.headers.get("content-security-policy")!;
     const fa = /frame-ancestors ([^;]*)/.exec(csp)![1]!.split(" ");
     expect(fa).toContain("https://app.example.test");
+    expect(fa).toContain("https://portal.example.test");
     expect(fa).toContain("office.example.test:*");
     expect(fa).toContain("files7.example.test:*");
   });

@@ -2,7 +2,7 @@
 // access_token_ttl (Unix ms of expiry, 0 = none), ui_defaults, postmessage_origin; query WOPISrc,
 // lang, closebutton (read by the page script). The token is embedded in the page body as a data
 // attribute, never in a URL the browser shows. The CSP's frame-ancestors holds
-// SVC_ONLINE_FRAME_ANCESTORS, this server's host and the WOPI host.
+// SVC_ONLINE_FRAME_ANCESTORS, SVC_EMBED_ALLOWED_ORIGINS, this server's host and the WOPI host.
 
 import type { Config } from "../config";
 import { matchGroup, type AliasGroup } from "../alias-groups";
@@ -34,6 +34,8 @@ export function uiDefaultsToJson(value: string): Record<string, unknown> {
 export function cspFor(config: Config, requestHost: string, wopiSrc: string | null): string {
   const ancestors = new Set<string>();
   for (const a of config.online.frameAncestors.split(/[\s,]+/).filter(Boolean)) ancestors.add(a);
+  // Pages allowed to create embed sessions are the ones that frame the editor: one list to keep.
+  for (const a of config.embed.allowedOrigins) ancestors.add(a === "*" ? "*" : a.replace(/\/+$/, ""));
   const own = (config.online.serverName || requestHost).replace(/^https?:\/\//, "").replace(/\/.*$/, "").replace(/:\d+$/, "");
   if (own) ancestors.add(`${own}:*`);
   if (wopiSrc) {
