@@ -26,8 +26,8 @@ export interface RunningCaddy {
 }
 
 /** Starts `caddy run` with the repository Caddyfile (or a variant of it); resolves once it answers. */
-export async function startCaddy(env: { app: string; edsrv: string; caddyfile?: string }): Promise<RunningCaddy> {
-  const port = await freePort();
+export async function startCaddy(env: { app: string; edsrv: string; caddyfile?: string; port?: number }): Promise<RunningCaddy> {
+  const port = env.port ?? (await freePort());
   const proc = Bun.spawn(["caddy", "run", "--config", env.caddyfile ?? CADDYFILE, "--adapter", "caddyfile"], {
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
