@@ -318,9 +318,16 @@ describe("the editor in a browser", () => {
       return x !== h;
     }, hash0, { polling: 100 });
     await frame.focus("#ime");
-    await page.keyboard.type("Gamma typed 55");
+    const a1 = await edState(frame, "cellCursor");
+    // At a person's pace: at full automation speed right after a sheet switch, Calc can lose the
+    // first characters ("a typed 55" was stored once in ten runs). Input ordering at any speed is
+    // issue 12's work and gets its own test there; this one is about which sheet the text lands on.
+    await page.keyboard.type("Gamma typed 55", { delay: 40 });
     await page.keyboard.press("Enter");
     await typed(page);
+    // Enter has committed the cell once the cell cursor is on A2. (This test is about which sheet
+    // the text lands on; a save sent before Calc commits the cell edit is issue 12's ordering work.)
+    await frame.waitForFunction((y) => ((window as any).edState.cellCursor?.y ?? 0) > y, a1.y);
     expect(await hostSave(page)).toMatchObject({ success: true });
     const xl = unzipSync(lastPut(f.id).bytes);
     const strings = strFromU8(xl["xl/sharedStrings.xml"]!);
