@@ -372,6 +372,20 @@ describe("settings", () => {
     }
   });
 
+  test("503 editor_unavailable when the editing server's discovery cannot be read (after the download: the spec's order)", async () => {
+    const svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1", SVC_EMBED_ALLOW_UNSIGNED: "1", SVC_FETCH_ALLOW_HOSTS: "127.0.0.1", SVC_EDSRV_URL: "http://127.0.0.1:9" });
+    try {
+      const hits = source.hits.length;
+      const res = await fetch(`${svc.url}/svc/embed/session`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(config()) });
+      const body = (await res.json()) as any;
+      expect([res.status, body.error.code]).toEqual([503, "editor_unavailable"]);
+      expect(body.error.message).toContain("/hosting/discovery");
+      expect(source.hits.length).toBe(hits + 1);
+    } finally {
+      await svc.close();
+    }
+  });
+
   test("`*` in SVC_EMBED_ALLOWED_ORIGINS echoes any Origin", async () => {
     const svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1", SVC_EMBED_ALLOWED_ORIGINS: "*", SVC_EMBED_JWT_SECRET: EMBED_SECRET, SVC_EMBED_CALLBACK_SECRET: CALLBACK_SECRET });
     try {

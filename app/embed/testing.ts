@@ -71,6 +71,7 @@ export interface ReceivedCallback {
 export function startReceiver(secret = CALLBACK_SECRET, now: () => number = Date.now, port = 0) {
   const received: ReceivedCallback[] = [];
   const plan: number[] = [];
+  let held: Promise<void> | null = null;
   const waiters: { pred: (c: ReceivedCallback) => boolean; resolve: (c: ReceivedCallback) => void }[] = [];
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -102,6 +103,7 @@ export function startReceiver(secret = CALLBACK_SECRET, now: () => number = Date
           w.resolve(cb);
         }
       }
+      if (held) await held;
       return new Response(status === 200 ? '{"error":0}' : "no", { status });
     },
   });
@@ -110,6 +112,15 @@ export function startReceiver(secret = CALLBACK_SECRET, now: () => number = Date
     port: server.port,
     received,
     plan,
+    /** Holds every answer from now on until the returned function is called (a receiver that hangs). */
+    hold(): () => void {
+      let release!: () => void;
+      held = new Promise<void>((r) => (release = r));
+      return () => {
+        held = null;
+        release();
+      };
+    },
     /** The first callback (already received or future) that matches. */
     wait(pred: (c: ReceivedCallback) => boolean, timeoutMs = 20_000): Promise<ReceivedCallback> {
       const seen = received.find(pred);

@@ -173,6 +173,21 @@ describe("PutFile", () => {
     expect(new Uint8Array(await dl.arrayBuffer())).toEqual(variant(1));
   });
 
+  test("PutFile never waits for the callback: answered while the receiver still has not answered", async () => {
+    const s = await open();
+    const release = receiver.hold();
+    try {
+      expect((await putFile(s, variant(1))).status).toBe(200);
+      // The callback for version 1 has reached the receiver, which is still holding its answer.
+      const cb = await receiver.wait((c) => c.body?.key === s.session.key && c.body.version === 1);
+      expect((await putFile(s, variant(2))).status).toBe(200);
+      expect(cb.body.version).toBe(1);
+    } finally {
+      release();
+    }
+    await receiver.wait((c) => c.body?.key === s.session.key && c.body.version === 2);
+  });
+
   test("409 for a stale X-COOL-WOPI-Timestamp; no timestamp (a forced save) is taken", async () => {
     const s = await open();
     const first = await lmtOf(s);
