@@ -2,10 +2,9 @@
 // to a temporary file in the same file system, flushed to disk, then renamed into place (and the
 // directory flushed), so a version the database knows of is complete on disk even after a crash.
 
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
-import { randomBytes } from "node:crypto";
 
 export class TooLargeError extends Error {
   constructor(readonly limitBytes: number) {

@@ -18,38 +18,34 @@ import type { CallbackView, SaveCallbacks } from "./save-callbacks";
 import { accessTokenHash, newAccessToken, sameDigest } from "./secrets";
 import type { DocumentRow, EmbedStore, SessionRow } from "./store";
 
-export interface SessionResponse {
+/** What both the session object and its state read say of the session. */
+interface SessionIdentity {
   session_id: string;
   key: string;
   doc_id: string;
   mode: EditorMode;
   requested_mode: EditorMode;
   limited: boolean;
-  limit: { limit: number; current: number; edition: string } | null;
-  message: string | null;
-  editor_url: string;
-  form: { access_token: string; access_token_ttl: number; ui_defaults: string };
   version: number;
   expires_at: string;
 }
 
-export interface SessionStateResponse {
-  session_id: string;
-  key: string;
-  doc_id: string;
-  mode: EditorMode;
-  requested_mode: EditorMode;
-  limited: boolean;
+export interface SessionResponse extends SessionIdentity {
+  limit: { limit: number; current: number; edition: string } | null;
+  message: string | null;
+  editor_url: string;
+  form: { access_token: string; access_token_ttl: number; ui_defaults: string };
+}
+
+export interface SessionStateResponse extends SessionIdentity {
   state: "active" | "closed";
   document_state: "open" | "closed";
-  version: number;
   modified: boolean;
   saved_at: string;
   size: number;
   sha256: string;
   download_url: string;
   users: { id: string; name: string }[];
-  expires_at: string;
   /** Beyond the spec: the document's last callback delivery, so an integrator can see why one did not arrive. */
   callback: CallbackView | null;
 }
