@@ -7,8 +7,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { ManualClock } from "../clock";
 import { ID_PATTERNS } from "../ids";
-import { FIXTURES, startTestService } from "../testing/harness";
-import { CALLBACK_SECRET, EMBED_SECRET, embedToken, startEmbedStack, startSource, type EmbedStack } from "./testing";
+import { FIXTURES, startTestService, type Harness } from "../testing/harness";
+import { embedToken, startEmbedStack, startSource, type EmbedStack } from "./testing";
 
 const DOCX = readFileSync(path.join(FIXTURES, "hello.docx"));
 const APP_ORIGIN = "https://app.example";
@@ -204,18 +204,6 @@ describe("POST /svc/embed/session", () => {
     const refused = await stack.create(await signed(config({ document: { url: "http://127.0.0.1:9/x.docx" } })));
     expectError(refused, 422, "download_failed");
   });
-
-  test("413 file_too_large past SVC_EMBED_MAX_FILE_MB", async () => {
-    const svc = await startTestService({ SVC_EMBED_ALLOW_UNSIGNED: "1", SVC_FETCH_ALLOW_HOSTS: "127.0.0.1", SVC_EMBED_MAX_FILE_MB: "1", SVC_DOCBUILDER_WORKERS: "1" });
-    try {
-      const big = source.add("/files/big.docx", new Uint8Array(1024 * 1024 + 1));
-      const res = await fetch(`${svc.url}/svc/embed/session`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(config({ document: { url: big } })) });
-      const body = (await res.json()) as any;
-      expect([res.status, body.error.code, body.error.detail.limit_mb]).toEqual([413, "file_too_large", 1]);
-    } finally {
-      await svc.close();
-    }
-  });
 });
 
 describe("session operations: GET, mode, DELETE with Bearer access_token", () => {
@@ -343,56 +331,61 @@ describe("connection cap for embedded sessions (rule 6)", () => {
 });
 
 describe("settings", () => {
+  // Three services, started at once: embedding off; no secret and every origin allowed; unsigned
+  // mode with a 1 MB cap and no editing server to read discovery from.
+  let disabled: Harness, noSecret: Harness, unsigned: Harness;
+  beforeAll(async () => {
+    [disabled, noSecret, unsigned] = await Promise.all([
+      startTestService({ SVC_EMBED_ENABLED: "0", SVC_EMBED_ALLOW_UNSIGNED: "1", SVC_DOCBUILDER_WORKERS: "1" }),
+      startTestService({ SVC_DOCBUILDER_WORKERS: "1", SVC_EMBED_ALLOWED_ORIGINS: "*" }),
+      startTestService({ SVC_DOCBUILDER_WORKERS: "1", SVC_EMBED_ALLOW_UNSIGNED: "1", SVC_FETCH_ALLOW_HOSTS: "127.0.0.1", SVC_EMBED_MAX_FILE_MB: "1", SVC_EDSRV_URL: "http://127.0.0.1:9" }),
+    ]);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([disabled?.close(), noSecret?.close(), unsigned?.close()]);
+  });
+  const post = (svc: Harness, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${svc.url}/svc/embed/session`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) });
+
   test("SVC_EMBED_ENABLED=0: every embed and WOPI path is 404", async () => {
-    const svc = await startTestService({ SVC_EMBED_ENABLED: "0", SVC_EMBED_ALLOW_UNSIGNED: "1", SVC_DOCBUILDER_WORKERS: "1" });
-    try {
-      for (const [method, p] of [
-        ["POST", "/svc/embed/session"],
-        ["GET", "/svc/embed/session/ses_000000000000000000000000"],
-        ["GET", `/svc/embed/files/doc_${"0".repeat(32)}?v=0&exp=1&sig=${"0".repeat(64)}`],
-        ["GET", `/svc/wopi/files/doc_${"0".repeat(32)}?access_token=x`],
-        ["OPTIONS", "/svc/embed/session"],
-      ] as const) {
-        const res = await fetch(`${svc.url}${p}`, { method, headers: { "Content-Type": "application/json", Origin: APP_ORIGIN }, body: method === "POST" ? "{}" : undefined });
-        expect([p, res.status, ((await res.json()) as any).error.code]).toEqual([p, 404, "not_found"]);
-      }
-      expect((((await (await fetch(`${svc.url}/svc/status`)).json()) as any).embed)).toMatchObject({ enabled: false });
-    } finally {
-      await svc.close();
+    for (const [method, p] of [
+      ["POST", "/svc/embed/session"],
+      ["GET", "/svc/embed/session/ses_000000000000000000000000"],
+      ["GET", `/svc/embed/files/doc_${"0".repeat(32)}?v=0&exp=1&sig=${"0".repeat(64)}`],
+      ["GET", `/svc/wopi/files/doc_${"0".repeat(32)}?access_token=x`],
+      ["OPTIONS", "/svc/embed/session"],
+    ] as const) {
+      const res = await fetch(`${disabled.url}${p}`, { method, headers: { "Content-Type": "application/json", Origin: APP_ORIGIN }, body: method === "POST" ? "{}" : undefined });
+      expect([p, res.status, ((await res.json()) as any).error.code]).toEqual([p, 404, "not_found"]);
     }
+    expect(((await (await fetch(`${disabled.url}/svc/status`)).json()) as any).embed).toMatchObject({ enabled: false });
   });
 
   test("embed_auth_not_configured without SVC_EMBED_JWT_SECRET and with unsigned mode off (the default)", async () => {
-    const svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1" });
-    try {
-      const res = await fetch(`${svc.url}/svc/embed/session`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(config()) });
-      expect([res.status, ((await res.json()) as any).error.code]).toEqual([401, "embed_auth_not_configured"]);
-    } finally {
-      await svc.close();
-    }
-  });
-
-  test("503 editor_unavailable when the editing server's discovery cannot be read (after the download: the spec's order)", async () => {
-    const svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1", SVC_EMBED_ALLOW_UNSIGNED: "1", SVC_FETCH_ALLOW_HOSTS: "127.0.0.1", SVC_EDSRV_URL: "http://127.0.0.1:9" });
-    try {
-      const hits = source.hits.length;
-      const res = await fetch(`${svc.url}/svc/embed/session`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(config()) });
-      const body = (await res.json()) as any;
-      expect([res.status, body.error.code]).toEqual([503, "editor_unavailable"]);
-      expect(body.error.message).toContain("/hosting/discovery");
-      expect(source.hits.length).toBe(hits + 1);
-    } finally {
-      await svc.close();
-    }
+    const res = await post(noSecret, config());
+    expect([res.status, ((await res.json()) as any).error.code]).toEqual([401, "embed_auth_not_configured"]);
   });
 
   test("`*` in SVC_EMBED_ALLOWED_ORIGINS echoes any Origin", async () => {
-    const svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1", SVC_EMBED_ALLOWED_ORIGINS: "*", SVC_EMBED_JWT_SECRET: EMBED_SECRET, SVC_EMBED_CALLBACK_SECRET: CALLBACK_SECRET });
-    try {
-      const res = await fetch(`${svc.url}/svc/embed/session`, { method: "OPTIONS", headers: { Origin: "https://anything.example" } });
-      expect([res.status, res.headers.get("access-control-allow-origin")]).toEqual([204, "https://anything.example"]);
-    } finally {
-      await svc.close();
-    }
+    const res = await fetch(`${noSecret.url}/svc/embed/session`, { method: "OPTIONS", headers: { Origin: "https://anything.example" } });
+    expect([res.status, res.headers.get("access-control-allow-origin")]).toEqual([204, "https://anything.example"]);
+    const post2 = await post(noSecret, config(), { Origin: "https://other.example" });
+    expect([post2.status, post2.headers.get("access-control-allow-origin")]).toEqual([401, "https://other.example"]);
+  });
+
+  test("413 file_too_large past SVC_EMBED_MAX_FILE_MB", async () => {
+    const big = source.add("/files/big.docx", new Uint8Array(1024 * 1024 + 1));
+    const res = await post(unsigned, config({ document: { url: big } }));
+    const body = (await res.json()) as any;
+    expect([res.status, body.error.code, body.error.detail.limit_mb]).toEqual([413, "file_too_large", 1]);
+  });
+
+  test("503 editor_unavailable when the editing server's discovery cannot be read (after the download: the spec's order)", async () => {
+    const hits = source.hits.length;
+    const res = await post(unsigned, config());
+    const body = (await res.json()) as any;
+    expect([res.status, body.error.code]).toEqual([503, "editor_unavailable"]);
+    expect(body.error.message).toContain("/hosting/discovery");
+    expect(source.hits.length).toBe(hits + 1);
   });
 });
