@@ -28,6 +28,8 @@ import { parseAliasGroups } from "./alias-groups";
 import { UsageWriter } from "./gate/usage-csv";
 import { createEmbedGate, type EmbedGate } from "./embed/embed-gate";
 import type { SourceDownload } from "./embed/documents";
+import { demoTargets } from "./demo/local-targets";
+import { DemoReceiver } from "./demo/receiver";
 
 export interface RunningService {
   url: string;
@@ -59,6 +61,8 @@ export interface StartOptions {
   /** Replaces the embed gate's source download (benchmarks). */
   embedDownload?: SourceDownload;
 }
+
+
 
 const SOURCE_DOWNLOAD_TIMEOUT_MS = 60_000;
 
@@ -109,7 +113,17 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
 
   const fetchAllow = parseAllowList(config.fetchAllowHosts);
   // One sender for every signed callback (job callbacks here; document callbacks of the gate later).
-  const callbacks = new CallbackSender({ allow: fetchAllow, logger, clock, retryDelaysMs: opts.callbackRetryDelaysMs });
+  // Development: the demo's own sample and callback URLs are reached on this process's listener
+  // (the SSRF rules forbid the public loopback address; nothing else is let through).
+  let listening = "";
+  const demo = config.devMode ? demoTargets(config.publicUrl, () => listening) : null;
+  const callbacks = new CallbackSender({
+    allow: fetchAllow,
+    logger,
+    clock,
+    retryDelaysMs: opts.callbackRetryDelaysMs,
+    fetchImpl: demo ? demo.callbackFetch((url, o) => safeFetch(url, o)) : undefined,
+  });
 
   const docbuilder = new DocBuilderService({
     pool,
@@ -181,6 +195,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     staleAfterMs: counter.staleAfterPeriods * counter.intervalMs,
     closedAfterMs: opts.embedClosedAfterMs,
     download: opts.embedDownload,
+    localTargets: demo ?? undefined,
   });
   embed.start();
   const usage = new UsageWriter({ dataDir, counter, clock, edition, logger });
@@ -196,7 +211,18 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     authenticate: createAuthenticator({ apiKeys: config.docbuilder.apiKeys, jwtSecret: config.docbuilder.jwtSecret, clock }),
     devMode: config.devMode,
     now: () => clock.now(),
-    gate: { config, license, instanceId, workers: config.docbuilder.workers, now: () => clock.now(), counter, edsrv: sampler, admission, embed },
+    gate: {
+      config,
+      license,
+      instanceId,
+      workers: config.docbuilder.workers,
+      now: () => clock.now(),
+      counter,
+      edsrv: sampler,
+      admission,
+      embed,
+      demo: config.devMode ? { receiver: new DemoReceiver(config.embed.callbackSecret), publicUrl: config.publicUrl, jwtSecret: config.embed.jwtSecret } : undefined,
+    },
   });
 
   const server = Bun.serve({
@@ -209,6 +235,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
   });
   const host = server.hostname ?? "127.0.0.1";
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
+  listening = `http://${["0.0.0.0", "::"].includes(host) ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host}:${server.port}`;
   logger.info("service_listening", { url, workers: config.docbuilder.workers, core: pool.core() });
 
   return {

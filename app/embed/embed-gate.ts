@@ -15,6 +15,7 @@ import { ID_PATTERNS } from "../ids";
 import type { Logger } from "../log";
 import { checkTarget, safeFetch } from "../net/safe-fetch";
 import type { AllowList } from "../net/ssrf";
+import type { DemoTargets } from "../demo/local-targets";
 import { EditorDiscovery } from "./discovery-client";
 import { EmbedDocuments, type SourceDownload } from "./documents";
 import { DownloadLinks } from "./downloads";
@@ -44,6 +45,8 @@ export interface EmbedGateOptions {
   /** Tests shorten the spec's 30 s; never an operator setting. */
   closedAfterMs?: number;
   download?: SourceDownload;
+  /** Development: the demo's own URLs reached on the gate's listener (app/demo/local-targets.ts). */
+  localTargets?: Pick<DemoTargets, "download" | "checkCallbackUrl">;
 }
 
 export type EmbedGate = ReturnType<typeof createEmbedGate>;
@@ -65,11 +68,12 @@ export function createEmbedGate(o: EmbedGateOptions) {
     return ID_PATTERNS.doc.test(id) ? id : null;
   };
 
-  const download: SourceDownload =
-    o.download ??
-    (async (url, toFile, maxBytes) => {
-      await safeFetch(url, { toFile, maxBytes, timeoutMs: SOURCE_TIMEOUT_MS, allow: o.fetchAllow, followRedirects: 5, requireOk: true, userAgent: "SVC-Gate/1.0" });
-    });
+  const safeDownload: SourceDownload = async (url, toFile, maxBytes) => {
+    await safeFetch(url, { toFile, maxBytes, timeoutMs: SOURCE_TIMEOUT_MS, allow: o.fetchAllow, followRedirects: 5, requireOk: true, userAgent: "SVC-Gate/1.0" });
+  };
+  const download: SourceDownload = o.download ?? (o.localTargets ? o.localTargets.download(safeDownload) : safeDownload);
+  const safeCheck = (url: string) => checkTarget(url, o.fetchAllow);
+  const checkCallbackUrl = o.localTargets ? o.localTargets.checkCallbackUrl(safeCheck) : safeCheck;
   const documents = new EmbedDocuments({ store, files, download, clock, logger, maxFileBytes: config.embed.maxFileMb * 1024 * 1024 });
   const links = new DownloadLinks({ store, documents, signer, clock, publicUrl: config.publicUrl, lifetimeMs: config.embed.retainHours * 3600_000 });
 
@@ -114,7 +118,7 @@ export function createEmbedGate(o: EmbedGateOptions) {
     auth: { jwtSecret: config.embed.jwtSecret, allowUnsigned: config.embed.allowUnsigned },
     sessionTtlMs: config.embed.sessionTtlMinutes * 60_000,
     admitEdit: o.admitEdit,
-    checkCallbackUrl: (url) => checkTarget(url, o.fetchAllow),
+    checkCallbackUrl,
     wopiSrc,
     docKey: (docId) => o.keyOf(wopiSrc(docId))!,
     downloadUrl: (docId, v) => links.url(docId, v),

@@ -17,6 +17,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use("*", requestContext(deps.logger));
   app.onError(onError);
   app.notFound(notFound);
+  // The proxy sends / to /svc/; in development that leads to the demo.
+  if (deps.gate.demo) for (const p of ["/svc", "/svc/"]) app.get(p, (c) => c.redirect("/svc/demo", 302));
   app.route("/v1", v1Routes(deps));
   app.route("/svc", svcRoutes(deps.gate));
   return app;

@@ -1,7 +1,7 @@
 // The /svc route group (gate): liveness, status, limits, the proxy's admission check, the embed
 // API and the gate's WOPI host.
 
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { ServiceError } from "../errors";
 import type { Admission } from "../gate/admission";
 import { limitPage } from "../gate/limit-page";
@@ -9,6 +9,8 @@ import { gateLimits, gateStatus, type GateStatusDeps } from "../gate/status";
 import type { EmbedGate } from "../embed/embed-gate";
 import { errorResponse, route, type AppEnv } from "./common";
 import { embedRoutes } from "./embed";
+import { demoRoutes, type DemoDeps } from "./demo";
+import { apiDeclarations, apiScript, type ServedScript } from "../embed/api-bundle";
 import { wopiRoutes } from "./wopi";
 
 export interface SvcDeps extends GateStatusDeps {
@@ -16,6 +18,8 @@ export interface SvcDeps extends GateStatusDeps {
   admission?: Admission;
   /** The embed gate (sessions, WOPI host, downloads); absent in tests of other parts. */
   embed?: EmbedGate;
+  /** Development pages (SVC_DEV_MODE=1 only). */
+  demo?: Omit<DemoDeps, "now">;
 }
 
 export function svcRoutes(deps: SvcDeps): Hono<AppEnv> {
@@ -24,6 +28,16 @@ export function svcRoutes(deps: SvcDeps): Hono<AppEnv> {
   route(app, "/healthz", { GET: (c) => c.json({ ok: true }) });
   route(app, "/status", { GET: (c) => c.json(gateStatus(deps)) });
   route(app, "/limits", { GET: (c) => c.json(gateLimits(deps)) });
+
+  // The browser library and its TypeScript declarations: no authentication, cacheable (the
+  // ETag carries the version and the content's hash).
+  const served = (c: Context<AppEnv>, s: ServedScript, type: string) => {
+    const headers = { "Content-Type": type, ETag: s.etag, "Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*" };
+    if (c.req.header("if-none-match") === s.etag) return c.body(null, 304, headers);
+    return c.body(s.body, 200, headers);
+  };
+  route(app, "/api.js", { GET: async (c) => served(c, await apiScript(), "text/javascript; charset=utf-8") });
+  route(app, "/api.d.ts", { GET: (c) => served(c, apiDeclarations(), "application/typescript; charset=utf-8") });
 
   // Internal: only the inner proxy calls this (the proxy answers 404 to the outside). Headers:
   // X-SVC-Stage (page|ws), X-Original-URI (raw), X-Original-Method. 2xx admits; 403 refuses a
@@ -57,6 +71,9 @@ export function svcRoutes(deps: SvcDeps): Hono<AppEnv> {
   if (deps.embed) {
     app.route("/embed", embedRoutes(deps.embed));
     app.route("/wopi", wopiRoutes(deps.embed));
+  }
+  if (deps.demo) {
+    app.route("/demo", demoRoutes({ ...deps.demo, now: deps.now }));
   }
   return app;
 }

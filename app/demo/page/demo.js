@@ -1,0 +1,110 @@
+// The demo page: opens a sample through api.js with a config made by the demo's "backend"
+// (/svc/demo/config, signed when the service has an embed secret), logs every event with its
+// payload, calls each method, and shows what the demo's callback receiver got.
+(function () {
+  "use strict";
+  var q = new URLSearchParams(location.search);
+  var $ = function (id) { return document.getElementById(id); };
+  var state = { editor: null, log: [] };
+  window.demo = state;
+
+  function esc(s) { return String(s).replace(/[&<>"]/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]; }); }
+
+  function log(name, payload, isError) {
+    var entry = { name: name, payload: payload, at: new Date().toISOString() };
+    state.log.push(entry);
+    var li = document.createElement("li");
+    if (isError) li.className = "error";
+    li.innerHTML = '<span class="name">' + esc(name) + "</span> " + esc(entry.at.slice(11, 23)) + "<br>" + esc(JSON.stringify(payload));
+    $("events").prepend(li);
+  }
+
+  var events = {};
+  ["onReady", "onDocumentLoaded", "onModified", "onSaved", "onClose", "onLimitReached", "onError"].forEach(function (n) {
+    events[n] = function (e) { log(n, e, n === "onError"); };
+  });
+
+  function params() {
+    return {
+      sample: q.get("sample") || "docx",
+      key: q.get("key") || "",
+      user: q.get("user") || "demo-user-1",
+      name: q.get("name") || "Người dùng 1",
+      mode: q.get("mode") || "edit",
+    };
+  }
+
+  function newKey(sample) { return "demo-" + sample + "-" + Date.now().toString(36); }
+
+  function syncUrl(p) {
+    q = new URLSearchParams({ sample: p.sample, key: p.key, user: p.user, name: p.name, mode: p.mode });
+    history.replaceState(null, "", "?" + q.toString());
+    var second = new URLSearchParams({ sample: p.sample, key: p.key, user: "demo-user-2", name: "Người dùng 2", mode: "edit" });
+    $("second").href = "?" + second.toString();
+  }
+
+  async function open() {
+    if (state.editor) state.editor.destroy();
+    var p = params();
+    if (!p.key) p.key = newKey(p.sample);
+    syncUrl(p);
+    $("sample").value = p.sample;
+    $("name").value = p.name;
+    $("mode").value = p.mode;
+    var res = await fetch("/svc/demo/config?" + new URLSearchParams(p).toString());
+    var config = await res.json();
+    if (!res.ok) { log("demo: config", config, true); return; }
+    config.events = events;
+    state.editor = new SVC.Editor("editor", config);
+  }
+
+  async function call(name) {
+    var e = state.editor;
+    if (!e) return;
+    try {
+      var r;
+      if (name === "save") r = await e.save();
+      else if (name === "getInfo") r = await e.getInfo();
+      else if (name === "readOnly") r = await e.setReadOnly(true);
+      else if (name === "edit") r = await e.setReadOnly(false);
+      else if (name === "close") r = await e.close();
+      else if (name === "destroy") r = e.destroy();
+      log(name + "() →", r === undefined ? null : r);
+    } catch (err) {
+      log(name + "() ✗", err, true);
+    }
+  }
+
+  async function pollCallbacks() {
+    try {
+      var list = (await (await fetch("/svc/demo/callbacks")).json()).callbacks;
+      $("callbacks").innerHTML = list.map(function (c) {
+        var b = c.body || {};
+        var sig = c.signature.ok ? '<span class="ok">chữ ký đúng</span>' : '<span class="bad">chữ ký sai: ' + esc(c.signature.reason) + "</span>";
+        var link = b.url ? ' <a href="' + esc(b.url) + '">tải phiên bản ' + esc(b.version) + "</a>" : "";
+        return "<li>" + esc(c.received_at.slice(11, 19)) + " <b>" + esc(c.event) + "</b> " + esc(b.key || "") + " v" + esc(b.version) + " " + sig + link +
+          (b.savedBy ? "<br>bởi " + esc(b.savedBy.name) + (b.final ? " (lần lưu cuối)" : "") + (b.autosave ? " (tự động)" : "") : "") + "</li>";
+      }).join("");
+      state.callbacks = list;
+    } catch (err) { /* the next poll tries again */ }
+  }
+
+  (async function init() {
+    var samples = await (await fetch("/svc/demo/samples")).json();
+    $("sample").innerHTML = samples.map(function (s) { return '<option value="' + esc(s.id) + '">' + esc(s.label) + "</option>"; }).join("");
+    $("open").addEventListener("click", function () {
+      var p = params();
+      var sample = $("sample").value;
+      q.set("sample", sample);
+      q.set("name", $("name").value || p.name);
+      q.set("mode", $("mode").value);
+      if (sample !== p.sample) q.set("key", newKey(sample));
+      open();
+    });
+    $("new").addEventListener("click", function () { q.set("key", newKey($("sample").value)); open(); });
+    document.querySelectorAll("[data-call]").forEach(function (b) { b.addEventListener("click", function () { call(b.getAttribute("data-call")); }); });
+    setInterval(pollCallbacks, 1500);
+    pollCallbacks();
+    open();
+  })();
+})();

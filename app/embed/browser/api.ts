@@ -1,0 +1,351 @@
+// api.js: the browser library integrators load with <script src="https://<service>/svc/api.js">.
+// `new SVC.Editor(elementId, config)` creates the embed session (or takes one the integrator's
+// backend created), frames the editor with the form POST the spec describes, and maps the editor
+// page's Collabora postMessage protocol and the session API onto seven events and five methods.
+// Declarations: svc-api.d.ts (served at /svc/api.d.ts). Built into one script by app/embed/api-bundle.ts.
+
+/// <reference path="./svc-api.d.ts" />
+
+declare const __SVC_API_VERSION__: string;
+
+const LOAD_TIMEOUT_MS = 120_000;
+const SAVE_TIMEOUT_MS = 30_000;
+
+// The service's origin is where this script came from (captured while it runs, before any await).
+const scriptOrigin = (() => {
+  const s = document.currentScript as HTMLScriptElement | null;
+  try {
+    return s?.src ? new URL(s.src).origin : location.origin;
+  } catch {
+    return location.origin;
+  }
+})();
+
+type Msg = { MessageId: string; Values?: Record<string, any> };
+
+const MESSAGES: Record<string, string> = {
+  network_error: "Không kết nối được tới máy chủ soạn thảo: hãy kiểm tra mạng hoặc địa chỉ máy chủ.",
+  origin_not_allowed: "Trang này không được phép nhúng trình soạn thảo: quản trị viên cần thêm nguồn gốc của trang vào SVC_EMBED_ALLOWED_ORIGINS.",
+  load_failed: "Không mở được tài liệu trong trình soạn thảo.",
+  load_timeout: "Tài liệu chưa mở được sau thời gian chờ.",
+  save_failed: "Máy chủ soạn thảo báo lưu thất bại.",
+  save_timeout: "Lưu quá thời gian chờ (30 giây).",
+  not_loaded: "Tài liệu chưa được mở xong.",
+};
+
+function errorInfo(code: string, message?: string, detail: Record<string, unknown> = {}): SVC.ErrorInfo {
+  return { code, message: message || MESSAGES[code] || "Lỗi không xác định.", detail };
+}
+
+let frameSeq = 0;
+
+class Editor implements SVC.Editor {
+  static readonly version = __SVC_API_VERSION__;
+
+  private readonly host: HTMLElement;
+  private readonly events: SVC.Events;
+  private readonly server: string;
+  private readonly loadMs: number;
+  private readonly saveMs: number;
+  private readonly width: string;
+  private readonly height: string;
+  private session: SVC.Session | null = null;
+  private frame: HTMLIFrameElement | null = null;
+  private loaded = false;
+  private ready = false;
+  private destroyed = false;
+  private openedAt = 0;
+  private loadTimer: ReturnType<typeof setTimeout> | null = null;
+  private version = 0;
+  private versionCheck: Promise<SVC.SavedEvent | null> | null = null;
+  private pendingSave: { resolve: (v: Msg["Values"]) => void; reject: (e: SVC.ErrorInfo) => void; timer: ReturnType<typeof setTimeout> } | null = null;
+  private readonly started: Promise<boolean>;
+  private readonly onMessage = (e: MessageEvent) => this.receive(e);
+
+  constructor(elementId: string, config: SVC.EditorConfig) {
+    const host = document.getElementById(elementId);
+    if (!host) throw new TypeError(`SVC.Editor: no element with id "${elementId}"`);
+    this.host = host;
+    this.events = config.events ?? {};
+    this.server = (config.serverUrl ?? scriptOrigin).replace(/\/+$/, "");
+    this.loadMs = config.timeouts?.loadMs ?? LOAD_TIMEOUT_MS;
+    this.saveMs = config.timeouts?.saveMs ?? SAVE_TIMEOUT_MS;
+    this.width = config.ui?.width ?? "100%";
+    this.height = config.ui?.height ?? "100%";
+    this.openedAt = performance.now();
+    window.addEventListener("message", this.onMessage);
+    this.started = this.start(config);
+  }
+
+  // ------------------------------------------------------------------ events
+
+  private emit<K extends keyof SVC.Events>(name: K, payload: Parameters<NonNullable<SVC.Events[K]>>[0]): void {
+    if (this.destroyed) return;
+    const fn = this.events[name] as ((p: unknown) => void) | undefined;
+    if (!fn) {
+      if (name === "onError") console.error("SVC.Editor", payload);
+      return;
+    }
+    try {
+      fn.call(this, payload);
+    } catch (e) {
+      console.error(`SVC.Editor: ${name} threw`, e);
+    }
+  }
+
+  private fail(e: SVC.ErrorInfo): SVC.ErrorInfo {
+    this.emit("onError", e);
+    return e;
+  }
+
+  // ------------------------------------------------------------------ session API
+
+  /** A call to the session API; an error body becomes ErrorInfo, a failed connection network_error. */
+  private async api(path: string, init: RequestInit = {}): Promise<any> {
+    let res: Response;
+    try {
+      res = await fetch(this.server + path, { ...init, credentials: "omit", headers: { ...(init.headers as Record<string, string>) } });
+    } catch {
+      // The browser hides a CORS refusal behind the same TypeError as a dead server: ask the
+      // server without CORS; if it answers, this page's origin is what was refused.
+      const reachable = await fetch(`${this.server}/svc/healthz`, { mode: "no-cors", credentials: "omit" }).then(
+        () => true,
+        () => false,
+      );
+      throw reachable ? errorInfo("origin_not_allowed", undefined, { origin: location.origin, inferred: true }) : errorInfo("network_error", undefined, { server: this.server });
+    }
+    if (res.status === 204) return null;
+    const body = await res.json().catch(() => null);
+    if (!res.ok) {
+      const e = body?.error;
+      throw errorInfo(e?.code ?? (res.status >= 500 ? "internal" : "bad_request"), e?.message, { ...(e?.detail ?? {}), status: res.status, request_id: e?.request_id });
+    }
+    return body;
+  }
+
+  private auth(): Record<string, string> {
+    return { Authorization: `Bearer ${this.session!.form.access_token}` };
+  }
+
+  private async start(config: SVC.EditorConfig): Promise<boolean> {
+    let session = config.session ?? null;
+    if (!session) {
+      const body: Record<string, unknown> = {};
+      for (const k of ["token", "document", "editor", "ui"] as const) if (config[k] !== undefined) body[k] = config[k];
+      try {
+        session = (await this.api("/svc/embed/session", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) })) as SVC.Session;
+      } catch (e) {
+        this.fail(e as SVC.ErrorInfo);
+        return false;
+      }
+    }
+    if (this.destroyed) return false;
+    this.session = session;
+    this.version = session.version;
+    if (session.limited) this.emit("onLimitReached", { message: session.message ?? "", limit: session.limit });
+    this.open();
+    return true;
+  }
+
+  // ------------------------------------------------------------------ the frame
+
+  /** Frames the editor: an iframe, a form POST of the session's form fields into it, the form removed. */
+  private open(): void {
+    const s = this.session!;
+    this.loaded = this.ready = false;
+    const frame = document.createElement("iframe");
+    frame.name = `svc-editor-${++frameSeq}-${Math.random().toString(36).slice(2, 8)}`;
+    frame.title = "Trình soạn thảo tài liệu";
+    frame.setAttribute("allow", "clipboard-read; clipboard-write; fullscreen");
+    frame.setAttribute("allowfullscreen", "true");
+    frame.style.cssText = `width:${this.width};height:${this.height};border:0;display:block`;
+    this.host.replaceChildren(frame);
+    this.frame = frame;
+    const form = document.createElement("form");
+    form.method = "post";
+    form.target = frame.name;
+    form.action = this.server + s.editor_url;
+    form.style.display = "none";
+    const fields: Record<string, string> = { ...Object.fromEntries(Object.entries(s.form).map(([k, v]) => [k, String(v)])), postmessage_origin: location.origin };
+    for (const [name, value] of Object.entries(fields)) {
+      const input = document.createElement("input");
+      input.type = "hidden";
+      input.name = name;
+      input.value = value;
+      form.appendChild(input);
+    }
+    document.body.appendChild(form);
+    form.submit();
+    form.remove();
+    if (this.loadTimer) clearTimeout(this.loadTimer);
+    this.loadTimer = setTimeout(() => {
+      if (!this.loaded) this.fail(errorInfo("load_failed", MESSAGES.load_timeout, { reason: "timeout", timeout_ms: this.loadMs }));
+    }, this.loadMs);
+  }
+
+  private post(id: string, values: Record<string, unknown> = {}): void {
+    this.frame?.contentWindow?.postMessage(JSON.stringify({ MessageId: id, SendTime: Date.now(), Values: values }), this.server);
+  }
+
+  /** Only the editor frame, only from the service's origin. */
+  private receive(e: MessageEvent): void {
+    if (this.destroyed || e.origin !== this.server || !this.frame || e.source !== this.frame.contentWindow) return;
+    let m: Msg;
+    try {
+      m = typeof e.data === "string" ? JSON.parse(e.data) : e.data;
+    } catch {
+      return;
+    }
+    if (!m || typeof m.MessageId !== "string") return;
+    const v = m.Values ?? {};
+    switch (m.MessageId) {
+      case "App_LoadingStatus":
+        if (v.Status === "Frame_Ready") {
+          this.post("Host_PostmessageReady");
+          if (!this.ready) {
+            this.ready = true;
+            const s = this.session!;
+            this.emit("onReady", { sessionId: s.session_id, docId: s.doc_id, key: s.key, mode: s.mode, limited: s.limited, version: this.version });
+          }
+        } else if (v.Status === "Document_Loaded" && !this.loaded) {
+          this.loaded = true;
+          if (this.loadTimer) clearTimeout(this.loadTimer);
+          this.emit("onDocumentLoaded", { loadTimeMs: Math.round(performance.now() - this.openedAt) });
+        } else if (v.Status === "Failed") {
+          if (this.loadTimer) clearTimeout(this.loadTimer);
+          this.fail(errorInfo("load_failed", undefined, { status: "Failed" }));
+        }
+        return;
+      case "Doc_ModifiedStatus":
+        this.emit("onModified", { modified: !!v.Modified });
+        if (!v.Modified) void this.checkVersion();
+        return;
+      case "Action_Save_Resp":
+        if (this.pendingSave) {
+          const p = this.pendingSave;
+          this.pendingSave = null;
+          clearTimeout(p.timer);
+          if (v.success) p.resolve(v);
+          else p.reject(this.fail(errorInfo("save_failed", v.errorMsg ? `${MESSAGES.save_failed} ${v.errorMsg}` : undefined, { result: v.result, errorMsg: v.errorMsg })));
+        }
+        return;
+      case "UI_Close":
+        this.emit("onClose", { reason: "user" });
+        return;
+      case "Session_Closed":
+        this.emit("onClose", { reason: String(v.Reason ?? "closed") });
+        return;
+    }
+  }
+
+  /** After a save: the session state says whether a new version is stored; onSaved once per version. */
+  private checkVersion(): Promise<SVC.SavedEvent | null> {
+    if (!this.session) return Promise.resolve(null);
+    this.versionCheck ??= this.api(`/svc/embed/session/${this.session.session_id}`, { headers: this.auth() })
+      .then((st) => {
+        const saved: SVC.SavedEvent = { version: st.version, url: st.download_url, size: st.size, sha256: st.sha256, savedAt: st.saved_at };
+        if (st.version > this.version) {
+          this.version = st.version;
+          this.emit("onSaved", saved);
+        }
+        return saved;
+      })
+      .catch((e) => {
+        this.fail(e as SVC.ErrorInfo);
+        return null;
+      })
+      .finally(() => {
+        this.versionCheck = null;
+      });
+    return this.versionCheck;
+  }
+
+  // ------------------------------------------------------------------ methods
+
+  async save(): Promise<SVC.SavedEvent> {
+    await this.started;
+    if (!this.loaded || !this.frame) throw this.fail(errorInfo("save_failed", MESSAGES.not_loaded, { reason: "not_loaded" }));
+    if (this.pendingSave) throw this.fail(errorInfo("save_failed", "Một lần lưu khác đang chạy.", { reason: "in_progress" }));
+    await new Promise<Msg["Values"]>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pendingSave = null;
+        reject(this.fail(errorInfo("save_timeout", undefined, { timeout_ms: this.saveMs })));
+      }, this.saveMs);
+      this.pendingSave = { resolve, reject, timer };
+      this.post("Action_Save", { DontTerminateEdit: true, DontSaveIfUnmodified: true, Notify: true });
+    });
+    const saved = await this.checkVersion();
+    if (!saved) throw errorInfo("save_failed", "Đã lưu nhưng không đọc được phiên bản mới.", { reason: "state_unreadable" });
+    return saved;
+  }
+
+  async close(): Promise<void> {
+    if (!(await this.started) || this.destroyed) return this.destroy();
+    // The editing server stores what is unsaved when the document's socket closes (the final save).
+    this.post("Action_Close");
+    await new Promise((r) => setTimeout(r, 50));
+    try {
+      await this.api(`/svc/embed/session/${this.session!.session_id}`, { method: "DELETE", headers: this.auth() });
+    } catch (e) {
+      this.fail(e as SVC.ErrorInfo);
+    }
+    this.emit("onClose", { reason: "host" });
+    this.destroy();
+  }
+
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    window.removeEventListener("message", this.onMessage);
+    if (this.loadTimer) clearTimeout(this.loadTimer);
+    if (this.pendingSave) clearTimeout(this.pendingSave.timer);
+    this.pendingSave = null;
+    this.frame?.remove();
+    this.frame = null;
+  }
+
+  async setReadOnly(readOnly = true): Promise<SVC.Info> {
+    if (!(await this.started)) throw errorInfo("not_found", "Chưa có phiên nhúng.", {});
+    const next = (await this.api(`/svc/embed/session/${this.session!.session_id}/mode`, {
+      method: "POST",
+      headers: { ...this.auth(), "Content-Type": "application/json" },
+      body: JSON.stringify({ mode: readOnly ? "view" : "edit" }),
+    }).catch((e) => {
+      throw this.fail(e as SVC.ErrorInfo);
+    })) as SVC.Session;
+    const changed = next.mode !== this.session!.mode;
+    this.session = next;
+    if (next.limited) this.emit("onLimitReached", { message: next.message ?? "", limit: next.limit });
+    if (changed) {
+      this.openedAt = performance.now();
+      this.open();
+    }
+    return this.getInfo();
+  }
+
+  async getInfo(): Promise<SVC.Info> {
+    if (!(await this.started)) throw errorInfo("not_found", "Chưa có phiên nhúng.", {});
+    const st = await this.api(`/svc/embed/session/${this.session!.session_id}`, { headers: this.auth() });
+    return {
+      sessionId: st.session_id,
+      docId: st.doc_id,
+      key: st.key,
+      mode: st.mode,
+      requestedMode: st.requested_mode,
+      limited: st.limited,
+      state: st.state,
+      documentState: st.document_state,
+      version: st.version,
+      modified: st.modified,
+      savedAt: st.saved_at,
+      size: st.size,
+      sha256: st.sha256,
+      downloadUrl: st.download_url,
+      users: st.users,
+      expiresAt: st.expires_at,
+      loaded: this.loaded,
+    };
+  }
+}
+
+(window as unknown as { SVC: unknown }).SVC = { Editor };

@@ -1,0 +1,48 @@
+// Development pages (SVC_DEV_MODE=1; not mounted otherwise, so 404): the demo page that opens a
+// sample through api.js, the samples, the demo's "backend" that makes (and signs) a config, and
+// the demo's callback receiver with what it received.
+
+import { Hono } from "hono";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { demoConfig } from "../demo/demo-config";
+import type { DemoReceiver } from "../demo/receiver";
+import { DEMO_SAMPLES, sampleByFile } from "../demo/samples";
+import { CONTENT_TYPES } from "../embed/downloads";
+import { route, type AppEnv } from "./common";
+
+const PAGE_DIR = path.resolve(import.meta.dir, "../demo/page");
+const page = (file: string) => readFileSync(path.join(PAGE_DIR, file), "utf8");
+
+export interface DemoDeps {
+  receiver: DemoReceiver;
+  publicUrl: string;
+  jwtSecret: string;
+  now: () => number;
+}
+
+export function demoRoutes(deps: DemoDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const noStore = { "Cache-Control": "no-store" };
+  route(app, "/", { GET: (c) => c.html(page("demo.html"), 200, noStore) });
+  route(app, "/demo.js", { GET: (c) => c.body(page("demo.js"), 200, { "Content-Type": "text/javascript; charset=utf-8", ...noStore }) });
+  route(app, "/demo.css", { GET: (c) => c.body(page("demo.css"), 200, { "Content-Type": "text/css; charset=utf-8", ...noStore }) });
+  route(app, "/samples", { GET: (c) => c.json(DEMO_SAMPLES.map(({ id, label, file, fileType }) => ({ id, label, file, fileType }))) });
+  for (const s of DEMO_SAMPLES) {
+    route(app, `/${s.file}`, {
+      GET: () => new Response(Bun.file(sampleByFile(s.file)!.source), { headers: { "Content-Type": CONTENT_TYPES[s.fileType], "Content-Disposition": "inline", ...noStore } }),
+    });
+  }
+  route(app, "/config", {
+    GET: async (c) => c.json(await demoConfig({ sample: c.req.query("sample") ?? "docx", key: c.req.query("key"), user: c.req.query("user"), name: c.req.query("name"), mode: c.req.query("mode"), lang: c.req.query("lang") }, deps), 200, noStore),
+  });
+  route(app, "/callback", {
+    POST: async (c) => {
+      const raw = new Uint8Array(await c.req.arrayBuffer());
+      const r = deps.receiver.receive(c.req.raw.headers, raw);
+      return c.json(r.check.ok ? { ok: true } : { ok: false, reason: r.check.reason }, r.status as 200);
+    },
+  });
+  route(app, "/callbacks", { GET: (c) => c.json({ callbacks: deps.receiver.list() }, 200, noStore) });
+  return app;
+}
