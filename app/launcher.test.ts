@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { ID_PATTERNS } from "./ids";
 import { TestSocket, docWsUrl } from "./edsrv/testing/ws-client";
+import { startChromium } from "./edsrv/testing/chromium";
 
 // The integrator's file server for the embedded document (loopback is allowed for it below).
 const hello = readFileSync(path.resolve(import.meta.dir, "../fixtures/hello.docx"));
@@ -71,6 +72,35 @@ test("the start command serves DocBuilder through the proxy with a demo key", as
   expect(pdf.status).toBe(200);
   expect(pdf.headers.get("Content-Type")).toBe("application/pdf");
 });
+
+test("the start command prints the demo's address; / leads to the demo through the proxy", async () => {
+  expect(output).toContain(`${base}/svc/demo`);
+  const res = await fetch(`${base}/`);
+  expect(res.status).toBe(200);
+  expect(res.url).toBe(`${base}/svc/demo`);
+  expect(await res.text()).toContain('<script src="/svc/api.js"></script>');
+  expect((await fetch(`${base}/svc/api.js`)).status).toBe(200);
+});
+
+test("a new developer's first minute: the printed address opens the demo, a document is edited and saved, the signed callback shows", async () => {
+  const chrome = await startChromium();
+  try {
+    const page = await chrome.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${base}/`);
+    await page.waitForFunction(() => (window as any).demo?.log.some((e: any) => e.name === "onDocumentLoaded"), undefined, { timeout: 60_000 });
+    const frame = page.frames().find((f) => f.url().includes("/ed.html"))!;
+    await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0);
+    await frame.focus("#ime");
+    await page.keyboard.type("First minute ");
+    await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onModified" && e.payload.modified));
+    await page.click('[data-call="save"]');
+    await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onSaved"));
+    await page.waitForFunction(() => document.getElementById("callbacks")!.textContent!.includes("chữ ký đúng"), undefined, { timeout: 20_000 });
+    expect((await page.evaluate(() => (window as any).demo.log.filter((e: any) => e.name === "onError"))).length).toBe(0);
+  } finally {
+    await chrome.close();
+  }
+}, 90_000);
 
 test("the proxy redirects / to /svc/, hides internal gate paths and answers unknown paths with the JSON 404", async () => {
   const root = await fetch(`${base}/`, { redirect: "manual" });

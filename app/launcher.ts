@@ -128,6 +128,7 @@ await waitFor(`${env.SVC_PUBLIC_URL}/v1/status`, 30_000);
 
 const base = env.SVC_PUBLIC_URL;
 say("ready:");
+if (devMode) say(`  ${base}/svc/demo         the demo: edit a sample document, see every event and signed callback`);
 say(`  ${base}/v1/status          DocBuilder status (no authentication)`);
 say(`  ${base}/v1/formats         what converts to what`);
 say(`  ${base}/svc/healthz        gate liveness`);
