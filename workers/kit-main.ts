@@ -15,7 +15,7 @@
 // Input events (keys, mouse, text input) are processed asynchronously on that thread, so a save
 // first waits until input has settled (no input for 200 ms and no callback for 50 ms, at most 3 s).
 
-import { mkdirSync, rmSync, existsSync } from "node:fs";
+import { copyFileSync, mkdirSync, rmSync, existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { tmpdir } from "node:os";
 import { createInterface } from "node:readline";
@@ -202,7 +202,10 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const width = num(req.width, "width"), height = num(req.height, "height");
       if (width < 1 || height < 1 || width > 2048 || height > 2048) throw new Error("tile size out of range");
       const part = req.part === undefined ? undefined : num(req.part, "part");
-      if (part !== undefined && d.getDocumentType() !== 0 && d.getPart() !== part && part >= 0 && part < d.getParts()) d.setPart(part);
+      // Tiles are painted for the part this view shows. A request for another part was sent
+      // before the client's part switch reached the engine: switching the view back to paint it
+      // would end what the user is doing there (a cell being typed into loses its text).
+      if (part !== undefined && d.getDocumentType() !== 0 && d.getPart() !== part) return { stale: true, shown: d.getPart() };
       const buf = new Uint8Array(width * height * 4);
       d.paintTile(buf, width, height, num(req.x, "x"), num(req.y, "y"), Math.max(1, num(req.w, "w")), Math.max(1, num(req.h, "h")));
       const png = encodePng(tileToRgb(buf, width * height, d.getTileMode()), width, height);
@@ -238,17 +241,31 @@ function pump(): void {
   }
 }
 
+/** Small real documents of each family: their import filters (OOXML, ODF) load on first use. */
+const WARM_DOCUMENTS = ["hello.docx", "hello.xlsx", "hello.pptx"].map((f) => resolve(import.meta.dir, "../fixtures", f));
+
 /**
- * An idle kit loads, renders and closes an empty document of each family before it says ready:
- * the first load in a fresh engine pays the modules' and fonts' initialisation (300-700 ms for a
- * one-page docx on 2 cores), which would otherwise fall on the first user's document open.
+ * An idle kit loads, renders and closes a document of each family before it says ready: the first
+ * load in a fresh engine pays the modules' and fonts' initialisation (300-700 ms for a one-page
+ * docx on 2 cores), and the first load of a file format pays its import filter's (an empty
+ * factory document does not load the OOXML filters: ~300 ms of the first docx open), which would
+ * otherwise fall on the first user's document open. The warm documents are private copies (the
+ * engine writes lock files beside what it opens).
  */
-function warmUp(): void {
+function warmUp(tempDir: string): void {
   if (process.env.SVC_KIT_WARMUP === "0") return;
   const t0 = performance.now();
-  for (const factory of ["swriter", "scalc", "simpress"]) {
+  const sources = [
+    ...["swriter", "scalc", "simpress"].map((f) => `private:factory/${f}`),
+    ...WARM_DOCUMENTS.filter((f) => existsSync(f)).map((f) => {
+      const copy = join(tempDir, `warm-${f.split("/").pop()}`);
+      copyFileSync(f, copy);
+      return fileUrl(copy);
+    }),
+  ];
+  for (const url of sources) {
     try {
-      const d = office.documentLoad(`private:factory/${factory}`, "");
+      const d = office.documentLoad(url, url.startsWith("private:") ? "" : LOAD_OPTIONS);
       if (!d) continue;
       d.initializeForRendering("");
       d.paintTile(new Uint8Array(64 * 64 * 4), 64, 64, 0, 0, 3840, 3840);
@@ -291,7 +308,7 @@ function main(): void {
   } catch {
     // keep empty
   }
-  warmUp();
+  warmUp(tempDir);
   send({ type: "ready", pid: process.pid, startMs: Math.round(performance.now() - t0), version });
   setInterval(pump, 20);
 

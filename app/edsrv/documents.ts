@@ -436,7 +436,7 @@ export class DocumentBroker {
     try {
       switch (cmd) {
         case "tile": {
-          const r = await kit.request<{ png: string }>("tile", {
+          const r = await kit.request<{ png?: string; stale?: boolean }>("tile", {
             viewId,
             part: intArg(args.part, 0),
             width: intArg(args.width, 256),
@@ -446,7 +446,10 @@ export class DocumentBroker {
             w: intArg(args.w, 3840),
             h: intArg(args.h, 3840),
           });
-          const head = Buffer.from(`tile: id=${args.id ?? ""} part=${intArg(args.part, 0)} x=${intArg(args.x, 0)} y=${intArg(args.y, 0)} w=${intArg(args.w, 3840)} h=${intArg(args.h, 3840)} width=${intArg(args.width, 256)} height=${intArg(args.height, 256)}\n`);
+          const where = `id=${args.id ?? ""} part=${intArg(args.part, 0)} x=${intArg(args.x, 0)} y=${intArg(args.y, 0)} w=${intArg(args.w, 3840)} h=${intArg(args.h, 3840)}`;
+          // Asked for a part the view no longer shows: the client forgets the request.
+          if (r.stale || !r.png) return s.send(`tilestale: ${where}`);
+          const head = Buffer.from(`tile: ${where} width=${intArg(args.width, 256)} height=${intArg(args.height, 256)}\n`);
           s.send(new Uint8Array(Buffer.concat([head, Buffer.from(r.png, "base64")])));
           return;
         }

@@ -105,6 +105,13 @@
       case "cellcursor": onCellCursor(arg); break;
       case "invalidateviewcursor": onViewCursor(arg); break;
       case "setpart": if (status && Number(arg) !== status.selectedPart) send("status"); break;
+      case "tilestale": {
+        // A tile of a part the view had left when the request arrived: forget it (asked again if that part comes back).
+        var t = {};
+        arg.split(" ").forEach(function (kv) { var i = kv.indexOf("="); if (i > 0) t[kv.slice(0, i)] = Number(kv.slice(i + 1)); });
+        delete pending[(t.part || 0) + ":" + Math.round(t.x / t.w) + ":" + Math.round(t.y / t.w)];
+        break;
+      }
       case "viewinfo": onViews(JSON.parse(arg)); break;
       case "statechanged":
         if (arg.indexOf(".uno:ModifiedStatus=") === 0) {
