@@ -26,7 +26,12 @@ export interface KitPoolOptions {
   /** How long a starting kit may take to say ready. */
   startTimeoutMs?: number;
   command?: string[];
+  /** How long after handing a kit out the idle set is topped up (TOP_UP_DELAY_MS). */
+  topUpDelayMs?: number;
 }
+
+/** A document's open and first screen take well under this on a warm kit. */
+export const TOP_UP_DELAY_MS = 3000;
 
 export class KitError extends Error {}
 
@@ -143,6 +148,7 @@ export class KitPool {
   private readonly all = new Set<Kit>();
   private nextSlot = 0;
   private closing = false;
+  private topUpTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly log: Logger;
   spawned = 0;
   crashes = 0;
@@ -194,7 +200,21 @@ export class KitPool {
 
   private topUp(): void {
     if (this.closing) return;
+    if (this.topUpTimer) clearTimeout(this.topUpTimer);
+    this.topUpTimer = null;
     while (this.idle.length < this.opts.idle) this.spawnIdle();
+  }
+
+  /**
+   * Tops the idle set up once the document just handed out has opened: a kit starting (engine
+   * start-up and warm-up, a core's worth for about 2 s) while the document loads and paints its
+   * first screen would slow exactly that. At once when no ready kit is left for the next open.
+   */
+  private topUpSoon(): void {
+    if (this.closing) return;
+    if (!this.idle.some((k) => k.pid !== 0)) return this.topUp();
+    this.topUpTimer ??= setTimeout(() => this.topUp(), this.opts.topUpDelayMs ?? TOP_UP_DELAY_MS);
+    this.topUpTimer.unref?.();
   }
 
   /** A warm kit for a new document (a fresh one is started when none is idle). */
@@ -205,7 +225,7 @@ export class KitPool {
     if (kit) this.idle.splice(this.idle.indexOf(kit), 1);
     else kit = this.spawn();
     kit.assigned = true;
-    this.topUp();
+    this.topUpSoon();
     await kit.ready;
     return kit;
   }
@@ -227,6 +247,7 @@ export class KitPool {
 
   async close(): Promise<void> {
     this.closing = true;
+    if (this.topUpTimer) clearTimeout(this.topUpTimer);
     const kits = [...this.all];
     for (const k of kits) k.kill();
     await Promise.all(kits.map((k) => k.exited));
