@@ -109,9 +109,9 @@ async function viaApi(): Promise<{ loaded: number; painted: number }> {
   pages.set(`/p${seq}`, apiPage(token));
   const page = await ctx.newPage();
   await page.goto(`${appOrigin}/p${seq}`);
-  await page.waitForFunction(() => (window as any).loadedAt > 0, undefined, { timeout: 60_000 });
+  await page.waitForFunction(() => (window as any).loadedAt > 0, undefined, { timeout: 60_000, polling: 25 });
   const frame = page.frames().find((f) => f.url().includes("/ed.html"))!;
-  await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0, undefined, { timeout: 60_000 });
+  await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0, undefined, { timeout: 60_000, polling: 25 });
   const t = await page.evaluate(() => ({ t0: (window as any).t0, loaded: (window as any).loadedAt }));
   const paint = await frame.evaluate(() => (window as any).edState.firstPaintAt as number); // epoch ms
   await page.close();

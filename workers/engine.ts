@@ -25,7 +25,6 @@
 
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync, openSync, readSync, closeSync, statSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
-import { deflateSync, crc32 } from "node:zlib";
 import Papa from "papaparse";
 import { unzipSync, strFromU8 } from "fflate";
 import { XMLParser } from "fast-xml-parser";
@@ -40,9 +39,9 @@ import {
   LOK_CALLBACK_DOCUMENT_PASSWORD,
   LOK_CALLBACK_DOCUMENT_PASSWORD_TO_MODIFY,
   LOK_CALLBACK_ERROR,
-  LOK_TILEMODE_RGBA,
 } from "./lok";
 import { exportFilterFor, formatOf, type Family } from "./formats";
+import { encodeTilePng } from "./png";
 import type {
   ConvertResult,
   CoreInfo,
@@ -315,54 +314,6 @@ export function csvToFods(text: string, sheetName: string, delimiter?: string): 
     (body.length ? body.join("\n") : "<table:table-row><table:table-cell/></table:table-row>") +
     `</table:table></office:spreadsheet></office:body></office:document>\n`;
   return { xml, rows: rows.length, cols, delimiter: parsed.meta.delimiter };
-}
-
-// ---------------------------------------------------------------------------------------------
-// PNG
-
-/** Encodes 8-bit RGB pixels (3 bytes each, row-major) as PNG (filter "Up" on every row). */
-export function encodePng(rgb: Uint8Array, width: number, height: number): Buffer {
-  const stride = width * 3;
-  const raw = Buffer.alloc((stride + 1) * height);
-  for (let y = 0; y < height; y++) {
-    const o = y * (stride + 1);
-    raw[o] = 2; // Up
-    const row = y * stride, prev = (y - 1) * stride;
-    for (let x = 0; x < stride; x++) raw[o + 1 + x] = (rgb[row + x]! - (y > 0 ? rgb[prev + x]! : 0)) & 0xff;
-  }
-  const chunk = (type: string, data: Uint8Array) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const td = Buffer.concat([Buffer.from(type, "latin1"), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(td) >>> 0);
-    return Buffer.concat([len, td, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 2; // colour type RGB
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", deflateSync(raw, { level: 6 })),
-    chunk("IEND", new Uint8Array(0)),
-  ]);
-}
-
-/** LOK tiles are premultiplied BGRA (or RGBA); composite on white into RGB. */
-export function tileToRgb(tile: Uint8Array, pixels: number, mode: number): Uint8Array {
-  const out = new Uint8Array(pixels * 3);
-  const bgra = mode !== LOK_TILEMODE_RGBA;
-  for (let i = 0; i < pixels; i++) {
-    const a = tile[i * 4 + 3]!, bg = 255 - a;
-    const c0 = tile[i * 4]!, c1 = tile[i * 4 + 1]!, c2 = tile[i * 4 + 2]!;
-    out[i * 3] = Math.min(255, (bgra ? c2 : c0) + bg);
-    out[i * 3 + 1] = Math.min(255, c1 + bg);
-    out[i * 3 + 2] = Math.min(255, (bgra ? c0 : c2) + bg);
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -708,7 +659,7 @@ export class Engine {
       const height = Math.max(1, Math.min(8192, Math.round((width * h) / w)));
       const tile = new Uint8Array(width * height * 4);
       d.paintTile(tile, width, height, x, y, w, h);
-      const png = encodePng(tileToRgb(tile, width * height, d.getTileMode()), width, height);
+      const png = encodeTilePng(tile, width, height, d.getTileMode());
       writeFileSync(output, png);
       return { family: l.family, width, height, pages: this.pages(l) };
     });

@@ -11,7 +11,8 @@
 // stdout/stderr belong to LibreOffice and carry nothing of ours.
 //
 // Threading: LibreOffice runs its own main loop on another thread and delivers document
-// callbacks there; lok.ts queues them natively and this process drains the queue every 20 ms.
+// callbacks there; lok.ts queues them natively and this process drains the queue every 5 ms (a
+// keystroke's invalidation waits for the next drain: at 20 ms that was 10 ms of every keystroke).
 // Input events (keys, mouse, text input) are processed asynchronously on that thread, so a save
 // first waits until input has settled (no input for 200 ms and no callback for 50 ms, at most 3 s).
 
@@ -33,8 +34,10 @@ import {
   LOK_MOUSEEVENT_MOUSEMOVE,
   LOK_EXT_TEXTINPUT,
   LOK_EXT_TEXTINPUT_END,
+  LOK_CALLBACK_INVALIDATE_TILES,
 } from "./lok";
-import { LOAD_OPTIONS, encodePng, tileToRgb, writeProfileConfig } from "./engine";
+import { LOAD_OPTIONS, writeProfileConfig } from "./engine";
+import { encodeTilePng } from "./png";
 import { sendLine } from "./reply";
 
 const send = sendLine;
@@ -54,6 +57,12 @@ let doc: LokDocument | null = null;
 let lastInputAt = 0;
 let lastCallbackAt = 0;
 const views = new Set<number>();
+/**
+ * Views that have not had a tile painted yet. Their invalidations are dropped: the client holds no
+ * tile of theirs to repaint. Creating a view invalidates the whole document about when the
+ * client asks for its first screen, and each of those tiles was painted twice.
+ */
+const unpainted = new Set<number>();
 let firstViewTaken = false;
 
 
@@ -99,6 +108,7 @@ function addView(readOnly: boolean): number {
   d.registerQueuedCallback(viewId);
   d.initializeForRendering("");
   views.add(viewId);
+  unpainted.add(viewId);
   log("info", "kit_view_added", { view_id: viewId, read_only: readOnly, views: d.getViewsCount() });
   return viewId;
 }
@@ -149,6 +159,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const viewId = req.viewId as number;
       d.unregisterCallback();
       views.delete(viewId);
+      unpainted.delete(viewId);
       if (d.getViewsCount() > 1) d.destroyView(viewId);
       const rest = [...views][0];
       if (rest !== undefined) d.setView(rest);
@@ -206,9 +217,13 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       // before the client's part switch reached the engine: switching the view back to paint it
       // would end what the user is doing there (a cell being typed into loses its text).
       if (part !== undefined && d.getDocumentType() !== 0 && d.getPart() !== part) return { stale: true, shown: d.getPart() };
+      if (unpainted.has(d.getView())) {
+        pump(); // what the engine queued before this first paint is in it
+        unpainted.delete(d.getView());
+      }
       const buf = new Uint8Array(width * height * 4);
       d.paintTile(buf, width, height, num(req.x, "x"), num(req.y, "y"), Math.max(1, num(req.w, "w")), Math.max(1, num(req.h, "h")));
-      const png = encodePng(tileToRgb(buf, width * height, d.getTileMode()), width, height);
+      const png = encodeTilePng(buf, width, height, d.getTileMode());
       return { png: png.toString("base64") };
     }
     case "save": {
@@ -237,6 +252,7 @@ function pump(): void {
   if (events.length) lastCallbackAt = performance.now();
   for (const e of events) {
     if (!FORWARDED.has(e.type)) continue;
+    if (e.type === LOK_CALLBACK_INVALIDATE_TILES && unpainted.has(e.tag)) continue;
     send({ type: "cb", viewId: e.tag, cb: e.type, payload: e.payload });
   }
 }
@@ -268,7 +284,11 @@ function warmUp(tempDir: string): void {
       const d = office.documentLoad(url, url.startsWith("private:") ? "" : LOAD_OPTIONS);
       if (!d) continue;
       d.initializeForRendering("");
-      d.paintTile(new Uint8Array(64 * 64 * 4), 64, 64, 0, 0, 3840, 3840);
+      const tile = new Uint8Array(256 * 256 * 4);
+      d.paintTile(tile, 256, 256, 0, 0, 3840, 3840);
+      // The tile encoder runs interpreted until the JIT has seen it often: the first tiles of
+      // the first document took 10-60 ms each to encode instead of 0.4 ms.
+      for (let i = 0; i < 40; i++) encodeTilePng(tile, 256, 256, d.getTileMode());
       d.destroy();
     } catch {
       // warming is best effort
@@ -310,30 +330,47 @@ function main(): void {
   }
   warmUp(tempDir);
   send({ type: "ready", pid: process.pid, startMs: Math.round(performance.now() - t0), version });
-  setInterval(pump, 20);
+  setInterval(pump, 5);
 
-  // Requests start in arrival order; input and saves also finish in order (see ORDERED_OPS).
+  // Requests start in arrival order, one per macrotask: readline hands over every line of a read
+  // at once, and painting a screen's tiles synchronously in one turn held every reply (sent from
+  // a promise callback) until the last tile was painted. Input and saves also finish in order
+  // (see ORDERED_OPS).
+  const queue: string[] = [];
+  const next = () => {
+    const line = queue.shift();
+    if (line !== undefined) start(line);
+    if (queue.length) setImmediate(next);
+  };
   const rl = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
   rl.on("line", (line) => {
     if (!line.trim()) return;
-    let req: Record<string, unknown>;
-    try {
-      req = JSON.parse(line);
-      if (!req || typeof req !== "object") throw new Error("not an object");
-    } catch {
-      log("warn", "kit_request_malformed", { bytes: line.length });
-      return;
-    }
-    const id = typeof req.id === "string" ? req.id : "";
-    // Input and saves keep their order even when one request waits (an undo or a save settling);
-    // tiles and status do not queue behind them.
-    const handled = ORDERED_OPS.has(String(req.op)) ? (inputChain = inputChain.catch(() => {}).then(() => handle(req))) : handle(req);
-    handled.then(
-      (result) => send({ type: "reply", id, ok: true, result }),
-      (err) => send({ type: "reply", id, ok: false, error: String((err as Error)?.message ?? err) }),
-    );
+    if (process.env.SVC_TRACE) require("node:fs").appendFileSync("/tmp/exp/trace.log", `kit line ${Date.now()} ${line.slice(0,30)}\n`);
+    queue.push(line);
+    if (queue.length === 1) setImmediate(next);
   });
   rl.on("close", () => process.exit(0));
+}
+
+/** Parses one request line and starts it; its reply goes out when it finishes. */
+function start(line: string): void {
+  const T0 = Date.now();
+  let req: Record<string, unknown>;
+  try {
+    req = JSON.parse(line);
+    if (!req || typeof req !== "object") throw new Error("not an object");
+  } catch {
+    log("warn", "kit_request_malformed", { bytes: line.length });
+    return;
+  }
+  const id = typeof req.id === "string" ? req.id : "";
+  // Input and saves keep their order even when one request waits (an undo or a save settling);
+  // tiles and status do not queue behind them.
+  const handled = ORDERED_OPS.has(String(req.op)) ? (inputChain = inputChain.catch(() => {}).then(() => handle(req))) : handle(req);
+  handled.then(
+    (result) => { if (process.env.SVC_TRACE) require("node:fs").appendFileSync("/tmp/exp/trace.log", `kit ${String(req.op)} start ${T0} done ${Date.now()}\n`); send({ type: "reply", id, ok: true, result }); },
+    (err) => send({ type: "reply", id, ok: false, error: String((err as Error)?.message ?? err) }),
+  );
 }
 
 main();

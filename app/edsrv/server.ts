@@ -193,7 +193,10 @@ export async function createEdsrv(deps: EdsrvDeps) {
     if (!/^[a-z0-9-]+\.(js|css)$/.test(file)) return c.text("Not found", 404);
     const p = path.join(BROWSER_DIR, file);
     if (!existsSync(p)) return c.text("Not found", 404);
-    return c.body(readFileSync(p), 200, { "Content-Type": STATIC_TYPES[file.split(".").pop()!]!, "Cache-Control": "no-cache" });
+    // The hash is made from these files' contents: under the current one they never change, and
+    // a page opened again does not wait for them (under an old hash: served, but not kept).
+    const cache = c.req.param("hash") === hash ? "public, max-age=31536000, immutable" : "no-cache";
+    return c.body(readFileSync(p), 200, { "Content-Type": STATIC_TYPES[file.split(".").pop()!]!, "Cache-Control": cache });
   });
 
   app.get("/ed/getMetrics", (c) => {

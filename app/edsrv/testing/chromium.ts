@@ -66,12 +66,17 @@ export interface Editor {
   frame: Frame;
 }
 
-/** The editor frame once Document_Loaded was posted and the first tiles are drawn. */
+/**
+ * The editor frame once Document_Loaded was posted and the first tiles are drawn. Polled every
+ * 25 ms, not on every animation frame (Playwright's default): rAF polling makes headless Chromium
+ * produce a frame 60 times a second, which on 2 cores took the CPU the document's open needed
+ * (its timings come from the page's own marks, not from when this notices them).
+ */
 export async function editorFrame(page: Page): Promise<Frame> {
-  await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.Values?.Status === "Document_Loaded" || m.Values?.Status === "Failed"));
+  await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.Values?.Status === "Document_Loaded" || m.Values?.Status === "Failed"), undefined, { polling: 25 });
   const frame = page.frames().find((f) => f.url().includes("/ed.html"));
   if (!frame) throw new Error("no editor frame");
-  await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0);
+  await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0, undefined, { polling: 25 });
   return frame;
 }
 
