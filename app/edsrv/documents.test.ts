@@ -261,6 +261,21 @@ describe("views", () => {
     expect(missing).toEqual([]);
     for (const s of sockets) s.close();
   }, 60_000);
+
+  // Creating a view invalidates the whole document about when its client asks for its first
+  // screen: passed on, every tile of that screen was painted twice.
+  test("a view gets no tile invalidation before its first tile; after it, an edit invalidates", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1");
+    await Bun.sleep(400);
+    expect(s.texts().filter((t) => t.startsWith("invalidatetiles:"))).toEqual([]);
+    s.send("tile part=0 width=256 height=256 x=0 y=0 w=3840 h=3840 id=1");
+    await s.wait((f) => typeof f !== "string");
+    const n = s.frames.length;
+    s.send(`textinput text=${encodeURIComponent("Hi")}`);
+    await s.waitText("invalidatetiles:", n);
+    s.close();
+  });
 });
 
 describe("read-only sessions", () => {

@@ -53,6 +53,8 @@ export interface BrokerDeps {
   autosaveSeconds: number;
   /** First retry delay of a failed save; doubles up to 60 s. */
   saveRetryMs: number;
+  /** How long a preloaded document waits for its first session. */
+  preloadWaitMs: number;
   admin: AdminEvents;
   onClosed(doc: DocumentBroker): void;
 }
@@ -84,6 +86,8 @@ const CALLBACK_NAMES: Record<number, string> = {
 };
 
 let brokerSeq = 0;
+/** How long a preloaded document waits for its first session, by default. */
+export const PRELOAD_WAIT_MS = 15_000;
 /** Callbacks kept for a view while it is attached (its first ones are a handful; a state dump is ~200). */
 const MAX_HELD_CALLBACKS = 1000;
 
@@ -123,6 +127,12 @@ export class DocumentBroker {
   private saveCounter = 0;
   private lastModifiedNotified = false;
   private readonly log: Logger;
+  /** Loaded ahead of its first session (see preload); cleared when that wait is over. */
+  preloading = false;
+  private everAttached = false;
+  /** Sessions queued behind the work in progress (a preload, another attach). */
+  private waiting = 0;
+  private preloaded: { token: string; info: CheckFileInfo; at: number } | null = null;
 
   constructor(
     readonly wopiSrc: string,
@@ -155,7 +165,11 @@ export class DocumentBroker {
 
   /** CheckFileInfo for the new view, load on the first view, then create the view. */
   addSession(s: ClientSession): Promise<boolean> {
-    return this.serial(() => this.attach(s));
+    this.waiting++;
+    return this.serial(() => {
+      this.waiting--;
+      return this.attach(s);
+    });
   }
 
   private async attach(s: ClientSession): Promise<boolean> {
@@ -165,7 +179,7 @@ export class DocumentBroker {
       return false;
     }
     s.send('progress: {"id":"find"}');
-    const cfi = await this.deps.wopi.checkFileInfo(this.wopiSrc, s.auth);
+    const cfi = this.takePreloadedInfo(s.auth) ?? (await this.deps.wopi.checkFileInfo(this.wopiSrc, s.auth));
     if (cfi.kind !== "ok") {
       this.log.warn("checkfileinfo_failed", { session: s.id, kind: cfi.kind, status: cfi.status });
       s.send(cfi.kind === "unauthorized" ? "error: cmd=internal kind=unauthorized" : "error: cmd=load kind=faileddocloading");
@@ -191,12 +205,9 @@ export class DocumentBroker {
         this.broadcast("error: cmd=storage kind=documentconflict");
       }
     } else {
-      this.state = "loading";
-      this.fileName = info.BaseFileName;
-      this.ext = ext;
-      this.lastModifiedTime = info.LastModifiedTime ?? null;
-      const ok = await this.load(s, info);
-      if (!ok) {
+      const failed = await this.load(s.auth, info);
+      if (failed) {
+        s.send(failed);
         s.close();
         this.dispose();
         return false;
@@ -229,6 +240,8 @@ export class DocumentBroker {
     this.attaching!.viewId = viewId;
     s.viewId = viewId;
     this.sessions.set(s.id, s);
+    this.everAttached = true;
+    this.preloading = false;
     if (!s.readOnly) this.lastAuth = s.auth;
     this.lastActivity = Date.now();
     const wopiInfo = {
@@ -257,13 +270,20 @@ export class DocumentBroker {
     return true;
   }
 
-  private async load(s: ClientSession, info: CheckFileInfo): Promise<boolean> {
+  /**
+   * Downloads the file and loads it into a kit (state new → loading → loaded). Answers null, or
+   * the error frame for the session that asked.
+   */
+  private async load(auth: WopiAuth, info: CheckFileInfo): Promise<string | null> {
+    this.state = "loading";
+    this.fileName = info.BaseFileName;
+    this.ext = path.extname(info.BaseFileName).slice(1).toLowerCase();
+    this.lastModifiedTime = info.LastModifiedTime ?? null;
     mkdirSync(this.dir, { recursive: true });
-    const file = await this.deps.wopi.getFile(this.wopiSrc, s.auth, typeof info.FileUrl === "string" && info.FileUrl ? info.FileUrl : undefined);
+    const file = await this.deps.wopi.getFile(this.wopiSrc, auth, typeof info.FileUrl === "string" && info.FileUrl ? info.FileUrl : undefined);
     if (!("bytes" in file)) {
       this.log.warn("getfile_failed", { status: file.status });
-      s.send("error: cmd=load kind=faileddocloading");
-      return false;
+      return "error: cmd=load kind=faileddocloading";
     }
     const local = path.join(this.dir, `original${this.ext ? "." + this.ext : ""}`);
     writeFileSync(local, file.bytes);
@@ -272,8 +292,7 @@ export class DocumentBroker {
       kit = await this.deps.pool.acquire();
     } catch (err) {
       this.log.error("kit_unavailable", { error: err as Error });
-      s.send("error: cmd=internal kind=kitunavailable");
-      return false;
+      return "error: cmd=internal kind=kitunavailable";
     }
     this.kit = kit;
     kit.onCallback = (e) => this.onKitCallback(e.viewId, e.cb, e.payload);
@@ -285,12 +304,55 @@ export class DocumentBroker {
       this.docType = st.type;
     } catch (err) {
       this.log.warn("document_load_failed", { error: err as Error });
-      s.send("error: cmd=load kind=faileddocloading");
-      return false;
+      return "error: cmd=load kind=faileddocloading";
     }
     this.state = "loaded";
     this.log.info("document_loaded", { kit_pid: kit.pid, ext: this.ext, bytes: file.bytes.byteLength });
-    return true;
+    return null;
+  }
+
+  /**
+   * Loads the document before its first session connects. The editor page's request carries the
+   * WOPISrc and the token; the page then takes 150-300 ms to load and open its WebSocket, the time
+   * CheckFileInfo, GetFile and the kit's load need. Only on a ready idle kit; a document no
+   * session joins within preloadWaitMs (PRELOAD_WAIT_MS) is closed again. A failed preload leaves nothing behind:
+   * the session's own attempt then meets the failure and reports it.
+   */
+  preload(auth: WopiAuth): void {
+    if (this.state !== "new") return;
+    this.preloading = true;
+    void this.serial(async () => {
+      if (this.state !== "new") return;
+      const cfi = await this.deps.wopi.checkFileInfo(this.wopiSrc, auth);
+      if (cfi.kind !== "ok" || this.state !== "new") return this.endPreload();
+      this.preloaded = { token: auth.token, info: cfi.info, at: Date.now() };
+      const failed = await this.load(auth, cfi.info);
+      if (failed) return this.endPreload();
+      this.log.info("document_preloaded", {});
+      const timer = setTimeout(() => {
+        this.preloading = false;
+        this.maybeClose();
+      }, this.deps.preloadWaitMs);
+      timer.unref?.();
+    });
+  }
+
+  private endPreload(): void {
+    this.preloading = false;
+    this.preloaded = null;
+    if (this.waiting === 0) return this.dispose();
+    // A session is queued behind the preload: it tries again from the start and reports what fails.
+    if (this.kit) this.deps.pool.release(this.kit);
+    this.kit = null;
+    this.state = "new";
+  }
+
+  /** The preload's CheckFileInfo, for the session that carries its token (once, while fresh). */
+  private takePreloadedInfo(auth: WopiAuth): { kind: "ok"; info: CheckFileInfo } | null {
+    const p = this.preloaded;
+    this.preloaded = null;
+    if (!p || p.token !== auth.token || Date.now() - p.at > this.deps.preloadWaitMs) return null;
+    return { kind: "ok", info: p.info };
   }
 
   removeSession(s: ClientSession): void {
@@ -313,6 +375,7 @@ export class DocumentBroker {
   /** When no view is left: exit save if needed (kept and retried until stored), then recycle the kit. */
   private maybeClose(): void {
     if (this.sessions.size > 0 || this.state === "closed" || this.state === "loading" || this.state === "new") return;
+    if (this.preloading && this.sessions.size === 0 && !this.everAttached) return; // its session is on its way
     if (this.saving || this.retryTimer) return;
     if (this.modified && this.kit?.alive) {
       const storable = !this.conflict && !this.tooLarge && this.authFor({}) !== null;

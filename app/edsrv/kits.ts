@@ -217,6 +217,11 @@ export class KitPool {
     this.topUpTimer.unref?.();
   }
 
+  /** Whether a document would get a started kit now, without waiting for one to start. */
+  get hasReadyKit(): boolean {
+    return !this.closing && this.idle.some((k) => k.pid !== 0);
+  }
+
   /** A warm kit for a new document (a fresh one is started when none is idle). */
   async acquire(): Promise<Kit> {
     if (this.closing) throw new KitError("shutting down");

@@ -10,8 +10,8 @@ import type { Config } from "../config";
 import type { Logger } from "../log";
 import { AdminHub, type AdminSocket } from "./admin";
 import { capabilities, discoveryXml, EDSRV_VERSION, versionHash } from "./discovery";
-import { DocumentBroker, type ClientSession } from "./documents";
-import { docKeyOf, matchGroup, parseAliasGroups } from "../alias-groups";
+import { DocumentBroker, PRELOAD_WAIT_MS, type ClientSession } from "./documents";
+import { docKeyOf, matchGroup, parseAliasGroups, type AliasGroup } from "../alias-groups";
 import { parseHttpUrl } from "../net/http-url";
 import { KitPool } from "./kits";
 import { metricsText } from "./metrics";
@@ -28,6 +28,8 @@ export interface EdsrvDeps {
   idleKits?: number;
   saveRetryMs?: number;
   autosaveSeconds?: number;
+  /** How long a document loaded ahead of its session waits for it (default PRELOAD_WAIT_MS). */
+  preloadWaitMs?: number;
 }
 
 type DocWsData = { kind: "doc"; session: ClientSession; wopiSrc: string; broker?: DocumentBroker; closed?: boolean };
@@ -35,6 +37,8 @@ type AdminWsData = { kind: "admin"; sock: AdminSocket };
 type WsData = DocWsData | AdminWsData;
 
 const BROWSER_DIR = path.join(import.meta.dir, "browser");
+/** Documents loaded ahead of their session (DocumentBroker.preload) at one time. */
+const MAX_PRELOADS = 2;
 const STATIC_TYPES: Record<string, string> = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8", svg: "image/svg+xml" };
 const ICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32"><rect x="6" y="3" width="20" height="26" rx="2" fill="#fff" stroke="#555"/></svg>';
 
@@ -125,6 +129,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
     workRoot: path.join(workRoot, "docs"),
     autosaveSeconds: deps.autosaveSeconds ?? config.edsrv.autosaveSeconds,
     saveRetryMs: deps.saveRetryMs ?? 2000,
+    preloadWaitMs: deps.preloadWaitMs ?? PRELOAD_WAIT_MS,
     admin: adminEvents,
     onClosed: (d: DocumentBroker) => {
       if (brokers.get(d.docKey) === d) brokers.delete(d.docKey);
@@ -164,6 +169,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
     for (const [k, v] of url.searchParams) if (!(k in form) && k !== "WOPISrc") form[k] = v;
     const r = renderPage(config, groups, { form, query: url.searchParams, requestHost: c.req.header("host") ?? "" });
     if (r.status !== 200) log.warn("page_refused", { reason: "unauthorized_wopi_host" });
+    else preload(url.searchParams.get("WOPISrc") ?? "", form);
     return c.body(r.body, r.status, r.headers);
   };
   app.get("/browser/:hash/ed.html", page);
@@ -262,6 +268,30 @@ export async function createEdsrv(deps: EdsrvDeps) {
     };
   }
 
+  function brokerFor(wopiSrc: string, group: AliasGroup): DocumentBroker {
+    const key = docKeyOf(wopiSrc, group);
+    let broker = brokers.get(key);
+    if (!broker || broker.state === "closed") {
+      broker = new DocumentBroker(wopiSrc, group, brokerDeps);
+      brokers.set(key, broker);
+    }
+    return broker;
+  }
+
+  /**
+   * The editor page was served with a token: start loading its document now (see
+   * DocumentBroker.preload). At most MAX_PRELOADS documents wait for their session at a time, so
+   * page requests alone cannot take the kits.
+   */
+  function preload(wopiSrc: string, form: Record<string, string>) {
+    const token = form.access_token ?? "";
+    const group = wopiSrc ? matchGroup(groups, wopiSrc) : null;
+    if (!token || !group || !pool.hasReadyKit) return;
+    if (docs().filter((d) => d.preloading).length >= MAX_PRELOADS) return;
+    const ttl = /^\d+$/.test(form.access_token_ttl ?? "") ? form.access_token_ttl! : "0";
+    brokerFor(wopiSrc, group).preload({ token, ttl, noAuthHeader: ["1", "true"].includes(form.no_auth_header ?? "") });
+  }
+
   function onDocMessage(data: DocWsData, text: string) {
     const s = data.session;
     if (text.startsWith("load ") || text === "load") {
@@ -273,12 +303,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
         s.close();
         return;
       }
-      const key = docKeyOf(data.wopiSrc, group);
-      let broker = brokers.get(key);
-      if (!broker || broker.state === "closed") {
-        broker = new DocumentBroker(data.wopiSrc, group, brokerDeps);
-        brokers.set(key, broker);
-      }
+      const broker = brokerFor(data.wopiSrc, group);
       data.broker = broker;
       const b = broker;
       void b.addSession(s).then((ok) => {

@@ -24,6 +24,7 @@ export function startWopiHost() {
   const files = new Map<string, HostFile>();
   const puts: PutCall[] = [];
   const cfi: { fileId: string; token: string | null }[] = [];
+  const gets: { fileId: string; token: string | null }[] = [];
   /** Statuses the next PutFiles answer (then 200). */
   const putPlan: number[] = [];
   const waiters: { pred: (p: PutCall) => boolean; resolve: (p: PutCall) => void }[] = [];
@@ -60,7 +61,10 @@ export function startWopiHost() {
           PostMessageOrigin: url.origin,
         });
       }
-      if (m[2] && req.method === "GET") return new Response(f.bytes as unknown as BodyInit);
+      if (m[2] && req.method === "GET") {
+        gets.push({ fileId: id, token });
+        return new Response(f.bytes as unknown as BodyInit);
+      }
       if (m[2] && req.method === "POST") {
         const bytes = new Uint8Array(await req.arrayBuffer());
         const headers: Record<string, string> = {};
@@ -92,6 +96,7 @@ export function startWopiHost() {
     files,
     puts,
     cfi,
+    gets,
     putPlan,
     tokens,
     pages,

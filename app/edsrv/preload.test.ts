@@ -1,0 +1,120 @@
+// Loading a document from the editor page's request, before its WebSocket connects (the page's own
+// load overlaps CheckFileInfo, GetFile and the kit's load): real kits, a loopback WOPI host.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseConfig } from "../config";
+import { memoryLogger } from "../log";
+import { createEdsrv, type Edsrv } from "./server";
+import { startWopiHost } from "./testing/wopi-host";
+import { TestSocket, docWsUrl } from "./testing/ws-client";
+
+const FIX = path.resolve(import.meta.dir, "../../fixtures");
+const WAIT_MS = 1500;
+let ed: Edsrv;
+let host: ReturnType<typeof startWopiHost>;
+let origin: string;
+let seq = 0;
+
+beforeAll(async () => {
+  host = startWopiHost();
+  const config = parseConfig({ SVC_DATA_DIR: mkdtempSync(path.join(tmpdir(), "edsrv-preload-")), SVC_ONLINE_ALIASGROUP1: host.origin });
+  ed = await createEdsrv({ config, logger: memoryLogger("error"), listen: { hostname: "127.0.0.1", port: 0 }, idleKits: 3, autosaveSeconds: 0, preloadWaitMs: WAIT_MS });
+  origin = `http://${new URL(ed.url).host}`;
+  host.addToken("tok_a", "u1", true, "Alice");
+});
+afterAll(async () => {
+  await ed?.close();
+  host?.stop();
+});
+
+const newDoc = () => host.addFile(`p${++seq}`, "hello.docx", readFileSync(path.join(FIX, "hello.docx")));
+const idOf = (src: string) => src.split("/").pop()!;
+const brokerOf = (src: string) => [...ed.brokers.values()].find((b) => b.wopiSrc === src);
+
+/** What the host page's form POST does. */
+function postPage(src: string, token: string): Promise<Response> {
+  return fetch(`${ed.url}/browser/${ed.hash}/ed.html?WOPISrc=${encodeURIComponent(src)}`, {
+    method: "POST",
+    body: new URLSearchParams({ access_token: token, access_token_ttl: "0" }),
+  });
+}
+
+async function until(cond: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error("timed out");
+    await Bun.sleep(20);
+  }
+}
+
+async function waitForIdleKits(n: number) {
+  const pool = ed.pool as unknown as { idle: { pid: number }[] };
+  await until(() => pool.idle.filter((k) => k.pid !== 0).length >= n, 60_000);
+}
+
+describe("preloading from the editor page's request", () => {
+  test("the page's request loads the document before the WebSocket; the session uses that load (one CheckFileInfo, one GetFile)", async () => {
+    await waitForIdleKits(1);
+    const src = newDoc();
+    expect((await postPage(src, "tok_a")).status).toBe(200);
+    await until(() => brokerOf(src)?.state === "loaded");
+    expect(brokerOf(src)!.sessions.size).toBe(0);
+
+    const s = new TestSocket(docWsUrl(ed.url, src, "tok_a"), origin);
+    await s.opened;
+    s.send(`load url=${encodeURIComponent(src)}`);
+    await s.waitText("status:");
+    expect(s.texts()).toContain("perm: edit");
+    expect(host.cfi.filter((c) => c.fileId === idOf(src)).length).toBe(1);
+    expect(host.gets.filter((g) => g.fileId === idOf(src)).length).toBe(1);
+    // Still there after the preload's wait: it has its session now.
+    await Bun.sleep(WAIT_MS + 300);
+    expect(brokerOf(src)?.state).toBe("loaded");
+    s.close();
+    await until(() => !brokerOf(src));
+  });
+
+  test("a preloaded document that no session joins is closed after the wait", async () => {
+    await waitForIdleKits(1);
+    const src = newDoc();
+    await postPage(src, "tok_a");
+    await until(() => brokerOf(src)?.state === "loaded");
+    const loadedAt = Date.now();
+    await until(() => !brokerOf(src), WAIT_MS + 5000);
+    expect(Date.now() - loadedAt).toBeGreaterThanOrEqual(WAIT_MS - 100);
+  });
+
+  test("a token the WOPI host refuses loads nothing, and the session then gets the refusal", async () => {
+    await waitForIdleKits(1);
+    const src = newDoc();
+    expect((await postPage(src, "tok_unknown")).status).toBe(200);
+    await Bun.sleep(300);
+    expect(brokerOf(src)).toBeUndefined();
+    expect(host.gets.filter((g) => g.fileId === idOf(src)).length).toBe(0);
+    const s = new TestSocket(docWsUrl(ed.url, src, "tok_unknown"), origin);
+    await s.opened;
+    s.send(`load url=${encodeURIComponent(src)}`);
+    await s.waitText("error: cmd=internal kind=unauthorized");
+  });
+
+  test("a page without a token loads nothing", async () => {
+    const src = newDoc();
+    const res = await fetch(`${ed.url}/browser/${ed.hash}/ed.html?WOPISrc=${encodeURIComponent(src)}`);
+    expect(res.status).toBe(200);
+    await Bun.sleep(200);
+    expect(brokerOf(src)).toBeUndefined();
+    expect(host.cfi.filter((c) => c.fileId === idOf(src)).length).toBe(0);
+  });
+
+  test("at most 2 documents wait for their sessions at a time: page requests alone cannot take every kit", async () => {
+    await waitForIdleKits(3);
+    const srcs = [newDoc(), newDoc(), newDoc()];
+    for (const src of srcs) await postPage(src, "tok_a");
+    await until(() => srcs.filter((s) => brokerOf(s)?.state === "loaded").length === 2);
+    await Bun.sleep(300);
+    expect(srcs.filter((s) => brokerOf(s)).length).toBe(2);
+    await until(() => srcs.every((s) => !brokerOf(s)), WAIT_MS + 5000);
+  });
+});
