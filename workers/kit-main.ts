@@ -113,8 +113,35 @@ function addView(readOnly: boolean): number {
   return viewId;
 }
 
-/** Commands that act on what was typed before them, so they wait until that input is processed. */
-const SETTLE_BEFORE = new Set([".uno:Undo", ".uno:Redo", ".uno:Repeat"]);
+/**
+ * LibreOffice queues posted keys, text and mouse events on its main loop, but runs most keys that
+ * are not characters (shortcuts such as Ctrl+B, Backspace, arrows, Home) as a command that it
+ * queues again behind what is already waiting; and it runs a UNO command at once. Typed fast,
+ * "ab Ctrl+B cd" became "abcd" with the bold toggled after it. So such a key, and a UNO command
+ * before and after it runs, waits until the engine has worked through everything posted so far
+ * (see quiesce): what follows is posted only then, and lands after it.
+ */
+const VCL_MODIFIERS = 0x1000 | 0x2000 | 0x4000 | 0x8000; // SHIFT, MOD1, MOD2, MOD3
+const KEY_RETURN = 1280, KEY_TAB = 1282;
+function keyIsQueuedCommand(char: number, key: number): boolean {
+  const code = key & 0x0fff, mods = key & VCL_MODIFIERS;
+  if (mods & ~0x1000) return true; // Ctrl, Alt, ...: a shortcut
+  if (char !== 0 && code === 0) return false; // a character
+  return code !== KEY_RETURN && code !== KEY_TAB; // those two are handled directly
+}
+
+/** Engine quiet this long after the last input: it has processed what was posted. */
+const QUIET_MS = 25;
+/** Waits until no callback came for QUIET_MS since the last input (at most 1 s: a busy engine keeps talking). */
+async function quiesce(): Promise<void> {
+  const until = performance.now() + 1000;
+  for (;;) {
+    pump();
+    const now = performance.now();
+    if ((now - lastInputAt >= QUIET_MS && now - lastCallbackAt >= QUIET_MS) || now >= until) return;
+    await Bun.sleep(2);
+  }
+}
 
 /**
  * Requests handled strictly one after another: user input; saves, which must hold every input
@@ -170,8 +197,10 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
     case "key": {
       const d = useView(req.viewId);
       const type = req.type === "up" ? LOK_KEYEVENT_KEYUP : LOK_KEYEVENT_KEYINPUT;
-      d.postKeyEvent(type, num(req.char ?? 0, "char"), num(req.key ?? 0, "key"));
+      const char = num(req.char ?? 0, "char"), key = num(req.key ?? 0, "key");
+      d.postKeyEvent(type, char, key);
       lastInputAt = performance.now();
+      if (type === LOK_KEYEVENT_KEYINPUT && keyIsQueuedCommand(char, key)) await quiesce();
       return {};
     }
     case "mouse": {
@@ -191,14 +220,15 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       return {};
     }
     case "uno": {
-      const d = useView(req.viewId);
+      useView(req.viewId); // an unknown view fails at once
       const command = String(req.command ?? "");
       if (!/^\.uno:[A-Za-z0-9_.]+$/.test(command)) throw new Error("bad uno command");
-      // LibreOffice runs a command at once but text input later, from its queue: an undo sent
-      // right after typing would otherwise undo an earlier step and let the typing land after it.
-      if (SETTLE_BEFORE.has(command)) await settle();
-      d.postUnoCommand(command, typeof req.args === "string" ? req.args : "", true);
+      // LibreOffice runs a command at once but input later, from its queue: an undo sent right
+      // after typing would otherwise undo an earlier step and let the typing land after it.
+      await quiesce();
+      useView(req.viewId).postUnoCommand(command, typeof req.args === "string" ? req.args : "", true);
       lastInputAt = performance.now();
+      await quiesce();
       return {};
     }
     case "part": {
