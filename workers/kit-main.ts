@@ -35,6 +35,7 @@ import {
   LOK_EXT_TEXTINPUT,
   LOK_EXT_TEXTINPUT_END,
   LOK_CALLBACK_INVALIDATE_TILES,
+  LOK_DOCTYPE,
 } from "./lok";
 import { LOAD_OPTIONS, writeProfileConfig } from "./engine";
 import { encodeTilePng } from "./png";
@@ -277,13 +278,37 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
   }
 }
 
+/**
+ * Calc repaints a whole row (an invalidation wider than any sheet's used width) when a cell's
+ * content changes, but LibreOffice 7.4 invalidates nothing for the cells and charts that depend on
+ * it: a SUM row kept its old value on every screen. Such a row is taken as "the sheet changed".
+ */
+const SHEET_ROW_WIDTH = 10_000_000; // twips; Calc sends 32212230
+function isSheetContentChange(payload: string): boolean {
+  if (!doc || doc.getDocumentType() !== LOK_DOCTYPE.SPREADSHEET) return false;
+  const w = Number(payload.split(",")[2]);
+  return Number.isFinite(w) && w >= SHEET_ROW_WIDTH;
+}
+
 function pump(): void {
   const events = drainCallbacks();
   if (events.length) lastCallbackAt = performance.now();
+  let sheetChanged: Set<number> | null = null;
   for (const e of events) {
     if (!FORWARDED.has(e.type)) continue;
-    if (e.type === LOK_CALLBACK_INVALIDATE_TILES && unpainted.has(e.tag)) continue;
+    if (e.type === LOK_CALLBACK_INVALIDATE_TILES) {
+      if (unpainted.has(e.tag)) continue;
+      if (isSheetContentChange(e.payload)) {
+        (sheetChanged ??= new Set()).add(e.tag);
+        continue;
+      }
+    }
     send({ type: "cb", viewId: e.tag, cb: e.type, payload: e.payload });
+  }
+  // Every view repaints every sheet (formulas on other sheets may depend on the changed cell).
+  if (sheetChanged && doc) {
+    const parts = doc.getParts();
+    for (const viewId of sheetChanged) for (let p = 0; p < parts; p++) send({ type: "cb", viewId, cb: LOK_CALLBACK_INVALIDATE_TILES, payload: `EMPTY, ${p}` });
   }
 }
 

@@ -1,0 +1,89 @@
+// The screen is always true (issue 12, item 2): what the engine changes is repainted in every view.
+// LibreOffice 7.4 invalidates only the edited row of a sheet, not the cells and charts that depend
+// on it; a SUM kept its old value on screen while the file was right. The kit now repaints every
+// sheet when a cell's content changes. Charts are not covered here: LibreOffice 7.4 does not
+// re-render a chart through LibreOfficeKit when its data changes (measured: not even after 4 s,
+// .uno:UpdateChart included), so no repaint can show it; issue 12 keeps that open.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
+import type { Frame, Page } from "playwright-core";
+import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
+
+let env: EditorEnv;
+beforeAll(async () => {
+  env = await startEditorEnv();
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+/** tika_charts.xlsx (B2:B9 monthly numbers and a chart of them) with B28 = SUM(B2:B9). */
+function sumAndChartWorkbook(): Uint8Array {
+  const files = unzipSync(readFileSync(path.join("/work/shared/corpus/xlsx/tika_charts.xlsx")));
+  const sheet = strFromU8(files["xl/worksheets/sheet1.xml"]!);
+  // Row 28: on another tile row than the edited cell (a tile repainted for the edit shows no dependent).
+  const withSum = sheet.replace("</sheetData>", '<row r="28"><c r="B28"><f>SUM(B2:B9)</f></c></row></sheetData>');
+  if (withSum === sheet) throw new Error("fixture: no sheetData");
+  files["xl/worksheets/sheet1.xml"] = strToU8(withSum);
+  return zipSync(files);
+}
+
+type Box = { x: number; y: number; w: number; h: number }; // canvas pixels
+
+/** A digest of a box of the view's canvas. */
+const boxHash = (frame: Frame, b: Box) =>
+  frame.evaluate((b) => {
+    const c = document.getElementById("canvas") as HTMLCanvasElement;
+    const d = c.getContext("2d")!.getImageData(b.x, b.y, b.w, b.h).data;
+    let h = 0;
+    for (let i = 0; i < d.length; i += 4) h = (Math.imul(h, 31) + d[i]! + (d[i + 1]! << 8) + (d[i + 2]! << 16)) | 0;
+    return h;
+  }, b);
+
+/** Moves the cell cursor with keys and answers its box on the canvas (the view is not scrolled). */
+async function cellBox(page: Page, frame: Frame, keys: string[]): Promise<Box> {
+  const before = JSON.stringify(await frame.evaluate(() => (window as any).edState.cellCursor));
+  for (const k of keys) await page.keyboard.press(k);
+  await frame.waitForFunction((b) => JSON.stringify((window as any).edState.cellCursor) !== b, before, { polling: 25 });
+  // Until it stays put for 400 ms: each arrow key is a command the engine runs in turn.
+  let r = await frame.evaluate(() => (window as any).edState.cellCursor);
+  for (let still = 0; still < 400; still += 50) {
+    await Bun.sleep(50);
+    const now = await frame.evaluate(() => (window as any).edState.cellCursor);
+    if (JSON.stringify(now) !== JSON.stringify(r)) [r, still] = [now, -50];
+  }
+  return { x: Math.round(r.x / 15) + 2, y: Math.round(r.y / 15) + 2, w: Math.round(r.w / 15) - 4, h: Math.round(r.h / 15) - 4 };
+}
+
+/** Resolves with the ms it took until the box's pixels differ from `before` (rejects after `ms`). */
+async function changes(frame: Frame, box: Box, before: number, ms: number): Promise<number> {
+  const t0 = Date.now();
+  while (Date.now() - t0 < ms) {
+    if ((await boxHash(frame, box)) !== before) return Date.now() - t0;
+    await Bun.sleep(25);
+  }
+  throw new Error(`the box ${JSON.stringify(box)} was not repainted within ${ms} ms`);
+}
+
+describe("the screen follows the document", () => {
+  test("changing a cell repaints the SUM that depends on it within a second, in the editing view and in a second view", async () => {
+    const f = env.newFile("sum-chart.xlsx", sumAndChartWorkbook());
+    const [ca, cb] = await Promise.all([env.browser.newContext(), env.browser.newContext()]);
+    const a = await env.openEditor(ca, f.src, "tok_alice");
+    const b = await env.openEditor(cb, f.src, "tok_bob");
+    await a.frame.focus("#ime");
+    // B28 (the SUM), found with Alice's cell cursor.
+    const sum = await cellBox(a.page, a.frame, ["Control+Home", ...Array(27).fill("ArrowDown"), "ArrowRight"]);
+    await cellBox(a.page, a.frame, ["Control+Home", "ArrowDown", "ArrowRight"]); // B2
+    await Bun.sleep(300); // every tile painted
+    const before = { a: await boxHash(a.frame, sum), b: await boxHash(b.frame, sum) };
+
+    await a.page.keyboard.type("500");
+    await a.page.keyboard.press("Enter");
+    const took = await Promise.all([changes(a.frame, sum, before.a, 1000), changes(b.frame, sum, before.b, 1000)]);
+    expect(took.every((ms) => ms <= 1000)).toBe(true);
+    await Promise.all([ca.close(), cb.close()]);
+  }, 60_000);
+});
