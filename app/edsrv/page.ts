@@ -57,6 +57,33 @@ export function cspFor(config: Config, requestHost: string, wopiSrc: string | nu
   ].join("; ");
 }
 
+/**
+ * What the page says while it opens and when it cannot, in the page's language (the `lang`
+ * parameter: Vietnamese for vi*, English otherwise). The script reads the failure texts from
+ * data-text-* attributes so the two languages live in one place.
+ */
+const PAGE_TEXTS = {
+  en: {
+    opening: "Opening the document…",
+    failed: "The document could not be opened.",
+    unauthorized: "The document could not be opened: access was refused (the link or its token may have expired).",
+    unavailable: "The document could not be opened: the editing server is busy. Try again in a moment.",
+    lost: "The connection to the editing server was lost.",
+    retry: "Reload the page to try again.",
+    slide: "Slide",
+  },
+  vi: {
+    opening: "Đang mở tài liệu…",
+    failed: "Không mở được tài liệu.",
+    unauthorized: "Không mở được tài liệu: quyền truy cập bị từ chối (liên kết hoặc mã truy cập có thể đã hết hạn).",
+    unavailable: "Không mở được tài liệu: máy chủ soạn thảo đang bận. Hãy thử lại sau giây lát.",
+    lost: "Mất kết nối tới máy chủ soạn thảo.",
+    retry: "Hãy tải lại trang để thử lại.",
+    slide: "Trang chiếu",
+  },
+};
+export const pageTexts = (lang: string | null) => (/^vi\b/i.test(lang ?? "") ? PAGE_TEXTS.vi : PAGE_TEXTS.en);
+
 export interface PageInput {
   form: Record<string, string>;
   query: URLSearchParams;
@@ -92,9 +119,11 @@ export function renderPage(config: Config, groups: AliasGroup[], input: PageInpu
     "postmessage-origin": input.form.postmessage_origin ?? "",
     "frame-ancestors": config.online.frameAncestors,
   };
+  const texts = pageTexts(input.query.get("lang"));
+  for (const [k, v] of Object.entries(texts)) data[`text-${k}`] = v;
   const attrs = Object.entries(data).map(([k, v]) => `data-${k}="${html(v)}"`).join(" ");
   const body = `<!doctype html>
-<html>
+<html lang="${texts === pageTexts("vi") ? "vi" : "en"}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -105,6 +134,7 @@ export function renderPage(config: Config, groups: AliasGroup[], input: PageInpu
 <body ${attrs}>
 <div id="toolbar"><span id="docname"></span><span id="modified" hidden title="Modified">&#9679;</span><span id="state"></span><button id="undo" type="button" title="Undo">&#8630;</button><button id="redo" type="button" title="Redo">&#8631;</button><button id="save" type="button">Save</button><button id="close" type="button" hidden>Close</button></div>
 <div id="message" hidden></div>
+<div id="loading" role="status" aria-live="polite"><span class="spinner" aria-hidden="true"></span><span id="loading-text">${html(texts.opening)}</span></div>
 <div id="viewport" tabindex="-1"><div id="sizer"><canvas id="canvas"></canvas><div id="overlays"><div id="selection"></div><div id="cellcursor" hidden></div><div id="cursor" hidden></div></div></div><textarea id="ime" autocomplete="off" autocapitalize="off" spellcheck="false"></textarea></div>
 <div id="parts" role="tablist" hidden></div>
 <script src="ed.js"></script>

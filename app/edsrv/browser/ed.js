@@ -33,6 +33,7 @@
   var viewport = $("viewport"), sizer = $("sizer"), ime = $("ime");
   var cursorEl = $("cursor"), cellEl = $("cellcursor"), selEl = $("selection"), overlays = $("overlays");
   var stateEl = $("state"), modEl = $("modified"), partsEl = $("parts"), msgEl = $("message");
+  var loadingEl = $("loading"), loadingText = $("loading-text");
   var S = window.edState = {
     loaded: false, modified: false, readOnly: true, status: null, views: [], errors: [],
     tilesDrawn: 0, tilesRequested: 0, invalidations: 0, cursor: null, selection: [], cellCursor: null,
@@ -45,6 +46,15 @@
     window.parent.postMessage(JSON.stringify({ MessageId: id, SendTime: Date.now(), Values: values || {} }), targetOrigin);
   }
   function showMessage(t) { msgEl.textContent = t; msgEl.hidden = !t; }
+  /** The indicator shown from the page's first paint (page.ts) goes once the first screen is drawn. */
+  function loaded() { loadingEl.hidden = true; }
+  /** Opening failed: the indicator becomes a message that says why, in the page's language. */
+  function loadFailed(text) {
+    if (docLoaded || loadingEl.classList.contains("failed")) return;
+    loadingEl.classList.add("failed");
+    loadingEl.setAttribute("role", "alert");
+    loadingText.textContent = text + " " + ds.textRetry;
+  }
   function send(t) { if (ws && ws.readyState === 1) ws.send(t); }
   /** An edit the user made: remembered for the keystroke → updated tile timing. */
   function sendInput(t) {
@@ -76,7 +86,7 @@
     send("coolclient 0.1 " + Date.now() + " " + performance.now());
     send("load url=" + encodeURIComponent(docUrl) + " lang=" + lang + " clientvisiblearea=0;0;" + viewport.clientWidth * twipsPerPx + ";" + viewport.clientHeight * twipsPerPx);
   };
-  ws.onclose = function () { S.closed = true; if (docLoaded) stateEl.textContent = "disconnected"; };
+  ws.onclose = function () { S.closed = true; if (docLoaded) stateEl.textContent = "disconnected"; else loadFailed(ds.textLost); };
   ws.onmessage = function (ev) {
     if (typeof ev.data !== "string") return onTile(new Uint8Array(ev.data));
     var t = ev.data, sp = t.indexOf(": "), cmd = sp < 0 ? t : t.slice(0, sp), arg = sp < 0 ? "" : t.slice(sp + 2);
@@ -130,7 +140,10 @@
       case "error":
         S.errors.push(arg);
         if (/kind=(unauthorized|faileddocloading|crashed|documentconflict|savetoolarge|savefailed|saveunauthorized|docunloading|kitunavailable)/.test(arg)) showMessage("Error: " + arg);
-        if (!docLoaded && /cmd=(load|internal)/.test(arg)) post("App_LoadingStatus", { Status: "Failed" });
+        if (!docLoaded && /cmd=(load|internal)/.test(arg)) {
+          post("App_LoadingStatus", { Status: "Failed" });
+          loadFailed(/kind=unauthorized/.test(arg) ? ds.textUnauthorized : /kind=(kitunavailable|docunloading)/.test(arg) ? ds.textUnavailable : ds.textFailed);
+        }
         break;
       case "close": {
         var reasons = { ownertermination: "OwnerTermination", idle: "DocumentIdle", oom: "OOM", shuttingdown: "ShuttingDown", docdisconnected: "DocumentDisconnected" };
@@ -164,19 +177,24 @@
     if (first) {
       docLoaded = S.loaded = true;
       firstPaintKeys = asked;
+      if (!asked.length) loaded();
       post("App_LoadingStatus", { Status: "Document_Loaded", DocumentLoadedTime: Date.now() });
       ime.focus({ preventScroll: true });
     }
   }
 
   function buildParts(st) {
-    var names = st.partNames || [];
+    // Slides are labelled by their number: a slide's name is its title as imported, and LibreOffice
+    // does not rename the slide when the title is edited (the tab showed the old title).
+    var slides = st.type === "presentation";
+    var names = (st.partNames || []).map(function (n, i) { return slides ? String(i + 1) : n; });
     partsEl.hidden = names.length < 2 && st.type === "text";
     if (partsEl.childElementCount !== names.length || names.some(function (n, i) { return partsEl.children[i].textContent !== n; })) {
       partsEl.innerHTML = "";
       names.forEach(function (n, i) {
         var b = document.createElement("button");
         b.type = "button"; b.textContent = n; b.setAttribute("role", "tab"); b.dataset.part = i;
+        if (slides) b.setAttribute("aria-label", ds.textSlide + " " + n);
         b.addEventListener("click", function () { switchPart(i); });
         partsEl.appendChild(b);
       });
@@ -261,6 +279,7 @@
           if (i >= 0) firstPaintKeys.splice(i, 1);
           if (!firstPaintKeys.length) {
             firstPaintKeys = null;
+            loaded();
             S.firstPaintAt = performance.timeOrigin + performance.now();
             if (performance.mark) performance.mark("ed-first-paint");
           }

@@ -1,0 +1,64 @@
+// Opening feedback (issue 12, item 4): an indicator from the page's first paint until the first
+// screen is drawn, and a message that says why when the document cannot be opened.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { hostPageHtml } from "./testing/chromium";
+import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
+
+let env: EditorEnv;
+beforeAll(async () => {
+  env = await startEditorEnv({ idleKits: 1 });
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+describe("opening feedback", () => {
+  test("the page carries the opening indicator in its HTML, in the page's language", async () => {
+    const f = env.newFile("hello.docx");
+    for (const [lang, text] of [["vi-VN", "Đang mở tài liệu…"], ["en-US", "Opening the document…"]] as const) {
+      const res = await fetch(`${env.ed.url}/browser/${env.ed.hash}/ed.html?WOPISrc=${encodeURIComponent(f.src)}&lang=${lang}`);
+      const html = await res.text();
+      expect(html).toMatch(new RegExp(`<div id="loading" role="status"[^>]*>.*${text}`));
+      expect(html).toContain(`<html lang="${lang.slice(0, 2)}">`);
+    }
+  });
+
+  test("the indicator shows before the editor's script has run and is gone once the first screen is drawn", async () => {
+    const ctx = await env.browser.newContext();
+    // The editor's script held back: what the page shows meanwhile is the indicator.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await ctx.route("**/ed.js", async (route) => {
+      await held;
+      await route.continue();
+    });
+    const f = env.newFile("hello.docx");
+    env.host.pages.set("loading1", hostPageHtml(env.ed.url, env.ed.hash, f.src, "tok_alice"));
+    const page = await ctx.newPage();
+    await page.goto(`${env.host.origin}/page/loading1`);
+    const frame = page.frameLocator("#ed");
+    await frame.locator("#loading").waitFor({ state: "visible" });
+    expect(await frame.locator("#loading-text").textContent()).toBe("Opening the document…");
+    release();
+    await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.Values?.Status === "Document_Loaded"), undefined, { polling: 25 });
+    await frame.locator("#loading").waitFor({ state: "hidden" });
+    const painted = await page.frames().find((fr) => fr.url().includes("/ed.html"))!.evaluate(() => (window as any).edState.firstPaintAt);
+    expect(painted).toBeGreaterThan(0);
+    await ctx.close();
+  }, 30_000);
+
+  test("a refused token turns the indicator into a message that says access was refused", async () => {
+    const ctx = await env.browser.newContext();
+    const f = env.newFile("hello.docx");
+    env.host.pages.set("loading2", hostPageHtml(env.ed.url, env.ed.hash, f.src, "tok_nobody"));
+    const page = await ctx.newPage();
+    await page.goto(`${env.host.origin}/page/loading2`);
+    await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.Values?.Status === "Failed"), undefined, { polling: 25 });
+    const box = page.frameLocator("#ed").locator("#loading");
+    await box.and(page.frameLocator("#ed").locator(".failed")).waitFor({ state: "visible" });
+    expect(await box.getAttribute("role")).toBe("alert");
+    expect(await box.textContent()).toContain("access was refused");
+    expect(await box.textContent()).toContain("Reload the page to try again.");
+    await ctx.close();
+  }, 30_000);
+});
