@@ -149,7 +149,9 @@ async function quiesce(): Promise<void> {
  * sent before them (an undo still settling included); and removing a view, which must not drop
  * the input its user sent just before leaving (typing, then closing the tab at once).
  */
-const ORDERED_OPS = new Set(["key", "mouse", "textinput", "uno", "save", "unview"]);
+const ORDERED_OPS = new Set(["key", "mouse", "textinput", "uno", "save", "unview", "selection", "paste"]);
+/** The most a copy or a paste carries (the WebSocket's frame limit is 16 MB, base64 included). */
+const CLIPBOARD_MAX_BYTES = 10 * 1024 * 1024;
 let inputChain: Promise<unknown> = Promise.resolve();
 
 async function settle(): Promise<void> {
@@ -231,6 +233,27 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       lastInputAt = performance.now();
       await quiesce();
       return {};
+    }
+    case "selection": {
+      // What a copy takes: the view's selection as HTML (formatting) and plain text, once the
+      // input that made the selection has been processed.
+      await quiesce();
+      const d = useView(req.viewId);
+      const html = d.getTextSelection("text/html") ?? "";
+      const text = d.getTextSelection("text/plain;charset=utf-8") ?? "";
+      if (html.length + text.length > CLIPBOARD_MAX_BYTES) return { tooLarge: true };
+      return { html, text };
+    }
+    case "paste": {
+      const mime = String(req.mime ?? "");
+      if (!/^(text\/html|text\/plain|image\/png)(;charset=utf-8)?$/.test(mime)) throw new Error("unsupported paste type");
+      const data = Buffer.from(String(req.data ?? ""), "base64");
+      if (data.byteLength > CLIPBOARD_MAX_BYTES) throw new Error("paste too large");
+      await quiesce();
+      const ok = useView(req.viewId).paste(mime, data);
+      lastInputAt = performance.now();
+      await quiesce();
+      return { ok };
     }
     case "part": {
       const d = useView(req.viewId);

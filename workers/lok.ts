@@ -317,6 +317,13 @@ export class LokDocument {
     return this.office.takeString(this.fn("getTextSelection", ["ptr", "ptr", "ptr"], "ptr")(this.handle, ptr(m), null));
   }
 
+  /** Pastes data of a MIME type into the current view as the user's paste would (the engine's own clipboard). */
+  paste(mimeType: string, data: Uint8Array): boolean {
+    const m = cstr(mimeType);
+    const buf = data.byteLength ? data : new Uint8Array(1);
+    return this.fn("paste", ["ptr", "ptr", "ptr", "usize"], "bool")(this.handle, ptr(m), ptr(buf), data.byteLength) as boolean;
+  }
+
   resetSelection(): void {
     this.fn("resetSelection", ["ptr"], "void")(this.handle);
   }

@@ -563,6 +563,20 @@ export class DocumentBroker {
           await sent;
           return;
         }
+        case "gettextselection": {
+          // Copy: the selection as HTML and plain text (Collabora's answer to several types: JSON by type).
+          const r = await kit.request<{ html?: string; text?: string; tooLarge?: boolean }>("selection", { viewId });
+          if (r.tooLarge) return s.send("error: cmd=gettextselection kind=toolarge");
+          s.send(`textselectioncontent: ${JSON.stringify({ "text/html": r.html ?? "", "text/plain;charset=utf-8": r.text ?? "" })}`);
+          return;
+        }
+        case "paste": {
+          if (s.readOnly) return refuse();
+          const sent = kit.request("paste", { viewId, mime: args.mimetype ?? "", data: args.data ?? "" });
+          this.markEdited();
+          await sent;
+          return;
+        }
         case "save": {
           if (s.readOnly) {
             if (args.notify === "1") s.send(`saveresult: ${JSON.stringify({ success: false, result: "readonly", errorMsg: "read-only session", notify: true })}`);

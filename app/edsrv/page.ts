@@ -71,6 +71,7 @@ const PAGE_TEXTS = {
     lost: "The connection to the editing server was lost.",
     retry: "Reload the page to try again.",
     slide: "Slide",
+    clipboard: "Copying needs the clipboard permission, which this page does not give the editor. Try again right after selecting.",
   },
   vi: {
     opening: "Đang mở tài liệu…",
@@ -80,6 +81,7 @@ const PAGE_TEXTS = {
     lost: "Mất kết nối tới máy chủ soạn thảo.",
     retry: "Hãy tải lại trang để thử lại.",
     slide: "Trang chiếu",
+    clipboard: "Trang này không cho trình soạn thảo quyền ghi vào bộ nhớ tạm. Hãy sao chép lại ngay sau khi chọn.",
   },
 };
 export const pageTexts = (lang: string | null) => (/^vi\b/i.test(lang ?? "") ? PAGE_TEXTS.vi : PAGE_TEXTS.en);

@@ -123,6 +123,7 @@
         break;
       }
       case "viewinfo": onViews(JSON.parse(arg)); break;
+      case "textselectioncontent": onSelectionContent(arg); break;
       case "statechanged":
         if (arg.indexOf(".uno:ModifiedStatus=") === 0) {
           var m = arg.slice(20).trim() === "true";
@@ -347,11 +348,13 @@
   function onSelection(arg) {
     selEl.innerHTML = "";
     S.selection = arg.trim() ? arg.split(";").map(rect).filter(Boolean) : [];
+    selectionChanged();
     S.selection.forEach(function (r) { var d = document.createElement("div"); d.className = "sel"; place(d, r); selEl.appendChild(d); });
   }
   function onCellCursor(arg) {
     var r = arg.trim() === "EMPTY" ? null : rect(arg);
     S.cellCursor = r;
+    selectionChanged();
     cellEl.hidden = !r;
     if (r) place(cellEl, r);
   }
@@ -407,7 +410,7 @@
       if (k === "y" || (k === "z" && e.shiftKey)) { e.preventDefault(); uno(".uno:Redo"); return; }
       if (k === "s") { e.preventDefault(); doSave(true, false, false, ""); return; }
       if (k === "a") { e.preventDefault(); send("uno .uno:SelectAll"); return; }
-      if (k === "c" || k === "x" || k === "v") return; // clipboard: a later issue
+      if (k === "c" || k === "x" || k === "v") return; // the browser's copy, cut and paste events (below)
       if (/^[a-z]$/.test(k)) { e.preventDefault(); key(512 + k.charCodeAt(0) - 97 + MOD1 + (e.shiftKey ? SHIFT : 0), 0); return; }
     }
     var code = KEYS[e.key];
@@ -430,6 +433,64 @@
     if ((e.inputType === "insertText" || e.inputType === "insertReplacementText") && e.data) sendInput("textinput text=" + encodeURIComponent(e.data));
     ime.value = "";
   });
+
+  // ---- clipboard: the system clipboard through the browser's copy, cut and paste events.
+  // A copy event must fill the clipboard at once, so the selection's content (HTML and plain text,
+  // made by the engine) is fetched ahead, shortly after the selection settles; a copy that comes
+  // before it has arrived writes it with the asynchronous clipboard API when it does (which needs
+  // the frame's clipboard-write permission: api.js grants it).
+  var clip = null, clipSeq = 0, clipTimer = 0, pendingCopy = null, clipAsked = [];
+  function hasSelection() { return S.selection.length > 0 || !!(status && status.type === "spreadsheet" && S.cellCursor); }
+  function selectionChanged() {
+    clipSeq++; clip = null;
+    clearTimeout(clipTimer);
+    if (hasSelection()) clipTimer = setTimeout(fetchSelection, 150);
+  }
+  function fetchSelection() {
+    clipAsked.push(clipSeq); // answers come in the order asked
+    send("gettextselection mimetype=text/html,text/plain;charset=utf-8");
+  }
+  function onSelectionContent(arg) {
+    var j, seq = clipAsked.shift();
+    try { j = JSON.parse(arg); } catch (e) { return; }
+    clip = { html: j["text/html"] || "", text: j["text/plain;charset=utf-8"] || "", seq: seq };
+    S.clip = clip;
+    if (pendingCopy && clip.seq === clipSeq) { var p = pendingCopy; pendingCopy = null; writeClipboard(p.cut); }
+  }
+  function writeClipboard(cut) {
+    if (!navigator.clipboard || !window.ClipboardItem) return;
+    var item = new ClipboardItem({ "text/html": new Blob([clip.html], { type: "text/html" }), "text/plain": new Blob([clip.text], { type: "text/plain" }) });
+    navigator.clipboard.write([item]).then(function () { if (cut) removeSelection(); }, function () { showMessage(ds.textClipboard); });
+  }
+  function removeSelection() { key(KEYS.Delete, CHARS.Delete); }
+  function copyOut(e, cut) {
+    if (!hasSelection()) return; // nothing selected: the clipboard keeps what it has
+    e.preventDefault();
+    if (clip && clip.seq === clipSeq) {
+      e.clipboardData.setData("text/html", clip.html);
+      e.clipboardData.setData("text/plain", clip.text);
+      if (cut && !readOnly) removeSelection();
+      return;
+    }
+    pendingCopy = { cut: cut && !readOnly };
+    fetchSelection();
+  }
+  ime.addEventListener("copy", function (e) { copyOut(e, false); });
+  ime.addEventListener("cut", function (e) { copyOut(e, true); });
+  ime.addEventListener("paste", function (e) {
+    e.preventDefault();
+    if (readOnly) return;
+    var dt = e.clipboardData, html = dt.getData("text/html"), text = dt.getData("text/plain");
+    var image = Array.prototype.filter.call(dt.files || [], function (f) { return f.type === "image/png"; })[0];
+    if (html) return pasteData("text/html;charset=utf-8", new TextEncoder().encode(html));
+    if (text) return pasteData("text/plain;charset=utf-8", new TextEncoder().encode(text));
+    if (image) image.arrayBuffer().then(function (b) { pasteData("image/png", new Uint8Array(b)); });
+  });
+  function pasteData(mime, bytes) {
+    var bin = "";
+    for (var i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+    sendInput("paste mimetype=" + mime + " data=" + btoa(bin));
+  }
 
   // ---- mouse: click places the cursor, drag selects, double click selects a word
   var mouseDown = false, moveQueued = null;
