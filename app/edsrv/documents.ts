@@ -20,6 +20,7 @@ import { EDITABLE_EXTENSIONS } from "./discovery";
 import { docKeyOf, type AliasGroup } from "../alias-groups";
 import type { Kit, KitPool } from "./kits";
 import { redactUrl, type CheckFileInfo, type WopiAuth, type WopiClient } from "./wopi-client";
+import { parseArgs, runViewCommand } from "./view-commands";
 
 export interface ClientSession {
   id: string;
@@ -66,10 +67,6 @@ export interface SaveOutcome {
   errorMsg?: string;
 }
 
-/** VCL key codes that only move or select (they do not change the document). */
-const NAVIGATION_KEYS = new Set([1024, 1025, 1026, 1027, 1028, 1029, 1030, 1031, 1281]);
-/** UNO commands a session may send that do not modify the document (allowed for read-only views). */
-const READONLY_UNO = new Set([".uno:Copy", ".uno:SelectAll", ".uno:Zoom", ".uno:ZoomIn", ".uno:ZoomOut"]);
 const CALLBACK_NAMES: Record<number, string> = {
   0: "invalidatetiles",
   1: "invalidatecursor",
@@ -472,7 +469,7 @@ export class DocumentBroker {
    * may mark it saved. Counted on the answer instead, an edit sent just before a save was counted
    * after the save took its sequence number, and the document stayed "modified" once stored.
    */
-  private markEdited(): void {
+  markEdited(): void {
     this.editSeq++;
     this.lastActivity = Date.now();
     this.notifyModified();
@@ -486,117 +483,14 @@ export class DocumentBroker {
     this.deps.admin.modified(this);
   }
 
-  /** One text frame from a session (after `load`). Read-only sessions cannot change the document. */
+  /** One text frame from a session (after `load`), run by view-commands.ts. */
   async handleMessage(s: ClientSession, text: string): Promise<void> {
     if (!this.sessions.has(s.id) || !this.kit || this.state === "closed") return;
     s.lastActivity = Date.now();
     const sp = text.indexOf(" ");
     const cmd = sp < 0 ? text : text.slice(0, sp);
-    const args = parseArgs(sp < 0 ? "" : text.slice(sp + 1));
-    const kit = this.kit;
-    const viewId = s.viewId!;
-    const refuse = () => s.send(`error: cmd=${cmd} kind=readonly`);
     try {
-      switch (cmd) {
-        case "tile": {
-          const r = await kit.request<{ png?: string; stale?: boolean }>("tile", {
-            viewId,
-            part: intArg(args.part, 0),
-            width: intArg(args.width, 256),
-            height: intArg(args.height, 256),
-            x: intArg(args.x, 0),
-            y: intArg(args.y, 0),
-            w: intArg(args.w, 3840),
-            h: intArg(args.h, 3840),
-          });
-          const where = `id=${args.id ?? ""} part=${intArg(args.part, 0)} x=${intArg(args.x, 0)} y=${intArg(args.y, 0)} w=${intArg(args.w, 3840)} h=${intArg(args.h, 3840)}`;
-          // Asked for a part the view no longer shows: the client forgets the request.
-          if (r.stale || !r.png) return s.send(`tilestale: ${where}`);
-          const head = Buffer.from(`tile: ${where} width=${intArg(args.width, 256)} height=${intArg(args.height, 256)}\n`);
-          s.send(new Uint8Array(Buffer.concat([head, Buffer.from(r.png, "base64")])));
-          return;
-        }
-        case "status": {
-          const st = await kit.request("status", { viewId });
-          s.send(`status: ${JSON.stringify({ ...st, viewid: viewId, docType: this.docType })}`);
-          return;
-        }
-        case "setclientpart": {
-          const st = await kit.request("part", { viewId, part: intArg(args.part, 0) });
-          s.send(`status: ${JSON.stringify({ ...st, viewid: viewId, docType: this.docType })}`);
-          return;
-        }
-        case "key": {
-          if (s.readOnly) return refuse();
-          const key = intArg(args.key, 0), ch = intArg(args.char, 0);
-          const sent = kit.request("key", { viewId, type: args.type === "up" ? "up" : "input", char: ch, key });
-          if (args.type !== "up" && (ch !== 0 || !NAVIGATION_KEYS.has(key & 0x0fff))) this.markEdited();
-          await sent;
-          return;
-        }
-        case "textinput": {
-          if (s.readOnly) return refuse();
-          const t = args.text ?? "";
-          const sent = kit.request("textinput", { viewId, text: t, end: args.end !== "0" });
-          if (args.end !== "0" && t) this.markEdited();
-          await sent;
-          return;
-        }
-        case "mouse": {
-          if (s.readOnly) return refuse();
-          await kit.request("mouse", {
-            viewId,
-            type: args.type,
-            x: intArg(args.x, 0),
-            y: intArg(args.y, 0),
-            count: intArg(args.count, 1),
-            buttons: intArg(args.buttons, 1),
-            modifier: intArg(args.modifier, 0),
-          });
-          return;
-        }
-        case "uno": {
-          const command = (args._ ?? "").split(" ")[0] ?? "";
-          if (s.readOnly && !READONLY_UNO.has(command)) return refuse();
-          const sent = kit.request("uno", { viewId, command, args: "" });
-          if (!READONLY_UNO.has(command)) this.markEdited();
-          await sent;
-          return;
-        }
-        case "gettextselection": {
-          // Copy: the selection as HTML and plain text (Collabora's answer to several types: JSON by type).
-          const r = await kit.request<{ html?: string; text?: string; tooLarge?: boolean }>("selection", { viewId });
-          if (r.tooLarge) return s.send("error: cmd=gettextselection kind=toolarge");
-          s.send(`textselectioncontent: ${JSON.stringify({ "text/html": r.html ?? "", "text/plain;charset=utf-8": r.text ?? "" })}`);
-          return;
-        }
-        case "paste": {
-          if (s.readOnly) return refuse();
-          const sent = kit.request("paste", { viewId, mime: args.mimetype ?? "", data: args.data ?? "" });
-          this.markEdited();
-          await sent;
-          return;
-        }
-        case "save": {
-          if (s.readOnly) {
-            if (args.notify === "1") s.send(`saveresult: ${JSON.stringify({ success: false, result: "readonly", errorMsg: "read-only session", notify: true })}`);
-            return;
-          }
-          const out = args.dontSaveIfUnmodified === "1" && !this.modified
-            ? ({ success: true, result: "unmodified" } as SaveOutcome)
-            : await this.requestSave({ reason: "user", force: args.force === "1", extendedData: args.extendedData, session: s });
-          s.send(`saveresult: ${JSON.stringify({ ...out, notify: args.notify === "1" })}`);
-          return;
-        }
-        case "closedocument":
-          s.close();
-          return;
-        case "coolclient":
-        case "load":
-          return;
-        default:
-          s.send(`error: cmd=${cmd} kind=unknown`);
-      }
+      await runViewCommand({ doc: this, kit: this.kit, session: s }, cmd, parseArgs(sp < 0 ? "" : text.slice(sp + 1)));
     } catch (err) {
       this.log.warn("command_failed", { cmd, error: err as Error });
       s.send(`error: cmd=${cmd} kind=failed`);
@@ -738,23 +632,3 @@ export class DocumentBroker {
 }
 
 /** key=value pairs (values URI-encoded) plus `_` = the raw text. */
-export function parseArgs(text: string): Record<string, string> {
-  const out: Record<string, string> = { _: text };
-  for (const tok of text.split(" ")) {
-    const eq = tok.indexOf("=");
-    if (eq <= 0) continue;
-    try {
-      out[tok.slice(0, eq)] = decodeURIComponent(tok.slice(eq + 1));
-    } catch {
-      out[tok.slice(0, eq)] = tok.slice(eq + 1);
-    }
-  }
-  return out;
-}
-
-function intArg(v: string | undefined, dflt: number): number {
-  if (v === undefined || v === "") return dflt;
-  const n = Number(v);
-  return Number.isFinite(n) ? Math.trunc(n) : dflt;
-}
-
