@@ -147,5 +147,8 @@ export function capabilities(opts: { serverId: string; hash: string; kitVersion:
     hasWASMSupport: false,
     hasDocumentSigningSupport: false,
     hasWopiAccessCheck: false,
+    // Ours only: POSTing the editor page (with its token) starts loading the document; the gate
+    // does so when it creates an embed session, before the browser asks for the page.
+    hasDocumentPreload: true,
   };
 }

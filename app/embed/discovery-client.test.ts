@@ -46,6 +46,23 @@ describe("discovery", () => {
     );
   });
 
+  test("preload is used only when the editing server's capabilities say hasDocumentPreload (ours), not for Collabora's", async () => {
+    let caps: Record<string, unknown> = { productName: "Collabora Online Development Edition", hasWopiAccessCheck: true };
+    let calls = 0;
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => (calls++, Response.json(caps)) });
+    const collabora = new EditorDiscovery({ baseUrl: `http://127.0.0.1:${server.port}`, clock: new ManualClock(), logger: memoryLogger() });
+    expect(await collabora.preloadSupported()).toBe(false);
+    caps = { productName: "SVC Editing Server", hasDocumentPreload: true };
+    const ours = new EditorDiscovery({ baseUrl: `http://127.0.0.1:${server.port}`, clock: new ManualClock(), logger: memoryLogger() });
+    const before = calls;
+    expect(await Promise.all([ours.preloadSupported(), ours.preloadSupported()])).toEqual([true, true]);
+    expect(await ours.preloadSupported()).toBe(true);
+    expect(calls - before).toBe(1); // asked once, then kept
+    server.stop(true);
+    const gone = new EditorDiscovery({ baseUrl: `http://127.0.0.1:${server.port}`, clock: new ManualClock(), logger: memoryLogger() });
+    expect(await gone.preloadSupported()).toBe(false);
+  });
+
   test("read for a few minutes from the cache, then again; a failure is 503 editor_unavailable", async () => {
     const clock = new ManualClock();
     // A real Collabora's discovery, served on loopback (a stand-in for that outside server).

@@ -61,6 +61,7 @@ export function editorUrl(urlsrc: string, p: EditorUrlParams): string {
 export class EditorDiscovery {
   private cached: { at: number; actions: DiscoveryActions } | null = null;
   private inflight: Promise<DiscoveryActions> | null = null;
+  private preload: Promise<boolean> | null = null;
 
   constructor(
     private readonly o: { baseUrl: string; clock: Clock; logger: Logger; ttlMs?: number; fetchImpl?: typeof fetch },
@@ -96,6 +97,22 @@ export class EditorDiscovery {
         reason: e instanceof Error && e.name === "TimeoutError" ? "timeout" : "unreadable",
       });
     }
+  }
+
+  /**
+   * Whether the editing server loads a document as soon as its editor page is requested (ours says
+   * so in /hosting/capabilities; Collabora Online does not). Asked once, then kept; false when
+   * the capabilities cannot be read.
+   */
+  async preloadSupported(): Promise<boolean> {
+    this.preload ??= (this.o.fetchImpl ?? fetch)(`${this.o.baseUrl}/hosting/capabilities`, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: "manual" })
+      .then(async (res) => (res.status === 200 ? (await res.json())?.hasDocumentPreload === true : (await res.body?.cancel(), false)))
+      .catch(() => false)
+      .then((ok) => {
+        if (!ok) this.preload = null; // asked again next time (the editing server may be starting)
+        return ok;
+      });
+    return this.preload;
   }
 
   /** urlsrc of the action for this extension (edit; view for read-only when published). */

@@ -70,6 +70,16 @@ async function save(sock: TestSocket) {
 const state = async (s: any) => (await (await fetch(`${stack.gateUrl}/svc/embed/session/${s.session_id}`, { headers: { Authorization: `Bearer ${s.form.access_token}` } })).json()) as any;
 
 describe("editing through the gate", () => {
+  test("creating a session starts loading its document on the editing server before any browser asks for it", async () => {
+    const s = await session();
+    const wopiSrc = new URL(s.editor_url, "http://x").searchParams.get("WOPISrc")!;
+    const broker = await until(() => [...stack.ed.brokers.values()].find((b) => b.wopiSrc === wopiSrc), (b) => b?.state === "loaded", "the preloaded document", 10_000);
+    expect(broker!.sessions.size).toBe(0);
+    const sock = await join(s); // and the editor's session uses that load
+    expect(broker!.sessions.size).toBe(1);
+    sock.close();
+  });
+
   test("users and modified follow the editing server; a save is version 1 with a signed document.saved whose link downloads the edited file", async () => {
     const s = await session();
     const sock = await join(s);

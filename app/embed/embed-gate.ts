@@ -107,10 +107,24 @@ export function createEmbedGate(o: EmbedGateOptions) {
     logger,
     defaultPostMessageOrigin: concreteOrigins.length === 1 ? concreteOrigins[0]!.replace(/\/+$/, "") : null,
   });
+  const discovery = new EditorDiscovery({ baseUrl: config.online.url, clock, logger });
+  /**
+   * The browser needs 300-500 ms after the session's answer to request the editor page, which is
+   * when the editing server would start loading the document. Ours starts on the page's POST, so
+   * the gate posts it at once (to the configured editing server, the token in the body).
+   */
+  const warmStart = (editorUrl: string, form: { access_token: string; access_token_ttl: number }) => {
+    void discovery.preloadSupported().then((ok) => {
+      if (!ok) return;
+      const body = new URLSearchParams({ access_token: form.access_token, access_token_ttl: String(form.access_token_ttl) });
+      return fetch(`${config.online.url}${editorUrl}`, { method: "POST", body, redirect: "manual", signal: AbortSignal.timeout(5000) }).then((r) => r.body?.cancel());
+    }).catch((e) => logger.debug("embed_warm_start_failed", { error: e instanceof Error ? e.message : String(e) }));
+  };
   const sessions = new EmbedSessions({
     store,
     documents,
-    discovery: new EditorDiscovery({ baseUrl: config.online.url, clock, logger }),
+    discovery,
+    warmStart,
     callbacks,
     presence,
     clock,

@@ -69,6 +69,8 @@ export interface EmbedSessionsOptions {
   /** The document key the counter uses for that WOPISrc. */
   docKey: (docId: string) => string;
   downloadUrl: (docId: string, version: number) => string;
+  /** Asks the editing server to start loading a session's document (fire and forget; see embed-gate.ts). */
+  warmStart?: (editorUrl: string, form: SessionResponse["form"]) => void;
 }
 
 const limitMessage = (d: { limit: number; current: number }) =>
@@ -152,7 +154,9 @@ export class EmbedSessions {
       ms: Math.round((performance.now() - t0) * 10) / 10,
       request_id: input.requestId,
     });
-    return this.response(session, doc, token, urlsrc, limit);
+    const res = this.response(session, doc, token, urlsrc, limit);
+    o.warmStart?.(res.editor_url, res.form);
+    return res;
   }
 
   private response(s: SessionRow, doc: DocumentRow, token: string, urlsrc: string, limit: SessionResponse["limit"]): SessionResponse {
