@@ -62,8 +62,6 @@ export interface StartOptions {
   embedDownload?: SourceDownload;
 }
 
-
-
 const SOURCE_DOWNLOAD_TIMEOUT_MS = 60_000;
 
 export function sourceFetcher(allow: AllowList): SourceFetcher {

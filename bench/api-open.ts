@@ -20,17 +20,13 @@ import { startWopiHost } from "../app/edsrv/testing/wopi-host";
 import { memoryLogger } from "../app/log";
 import { startService } from "../app/server";
 import { freePort, startCaddy } from "../caddy/testing";
+import { percentiles, warmKits } from "./measure";
 
 const REPS = Number(process.env.BENCH_OPEN_REPS ?? 8);
 const ROOT = path.resolve(import.meta.dir, "..");
 const SECRET = "bench-api-open-secret-0123456789abcdef012";
 const HELLO = readFileSync(path.join(ROOT, "fixtures/hello.docx"));
-const stats = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const q = (p: number) => s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]!;
-  return { n: xs.length, p50: q(0.5), p95: q(0.95), mean: xs.reduce((a, b) => a + b, 0) / xs.length };
-};
-const ms = (x: ReturnType<typeof stats>) => `p50 ${x.p50.toFixed(0)} ms, p95 ${x.p95.toFixed(0)} ms`;
+const ms = (x: ReturnType<typeof percentiles>) => `p50 ${x.p50.toFixed(0)} ms, p95 ${x.p95.toFixed(0)} ms`;
 
 const work = mkdtempSync(path.join(os.tmpdir(), "svc-bench-api-"));
 const wopiHost = startWopiHost();
@@ -90,11 +86,6 @@ const chrome = await startChromium();
 const ctx: BrowserContext = await chrome.browser.newContext({ viewport: { width: 1100, height: 800 } });
 let seq = 0;
 
-async function warmPool() {
-  const pool = ed.pool as unknown as { idle: { pid: number }[] };
-  while (pool.idle.length < 2 || pool.idle.some((k) => k.pid === 0)) await Bun.sleep(50);
-  await Bun.sleep(300);
-}
 const allClosed = async () => {
   while (ed.brokers.size) await Bun.sleep(20);
 };
@@ -145,10 +136,10 @@ const a: { loaded: number; painted: number }[] = [];
 const b: { loaded: number; painted: number }[] = [];
 for (let i = -1; i < REPS; i++) {
   await allClosed();
-  await warmPool();
+  await warmKits(ed);
   const x = await viaApi();
   await allClosed();
-  await warmPool();
+  await warmKits(ed);
   const y = await direct();
   if (i >= 0) {
     a.push(x);
@@ -156,10 +147,10 @@ for (let i = -1; i < REPS; i++) {
   }
 }
 
-const apiLoaded = stats(a.map((x) => x.loaded));
-const apiPainted = stats(a.map((x) => x.painted));
-const dLoaded = stats(b.map((x) => x.loaded));
-const dPainted = stats(b.map((x) => x.painted));
+const apiLoaded = percentiles(a.map((x) => x.loaded));
+const apiPainted = percentiles(a.map((x) => x.painted));
+const dLoaded = percentiles(b.map((x) => x.loaded));
+const dPainted = percentiles(b.map((x) => x.painted));
 console.log(`open through api.js (new SVC.Editor → onDocumentLoaded): ${ms(apiLoaded)}; → first screen painted: ${ms(apiPainted)}`);
 console.log(`baseline, editor page framed directly (form POST → Document_Loaded): ${ms(dLoaded)}; → first screen painted: ${ms(dPainted)}`);
 console.log(`the embed layer adds p50 ${(apiPainted.p50 - dPainted.p50).toFixed(0)} ms to the first screen (${(apiPainted.p50 / dPainted.p50).toFixed(2)}×)`);

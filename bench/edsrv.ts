@@ -19,6 +19,7 @@ import { memoryLogger } from "../app/log";
 import { createEdsrv } from "../app/edsrv/server";
 import { editorFrame, hostPageHtml, startChromium } from "../app/edsrv/testing/chromium";
 import { startWopiHost } from "../app/edsrv/testing/wopi-host";
+import { percentiles, warmKits } from "./measure";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const OPEN_REPS = Number(process.env.BENCH_OPEN_REPS ?? 8);
@@ -27,11 +28,6 @@ const SCREENS = Number(process.env.BENCH_SCREENS ?? 40);
 const VIEWS = Number(process.env.BENCH_VIEWS ?? 3);
 const LONG_DOC = process.env.BENCH_LONG_DOC ?? "/work/shared/corpus/docx/unstructured_handbook_872p.docx";
 
-const stats = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const q = (p: number) => s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]!;
-  return { n: xs.length, mean: xs.reduce((a, b) => a + b, 0) / xs.length, p50: q(0.5), p95: q(0.95), max: s[s.length - 1]! };
-};
 const f1 = (n: number) => n.toFixed(1);
 const rssMb = (pid: number) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
@@ -46,11 +42,6 @@ host.addToken("tok_bench", "u1", true, "Bench");
 let seq = 0;
 
 /** Waits until the pool has its idle kits started (so an open pays no engine start-up). */
-async function warmPool() {
-  const pool = ed.pool as unknown as { idle: { pid: number }[] };
-  while (pool.idle.length < 2 || pool.idle.some((k) => k.pid === 0)) await Bun.sleep(50);
-  await Bun.sleep(300); // let the new kit's start-up CPU settle
-}
 
 async function open(ctx: BrowserContext, file: string, fixedId?: string): Promise<{ page: Page; frame: Frame; id: string; src: string }> {
   const id = fixedId ?? `b${++seq}`;
@@ -73,7 +64,7 @@ const ctx = await chrome.browser.newContext({ viewport: { width: 1024, height: 7
 const hello = path.join(ROOT, "fixtures/hello.docx");
 const opens: { request: number; hostSubmit: number }[] = [];
 for (let i = 0; i < OPEN_REPS + 1; i++) {
-  await warmPool();
+  await warmKits(ed);
   const { page, frame, src } = await open(ctx, hello);
   const t = await frame.evaluate(() => ({ origin: performance.timeOrigin, paint: (window as any).edState.firstPaintAt, marks: (window as any).edState.marks, tiles: (window as any).edState.tilesDrawn }));
   if (process.env.BENCH_DEBUG) console.log(JSON.stringify(t));
@@ -82,12 +73,12 @@ for (let i = 0; i < OPEN_REPS + 1; i++) {
   await page.close();
   await docGone(src);
 }
-const openReq = stats(opens.map((o) => o.request)), openHost = stats(opens.map((o) => o.hostSubmit));
+const openReq = percentiles(opens.map((o) => o.request)), openHost = percentiles(opens.map((o) => o.hostSubmit));
 out.open = { fromEditorRequest: openReq, fromHostSubmit: openHost };
 console.log(`open hello.docx → first screen painted: p50 ${f1(openReq.p50)} ms, p95 ${f1(openReq.p95)} ms, max ${f1(openReq.max)} ms (from the editor page request; from the host form submit p50 ${f1(openHost.p50)} ms)`);
 
 // 2. keystroke → updated tile, and 4. memory
-await warmPool();
+await warmKits(ed);
 const idleKitRss = rssMb((ed.pool as unknown as { idle: { pid: number }[] }).idle[0]!.pid);
 const first = await open(ctx, hello);
 const broker = [...ed.brokers.values()].find((b) => b.wopiSrc === first.src)!;
@@ -101,7 +92,7 @@ for (let i = 0; i < KEYS; i++) {
   await first.frame.waitForFunction((k) => (window as any).edState.inputLatencies.length > k && !(window as any).edState.inputAt, n, { polling: "raf" });
   await Bun.sleep(30);
 }
-const lat = stats((await first.frame.evaluate(() => (window as any).edState.inputLatencies)) as number[]);
+const lat = percentiles((await first.frame.evaluate(() => (window as any).edState.inputLatencies)) as number[]);
 out.keystroke = lat;
 console.log(`keystroke → updated tile drawn (${lat.n} keys): p50 ${f1(lat.p50)} ms, p95 ${f1(lat.p95)} ms, max ${f1(lat.max)} ms`);
 
@@ -121,7 +112,7 @@ await docGone(first.src);
 
 // 3. tiles per second while scrolling
 if (existsSync(LONG_DOC)) {
-  await warmPool();
+  await warmKits(ed);
   const t0 = performance.now();
   const long = await open(ctx, LONG_DOC);
   const openMs = performance.now() - t0;
@@ -141,7 +132,7 @@ if (existsSync(LONG_DOC)) {
     }
     return { tiles: S.tilesDrawn - d0, ms: performance.now() - t, per };
   }, SCREENS);
-  const screen = stats(r.per);
+  const screen = percentiles(r.per);
   out.scroll = { doc: path.basename(LONG_DOC), heightTwips: st.height, openMs, tiles: r.tiles, ms: r.ms, tilesPerSecond: (r.tiles / r.ms) * 1000, screen };
   console.log(`scroll ${path.basename(LONG_DOC)} (${Math.round(st.height / 15)} px tall, opened in ${f1(openMs)} ms): ${r.tiles} tiles in ${f1(r.ms)} ms = ${f1((r.tiles / r.ms) * 1000)} tiles/s; a screen painted p50 ${f1(screen.p50)} ms, p95 ${f1(screen.p95)} ms`);
   await long.page.close();

@@ -15,14 +15,10 @@ import { memoryLogger } from "../app/log";
 import { createEdsrv } from "../app/edsrv/server";
 import { editorFrame, hostPageHtml, startChromium } from "../app/edsrv/testing/chromium";
 import { startWopiHost } from "../app/edsrv/testing/wopi-host";
+import { percentiles } from "./measure";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const KEYS = Number(process.env.BENCH_KEYS ?? 40);
-const stats = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const q = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))]!;
-  return { n: xs.length, p50: q(0.5), p95: q(0.95), max: s[s.length - 1]! };
-};
 
 const host = startWopiHost();
 const config = parseConfig({ SVC_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "keys-bench-")), SVC_ONLINE_ALIASGROUP1: host.origin });
@@ -81,9 +77,9 @@ async function humanPace(local: boolean): Promise<number[]> {
   return frame.evaluate(() => (window as any).kb.done as number[]);
 }
 
-const baseline = stats(await humanPace(true));
+const baseline = percentiles(await humanPace(true));
 await page.keyboard.press("Enter");
-const human = stats(await humanPace(false));
+const human = percentiles(await humanPace(false));
 
 console.log(`human pace (1 key / 100 ms, ${human.n} keys): keydown → pixels at the caret p50 ${human.p50.toFixed(1)} ms, p95 ${human.p95.toFixed(1)} ms, max ${human.max.toFixed(1)} ms`);
 console.log(`baseline (the page paints the caret box itself): p50 ${baseline.p50.toFixed(1)} ms, p95 ${baseline.p95.toFixed(1)} ms; the editor's round trip adds ×${(human.p50 / baseline.p50).toFixed(1)} at p50`);

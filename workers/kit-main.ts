@@ -131,38 +131,34 @@ function keyIsQueuedCommand(char: number, key: number): boolean {
   return code !== KEY_RETURN && code !== KEY_TAB; // those two are handled directly
 }
 
-/** Engine quiet this long after the last input: it has processed what was posted. */
-const QUIET_MS = 25;
-/** Waits until no callback came for QUIET_MS since the last input (at most 1 s: a busy engine keeps talking). */
-async function quiesce(): Promise<void> {
-  const until = performance.now() + 1000;
+/**
+ * Waits until the engine has been quiet, no input for `inputMs` and no callback for `callbackMs`,
+ * at most `maxMs` (a busy engine keeps talking).
+ */
+async function waitQuiet(inputMs: number, callbackMs: number, maxMs: number, pollMs: number): Promise<void> {
+  const until = performance.now() + maxMs;
   for (;;) {
     pump();
     const now = performance.now();
-    if ((now - lastInputAt >= QUIET_MS && now - lastCallbackAt >= QUIET_MS) || now >= until) return;
-    await Bun.sleep(2);
+    if ((now - lastInputAt >= inputMs && now - lastCallbackAt >= callbackMs) || now >= until) return;
+    await Bun.sleep(pollMs);
   }
 }
+/** The engine has processed what was posted (25 ms without input or callback). */
+const quiesce = () => waitQuiet(25, 25, 1000, 2);
+/** The user's input has settled (no input for 200 ms, no callback for 50 ms): for saves and leaving views. */
+const settle = () => waitQuiet(200, 50, 3000, 20);
 
 /**
- * Requests handled strictly one after another: user input; saves, which must hold every input
- * sent before them (an undo still settling included); and removing a view, which must not drop
- * the input its user sent just before leaving (typing, then closing the tab at once).
+ * Requests handled strictly one after another: user input; copies and pastes, which must see the
+ * input before them; saves, which must hold every input sent before them (an undo still settling
+ * included); and removing a view, which must not drop the input its user sent just before leaving
+ * (typing, then closing the tab at once).
  */
 const ORDERED_OPS = new Set(["key", "mouse", "textinput", "uno", "save", "unview", "selection", "paste"]);
 /** The most a copy or a paste carries (the WebSocket's frame limit is 16 MB, base64 included). */
 const CLIPBOARD_MAX_BYTES = 10 * 1024 * 1024;
 let inputChain: Promise<unknown> = Promise.resolve();
-
-async function settle(): Promise<void> {
-  const until = performance.now() + 3000;
-  while (performance.now() < until) {
-    pump();
-    const now = performance.now();
-    if (now - lastInputAt >= 200 && now - lastCallbackAt >= 50) return;
-    await Bun.sleep(20);
-  }
-}
 
 async function handle(req: Record<string, unknown>): Promise<unknown> {
   switch (req.op) {
@@ -423,7 +419,6 @@ function main(): void {
   const rl = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
   rl.on("line", (line) => {
     if (!line.trim()) return;
-    if (process.env.SVC_TRACE) require("node:fs").appendFileSync("/tmp/exp/trace.log", `kit line ${Date.now()} ${line.slice(0,30)}\n`);
     queue.push(line);
     if (queue.length === 1) setImmediate(next);
   });
@@ -432,7 +427,6 @@ function main(): void {
 
 /** Parses one request line and starts it; its reply goes out when it finishes. */
 function start(line: string): void {
-  const T0 = Date.now();
   let req: Record<string, unknown>;
   try {
     req = JSON.parse(line);
@@ -446,7 +440,7 @@ function start(line: string): void {
   // tiles and status do not queue behind them.
   const handled = ORDERED_OPS.has(String(req.op)) ? (inputChain = inputChain.catch(() => {}).then(() => handle(req))) : handle(req);
   handled.then(
-    (result) => { if (process.env.SVC_TRACE) require("node:fs").appendFileSync("/tmp/exp/trace.log", `kit ${String(req.op)} start ${T0} done ${Date.now()}\n`); send({ type: "reply", id, ok: true, result }); },
+    (result) => send({ type: "reply", id, ok: true, result }),
     (err) => send({ type: "reply", id, ok: false, error: String((err as Error)?.message ?? err) }),
   );
 }

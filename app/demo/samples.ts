@@ -25,4 +25,3 @@ export const DEMO_SAMPLES: DemoSample[] = [
 ];
 
 export const sampleById = (id: string) => DEMO_SAMPLES.find((s) => s.id === id) ?? null;
-export const sampleByFile = (file: string) => DEMO_SAMPLES.find((s) => s.file === file) ?? null;

@@ -20,7 +20,7 @@ import { EDITABLE_EXTENSIONS } from "./discovery";
 import { docKeyOf, type AliasGroup } from "../alias-groups";
 import type { Kit, KitPool } from "./kits";
 import { redactUrl, type CheckFileInfo, type WopiAuth, type WopiClient } from "./wopi-client";
-import { parseArgs, runViewCommand } from "./view-commands";
+import { parseArgs, runViewCommand, statusFrame } from "./view-commands";
 
 export interface ClientSession {
   id: string;
@@ -126,7 +126,6 @@ export class DocumentBroker {
   private readonly log: Logger;
   /** Loaded ahead of its first session (see preload); cleared when that wait is over. */
   preloading = false;
-  private everAttached = false;
   /** Sessions queued behind the work in progress (a preload, another attach). */
   private waiting = 0;
   private preloaded: { token: string; info: CheckFileInfo; at: number } | null = null;
@@ -237,7 +236,6 @@ export class DocumentBroker {
     this.attaching!.viewId = viewId;
     s.viewId = viewId;
     this.sessions.set(s.id, s);
-    this.everAttached = true;
     this.preloading = false;
     if (!s.readOnly) this.lastAuth = s.auth;
     this.lastActivity = Date.now();
@@ -256,7 +254,7 @@ export class DocumentBroker {
     s.send(`filemode: ${JSON.stringify({ readOnly: s.readOnly })}`);
     if (this.lastModifiedTime !== null) s.send(`lastmodtime: ${this.lastModifiedTime}`);
     const st = await kit.request("status", { viewId });
-    s.send(`status: ${JSON.stringify({ ...st, viewid: viewId, docType: this.docType })}`);
+    s.send(statusFrame(st, viewId, this.docType));
     s.send(`statechanged: .uno:ModifiedStatus=${this.modified}`);
     for (const frame of this.attaching!.held.get(viewId) ?? []) s.send(frame);
     this.attaching = null;
@@ -312,8 +310,8 @@ export class DocumentBroker {
    * Loads the document before its first session connects. The editor page's request carries the
    * WOPISrc and the token; the page then takes 150-300 ms to load and open its WebSocket, the time
    * CheckFileInfo, GetFile and the kit's load need. Only on a ready idle kit; a document no
-   * session joins within preloadWaitMs (PRELOAD_WAIT_MS) is closed again. A failed preload leaves nothing behind:
-   * the session's own attempt then meets the failure and reports it.
+   * session joins within preloadWaitMs (PRELOAD_WAIT_MS) is closed again. A failed
+   * preload leaves nothing behind: the session's own attempt then meets the failure and reports it.
    */
   preload(auth: WopiAuth): void {
     if (this.state !== "new") return;
@@ -372,7 +370,7 @@ export class DocumentBroker {
   /** When no view is left: exit save if needed (kept and retried until stored), then recycle the kit. */
   private maybeClose(): void {
     if (this.sessions.size > 0 || this.state === "closed" || this.state === "loading" || this.state === "new") return;
-    if (this.preloading && this.sessions.size === 0 && !this.everAttached) return; // its session is on its way
+    if (this.preloading) return; // loaded ahead of a session that is on its way (preload's timer ends the wait)
     if (this.saving || this.retryTimer) return;
     if (this.modified && this.kit?.alive) {
       const storable = !this.conflict && !this.tooLarge && this.authFor({}) !== null;
@@ -445,7 +443,7 @@ export class DocumentBroker {
     if (cb === 13) {
       // The document size changed: send that view its new status.
       const s = [...this.sessions.values()].find((x) => x.viewId === viewId);
-      if (s && this.kit) void this.kit.request("status", { viewId }).then((st) => s.send(`status: ${JSON.stringify({ ...st, viewid: viewId, docType: this.docType })}`), () => {});
+      if (s && this.kit) void this.kit.request("status", { viewId }).then((st) => s.send(statusFrame(st, viewId, this.docType)), () => {});
       return;
     }
     const name = CALLBACK_NAMES[cb];
@@ -630,5 +628,3 @@ export class DocumentBroker {
     this.dispose();
   }
 }
-
-/** key=value pairs (values URI-encoded) plus `_` = the raw text. */

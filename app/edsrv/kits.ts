@@ -212,7 +212,7 @@ export class KitPool {
    */
   private topUpSoon(): void {
     if (this.closing) return;
-    if (!this.idle.some((k) => k.pid !== 0)) return this.topUp();
+    if (!this.hasReadyKit) return this.topUp();
     this.topUpTimer ??= setTimeout(() => this.topUp(), this.opts.topUpDelayMs ?? TOP_UP_DELAY_MS);
     this.topUpTimer.unref?.();
   }

@@ -6,6 +6,7 @@
 
 import type { Config } from "../config";
 import { matchGroup, type AliasGroup } from "../alias-groups";
+import { wopiAuthFrom } from "./wopi-client";
 
 const html = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
@@ -84,7 +85,8 @@ const PAGE_TEXTS = {
     clipboard: "Trang này không cho trình soạn thảo quyền ghi vào bộ nhớ tạm. Hãy sao chép lại ngay sau khi chọn.",
   },
 };
-export const pageTexts = (lang: string | null) => (/^vi\b/i.test(lang ?? "") ? PAGE_TEXTS.vi : PAGE_TEXTS.en);
+/** The page's language: Vietnamese for a `lang` of vi*, English otherwise. */
+const pageLanguage = (lang: string | null): keyof typeof PAGE_TEXTS => (/^vi\b/i.test(lang ?? "") ? "vi" : "en");
 
 export interface PageInput {
   form: Record<string, string>;
@@ -110,22 +112,22 @@ export function renderPage(config: Config, groups: AliasGroup[], input: PageInpu
       body: '<!doctype html><html><head><meta charset="utf-8"><title>Unauthorized WOPI host</title></head><body><h1>Unauthorized WOPI host</h1><p>This document cannot be opened: its storage host is not allowed on this editing server.</p></body></html>',
     };
   }
-  const ttlRaw = input.form.access_token_ttl ?? "";
-  const ttl = /^\d+$/.test(ttlRaw) ? ttlRaw : "0";
+  const auth = wopiAuthFrom((k) => input.form[k]);
   const ui = uiDefaultsToJson(input.form.ui_defaults ?? "");
   const data: Record<string, string> = {
-    "access-token": input.form.access_token ?? "",
-    "access-token-ttl": ttl,
-    "no-auth-header": ["1", "true"].includes(input.form.no_auth_header ?? "") ? "1" : "0",
+    "access-token": auth.token,
+    "access-token-ttl": auth.ttl,
+    "no-auth-header": auth.noAuthHeader ? "1" : "0",
     "ui-defaults": Buffer.from(JSON.stringify(ui)).toString("base64"),
     "postmessage-origin": input.form.postmessage_origin ?? "",
     "frame-ancestors": config.online.frameAncestors,
   };
-  const texts = pageTexts(input.query.get("lang"));
+  const language = pageLanguage(input.query.get("lang"));
+  const texts = PAGE_TEXTS[language];
   for (const [k, v] of Object.entries(texts)) data[`text-${k}`] = v;
   const attrs = Object.entries(data).map(([k, v]) => `data-${k}="${html(v)}"`).join(" ");
   const body = `<!doctype html>
-<html lang="${texts === pageTexts("vi") ? "vi" : "en"}">
+<html lang="${language}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

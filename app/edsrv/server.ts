@@ -16,7 +16,7 @@ import { parseHttpUrl } from "../net/http-url";
 import { KitPool } from "./kits";
 import { metricsText } from "./metrics";
 import { renderPage } from "./page";
-import { WopiClient } from "./wopi-client";
+import { WopiClient, wopiAuthFrom } from "./wopi-client";
 
 export interface EdsrvDeps {
   config: Config;
@@ -284,12 +284,11 @@ export async function createEdsrv(deps: EdsrvDeps) {
    * page requests alone cannot take the kits.
    */
   function preload(wopiSrc: string, form: Record<string, string>) {
-    const token = form.access_token ?? "";
+    const auth = wopiAuthFrom((k) => form[k]);
     const group = wopiSrc ? matchGroup(groups, wopiSrc) : null;
-    if (!token || !group || !pool.hasReadyKit) return;
+    if (!auth.token || !group || !pool.hasReadyKit) return;
     if (docs().filter((d) => d.preloading).length >= MAX_PRELOADS) return;
-    const ttl = /^\d+$/.test(form.access_token_ttl ?? "") ? form.access_token_ttl! : "0";
-    brokerFor(wopiSrc, group).preload({ token, ttl, noAuthHeader: ["1", "true"].includes(form.no_auth_header ?? "") });
+    brokerFor(wopiSrc, group).preload(auth);
   }
 
   function onDocMessage(data: DocWsData, text: string) {
@@ -339,7 +338,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
             id: newSessionId(),
             send: () => {},
             close: () => {},
-            auth: { token: p.get("access_token") ?? "", ttl: p.get("access_token_ttl") ?? "0", noAuthHeader: ["1", "true"].includes(p.get("no_auth_header") ?? "") },
+            auth: wopiAuthFrom((k) => p.get(k)),
             requestedReadOnly: p.get("permission") === "readonly",
             lang: "en-US",
             readOnly: true,

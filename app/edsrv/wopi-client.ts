@@ -11,6 +11,15 @@ export interface WopiAuth {
   noAuthHeader: boolean;
 }
 
+/**
+ * The token fields of an editor page's form, or of the WebSocket URL the page builds from them
+ * (access_token, access_token_ttl: Unix ms or 0, no_auth_header), as the WOPI client sends them.
+ */
+export function wopiAuthFrom(get: (name: string) => string | null | undefined): WopiAuth {
+  const ttl = get("access_token_ttl") ?? "";
+  return { token: get("access_token") ?? "", ttl: /^\d+$/.test(ttl) ? ttl : "0", noAuthHeader: ["1", "true"].includes(get("no_auth_header") ?? "") };
+}
+
 export interface CheckFileInfo {
   BaseFileName: string;
   Size?: number;

@@ -52,6 +52,8 @@ describe("discovery", () => {
     const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => (calls++, Response.json(caps)) });
     const collabora = new EditorDiscovery({ baseUrl: `http://127.0.0.1:${server.port}`, clock: new ManualClock(), logger: memoryLogger() });
     expect(await collabora.preloadSupported()).toBe(false);
+    expect(await collabora.preloadSupported()).toBe(false);
+    expect(calls).toBe(1); // Collabora's answer is kept too: no capabilities request per session
     caps = { productName: "SVC Editing Server", hasDocumentPreload: true };
     const ours = new EditorDiscovery({ baseUrl: `http://127.0.0.1:${server.port}`, clock: new ManualClock(), logger: memoryLogger() });
     const before = calls;

@@ -61,7 +61,7 @@ export function editorUrl(urlsrc: string, p: EditorUrlParams): string {
 export class EditorDiscovery {
   private cached: { at: number; actions: DiscoveryActions } | null = null;
   private inflight: Promise<DiscoveryActions> | null = null;
-  private preload: Promise<boolean> | null = null;
+  private preload: { at: number; answer: Promise<boolean> } | null = null;
 
   constructor(
     private readonly o: { baseUrl: string; clock: Clock; logger: Logger; ttlMs?: number; fetchImpl?: typeof fetch },
@@ -101,18 +101,24 @@ export class EditorDiscovery {
 
   /**
    * Whether the editing server loads a document as soon as its editor page is requested (ours says
-   * so in /hosting/capabilities; Collabora Online does not). Asked once, then kept; false when
-   * the capabilities cannot be read.
+   * so in /hosting/capabilities; Collabora Online does not). An answer is kept as long as the
+   * discovery; capabilities that cannot be read count as "no" and are asked for again next time.
    */
   async preloadSupported(): Promise<boolean> {
-    this.preload ??= (this.o.fetchImpl ?? fetch)(`${this.o.baseUrl}/hosting/capabilities`, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: "manual" })
-      .then(async (res) => (res.status === 200 ? (await res.json())?.hasDocumentPreload === true : (await res.body?.cancel(), false)))
-      .catch(() => false)
-      .then((ok) => {
-        if (!ok) this.preload = null; // asked again next time (the editing server may be starting)
-        return ok;
+    const now = this.o.clock.now();
+    if (this.preload && now - this.preload.at < (this.o.ttlMs ?? DISCOVERY_TTL_MS)) return this.preload.answer;
+    const at = now;
+    const answer = (this.o.fetchImpl ?? fetch)(`${this.o.baseUrl}/hosting/capabilities`, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: "manual" })
+      .then(async (res) => {
+        if (res.status !== 200) throw new Error(`capabilities answered ${res.status}`);
+        return (await res.json())?.hasDocumentPreload === true;
+      })
+      .catch(() => {
+        if (this.preload?.answer === answer) this.preload = null;
+        return false;
       });
-    return this.preload;
+    this.preload = { at, answer };
+    return answer;
   }
 
   /** urlsrc of the action for this extension (edit; view for read-only when published). */

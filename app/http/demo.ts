@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { demoConfig } from "../demo/demo-config";
 import type { DemoReceiver } from "../demo/receiver";
-import { DEMO_SAMPLES, sampleByFile } from "../demo/samples";
+import { DEMO_SAMPLES } from "../demo/samples";
 import { CONTENT_TYPES } from "../embed/downloads";
 import { route, type AppEnv } from "./common";
 
@@ -30,7 +30,7 @@ export function demoRoutes(deps: DemoDeps): Hono<AppEnv> {
   route(app, "/samples", { GET: (c) => c.json(DEMO_SAMPLES.map(({ id, label, file, fileType }) => ({ id, label, file, fileType }))) });
   for (const s of DEMO_SAMPLES) {
     route(app, `/${s.file}`, {
-      GET: () => new Response(Bun.file(sampleByFile(s.file)!.source), { headers: { "Content-Type": CONTENT_TYPES[s.fileType], "Content-Disposition": "inline", ...noStore } }),
+      GET: () => new Response(Bun.file(s.source), { headers: { "Content-Type": CONTENT_TYPES[s.fileType], "Content-Disposition": "inline", ...noStore } }),
     });
   }
   route(app, "/config", {
