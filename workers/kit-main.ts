@@ -271,9 +271,14 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
         pump(); // what the engine queued before this first paint is in it
         unpainted.delete(d.getView());
       }
-      const buf = new Uint8Array(width * height * 4);
-      d.paintTile(buf, width, height, num(req.x, "x"), num(req.y, "y"), Math.max(1, num(req.w, "w")), Math.max(1, num(req.h, "h")));
-      const png = encodeTilePng(buf, width, height, d.getTileMode());
+      // One pixel more each way is painted and cropped: the engine draws a tile's last pixel
+      // column and row without the grid lines and borders that go on into the next tile, which
+      // showed as a white seam every tile in spreadsheets. Painted with a neighbour, that pixel
+      // is drawn as the next tile's first one continues it.
+      const w = Math.max(1, num(req.w, "w")), h = Math.max(1, num(req.h, "h"));
+      const buf = new Uint8Array((width + 1) * (height + 1) * 4);
+      d.paintTile(buf, width + 1, height + 1, num(req.x, "x"), num(req.y, "y"), Math.round((w * (width + 1)) / width), Math.round((h * (height + 1)) / height));
+      const png = encodeTilePng(buf, width, height, d.getTileMode(), width + 1);
       return { png: png.toString("base64") };
     }
     case "save": {

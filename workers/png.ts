@@ -25,16 +25,19 @@ function chunk(type: string, data: Uint8Array): Buffer {
 /**
  * Encodes a tile as painted by LibreOfficeKit (premultiplied BGRA or RGBA, `mode` from
  * getTileMode(), 4 bytes a pixel) as an RGB PNG composited on white, rows filtered "Up".
+ * `sourceWidth` is the painted buffer's width in pixels when it is wider than the image (the
+ * image is then its top-left `width` × `height` pixels).
  */
-export function encodeTilePng(tile: Uint8Array, width: number, height: number, mode: number): Buffer {
+export function encodeTilePng(tile: Uint8Array, width: number, height: number, mode: number, sourceWidth = width): Buffer {
   const stride = width * 3;
   const raw = Buffer.allocUnsafe((stride + 1) * height);
   // Pixels read as little-endian 32-bit words: BGRA is 0xAARRGGBB, RGBA is 0xAABBGGRR.
-  const px = new Uint32Array(tile.buffer, tile.byteOffset, width * height);
+  const px = new Uint32Array(tile.buffer, tile.byteOffset, sourceWidth * height);
   const rgba = mode === LOK_TILEMODE_RGBA;
-  let o = 0, i = 0;
+  let o = 0;
   for (let y = 0; y < height; y++) {
     raw[o++] = 2; // filter "Up", applied below
+    let i = y * sourceWidth;
     for (let x = 0; x < width; x++) {
       const v = px[i++]!, a = v >>> 24;
       let r = rgba ? v & 255 : (v >>> 16) & 255, g = (v >>> 8) & 255, b = rgba ? (v >>> 16) & 255 : v & 255;

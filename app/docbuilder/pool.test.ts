@@ -67,14 +67,17 @@ describe("worker faults", () => {
   });
 
   test("a load that never returns (engine frozen) is ended by the timeout", async () => {
-    const res = fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "pdf", async: "true" }) });
-    // Freeze the worker before it can answer: SIGSTOP, the way a hung load looks from outside.
+    // Every worker frozen before the job is sent (SIGSTOP, the way a hung load looks from outside):
+    // a small file's load would otherwise be over before a test could freeze its worker.
+    const pids = svc.pool.pids();
+    for (const pid of pids) process.kill(pid, "SIGSTOP");
+    const res = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "pdf", async: "true" }) });
     const pid = await busyWorkerPid(svc);
-    process.kill(pid, "SIGSTOP");
-    const job = (await (await res).json()) as any;
+    for (const other of pids) if (other !== pid) process.kill(other, "SIGCONT");
+    const job = (await res.json()) as any;
     const done = await waitForJob(svc.url, job.id, 20_000);
-    // The engine may have finished before the freeze; only a frozen one must time out.
-    if (done.status === "failed") expect(done.error.code).toBe("timeout");
+    expect(done.status).toBe("failed");
+    expect(done.error.code).toBe("timeout");
     await until(async () => (await status(svc.url)).workers.idle === 2);
     expect(svc.pool.pids()).not.toContain(pid);
   });

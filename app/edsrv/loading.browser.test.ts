@@ -35,7 +35,8 @@ describe("opening feedback", () => {
     const f = env.newFile("hello.docx");
     env.host.pages.set("loading1", hostPageHtml(env.ed.url, env.ed.hash, f.src, "tok_alice"));
     const page = await ctx.newPage();
-    await page.goto(`${env.host.origin}/page/loading1`);
+    // Not until "load": the page's load waits for the editor frame, whose script is held.
+    await page.goto(`${env.host.origin}/page/loading1`, { waitUntil: "domcontentloaded" });
     const frame = page.frameLocator("#ed");
     await frame.locator("#loading").waitFor({ state: "visible" });
     expect(await frame.locator("#loading-text").textContent()).toBe("Opening the document…");

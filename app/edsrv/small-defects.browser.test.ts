@@ -32,4 +32,40 @@ describe("small defects", () => {
     expect(await labels()).toEqual([["1", "Slide 1"], ["2", "Slide 2"]]);
     await ctx.close();
   }, 30_000);
+
+  // The engine painted a tile's last pixel column and row without the grid lines that go on into
+  // the next tile: a white seam every 256 px across a sheet's grid.
+  test("a sheet's grid lines run unbroken across tile edges: no seam every 256 px", async () => {
+    const ctx = await env.browser.newContext();
+    const f = env.newFile("hello.xlsx");
+    const { frame } = await env.openEditor(ctx, f.src);
+    await frame.waitForFunction(() => (window as any).edState.tilesDrawn >= 4, undefined, { polling: 50 });
+    await Bun.sleep(300); // every tile of the screen drawn
+    const seams = await frame.evaluate(() => {
+      const c = document.getElementById("canvas") as HTMLCanvasElement;
+      const d = c.getContext("2d")!.getImageData(0, 0, 520, 520).data;
+      const px = (x: number, y: number) => d[(y * 520 + x) * 4]!; // red is enough: grid grey against white
+      const found: { gridRows: number; broken: string[] } = { gridRows: 0, broken: [] };
+      // A horizontal grid line: a row that is grey across the first tile's middle.
+      for (let y = 0; y < 520; y++) {
+        let grey = true;
+        for (let x = 100; x < 140 && grey; x++) grey = px(x, y) < 240;
+        if (!grey) continue;
+        found.gridRows++;
+        for (const x of [254, 255, 256, 257, 510, 511, 512]) if (px(x, y) >= 240) found.broken.push(`${x},${y}`);
+      }
+      // The same for the vertical lines, across the tile edge at y = 256.
+      for (let x = 0; x < 520; x++) {
+        let grey = true;
+        for (let y = 100; y < 140 && grey; y++) grey = px(x, y) < 240;
+        if (!grey) continue;
+        found.gridRows++;
+        for (const y of [254, 255, 256, 257]) if (px(x, y) >= 240) found.broken.push(`${x},${y}`);
+      }
+      return found;
+    });
+    expect(seams.gridRows).toBeGreaterThan(4); // the sheet shows grid lines here
+    expect(seams.broken).toEqual([]);
+    await ctx.close();
+  }, 30_000);
 });
