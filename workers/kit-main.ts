@@ -65,6 +65,13 @@ const views = new Set<number>();
  */
 const unpainted = new Set<number>();
 let firstViewTaken = false;
+/**
+ * The version of the document's pixels: each forwarded tile invalidation takes the next number,
+ * and a tile carries the number it was painted at. A client holding a tile of version v knows that
+ * an invalidation numbered ≤ v is already in it, whatever order the two messages arrived in; one
+ * numbered > v means the tile must be asked for again (Collabora's tile versions do the same).
+ */
+let pixelVersion = 0;
 
 
 function requireDoc(): LokDocument {
@@ -198,7 +205,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const type = req.type === "up" ? LOK_KEYEVENT_KEYUP : LOK_KEYEVENT_KEYINPUT;
       const char = num(req.char ?? 0, "char"), key = num(req.key ?? 0, "key");
       d.postKeyEvent(type, char, key);
-      lastInputAt = performance.now();
+      inputPosted();
       if (type === LOK_KEYEVENT_KEYINPUT && keyIsQueuedCommand(char, key)) await quiesce();
       return {};
     }
@@ -206,7 +213,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const d = useView(req.viewId);
       const type = req.type === "buttonup" ? LOK_MOUSEEVENT_MOUSEBUTTONUP : req.type === "move" ? LOK_MOUSEEVENT_MOUSEMOVE : LOK_MOUSEEVENT_MOUSEBUTTONDOWN;
       d.postMouseEvent(type, num(req.x, "x"), num(req.y, "y"), num(req.count ?? 1, "count"), num(req.buttons ?? 1, "buttons"), num(req.modifier ?? 0, "modifier"));
-      lastInputAt = performance.now();
+      inputPosted();
       return {};
     }
     case "textinput": {
@@ -215,7 +222,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       // A composition update (end: false) or the committed text (default).
       d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT, text);
       if (req.end !== false) d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT_END, text);
-      lastInputAt = performance.now();
+      inputPosted();
       return {};
     }
     case "uno": {
@@ -226,7 +233,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       // after typing would otherwise undo an earlier step and let the typing land after it.
       await quiesce();
       useView(req.viewId).postUnoCommand(command, typeof req.args === "string" ? req.args : "", true);
-      lastInputAt = performance.now();
+      inputPosted();
       await quiesce();
       return {};
     }
@@ -247,7 +254,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       if (data.byteLength > CLIPBOARD_MAX_BYTES) throw new Error("paste too large");
       await quiesce();
       const ok = useView(req.viewId).paste(mime, data);
-      lastInputAt = performance.now();
+      inputPosted();
       await quiesce();
       return { ok };
     }
@@ -267,10 +274,10 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       // before the client's part switch reached the engine: switching the view back to paint it
       // would end what the user is doing there (a cell being typed into loses its text).
       if (part !== undefined && d.getDocumentType() !== 0 && d.getPart() !== part) return { stale: true, shown: d.getPart() };
-      if (unpainted.has(d.getView())) {
-        pump(); // what the engine queued before this first paint is in it
-        unpainted.delete(d.getView());
-      }
+      // Every invalidation the engine made before this paint goes out first, numbered at most the
+      // version the tile carries: the client then knows the tile holds those changes.
+      pump();
+      unpainted.delete(d.getView());
       // One pixel more each way is painted and cropped: the engine draws a tile's last pixel
       // column and row without the grid lines and borders that go on into the next tile, which
       // showed as a white seam every tile in spreadsheets. Painted with a neighbour, that pixel
@@ -279,7 +286,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const buf = new Uint8Array((width + 1) * (height + 1) * 4);
       d.paintTile(buf, width + 1, height + 1, num(req.x, "x"), num(req.y, "y"), Math.round((w * (width + 1)) / width), Math.round((h * (height + 1)) / height));
       const png = encodeTilePng(buf, width, height, d.getTileMode(), width + 1);
-      return { png: png.toString("base64") };
+      return { png: png.toString("base64"), version: pixelVersion };
     }
     case "save": {
       const d = requireDoc();
@@ -318,6 +325,7 @@ function pump(): void {
   const events = drainCallbacks();
   if (events.length) lastCallbackAt = performance.now();
   let sheetChanged: Set<number> | null = null;
+  let invalidated: Set<string> | null = null;
   for (const e of events) {
     if (!FORWARDED.has(e.type)) continue;
     if (e.type === LOK_CALLBACK_INVALIDATE_TILES) {
@@ -326,14 +334,41 @@ function pump(): void {
         (sheetChanged ??= new Set()).add(e.tag);
         continue;
       }
+      // The engine often reports the same rectangle twice in a row (the edit, then its layout).
+      const key = `${e.tag} ${e.payload}`;
+      if ((invalidated ??= new Set()).has(key)) continue;
+      invalidated.add(key);
+      send({ type: "cb", viewId: e.tag, cb: e.type, payload: e.payload, version: ++pixelVersion });
+      continue;
     }
     send({ type: "cb", viewId: e.tag, cb: e.type, payload: e.payload });
   }
   // Every view repaints every sheet (formulas on other sheets may depend on the changed cell).
   if (sheetChanged && doc) {
     const parts = doc.getParts();
-    for (const viewId of sheetChanged) for (let p = 0; p < parts; p++) send({ type: "cb", viewId, cb: LOK_CALLBACK_INVALIDATE_TILES, payload: `EMPTY, ${p}` });
+    for (const viewId of sheetChanged) for (let p = 0; p < parts; p++) send({ type: "cb", viewId, cb: LOK_CALLBACK_INVALIDATE_TILES, payload: `EMPTY, ${p}`, version: ++pixelVersion });
   }
+}
+
+/**
+ * After input, callbacks are drained every millisecond for a while instead of every 5 ms: the
+ * engine answers a key in 1-3 ms, and the wait for the next regular drain was up to 5 ms of every
+ * keystroke's way to the screen.
+ */
+const HOT_PUMP_MS = 60;
+let hotUntil = 0;
+let hotPumping = false;
+function inputPosted(): void {
+  lastInputAt = performance.now();
+  hotUntil = lastInputAt + HOT_PUMP_MS;
+  if (hotPumping) return;
+  hotPumping = true;
+  const tick = () => {
+    pump();
+    if (performance.now() < hotUntil) setTimeout(tick, 1);
+    else hotPumping = false;
+  };
+  setTimeout(tick, 1);
 }
 
 /** Small real documents of each family: their import filters (OOXML, ODF) load on first use. */

@@ -276,6 +276,33 @@ describe("views", () => {
     await s.waitText("invalidatetiles:", n);
     s.close();
   });
+
+  // A tile and an invalidation cross on the wire: the page cannot tell from their order whether the
+  // tile holds the change. Both carry the document's pixel version: a tile of version v holds every
+  // invalidation numbered up to v, and the page asks again only for a later one.
+  test("tile invalidations and tiles carry the pixel version: a tile painted after an invalidation has at least its number", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1");
+    const tileVersion = async (id: number) => {
+      s.send(`tile part=0 width=256 height=256 x=0 y=0 w=3840 h=3840 id=${id}`);
+      const headOf = (f: string | Uint8Array) => (typeof f === "string" ? "" : new TextDecoder().decode(f.subarray(0, f.indexOf(10))));
+      const f = await s.wait((f) => headOf(f).startsWith(`tile: id=${id} `));
+      return Number(/ ver=(\d+)$/.exec(headOf(f))![1]);
+    };
+    const v0 = await tileVersion(1);
+    const versions: number[] = [];
+    for (const text of ["One", "Two"]) {
+      const n = s.frames.length;
+      s.send(`textinput text=${text}`);
+      const inv = await s.waitText("invalidatetiles:", n);
+      expect(inv).toMatch(/^invalidatetiles: .+ ver=\d+$/);
+      versions.push(Number(/ ver=(\d+)$/.exec(inv)![1]));
+    }
+    expect(versions[0]!).toBeGreaterThan(v0);
+    expect(versions[1]!).toBeGreaterThan(versions[0]!);
+    expect(await tileVersion(2)).toBeGreaterThanOrEqual(versions[1]!);
+    s.close();
+  });
 });
 
 describe("read-only sessions", () => {

@@ -290,7 +290,7 @@ export class DocumentBroker {
       return "error: cmd=internal kind=kitunavailable";
     }
     this.kit = kit;
-    kit.onCallback = (e) => this.onKitCallback(e.viewId, e.cb, e.payload);
+    kit.onCallback = (e) => this.onKitCallback(e.viewId, e.cb, e.payload, e.version);
     kit.onExit = ({ crashed }) => {
       if (crashed) this.onKitCrash();
     };
@@ -439,7 +439,7 @@ export class DocumentBroker {
     for (const s of this.sessions.values()) s.send(`viewinfo: ${JSON.stringify(list.map((v) => ({ ...v, current: v.viewid === s.viewId })))}`);
   }
 
-  private onKitCallback(viewId: number, cb: number, payload: string): void {
+  private onKitCallback(viewId: number, cb: number, payload: string, version?: number): void {
     if (cb === 13) {
       // The document size changed: send that view its new status.
       const s = [...this.sessions.values()].find((x) => x.viewId === viewId);
@@ -449,7 +449,7 @@ export class DocumentBroker {
     const name = CALLBACK_NAMES[cb];
     if (!name) return;
     if (cb === 8 && payload.startsWith(".uno:ModifiedStatus")) return; // the broker owns the modified state
-    const frame = `${name}: ${payload}`;
+    const frame = version === undefined ? `${name}: ${payload}` : `${name}: ${payload} ver=${version}`;
     if (this.attaching && (this.attaching.viewId === viewId || ![...this.sessions.values()].some((x) => x.viewId === viewId))) {
       const held = this.attaching.held.get(viewId) ?? [];
       // Bounded: a view being attached cannot grow the server's memory without limit.

@@ -17,6 +17,8 @@ export interface KitCallback {
   viewId: number;
   cb: number;
   payload: string;
+  /** A tile invalidation's number in the document's pixel versions (see workers/kit-main.ts). */
+  version?: number;
 }
 
 export interface KitPoolOptions {
@@ -93,7 +95,7 @@ export class Kit {
         else p.reject(new KitError(String(msg.error)));
       } else if (msg.type === "cb") {
         try {
-          this.onCallback({ viewId: msg.viewId, cb: msg.cb, payload: msg.payload });
+          this.onCallback({ viewId: msg.viewId, cb: msg.cb, payload: msg.payload, version: typeof msg.version === "number" ? msg.version : undefined });
         } catch (err) {
           this.log.error("kit_callback_handler_failed", { error: err as Error });
         }

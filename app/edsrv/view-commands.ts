@@ -32,11 +32,11 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
         w: intArg(args.w, 3840),
         h: intArg(args.h, 3840),
       };
-      const r = await kit.request<{ png?: string; stale?: boolean }>("tile", { viewId, ...tile });
+      const r = await kit.request<{ png?: string; stale?: boolean; version?: number }>("tile", { viewId, ...tile });
       const where = `id=${args.id ?? ""} part=${tile.part} x=${tile.x} y=${tile.y} w=${tile.w} h=${tile.h}`;
       // Asked for a part the view no longer shows: the client forgets the request.
       if (r.stale || !r.png) return s.send(`tilestale: ${where}`);
-      const head = Buffer.from(`tile: ${where} width=${tile.width} height=${tile.height}\n`);
+      const head = Buffer.from(`tile: ${where} width=${tile.width} height=${tile.height} ver=${r.version ?? 0}\n`);
       s.send(new Uint8Array(Buffer.concat([head, Buffer.from(r.png, "base64")])));
       return;
     }

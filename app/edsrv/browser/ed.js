@@ -23,7 +23,9 @@
   var status = null, ws = null, tileSeq = 0;
   var cache = {};     // "part:tx:ty" → { bmp, stale }
   var pending = {};   // "part:tx:ty" → request time (performance.now())
-  var dirty = {};     // invalidated while its request was in flight
+  // Tiles invalidated while their request was in flight, with the pixel version they must have
+  // reached (Infinity from a server that numbers nothing): the reply may have been painted before.
+  var dirty = {};
   var cacheKeys = []; // insertion order, for eviction
   var CACHE_MAX = 400;
   var docPx = { w: 1, h: 1 };
@@ -256,16 +258,18 @@
     var nl = bytes.indexOf(10);
     var head = new TextDecoder().decode(bytes.subarray(0, nl)), a = {};
     head.replace(/^tile: /, "").split(" ").forEach(function (kv) { var i = kv.indexOf("="); if (i > 0) a[kv.slice(0, i)] = kv.slice(i + 1); });
-    var tw = Number(a.w), p = Number(a.part) || 0;
+    var tw = Number(a.w), p = Number(a.part) || 0, ver = a.ver === undefined ? -1 : Number(a.ver);
     var key = p + ":" + Math.round(Number(a.x) / tw) + ":" + Math.round(Number(a.y) / tw);
     var askedAt = pending[key];
-    delete pending[key];
-    if (tw !== TILE_PX * twipsPerPx) return; // asked before a zoom change
+    if (tw !== TILE_PX * twipsPerPx) { delete pending[key]; return; } // asked before a zoom change
+    // Pending until decoded: an invalidation meanwhile is weighed against this tile's version.
     createImageBitmap(new Blob([bytes.subarray(nl + 1)], { type: "image/png" })).then(function (bmp) {
+      if (pending[key] === askedAt) delete pending[key];
+      if (tw !== TILE_PX * twipsPerPx) { if (bmp.close) bmp.close(); return; } // the zoom changed meanwhile
       var old = cache[key];
       if (old) { if (old.bmp.close) old.bmp.close(); } else cacheKeys.push(key);
-      cache[key] = { bmp: bmp, stale: false };
-      if (dirty[key]) { delete dirty[key]; cache[key].stale = true; }
+      cache[key] = { bmp: bmp, stale: false, ver: ver };
+      if (dirty[key] !== undefined) { if (dirty[key] > ver) cache[key].stale = true; delete dirty[key]; }
       evict();
       if (p === part()) {
         var v = canvas._v, parts = key.split(":");
@@ -287,6 +291,8 @@
         }
       }
       if (cache[key].stale) requestVisible();
+    }, function () {
+      if (pending[key] === askedAt) delete pending[key]; // asked again at the next invalidation or scroll
     });
   }
 
@@ -307,6 +313,9 @@
 
   function onInvalidate(arg) {
     S.invalidations++;
+    // "x, y, w, h, part ver=n": a tile painted at version n or later already shows this change.
+    var vm = / ver=(\d+)$/.exec(arg), ver = vm ? Number(vm[1]) : Infinity;
+    if (vm) arg = arg.slice(0, vm.index);
     var n = arg.split(",").map(function (s) { return s.trim(); });
     var p = n.length >= 5 ? Number(n[4]) : n[0] === "EMPTY" && n.length >= 2 ? Number(n[1]) : null;
     if (p === null || !isFinite(p)) p = part();
@@ -318,8 +327,8 @@
       if (Number(s[0]) !== p) return;
       var tx = Number(s[1]) * tw, ty = Number(s[2]) * tw;
       if (!all && (tx + tw <= r.x || tx > r.x + r.w || ty + tw <= r.y || ty > r.y + r.h)) return;
-      if (cache[key]) cache[key].stale = true;
-      if (pending[key]) dirty[key] = true;
+      if (cache[key] && !(cache[key].ver >= ver)) cache[key].stale = true;
+      if (pending[key]) dirty[key] = Math.max(dirty[key] === undefined ? -1 : dirty[key], ver);
     });
     requestVisible();
   }
