@@ -193,6 +193,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       d.unregisterCallback();
       views.delete(viewId);
       unpainted.delete(viewId);
+      sentTiles.delete(viewId);
       if (d.getViewsCount() > 1) d.destroyView(viewId);
       const rest = [...views][0];
       if (rest !== undefined) d.setView(rest);
@@ -265,28 +266,24 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       if (d.getPart() !== part) d.setPart(part);
       return status(d);
     }
-    case "tile": {
+    case "tiles": {
       const d = useView(req.viewId);
       const width = num(req.width, "width"), height = num(req.height, "height");
       if (width < 1 || height < 1 || width > 2048 || height > 2048) throw new Error("tile size out of range");
+      const w = Math.max(1, num(req.w, "w")), h = Math.max(1, num(req.h, "h"));
+      // [x, y, wid]: the position in twips and the wire id of the copy the client holds (0: none).
+      const at = Array.isArray(req.tiles) ? req.tiles.map((t: unknown) => (Array.isArray(t) ? [num(t[0], "x"), num(t[1], "y"), num(t[2] ?? 0, "wid")] : [NaN, NaN, 0])) : [];
+      if (at.length < 1 || at.length > MAX_TILES_PER_PAINT) throw new Error(`tiles must list 1 to ${MAX_TILES_PER_PAINT} positions`);
       const part = req.part === undefined ? undefined : num(req.part, "part");
       // Tiles are painted for the part this view shows. A request for another part was sent
       // before the client's part switch reached the engine: switching the view back to paint it
       // would end what the user is doing there (a cell being typed into loses its text).
       if (part !== undefined && d.getDocumentType() !== 0 && d.getPart() !== part) return { stale: true, shown: d.getPart() };
       // Every invalidation the engine made before this paint goes out first, numbered at most the
-      // version the tile carries: the client then knows the tile holds those changes.
+      // version the tiles carry: the client then knows the tiles hold those changes.
       pump();
       unpainted.delete(d.getView());
-      // One pixel more each way is painted and cropped: the engine draws a tile's last pixel
-      // column and row without the grid lines and borders that go on into the next tile, which
-      // showed as a white seam every tile in spreadsheets. Painted with a neighbour, that pixel
-      // is drawn as the next tile's first one continues it.
-      const w = Math.max(1, num(req.w, "w")), h = Math.max(1, num(req.h, "h"));
-      const buf = new Uint8Array((width + 1) * (height + 1) * 4);
-      d.paintTile(buf, width + 1, height + 1, num(req.x, "x"), num(req.y, "y"), Math.round((w * (width + 1)) / width), Math.round((h * (height + 1)) / height));
-      const png = encodeTilePng(buf, width, height, d.getTileMode(), width + 1);
-      return { png: png.toString("base64"), version: pixelVersion };
+      return { tiles: paintTiles(d, part ?? 0, { width, height, w, h }, at as [number, number, number][]), version: pixelVersion };
     }
     case "save": {
       const d = requireDoc();
@@ -319,6 +316,63 @@ function isSheetContentChange(payload: string): boolean {
   if (!doc || doc.getDocumentType() !== LOK_DOCTYPE.SPREADSHEET) return false;
   const w = Number(payload.split(",")[2]);
   return Number.isFinite(w) && w >= SHEET_ROW_WIDTH;
+}
+
+/** The most tiles one request paints (a 1920×1200 screen is 40). */
+const MAX_TILES_PER_PAINT = 64;
+
+/**
+ * What each view's client was last sent at each tile: its wire id and a digest of its pixels. A
+ * tile painted again with the same pixels, for a client that says it holds that wire id, is
+ * answered without a picture: typing invalidates from the caret to the end of the line, and most
+ * of those tiles do not change, nor do most tiles of a sheet repainted after a cell change.
+ */
+const sentTiles = new Map<number, Map<string, { wid: number; digest: bigint }>>();
+let lastWid = 0;
+/** Tiles remembered per view before forgetting (several screens). */
+const MAX_SENT_TILES = 2048;
+
+type PaintedTile = { wid: number; png?: string };
+
+/**
+ * Paints tiles of one size and answers, in order, each one's wire id and PNG (base64; none when the
+ * client holds these very pixels). Tiles on one grid are painted as one rectangle and cut
+ * (Collabora's combined tiles): the engine's set-up per paint cost more than the painting,
+ * measured at 0.5-0.9 ms for three tiles apart against 0.2-0.3 ms as one. One pixel more each way
+ * is painted and cropped: the engine draws a paint's last pixel column and row without the grid
+ * lines and borders that go on past it, a white seam every tile in sheets.
+ */
+function paintTiles(d: LokDocument, part: number, size: { width: number; height: number; w: number; h: number }, at: [number, number, number][]): PaintedTile[] {
+  const { width, height, w, h } = size;
+  const viewId = d.getView();
+  let sent = sentTiles.get(viewId);
+  if (!sent) sentTiles.set(viewId, (sent = new Map()));
+  if (sent.size > MAX_SENT_TILES) sent.clear();
+  const finish = (x: number, y: number, have: number, pixels: Uint8Array, stride: number): PaintedTile => {
+    const key = `${part}:${x}:${y}:${w}:${width}`;
+    let digest = 0n;
+    for (let row = 0; row < height; row++) digest = Bun.hash.wyhash(pixels.subarray(row * stride * 4, (row * stride + width) * 4), digest);
+    const before = sent.get(key);
+    if (have !== 0 && before && before.wid === have && before.digest === digest) return { wid: have };
+    const wid = ++lastWid;
+    sent.set(key, { wid, digest });
+    return { wid, png: encodeTilePng(pixels, width, height, d.getTileMode(), stride).toString("base64") };
+  };
+  const x0 = Math.min(...at.map((t) => t[0])), y0 = Math.min(...at.map((t) => t[1]));
+  const cols = Math.round((Math.max(...at.map((t) => t[0])) - x0) / w) + 1, rows = Math.round((Math.max(...at.map((t) => t[1])) - y0) / h) + 1;
+  const onGrid = at.every(([x, y]) => (x - x0) % w === 0 && (y - y0) % h === 0);
+  // As one rectangle when it is mostly tiles asked for and not huge; else tile by tile.
+  if (onGrid && cols * rows <= 2 * at.length && cols * width <= 4096 && rows * height <= 4096) {
+    const bw = cols * width + 1, bh = rows * height + 1;
+    const buf = new Uint8Array(bw * bh * 4);
+    d.paintTile(buf, bw, bh, x0, y0, Math.round((w * bw) / width), Math.round((h * bh) / height));
+    return at.map(([x, y, have]) => finish(x, y, have, buf.subarray((((y - y0) / h) * height * bw + ((x - x0) / w) * width) * 4), bw));
+  }
+  const buf = new Uint8Array((width + 1) * (height + 1) * 4);
+  return at.map(([x, y, have]) => {
+    d.paintTile(buf, width + 1, height + 1, x, y, Math.round((w * (width + 1)) / width), Math.round((h * (height + 1)) / height));
+    return finish(x, y, have, buf, width + 1);
+  });
 }
 
 function pump(): void {

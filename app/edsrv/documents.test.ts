@@ -287,7 +287,7 @@ describe("views", () => {
       s.send(`tile part=0 width=256 height=256 x=0 y=0 w=3840 h=3840 id=${id}`);
       const headOf = (f: string | Uint8Array) => (typeof f === "string" ? "" : new TextDecoder().decode(f.subarray(0, f.indexOf(10))));
       const f = await s.wait((f) => headOf(f).startsWith(`tile: id=${id} `));
-      return Number(/ ver=(\d+)$/.exec(headOf(f))![1]);
+      return Number(/ ver=(\d+)/.exec(headOf(f))![1]);
     };
     const v0 = await tileVersion(1);
     const versions: number[] = [];
@@ -301,6 +301,59 @@ describe("views", () => {
     expect(versions[0]!).toBeGreaterThan(v0);
     expect(versions[1]!).toBeGreaterThan(versions[0]!);
     expect(await tileVersion(2)).toBeGreaterThanOrEqual(versions[1]!);
+    s.close();
+  });
+
+  const headOf = (f: string | Uint8Array) => (typeof f === "string" ? "" : new TextDecoder().decode(f.subarray(0, f.indexOf(10) < 0 ? f.length : f.indexOf(10))));
+  const tileFrames = (s: TestSocket, after = 0) => s.frames.slice(after).filter((f): f is Uint8Array => typeof f !== "string");
+  const attr = (head: string, name: string) => new RegExp(` ${name}=(\\S+)`).exec(head)?.[1];
+
+  test("tilecombine answers every tile asked for, each with its wire id; a tile the page holds unchanged comes back without a picture", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1");
+    s.send("tilecombine part=0 width=256 height=256 tileposx=0,3840,7680 tileposy=0,0,0 tilewidth=3840 tileheight=3840 id=1");
+    await s.wait(() => tileFrames(s).length >= 3);
+    const first = tileFrames(s).map((f) => ({ head: headOf(f), bytes: f.length }));
+    expect(first.map((t) => attr(t.head, "x"))).toEqual(["0", "3840", "7680"]);
+    for (const t of first) expect(t.bytes).toBeGreaterThan(t.head.length + 100); // a PNG each
+    const wids = first.map((t) => Number(attr(t.head, "wid")));
+    expect(new Set(wids).size).toBe(3);
+    // Asked again, holding those copies: nothing changed, so no pictures and the same wire ids.
+    const n = s.frames.length;
+    s.send(`tilecombine part=0 width=256 height=256 tileposx=0,3840,7680 tileposy=0,0,0 tilewidth=3840 tileheight=3840 have=${wids.join(",")} id=2`);
+    await s.wait(() => tileFrames(s, n).length >= 3);
+    const again = tileFrames(s, n);
+    expect(again.map((f) => f.length === headOf(f).length + 1)).toEqual([true, true, true]); // the header line only
+    expect(again.map((f) => Number(attr(headOf(f), "wid")))).toEqual(wids);
+    // A wrong wire id held gets the picture.
+    const m = s.frames.length;
+    s.send(`tile part=0 width=256 height=256 x=0 y=0 w=3840 h=3840 have=${wids[0]! + 1000} id=3`);
+    await s.wait(() => tileFrames(s, m).length >= 1);
+    expect(tileFrames(s, m)[0]!.length).toBeGreaterThan(headOf(tileFrames(s, m)[0]!).length + 100);
+    s.close();
+  });
+
+  test("after an edit the server sends the visible tiles it invalidated without being asked, and a request that the push answers is not painted again", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1");
+    s.send("clientvisiblearea x=0 y=0 width=15360 height=11520");
+    s.send("tile part=0 width=256 height=256 x=0 y=0 w=3840 h=3840 id=1");
+    await s.wait(() => tileFrames(s).length >= 1);
+    const n = s.frames.length;
+    s.send(`textinput text=Pushed`);
+    const inv = await s.waitText("invalidatetiles:", n);
+    const ver = Number(/ ver=(\d+)$/.exec(inv)![1]);
+    // Pushed: tile frames with id=push, at the invalidation's version or later, and no request sent.
+    await s.wait(() => tileFrames(s, n).some((f) => attr(headOf(f), "id") === "push"));
+    const pushed = tileFrames(s, n).map(headOf).filter((h) => attr(h, "id") === "push");
+    for (const h of pushed) expect(Number(attr(h, "ver"))).toBeGreaterThanOrEqual(ver);
+    // The page's own request for a pushed tile, needing that version: answered by the push alone.
+    const x = attr(pushed[0]!, "x"), y = attr(pushed[0]!, "y");
+    const m = s.frames.length;
+    s.send(`tilecombine part=0 width=256 height=256 tileposx=${x} tileposy=${y} tilewidth=3840 tileheight=3840 need=${ver} id=9`);
+    s.send("status");
+    await s.waitText("status:", m);
+    expect(tileFrames(s, m).filter((f) => attr(headOf(f), "id") === "9")).toEqual([]);
     s.close();
   });
 });

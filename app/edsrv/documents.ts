@@ -20,7 +20,8 @@ import { EDITABLE_EXTENSIONS } from "./discovery";
 import { docKeyOf, type AliasGroup } from "../alias-groups";
 import type { Kit, KitPool } from "./kits";
 import { redactUrl, type CheckFileInfo, type WopiAuth, type WopiClient } from "./wopi-client";
-import { parseArgs, runViewCommand, statusFrame } from "./view-commands";
+import { parseArgs, runViewCommand, sendTiles, statusFrame } from "./view-commands";
+import { ViewTiles } from "./tile-push";
 
 export interface ClientSession {
   id: string;
@@ -32,6 +33,8 @@ export interface ClientSession {
   lang: string;
   readOnly: boolean;
   viewId?: number;
+  /** The view's tiles sent without asking (tile-push.ts), once attached. */
+  tiles?: ViewTiles;
   info?: CheckFileInfo;
   userId: string;
   userName: string;
@@ -235,6 +238,7 @@ export class DocumentBroker {
     }
     this.attaching!.viewId = viewId;
     s.viewId = viewId;
+    s.tiles = new ViewTiles((tiles) => (this.kit && this.sessions.has(s.id) ? sendTiles(this.kit, s, tiles, "push") : Promise.resolve(null)));
     this.sessions.set(s.id, s);
     this.preloading = false;
     if (!s.readOnly) this.lastAuth = s.auth;
@@ -458,7 +462,11 @@ export class DocumentBroker {
       this.attaching.held.set(viewId, held);
       return;
     }
-    for (const s of this.sessions.values()) if (s.viewId === viewId) s.send(frame);
+    for (const s of this.sessions.values()) {
+      if (s.viewId !== viewId) continue;
+      s.send(frame);
+      if (cb === 0 && version !== undefined) s.tiles?.onInvalidation(payload, version);
+    }
   }
 
   /**
@@ -546,15 +554,18 @@ export class DocumentBroker {
     const seq = this.editSeq;
     const modifiedByUser = this.modified;
     const file = path.join(this.dir, `save-${++this.saveCounter}${this.ext ? "." + this.ext : ""}`);
+    let body: Buffer;
     try {
       await kit.request("save", { path: file, format: this.ext });
+      // Read back here: the document's folder can be gone when the server stops during a save.
+      body = readFileSync(file);
     } catch (err) {
       this.log.error("document_save_failed", { error: err as Error });
       this.scheduleRetry(req);
       return { success: false, result: "failed", errorMsg: "the engine could not save" };
+    } finally {
+      rmSync(file, { force: true });
     }
-    const body = readFileSync(file);
-    rmSync(file, { force: true });
     const t0 = performance.now();
     const res = await this.deps.wopi.putFile(this.wopiSrc, auth, body, {
       isModifiedByUser: modifiedByUser,

@@ -4,9 +4,12 @@
 
 import type { DocumentBroker, ClientSession, SaveOutcome } from "./documents";
 import type { Kit } from "./kits";
+import type { SentTile, TileRequest } from "./tile-push";
 
 /** VCL key codes that only move or select (they do not change the document). */
 const NAVIGATION_KEYS = new Set([1024, 1025, 1026, 1027, 1028, 1029, 1030, 1031, 1281]);
+/** The most tiles one request may ask for (the kit paints them in one go). */
+const MAX_TILES_PER_REQUEST = 64;
 /** UNO commands a session may send that do not modify the document (allowed for read-only views). */
 const READONLY_UNO = new Set([".uno:Copy", ".uno:SelectAll", ".uno:Zoom", ".uno:ZoomIn", ".uno:ZoomOut"]);
 
@@ -22,24 +25,33 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
   const viewId = s.viewId!;
   const refuse = () => s.send(`error: cmd=${cmd} kind=readonly`);
   switch (cmd) {
-    case "tile": {
-      const tile = {
+    case "tile":
+    case "tilecombine": {
+      // `tile part= width= height= x= y= w= h= [need=] [have=]` or Collabora's combined form
+      // `tilecombine part= width= height= tileposx=x1,x2 tileposy=y1,y2 tilewidth= tileheight= [need=n1,n2] [have=w1,w2]`.
+      const combined = cmd === "tilecombine";
+      const xs = combined ? listArg(args.tileposx) : [intArg(args.x, 0)];
+      const ys = combined ? listArg(args.tileposy) : [intArg(args.y, 0)];
+      const needs = listArg(args.need), haves = listArg(args.have);
+      if (xs.length !== ys.length || xs.length < 1 || xs.length > MAX_TILES_PER_REQUEST || [...xs, ...ys].some(Number.isNaN)) return s.send(`error: cmd=${cmd} kind=badtiles`);
+      const size = {
         part: intArg(args.part, 0),
         width: intArg(args.width, 256),
         height: intArg(args.height, 256),
-        x: intArg(args.x, 0),
-        y: intArg(args.y, 0),
-        w: intArg(args.w, 3840),
-        h: intArg(args.h, 3840),
+        w: intArg(combined ? args.tilewidth : args.w, 3840),
+        h: intArg(combined ? args.tileheight : args.h, 3840),
       };
-      const r = await kit.request<{ png?: string; stale?: boolean; version?: number }>("tile", { viewId, ...tile });
-      const where = `id=${args.id ?? ""} part=${tile.part} x=${tile.x} y=${tile.y} w=${tile.w} h=${tile.h}`;
-      // Asked for a part the view no longer shows: the client forgets the request.
-      if (r.stale || !r.png) return s.send(`tilestale: ${where}`);
-      const head = Buffer.from(`tile: ${where} width=${tile.width} height=${tile.height} ver=${r.version ?? 0}\n`);
-      s.send(new Uint8Array(Buffer.concat([head, Buffer.from(r.png, "base64")])));
+      const tiles: TileRequest[] = xs.map((x, i) => ({ ...size, x, y: ys[i]!, have: haves[i]! > 0 ? haves[i]! : 0 }));
+      s.tiles?.noteRequest(tiles[0]!);
+      // Asked after an invalidation (`need=` its version): a tile pushed for it answers.
+      const covered = await Promise.all(tiles.map((t, i) => (s.tiles && needs[i]! >= 0 ? s.tiles.covered(t, needs[i]!) : false)));
+      const rest = tiles.filter((_, i) => !covered[i]);
+      if (rest.length) await sendTiles(kit, s, rest, args.id ?? "");
       return;
     }
+    case "clientvisiblearea":
+      s.tiles?.setVisibleArea(intArg(args.x, NaN), intArg(args.y, NaN), intArg(args.width, NaN), intArg(args.height, NaN));
+      return;
     case "status": {
       const st = await kit.request("status", { viewId });
       s.send(statusFrame(st, viewId, doc.docType));
@@ -123,6 +135,41 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
   }
 }
 
+/**
+ * Paints tiles of the session's view (one part and size) and sends each: a binary frame, the header
+ * line `tile: id= part= x= y= w= h= width= height= ver= wid=` and the PNG, or no PNG when the page
+ * holds that wire id's pixels unchanged (`have=`). Answers the pixel version and what each frame
+ * carried, or null when the view no longer shows the tiles' part (a request then gets `tilestale:`
+ * for each, a push nothing).
+ */
+export async function sendTiles(kit: Kit, s: ClientSession, tiles: TileRequest[], id: string): Promise<{ version: number; sent: SentTile[] } | null> {
+  const { part, width, height, w, h } = tiles[0]!;
+  const r = await kit.request<{ tiles?: { wid: number; png?: string }[]; stale?: boolean; version?: number }>("tiles", {
+    viewId: s.viewId,
+    part,
+    width,
+    height,
+    w,
+    h,
+    tiles: tiles.map((t) => [t.x, t.y, t.have]),
+  });
+  const where = (t: TileRequest) => `id=${id} part=${part} x=${t.x} y=${t.y} w=${w} h=${h}`;
+  if (r.stale || !r.tiles || r.tiles.length !== tiles.length) {
+    // Asked for a part the view no longer shows: the client forgets the request.
+    if (id !== "push") for (const t of tiles) s.send(`tilestale: ${where(t)}`);
+    return null;
+  }
+  const version = r.version ?? 0;
+  const sent = tiles.map((t, i) => {
+    const { wid, png } = r.tiles![i]!;
+    const head = Buffer.from(`tile: ${where(t)} width=${width} height=${height} ver=${version} wid=${wid}\n`);
+    s.send(new Uint8Array(png ? Buffer.concat([head, Buffer.from(png, "base64")]) : head));
+    s.tiles?.noteSent(t, wid);
+    return { wid, picture: png !== undefined };
+  });
+  return { version, sent };
+}
+
 /** The `status:` frame of a view: the kit's status plus the view id and the document type. */
 export function statusFrame(st: unknown, viewId: number, docType: string): string {
   return `status: ${JSON.stringify({ ...(st as object), viewid: viewId, docType })}`;
@@ -141,6 +188,11 @@ export function parseArgs(text: string): Record<string, string> {
     }
   }
   return out;
+}
+
+/** A comma-separated list of integers (`tileposx=0,3840`); anything else in it is NaN. */
+function listArg(v: string | undefined): number[] {
+  return v === undefined || v === "" ? [] : v.split(",").map((x) => (/^-?\d+$/.test(x.trim()) ? Number(x) : NaN));
 }
 
 function intArg(v: string | undefined, dflt: number): number {

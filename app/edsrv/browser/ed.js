@@ -26,6 +26,7 @@
   // Tiles invalidated while their request was in flight, with the pixel version they must have
   // reached (Infinity from a server that numbers nothing): the reply may have been painted before.
   var dirty = {};
+  var sentArea = "";
   var cacheKeys = []; // insertion order, for eviction
   var CACHE_MAX = 400;
   var docPx = { w: 1, h: 1 };
@@ -38,7 +39,7 @@
   var loadingEl = $("loading"), loadingText = $("loading-text");
   var S = window.edState = {
     loaded: false, modified: false, readOnly: true, status: null, views: [], errors: [],
-    tilesDrawn: 0, tilesRequested: 0, invalidations: 0, cursor: null, selection: [], cellCursor: null,
+    tilesDrawn: 0, tilesPushed: 0, tilesRequested: 0, invalidations: 0, cursor: null, selection: [], cellCursor: null,
     firstPaintAt: 0, inputLatencies: [], inputAt: 0, lastSave: null, compositions: 0, marks: {},
     received: {}, // messages from the server by command, so a test that waits can say what did arrive
   };
@@ -230,6 +231,9 @@
       if (e) ctx.drawImage(e.bmp, tx * TILE_PX - v.x, ty * TILE_PX - v.y);
     });
     canvas._v = v;
+    // The server pushes the tiles of this area that an edit invalidates (twips, Collabora's frame).
+    var area = "clientvisiblearea x=" + v.x * twipsPerPx + " y=" + v.y * twipsPerPx + " width=" + v.w * twipsPerPx + " height=" + v.h * twipsPerPx;
+    if (area !== sentArea && v.w > 0 && v.h > 0) { sentArea = area; send(area); }
   }
   function eachTile(v, fn) {
     var x0 = Math.floor(v.x / TILE_PX), y0 = Math.floor(v.y / TILE_PX);
@@ -237,63 +241,88 @@
     for (var ty = y0; ty < y1; ty++) for (var tx = x0; tx < x1; tx++) fn(tx, ty);
   }
 
-  /** Asks for every visible tile that is missing or stale; returns the keys asked for. */
+  /** Asks for every visible tile that is missing or stale, in one request; returns the keys asked for. */
   function requestVisible() {
     if (!status) return [];
-    var p = part(), tw = TILE_PX * twipsPerPx, asked = [];
+    var p = part(), tw = TILE_PX * twipsPerPx, asked = [], xs = [], ys = [], needs = [], haves = [], now = performance.now();
     eachTile(visible(), function (tx, ty) {
       var key = p + ":" + tx + ":" + ty, e = cache[key];
       if (e && !e.stale) return;
       if (pending[key]) return;
-      pending[key] = performance.now();
+      pending[key] = now;
       asked.push(key);
-      S.tilesRequested++;
-      send("tile part=" + p + " width=" + TILE_PX + " height=" + TILE_PX + " x=" + tx * tw + " y=" + ty * tw + " w=" + tw + " h=" + tw + " id=" + (++tileSeq));
+      xs.push(tx * tw); ys.push(ty * tw);
+      // The version an invalidation asks for (-1: any): a tile the server pushed for it answers.
+      needs.push(e && e.need >= 0 ? e.need : -1);
+      // The copy held: if its pixels did not change, the server says so instead of sending them.
+      haves.push(e && e.wid ? e.wid : 0);
     });
+    // The server paints the tiles of one request as one rectangle (Collabora's tilecombine).
+    for (var i = 0; i < xs.length; i += 64) {
+      S.tilesRequested += Math.min(64, xs.length - i);
+      send("tilecombine part=" + p + " width=" + TILE_PX + " height=" + TILE_PX + " tileposx=" + xs.slice(i, i + 64).join(",") + " tileposy=" + ys.slice(i, i + 64).join(",") +
+        " tilewidth=" + tw + " tileheight=" + tw + " need=" + needs.slice(i, i + 64).join(",") + " have=" + haves.slice(i, i + 64).join(",") + " id=" + (++tileSeq));
+    }
     return asked;
   }
 
   function onTile(bytes) {
     mark("tile");
     var nl = bytes.indexOf(10);
-    var head = new TextDecoder().decode(bytes.subarray(0, nl)), a = {};
+    var head = new TextDecoder().decode(bytes.subarray(0, nl < 0 ? bytes.length : nl)), a = {};
     head.replace(/^tile: /, "").split(" ").forEach(function (kv) { var i = kv.indexOf("="); if (i > 0) a[kv.slice(0, i)] = kv.slice(i + 1); });
-    var tw = Number(a.w), p = Number(a.part) || 0, ver = a.ver === undefined ? -1 : Number(a.ver);
+    var tw = Number(a.w), p = Number(a.part) || 0, ver = a.ver === undefined ? -1 : Number(a.ver), wid = Number(a.wid) || 0;
     var key = p + ":" + Math.round(Number(a.x) / tw) + ":" + Math.round(Number(a.y) / tw);
     var askedAt = pending[key];
     if (tw !== TILE_PX * twipsPerPx) { delete pending[key]; return; } // asked before a zoom change
+    var png = nl < 0 ? null : bytes.subarray(nl + 1);
+    if (!png || !png.length) {
+      // "Same": the pixels of the copy held, at a newer version. Without that copy (dropped from
+      // the cache meanwhile) the tile is asked for again, whole.
+      var held = cache[key];
+      if (pending[key] === askedAt) delete pending[key];
+      if (!held || held.wid !== wid) { if (held) staleFor(held, Infinity); requestVisible(); return; }
+      held.stale = false; held.ver = ver; held.need = undefined;
+      tileReady(key, p, held, askedAt, false);
+      return;
+    }
     // Pending until decoded: an invalidation meanwhile is weighed against this tile's version.
-    createImageBitmap(new Blob([bytes.subarray(nl + 1)], { type: "image/png" })).then(function (bmp) {
+    createImageBitmap(new Blob([png], { type: "image/png" })).then(function (bmp) {
       if (pending[key] === askedAt) delete pending[key];
       if (tw !== TILE_PX * twipsPerPx) { if (bmp.close) bmp.close(); return; } // the zoom changed meanwhile
       var old = cache[key];
       if (old) { if (old.bmp.close) old.bmp.close(); } else cacheKeys.push(key);
-      cache[key] = { bmp: bmp, stale: false, ver: ver };
-      if (dirty[key] !== undefined) { if (dirty[key] > ver) cache[key].stale = true; delete dirty[key]; }
+      tileReady(key, p, (cache[key] = { bmp: bmp, stale: false, ver: ver, wid: wid }), askedAt, true);
       evict();
-      if (p === part()) {
-        var v = canvas._v, parts = key.split(":");
-        if (v) ctx.drawImage(bmp, Number(parts[1]) * TILE_PX - v.x, Number(parts[2]) * TILE_PX - v.y);
-        S.tilesDrawn++;
-        if (S.inputAt && askedAt >= S.inputAt) {
-          S.inputLatencies.push(performance.now() - S.inputAt);
-          S.inputAt = 0;
-        }
-        if (firstPaintKeys) {
-          var i = firstPaintKeys.indexOf(key);
-          if (i >= 0) firstPaintKeys.splice(i, 1);
-          if (!firstPaintKeys.length) {
-            firstPaintKeys = null;
-            loaded();
-            S.firstPaintAt = performance.timeOrigin + performance.now();
-            if (performance.mark) performance.mark("ed-first-paint");
-          }
-        }
-      }
-      if (cache[key].stale) requestVisible();
     }, function () {
       if (pending[key] === askedAt) delete pending[key]; // asked again at the next invalidation or scroll
     });
+  }
+
+  /** A tile is current in the cache (new pixels, or the same ones confirmed): draw it and account for it. */
+  function tileReady(key, p, e, askedAt, draw) {
+    if (dirty[key] !== undefined) { if (dirty[key] > e.ver) staleFor(e, dirty[key]); delete dirty[key]; }
+    if (p === part()) {
+      var v = canvas._v, parts = key.split(":");
+      if (v && draw) ctx.drawImage(e.bmp, Number(parts[1]) * TILE_PX - v.x, Number(parts[2]) * TILE_PX - v.y);
+      if (askedAt === undefined) S.tilesPushed++; // sent by the server before the page asked
+      else S.tilesDrawn++;
+      if (S.inputAt && askedAt >= S.inputAt) {
+        S.inputLatencies.push(performance.now() - S.inputAt);
+        S.inputAt = 0;
+      }
+      if (firstPaintKeys) {
+        var i = firstPaintKeys.indexOf(key);
+        if (i >= 0) firstPaintKeys.splice(i, 1);
+        if (!firstPaintKeys.length) {
+          firstPaintKeys = null;
+          loaded();
+          S.firstPaintAt = performance.timeOrigin + performance.now();
+          if (performance.mark) performance.mark("ed-first-paint");
+        }
+      }
+    }
+    if (e.stale) requestVisible();
   }
 
   function evict() {
@@ -309,6 +338,12 @@
       delete cache[k];
       return false;
     });
+  }
+
+  /** Marks a cached tile to be asked for again, for pixel version `ver` (Infinity: unnumbered). */
+  function staleFor(e, ver) {
+    e.stale = true;
+    e.need = isFinite(ver) && !(e.need === -1) ? Math.max(e.need === undefined ? -1 : e.need, ver) : -1;
   }
 
   function onInvalidate(arg) {
@@ -327,7 +362,7 @@
       if (Number(s[0]) !== p) return;
       var tx = Number(s[1]) * tw, ty = Number(s[2]) * tw;
       if (!all && (tx + tw <= r.x || tx > r.x + r.w || ty + tw <= r.y || ty > r.y + r.h)) return;
-      if (cache[key] && !(cache[key].ver >= ver)) cache[key].stale = true;
+      if (cache[key] && !(cache[key].ver >= ver)) staleFor(cache[key], ver);
       if (pending[key]) dirty[key] = Math.max(dirty[key] === undefined ? -1 : dirty[key], ver);
     });
     requestVisible();

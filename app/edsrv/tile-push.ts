@@ -1,0 +1,152 @@
+// Tiles a view is sent without asking (Collabora's ClientSession::handleTileInvalidation): when the
+// engine invalidates a rectangle, the tiles of it that the page shows are painted and sent at once,
+// a round trip (server → page → server → kit) before the page's own request would have them painted.
+// The page still asks, saying which pixel version it needs (`need=`) and which copy it holds
+// (`have=`, a wire id): a request that a push answers is not painted twice. Nothing depends on a
+// push arriving: a push that fails, or misses a tile because the page scrolled meanwhile, leaves
+// the page's own request to paint it.
+
+export interface TileRequest {
+  part: number;
+  /** Pixels. */
+  width: number;
+  height: number;
+  /** Twips. */
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  /** The wire id of the copy the page holds (0: none): unchanged pixels are then sent as "same". */
+  have: number;
+}
+
+/** What one sent tile frame carried. */
+export interface SentTile {
+  wid: number;
+  /** False when the frame said "the pixels of `wid`, unchanged" and carried no picture. */
+  picture: boolean;
+}
+
+/**
+ * Paints tiles (one part and size) and sends them to the view; answers the pixel version and what
+ * each frame carried, or null if nothing was sent.
+ */
+export type SendTiles = (tiles: TileRequest[]) => Promise<{ version: number; sent: SentTile[] } | null>;
+
+interface Rect {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/** At most this many tiles pushed for one invalidation: a screen of 1920×1200 px is 40 tiles. */
+const MAX_PUSHED = 48;
+/** Tiles remembered per view (a screen's tiles many times over; forgotten past it). */
+const MAX_REMEMBERED = 1024;
+
+export const tileKey = (t: Pick<TileRequest, "part" | "x" | "y" | "w" | "width">) => `${t.part}:${t.x}:${t.y}:${t.w}:${t.width}`;
+
+export class ViewTiles {
+  /** What the page shows, in twips (its `clientvisiblearea`). */
+  private visible: Rect | null = null;
+  /** The part and tile size of the page's latest tile request: the tiles it draws now. */
+  private grid: { part: number; px: number; twips: number } | null = null;
+  /** Pushes in flight, and the version to paint again for if an invalidation came meanwhile. */
+  private inFlight = new Map<string, { done: Promise<void>; again: number }>();
+  /** The last push at each key: its version and what it carried. */
+  private pushed = new Map<string, { version: number } & SentTile>();
+  /** The wire id of the last tile frame sent at each key (pushed or asked for): what the page holds. */
+  private lastWid = new Map<string, number>();
+
+  constructor(private readonly send: SendTiles) {}
+
+  setVisibleArea(x: number, y: number, w: number, h: number): void {
+    if ([x, y, w, h].every(Number.isFinite) && w > 0 && h > 0) this.visible = { x, y, w, h };
+  }
+
+  /** A tile the page asked for: its part and size are what the page draws now. */
+  noteRequest(t: TileRequest): void {
+    if (t.width !== t.height || t.w !== t.h || t.width < 1 || t.w < 1) return;
+    const g = this.grid;
+    if (g && g.part === t.part && g.px === t.width && g.twips === t.w) return;
+    this.grid = { part: t.part, px: t.width, twips: t.w };
+  }
+
+  /** A tile frame went to the page (see view-commands.ts sendTiles). */
+  noteSent(t: TileRequest, wid: number): void {
+    if (this.lastWid.size >= MAX_REMEMBERED) this.lastWid.clear();
+    this.lastWid.set(tileKey(t), wid);
+  }
+
+  /**
+   * An `invalidatetiles` payload (`x, y, w, h[, part]` or `EMPTY[, part]`) sent to this view with
+   * its version: pushes the visible tiles it covers.
+   */
+  onInvalidation(payload: string, version: number): void {
+    const g = this.grid, v = this.visible;
+    if (!g || !v) return;
+    const n = payload.split(",").map((s) => s.trim());
+    const all = n[0] === "EMPTY";
+    const part = all ? (n.length >= 2 ? Number(n[1]) : g.part) : n.length >= 5 ? Number(n[4]) : g.part;
+    if (part !== g.part) return;
+    let r: Rect = v;
+    if (!all) {
+      const [x, y, w, h] = n.slice(0, 4).map(Number) as [number, number, number, number];
+      if (![x, y, w, h].every(Number.isFinite)) return;
+      const x0 = Math.max(x, v.x), y0 = Math.max(y, v.y);
+      const x1 = Math.min(x + w, v.x + v.w), y1 = Math.min(y + h, v.y + v.h);
+      if (x1 <= x0 || y1 <= y0) return;
+      r = { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
+    }
+    const t = g.twips;
+    const tx0 = Math.floor(r.x / t), ty0 = Math.floor(r.y / t);
+    const tx1 = Math.ceil((r.x + r.w) / t), ty1 = Math.ceil((r.y + r.h) / t);
+    if ((tx1 - tx0) * (ty1 - ty0) > MAX_PUSHED) return; // the page's own requests paint it
+    const keys: { x: number; y: number }[] = [];
+    for (let ty = ty0; ty < ty1; ty++) for (let tx = tx0; tx < tx1; tx++) keys.push({ x: tx * t, y: ty * t });
+    this.push(
+      keys.map(({ x, y }) => ({ part, width: g.px, height: g.px, x, y, w: t, h: t, have: 0 })),
+      version,
+    );
+  }
+
+  /**
+   * Whether a tile the page asks for, needing `need` and holding `have`, is answered by a push
+   * (sent, or in flight and then sent, at that version or later, with a picture or as "same" as
+   * the copy the page holds): the page receives it before anything sent after.
+   */
+  async covered(t: TileRequest, need: number): Promise<boolean> {
+    const key = tileKey(t);
+    const flight = this.inFlight.get(key);
+    if (flight) await flight.done;
+    const p = this.pushed.get(key);
+    return p !== undefined && p.version >= need && (p.picture || (t.have !== 0 && p.wid === t.have));
+  }
+
+  /** Pushes tiles painted at `version` or later; a tile already on its way is painted again after it if needed. */
+  private push(tiles: TileRequest[], version: number): void {
+    const fresh = tiles.filter((tile) => {
+      const flight = this.inFlight.get(tileKey(tile));
+      if (flight) flight.again = Math.max(flight.again, version);
+      return !flight;
+    });
+    if (!fresh.length) return;
+    const entry = { again: -1, done: Promise.resolve() };
+    entry.done = (async () => {
+      for (;;) {
+        // The copy the page holds is the last one sent (frames arrive in order).
+        const batch = fresh.map((tile) => ({ ...tile, have: this.lastWid.get(tileKey(tile)) ?? 0 }));
+        const r = await this.send(batch).catch(() => null);
+        if (r === null) break;
+        if (this.pushed.size + batch.length > MAX_REMEMBERED) this.pushed.clear();
+        batch.forEach((tile, i) => this.pushed.set(tileKey(tile), { version: r.version, ...r.sent[i]! }));
+        // An invalidation newer than the painted tiles came in during the paint: paint again.
+        if (entry.again <= r.version) break;
+        entry.again = -1;
+      }
+      for (const tile of fresh) if (this.inFlight.get(tileKey(tile)) === entry) this.inFlight.delete(tileKey(tile));
+    })();
+    for (const tile of fresh) this.inFlight.set(tileKey(tile), entry);
+  }
+}
