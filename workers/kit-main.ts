@@ -35,6 +35,7 @@ import {
   LOK_EXT_TEXTINPUT,
   LOK_EXT_TEXTINPUT_END,
   LOK_CALLBACK_INVALIDATE_TILES,
+  LOK_CALLBACK_INVALIDATE_VISIBLE_CURSOR,
   LOK_DOCTYPE,
 } from "./lok";
 import { LOAD_OPTIONS, writeProfileConfig } from "./engine";
@@ -194,6 +195,8 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       views.delete(viewId);
       unpainted.delete(viewId);
       sentTiles.delete(viewId);
+      cursorSeenAt.delete(viewId);
+      textPostedAt.delete(viewId);
       if (d.getViewsCount() > 1) d.destroyView(viewId);
       const rest = [...views][0];
       if (rest !== undefined) d.setView(rest);
@@ -218,11 +221,20 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       return {};
     }
     case "textinput": {
+      useView(req.viewId); // an unknown view fails at once
+      // A composition update (end: false), or committed text, joined with what was typed after it
+      // while the engine worked (see joinTyping).
+      const batch = req.batch instanceof TypedText ? req.batch : new TypedText(req.viewId, String(req.text ?? ""));
+      if (req.end !== false) {
+        if (batch.posted) return {}; // went in with an earlier request's text
+        await engineCaughtUp(req.viewId as number);
+        batch.posted = true;
+      }
       const d = useView(req.viewId);
-      const text = String(req.text ?? "");
-      // A composition update (end: false) or the committed text (default).
-      d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT, text);
-      if (req.end !== false) d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT_END, text);
+      pump(); // a cursor drained from now on was reported after this text
+      textPostedAt.set(req.viewId as number, cursorSeq);
+      d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT, batch.text);
+      if (req.end !== false) d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT_END, batch.text);
       inputPosted();
       return {};
     }
@@ -381,6 +393,7 @@ function pump(): void {
   let sheetChanged: Set<number> | null = null;
   let invalidated: Set<string> | null = null;
   for (const e of events) {
+    if (e.type === LOK_CALLBACK_INVALIDATE_VISIBLE_CURSOR) cursorSeenAt.set(e.tag, ++cursorSeq);
     if (!FORWARDED.has(e.type)) continue;
     if (e.type === LOK_CALLBACK_INVALIDATE_TILES) {
       if (unpainted.has(e.tag)) continue;
@@ -401,6 +414,56 @@ function pump(): void {
   if (sheetChanged && doc) {
     const parts = doc.getParts();
     for (const viewId of sheetChanged) for (let p = 0; p < parts; p++) send({ type: "cb", viewId, cb: LOK_CALLBACK_INVALIDATE_TILES, payload: `EMPTY, ${p}`, version: ++pixelVersion });
+  }
+}
+
+/**
+ * Committed text typed faster than the engine takes it is posted as one input. The engine spends
+ * 5-7 ms on each character it is given and holds its lock meanwhile, so at automation speed (150+
+ * keys a second) every tile paint waited behind the whole queue of characters: nothing was painted
+ * until typing stopped. A text input waits until the engine has answered the input before it (see
+ * engineCaughtUp), and the text typed meanwhile goes in with it. Only consecutive text of one view
+ * is joined: any other input (a shortcut, a click) closes the batch, so the order is kept.
+ */
+class TypedText {
+  posted = false;
+  constructor(
+    readonly viewId: unknown,
+    public text: string,
+  ) {}
+}
+let openText: TypedText | null = null;
+
+/** On arrival of an ordered request: committed text joins the open batch of its view, or opens one. */
+function joinTyping(req: Record<string, unknown>): void {
+  if (req.op !== "textinput" || req.end === false) {
+    openText = null;
+    return;
+  }
+  const text = String(req.text ?? "");
+  if (openText && !openText.posted && openText.viewId === req.viewId) openText.text += text;
+  else openText = new TypedText(req.viewId, text);
+  req.batch = openText;
+}
+
+/**
+ * The engine reports a view's cursor only once it has nothing left to do (LibreOfficeKit sends its
+ * callbacks from an idle handler): a cursor drained after the view's last text was posted means
+ * that text is done. Counted per view: `cursorSeq` numbers every cursor report drained.
+ */
+let cursorSeq = 0;
+const cursorSeenAt = new Map<number, number>();
+const textPostedAt = new Map<number, number>();
+
+/** Until the engine has finished the text last posted to this view, at most 50 ms. */
+async function engineCaughtUp(viewId: number): Promise<void> {
+  const posted = textPostedAt.get(viewId);
+  if (posted === undefined) return;
+  const until = performance.now() + 50;
+  pump();
+  while ((cursorSeenAt.get(viewId) ?? 0) <= posted && performance.now() < until) {
+    await Bun.sleep(1);
+    pump();
   }
 }
 
@@ -532,6 +595,7 @@ function start(line: string): void {
   const id = typeof req.id === "string" ? req.id : "";
   // Input and saves keep their order even when one request waits (an undo or a save settling);
   // tiles and status do not queue behind them.
+  if (ORDERED_OPS.has(String(req.op))) joinTyping(req);
   const handled = ORDERED_OPS.has(String(req.op)) ? (inputChain = inputChain.catch(() => {}).then(() => handle(req))) : handle(req);
   handled.then(
     (result) => send({ type: "reply", id, ok: true, result }),

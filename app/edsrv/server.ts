@@ -9,7 +9,7 @@ import type { Server, ServerWebSocket } from "bun";
 import type { Config } from "../config";
 import type { Logger } from "../log";
 import { AdminHub, type AdminSocket } from "./admin";
-import { capabilities, discoveryXml, EDSRV_VERSION, versionHash } from "./discovery";
+import { browserAsset, capabilities, discoveryXml, EDSRV_VERSION, versionHash } from "./discovery";
 import { DocumentBroker, PRELOAD_WAIT_MS, type ClientSession } from "./documents";
 import { docKeyOf, matchGroup, parseAliasGroups, type AliasGroup } from "../alias-groups";
 import { parseHttpUrl } from "../net/http-url";
@@ -36,7 +36,6 @@ type DocWsData = { kind: "doc"; session: ClientSession; wopiSrc: string; broker?
 type AdminWsData = { kind: "admin"; sock: AdminSocket };
 type WsData = DocWsData | AdminWsData;
 
-const BROWSER_DIR = path.join(import.meta.dir, "browser");
 /** Documents loaded ahead of their session (DocumentBroker.preload) at one time. */
 const MAX_PRELOADS = 2;
 const STATIC_TYPES: Record<string, string> = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8", svg: "image/svg+xml" };
@@ -196,9 +195,8 @@ export async function createEdsrv(deps: EdsrvDeps) {
   app.get("/browser/:hash/images/:file", (c) => c.body(ICON_SVG, 200, { "Content-Type": "image/svg+xml" }));
   app.get("/browser/:hash/:file", (c) => {
     const file = c.req.param("file");
-    if (!/^[a-z0-9-]+\.(js|css)$/.test(file)) return c.text("Not found", 404);
-    const p = path.join(BROWSER_DIR, file);
-    if (!existsSync(p)) return c.text("Not found", 404);
+    const p = browserAsset(file);
+    if (!p || !existsSync(p)) return c.text("Not found", 404);
     // The hash is made from these files' contents: under the current one they never change, and
     // a page opened again does not wait for them (under an old hash: served, but not kept).
     const cache = c.req.param("hash") === hash ? "public, max-age=31536000, immutable" : "no-cache";

@@ -27,6 +27,8 @@
   // reached (Infinity from a server that numbers nothing): the reply may have been painted before.
   var dirty = {};
   var sentArea = "";
+  var lastInputAt = -1e9;
+  var arriving = {};  // "part:tx:ty" → the application of the frames received for it so far
   var cacheKeys = []; // insertion order, for eviction
   var CACHE_MAX = 400;
   var docPx = { w: 1, h: 1 };
@@ -62,7 +64,8 @@
   /** An edit the user made: remembered for the keystroke → updated tile timing. */
   function sendInput(t) {
     if (readOnly) return;
-    if (!S.inputAt) S.inputAt = performance.now();
+    lastInputAt = performance.now();
+    if (!S.inputAt) S.inputAt = lastInputAt;
     send(t);
   }
   function rect(s) {
@@ -276,27 +279,69 @@
     var askedAt = pending[key];
     if (tw !== TILE_PX * twipsPerPx) { delete pending[key]; return; } // asked before a zoom change
     var png = nl < 0 ? null : bytes.subarray(nl + 1);
-    if (!png || !png.length) {
-      // "Same": the pixels of the copy held, at a newer version. Without that copy (dropped from
-      // the cache meanwhile) the tile is asked for again, whole.
+    // Decoded in parallel, applied in the order the frames came: a newer tile decoded sooner than
+    // an older one of the same place must not be covered by it afterwards.
+    var now = png && png.length && performance.now() - lastInputAt < 1000 ? decodeNow(png) : null;
+    var decoded = now ? Promise.resolve(now) : png && png.length ? createImageBitmap(new Blob([png], { type: "image/png" })) : null;
+    var done = (arriving[key] || Promise.resolve()).then(function () {
+      if (pending[key] === askedAt) delete pending[key];
       var held = cache[key];
-      if (pending[key] === askedAt) delete pending[key];
-      if (!held || held.wid !== wid) { if (held) staleFor(held, Infinity); requestVisible(); return; }
-      held.stale = false; held.ver = ver; held.need = undefined;
-      tileReady(key, p, held, askedAt, false);
-      return;
-    }
-    // Pending until decoded: an invalidation meanwhile is weighed against this tile's version.
-    createImageBitmap(new Blob([png], { type: "image/png" })).then(function (bmp) {
-      if (pending[key] === askedAt) delete pending[key];
-      if (tw !== TILE_PX * twipsPerPx) { if (bmp.close) bmp.close(); return; } // the zoom changed meanwhile
-      var old = cache[key];
-      if (old) { if (old.bmp.close) old.bmp.close(); } else cacheKeys.push(key);
-      tileReady(key, p, (cache[key] = { bmp: bmp, stale: false, ver: ver, wid: wid }), askedAt, true);
-      evict();
-    }, function () {
-      if (pending[key] === askedAt) delete pending[key]; // asked again at the next invalidation or scroll
+      if (!decoded) {
+        // "Same": the pixels of the copy held, at a newer version. Without that copy (dropped from
+        // the cache meanwhile) the tile is asked for again, whole.
+        if (!held || held.wid !== wid) { if (held) staleFor(held, Infinity); requestVisible(); return; }
+        held.stale = false; held.ver = ver; held.need = undefined;
+        tileReady(key, p, held, askedAt, false);
+        return;
+      }
+      return decoded.then(function (bmp) {
+        // The zoom changed meanwhile, or a newer copy is already here.
+        if (tw !== TILE_PX * twipsPerPx || (cache[key] && cache[key].ver > ver)) { if (bmp.close) bmp.close(); return; }
+        var old = cache[key];
+        if (old) { if (old.bmp.close) old.bmp.close(); } else cacheKeys.push(key);
+        tileReady(key, p, (cache[key] = { bmp: bmp, stale: false, ver: ver, wid: wid }), askedAt, true);
+        evict();
+      }, function () {}); // not drawn: asked again at the next invalidation or scroll
     });
+    arriving[key] = done;
+    done.then(function () { if (arriving[key] === done) delete arriving[key]; });
+  }
+
+  /**
+   * One of our tiles (workers/png.ts: 8-bit RGB, rows filtered None or Up) decoded on this thread
+   * into a canvas, for tiles that arrive while the user types: Chromium runs image decoding
+   * (createImageBitmap) behind input, and at automation speed nothing typed reached the screen until
+   * typing stopped. Null for anything else (the browser's decoder then does it).
+   */
+  function decodeNow(png) {
+    if (!window.fflate) return null;
+    try {
+      var dv = new DataView(png.buffer, png.byteOffset, png.byteLength), off = 8, w = 0, h = 0, idat = [], size = 0;
+      while (off + 12 <= png.length) {
+        var len = dv.getUint32(off), type = String.fromCharCode(png[off + 4], png[off + 5], png[off + 6], png[off + 7]);
+        if (type === "IHDR") {
+          w = dv.getUint32(off + 8); h = dv.getUint32(off + 12);
+          if (png[off + 16] !== 8 || png[off + 17] !== 2 || png[off + 20] !== 0) return null; // not 8-bit RGB, or interlaced
+        } else if (type === "IDAT") { idat.push(png.subarray(off + 8, off + 8 + len)); size += len; }
+        off += 12 + len;
+      }
+      if (!w || !h || !idat.length) return null;
+      var z = idat[0];
+      if (idat.length > 1) { z = new Uint8Array(size); for (var i = 0, at = 0; i < idat.length; at += idat[i].length, i++) z.set(idat[i], at); }
+      var stride = w * 3, raw = fflate.unzlibSync(z, { out: new Uint8Array((stride + 1) * h) });
+      var c = document.createElement("canvas"); c.width = w; c.height = h;
+      var cx = c.getContext("2d"), img = cx.createImageData(w, h), d = img.data;
+      for (var y = 0, o = 0; y < h; y++) {
+        var row = y * (stride + 1), f = raw[row];
+        if (f === 2 && y > 0) { for (var x = 1; x <= stride; x++) raw[row + x] = (raw[row + x] + raw[row - stride - 1 + x]) & 255; }
+        else if (f !== 0 && !(f === 2 && y === 0)) return null; // a filter our encoder does not use
+        for (var p = row + 1, end = row + 1 + stride; p < end; p += 3) { d[o++] = raw[p]; d[o++] = raw[p + 1]; d[o++] = raw[p + 2]; d[o++] = 255; }
+      }
+      cx.putImageData(img, 0, 0);
+      return c;
+    } catch (e) {
+      return null;
+    }
   }
 
   /** A tile is current in the cache (new pixels, or the same ones confirmed): draw it and account for it. */
