@@ -49,7 +49,7 @@ function log(level: "debug" | "info" | "warn" | "error", event: string, fields?:
 }
 
 /** Document callbacks worth forwarding (see LibreOfficeKitEnums.h); the rest (sidebar JSON…) is dropped. */
-const FORWARDED = new Set([0, 1, 2, 5, 8, 13, 14, 16, 17, 22, 24, 25, 28]);
+const FORWARDED = new Set([0, 1, 2, 5, 8, 12, 13, 14, 15, 16, 17, 19, 22, 23, 24, 25, 26, 28, 32, 34, 39]);
 const DOC_TYPES = ["text", "spreadsheet", "presentation", "drawing", "other"] as const;
 /** Extensions whose save needs filter options (LOK saveAs re-joins options with ", "). */
 const SAVE_OPTIONS: Record<string, string> = { txt: "UTF8" };
@@ -163,7 +163,11 @@ const settle = () => waitQuiet(200, 50, 3000, 20);
  * included); and removing a view, which must not drop the input its user sent just before leaving
  * (typing, then closing the tab at once).
  */
-const ORDERED_OPS = new Set(["key", "mouse", "textinput", "uno", "save", "unview", "selection", "paste"]);
+const ORDERED_OPS = new Set(["key", "mouse", "textinput", "uno", "save", "unview", "selection", "paste", "moveparts"]);
+/** A sheet's row and column headers for a twip rectangle (sizes and labels; Calc only). */
+const ROW_COLUMN_HEADERS = /^\.uno:ViewRowColumnHeaders(\?x=\d{1,9}&y=\d{1,9}&width=\d{1,9}&height=\d{1,9})?$/;
+/** Commands whose values a page may ask for (font list, styles). */
+const COMMAND_VALUES = new Set([".uno:CharFontName", ".uno:StyleApply", ".uno:LanguageStatus", ".uno:ViewAnnotations"]);
 /** The most a copy or a paste carries (the WebSocket's frame limit is 16 MB, base64 included). */
 const CLIPBOARD_MAX_BYTES = 10 * 1024 * 1024;
 let inputChain: Promise<unknown> = Promise.resolve();
@@ -259,6 +263,38 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const text = d.getTextSelection("text/plain;charset=utf-8") ?? "";
       if (html.length + text.length > CLIPBOARD_MAX_BYTES) return { tooLarge: true };
       return { html, text };
+    }
+    case "commandvalues": {
+      // The values a picker offers (fonts and their sizes, styles): LibreOffice's JSON, as is.
+      const command = String(req.command ?? "");
+      if (!COMMAND_VALUES.has(command) && !ROW_COLUMN_HEADERS.test(command)) throw new Error("unsupported command values");
+      return { json: useView(req.viewId).getCommandValues(command) ?? "" };
+    }
+    case "thumbnail": {
+      // A small picture of a whole slide or page for the part panel, painted without switching the view.
+      const d = useView(req.viewId);
+      const part = num(req.part, "part"), width = num(req.width, "width");
+      if (part < 0 || part >= d.getParts() || width < 16 || width > 512) throw new Error("thumbnail out of range");
+      if (d.getDocumentType() === 0) throw new Error("thumbnails are for slides and drawings");
+      // The slides of a deck share one size: the shown slide's is every slide's.
+      const size = d.getDocumentSize();
+      const height = Math.max(1, Math.round((width * size.height) / Math.max(1, size.width)));
+      const buf = new Uint8Array(width * height * 4);
+      d.paintPartTile(buf, part, width, height, 0, 0, size.width, size.height);
+      return { width, height, png: encodeTilePng(buf, width, height, d.getTileMode()).toString("base64") };
+    }
+    case "moveparts": {
+      // Reorders slides: the given parts are selected, then moved (or copied) to before `position`.
+      const d = useView(req.viewId);
+      const parts = Array.isArray(req.parts) ? req.parts.map((p) => num(p, "part")) : [];
+      const position = num(req.position, "position");
+      const n = d.getParts();
+      if (!parts.length || parts.some((p) => p < 0 || p >= n) || position < 0 || position > n) throw new Error("parts out of range");
+      await quiesce();
+      for (let p = 0; p < n; p++) d.selectPart(p, parts.includes(p) ? 1 : 0);
+      d.moveSelectedParts(position, req.duplicate === true);
+      inputPosted();
+      return status(d);
     }
     case "paste": {
       const mime = String(req.mime ?? "");

@@ -307,6 +307,24 @@ export class LokDocument {
     );
   }
 
+  /** paintTile for another part (slide) than the view shows, without switching the view to it. */
+  paintPartTile(buffer: Uint8Array, part: number, canvasW: number, canvasH: number, x: number, y: number, w: number, h: number): void {
+    if (buffer.byteLength < canvasW * canvasH * 4) throw new Error("paintPartTile buffer too small");
+    this.fn("paintPartTile", ["ptr", "ptr", "i32", "i32", "i32", "i32", "i32", "i32", "i32"], "void")(
+      this.handle, ptr(buffer), part, canvasW, canvasH, x, y, w, h,
+    );
+  }
+
+  /** Selects (1), deselects (0) or toggles (2) a part in the part list (slide sorter selection). */
+  selectPart(part: number, select: number): void {
+    this.fn("selectPart", ["ptr", "i32", "i32"], "void")(this.handle, part, select);
+  }
+
+  /** Moves (or duplicates) the selected parts to before `position`. */
+  moveSelectedParts(position: number, duplicate: boolean): void {
+    this.fn("moveSelectedParts", ["ptr", "i32", "bool"], "void")(this.handle, position, duplicate);
+  }
+
   postUnoCommand(command: string, args = "", notifyWhenFinished = false): void {
     const c = cstr(command), a = cstr(args);
     this.fn("postUnoCommand", ["ptr", "ptr", "ptr", "bool"], "void")(this.handle, ptr(c), ptr(a), notifyWhenFinished);

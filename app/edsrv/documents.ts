@@ -21,6 +21,7 @@ import { docKeyOf, type AliasGroup } from "../alias-groups";
 import type { Kit, KitPool } from "./kits";
 import { redactUrl, type CheckFileInfo, type WopiAuth, type WopiClient } from "./wopi-client";
 import { parseArgs, runViewCommand, sendTiles, statusFrame } from "./view-commands";
+import { exportName, type Downloads } from "./exports";
 import { ViewTiles } from "./tile-push";
 
 export interface ClientSession {
@@ -60,6 +61,8 @@ export interface BrokerDeps {
   /** How long a preloaded document waits for its first session. */
   preloadWaitMs: number;
   admin: AdminEvents;
+  /** Files written for "download as" and print, fetched once by the page. */
+  downloads: Downloads;
   onClosed(doc: DocumentBroker): void;
 }
 
@@ -76,13 +79,21 @@ const CALLBACK_NAMES: Record<number, string> = {
   2: "textselection",
   5: "cursorvisible",
   8: "statechanged",
+  12: "searchnotfound",
   14: "setpart",
+  15: "searchresultselection",
   16: "unocommandresult",
   17: "cellcursor",
+  19: "cellformula",
   22: "error",
+  23: "contextmenu",
   24: "invalidateviewcursor",
   25: "textviewselection",
+  26: "cellviewcursor",
   28: "viewcursorvisible",
+  32: "comment",
+  34: "celladdress",
+  39: "context",
 };
 
 let brokerSeq = 0;
@@ -251,6 +262,11 @@ export class DocumentBroker {
       UserFriendlyName: s.userName,
       IsOwner: info.OwnerId !== undefined && info.OwnerId === info.UserId,
       HideSaveOption: info.HideSaveOption,
+      HidePrintOption: info.HidePrintOption === true,
+      HideExportOption: info.HideExportOption === true,
+      DisablePrint: info.DisablePrint === true,
+      DisableExport: info.DisableExport === true,
+      DisableCopy: info.DisableCopy === true,
       EnableOwnerTermination: info.EnableOwnerTermination,
     };
     s.send(`wopi: ${JSON.stringify(wopiInfo)}`);
@@ -487,6 +503,15 @@ export class DocumentBroker {
     this.lastModifiedNotified = m;
     this.broadcast(`statechanged: .uno:ModifiedStatus=${m}`);
     this.deps.admin.modified(this);
+  }
+
+  /** Writes the document with its edits in `format` for a download or print; answers the download id. */
+  async exportAs(format: string): Promise<string> {
+    const kit = this.kit;
+    if (!kit?.alive || this.state === "closed") throw new Error("document not loaded");
+    const file = path.join(this.dir, `export-${++this.saveCounter}.${format}`);
+    await kit.request("save", { path: file, format });
+    return this.deps.downloads.add(file, exportName(this.fileName, format), format);
   }
 
   /** One text frame from a session (after `load`), run by view-commands.ts. */

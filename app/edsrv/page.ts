@@ -141,8 +141,9 @@ export function renderPage(config: Config, groups: AliasGroup[], input: PageInpu
 <div id="loading" role="status" aria-live="polite"><span class="spinner" aria-hidden="true"></span><span id="loading-text">${html(texts.opening)}</span></div>
 <div id="viewport" tabindex="-1"><div id="sizer"><canvas id="canvas"></canvas><div id="overlays"><div id="selection"></div><div id="cellcursor" hidden></div><div id="cursor" hidden></div></div></div><textarea id="ime" autocomplete="off" autocapitalize="off" spellcheck="false"></textarea></div>
 <div id="parts" role="tablist" hidden></div>
-<script src="fflate.js"></script>
+<script async src="fflate.js"></script>
 <script src="ed.js"></script>
+<script src="ui.js"></script>
 </body>
 </html>
 `;

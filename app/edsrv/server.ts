@@ -13,6 +13,7 @@ import { browserAsset, capabilities, discoveryXml, EDSRV_VERSION, versionHash } 
 import { DocumentBroker, PRELOAD_WAIT_MS, type ClientSession } from "./documents";
 import { docKeyOf, matchGroup, parseAliasGroups, type AliasGroup } from "../alias-groups";
 import { parseHttpUrl } from "../net/http-url";
+import { attachment, Downloads } from "./exports";
 import { KitPool } from "./kits";
 import { metricsText } from "./metrics";
 import { renderPage } from "./page";
@@ -121,9 +122,11 @@ export async function createEdsrv(deps: EdsrvDeps) {
       admin.uploaded(d, ok);
     },
   };
+  const downloads = new Downloads();
   const brokerDeps = {
     pool,
     wopi,
+    downloads,
     logger: deps.logger,
     workRoot: path.join(workRoot, "docs"),
     autosaveSeconds: deps.autosaveSeconds ?? config.edsrv.autosaveSeconds,
@@ -208,6 +211,20 @@ export async function createEdsrv(deps: EdsrvDeps) {
     const k = pool.counts();
     return c.body(metricsText({ docs: docs(), kits: { ...k, spawned: pool.spawned, crashes: pool.crashes }, startedAt, saves }), 200, {
       "Content-Type": "text/plain; version=0.0.4",
+    });
+  });
+
+  // A file the page asked for with `downloadas` (exports.ts): the id is the credential, used once.
+  app.get("/ed/:doc/download/:id", (c) => {
+    const id = c.req.param("id");
+    const d = /^[0-9a-f]{32}$/.test(id) ? downloads.take(id) : null;
+    if (!d) return c.text("Not found", 404, { "Cache-Control": "no-store" });
+    const inline = c.req.query("inline") === "1" && d.contentType === "application/pdf";
+    return c.body(d.body, 200, {
+      "Content-Type": d.contentType,
+      "Content-Disposition": inline ? attachment(d.name).replace(/^attachment/, "inline") : attachment(d.name),
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
     });
   });
 
@@ -400,6 +417,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
     brokers,
     async close() {
       await Promise.allSettled(docs().map((d) => d.shutdown()));
+      downloads.clear();
       server.stop(true);
       await pool.close();
     },

@@ -5,16 +5,43 @@
 import type { DocumentBroker, ClientSession, SaveOutcome } from "./documents";
 import type { Kit } from "./kits";
 import type { SentTile, TileRequest } from "./tile-push";
+import { EXPORT_FORMATS } from "./exports";
 
 /** VCL key codes that only move or select (they do not change the document). */
 const NAVIGATION_KEYS = new Set([1024, 1025, 1026, 1027, 1028, 1029, 1030, 1031, 1281]);
 /** The most tiles one request may ask for (the kit paints them in one go). */
 const MAX_TILES_PER_REQUEST = 64;
 /** UNO commands a session may send that do not modify the document (allowed for read-only views). */
-const READONLY_UNO = new Set([".uno:Copy", ".uno:SelectAll", ".uno:Zoom", ".uno:ZoomIn", ".uno:ZoomOut"]);
+const READONLY_UNO = new Set([".uno:Copy", ".uno:SelectAll", ".uno:Zoom", ".uno:ZoomIn", ".uno:ZoomOut", ".uno:GoToCell", ".uno:GoToStart", ".uno:GoToEnd"]);
+/** The largest argument object of a UNO command (a paragraph style or search text; not content). */
+const MAX_UNO_ARGS = 64 * 1024;
+/** `.uno:ExecuteSearch` commands that only find (SvxSearchCmd FIND, FIND_ALL); 2 and 3 replace. */
+const FIND_ONLY = new Set([0, 1]);
+
+/**
+ * A UNO command frame: `uno .uno:Name` or Collabora's `uno .uno:Name {"Arg":{"type":"…","value":…}}`.
+ * Null when the name or the arguments are not well formed.
+ */
+export function parseUno(text: string): { command: string; args: string; viewOnly: boolean } | null {
+  const sp = text.indexOf(" ");
+  const command = sp < 0 ? text : text.slice(0, sp);
+  const rest = sp < 0 ? "" : text.slice(sp + 1).trim();
+  if (!/^\.uno:[A-Za-z0-9_.]+$/.test(command) || rest.length > MAX_UNO_ARGS) return null;
+  let parsed: Record<string, { value?: unknown }> = {};
+  if (rest) {
+    try {
+      parsed = JSON.parse(rest);
+    } catch {
+      return null;
+    }
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return null;
+  }
+  const viewOnly = READONLY_UNO.has(command) || (command === ".uno:ExecuteSearch" && FIND_ONLY.has(Number(parsed["SearchItem.Command"]?.value ?? 0)));
+  return { command, args: rest, viewOnly };
+}
 
 export interface ViewCommandTarget {
-  doc: Pick<DocumentBroker, "docType" | "modified" | "markEdited" | "requestSave">;
+  doc: Pick<DocumentBroker, "docType" | "modified" | "markEdited" | "requestSave" | "exportAs">;
   kit: Kit;
   session: ClientSession;
 }
@@ -92,11 +119,44 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
       return;
     }
     case "uno": {
-      const command = (args._ ?? "").split(" ")[0] ?? "";
-      if (s.readOnly && !READONLY_UNO.has(command)) return refuse();
-      const sent = kit.request("uno", { viewId, command, args: "" });
-      if (!READONLY_UNO.has(command)) doc.markEdited();
+      const u = parseUno(args._ ?? "");
+      if (!u) return s.send("error: cmd=uno kind=badcommand");
+      if (s.readOnly && !u.viewOnly) return refuse();
+      const sent = kit.request("uno", { viewId, command: u.command, args: u.args });
+      if (!u.viewOnly) doc.markEdited();
       await sent;
+      return;
+    }
+    case "commandvalues": {
+      // `commandvalues command=.uno:CharFontName` → `commandvalues: <LibreOffice's JSON>` (Collabora's form).
+      const r = await kit.request<{ json: string }>("commandvalues", { viewId, command: args.command ?? "" });
+      if (r.json) s.send(`commandvalues: ${r.json}`);
+      return;
+    }
+    case "thumbnail": {
+      // `thumbnail part= width=` → `thumbnail: part=N width= height= <PNG as a data URL>` (the slide panel).
+      const r = await kit.request<{ width: number; height: number; png: string }>("thumbnail", { viewId, part: intArg(args.part, -1), width: intArg(args.width, 0) });
+      s.send(`thumbnail: part=${intArg(args.part, -1)} width=${r.width} height=${r.height} data:image/png;base64,${r.png}`);
+      return;
+    }
+    case "moveparts": {
+      // `moveparts parts=2,3 position=0 [duplicate=1]`: reorder (or copy) slides; answers the new status.
+      if (s.readOnly) return refuse();
+      const parts = listArg(args.parts);
+      if (!parts.length || parts.length > 1000 || parts.some(Number.isNaN)) return s.send(`error: cmd=moveparts kind=badparts`);
+      const st = await kit.request("moveparts", { viewId, parts, position: intArg(args.position, -1), duplicate: args.duplicate === "1" });
+      doc.markEdited();
+      s.send(statusFrame(st, viewId, doc.docType));
+      return;
+    }
+    case "downloadas": {
+      // `downloadas name= id=export|print|slideshow format= [options=]` → `downloadas: downloadid= port= id=`.
+      const format = (args.format ?? "").toLowerCase();
+      const purpose = /^[a-z]{1,16}$/.test(args.id ?? "") ? args.id! : "export";
+      if (s.info?.DisableExport === true || (purpose === "print" && s.info?.DisablePrint === true)) return s.send(`error: cmd=downloadas kind=notallowed`);
+      if (!(EXPORT_FORMATS[doc.docType] ?? []).includes(format)) return s.send(`error: cmd=downloadas kind=badformat`);
+      const id = await doc.exportAs(format);
+      s.send(`downloadas: downloadid=${id} port=0 id=${purpose}`);
       return;
     }
     case "gettextselection": {

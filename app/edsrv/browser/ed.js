@@ -28,6 +28,7 @@
   var dirty = {};
   var sentArea = "";
   var lastInputAt = -1e9;
+  var listeners = {}; // server frame name → functions of the interface (ui.js)
   var arriving = {};  // "part:tx:ty" → the application of the frames received for it so far
   var cacheKeys = []; // insertion order, for eviction
   var CACHE_MAX = 400;
@@ -159,7 +160,12 @@
         break;
       }
     }
+    emit(cmd, arg);
   };
+  function emit(cmd, arg) {
+    var fns = listeners[cmd];
+    if (fns) for (var i = 0; i < fns.length; i++) { try { fns[i](arg); } catch (err) { S.errors.push("listener " + cmd + ": " + err); } }
+  }
 
   function showState() {
     modEl.hidden = !modified;
@@ -451,7 +457,7 @@
   function onViewCursor(arg) {
     var j; try { j = JSON.parse(arg); } catch (e) { return; }
     var id = String(j.viewId), r = rect(j.rectangle || ""), el = viewCursors[id];
-    if (!el) { el = viewCursors[id] = document.createElement("div"); el.className = "viewcursor"; el.dataset.view = id; overlays.appendChild(el); }
+    if (!el) { el = viewCursors[id] = document.createElement("div"); el.className = "viewcursor"; el.dataset.view = id; el.style.background = viewColor(id); overlays.appendChild(el); }
     var samePart = j.part === undefined || Number(j.part) === part();
     el.hidden = !r || !samePart;
     if (r) place(el, { x: r.x, y: r.y, w: twipsPerPx * 2, h: r.h });
@@ -465,6 +471,9 @@
     });
     post("Views_List", list.map(viewJson));
   }
+  /** One colour per view, the same on every screen (the view id is shared by all of them). */
+  var VIEW_COLORS = ["#c01c28", "#1a5fb4", "#26a269", "#a347ba", "#e66100", "#008b8b", "#865e3c", "#d4418e"];
+  function viewColor(id) { return VIEW_COLORS[Math.abs(Number(id) || 0) % VIEW_COLORS.length]; }
   function viewJson(v) { return { ViewId: v.viewid, UserId: v.userid, UserName: v.username, ReadOnly: v.readonly, IsCurrentView: v.current }; }
 
   var scrollQueued = false;
@@ -583,13 +592,20 @@
 
   // ---- mouse: click places the cursor, drag selects, double click selects a word
   var mouseDown = false, moveQueued = null;
-  function mouse(type, e) {
+  function mouse(type, e, buttons) {
     if (readOnly) return;
     var r = sizer.getBoundingClientRect();
     var x = Math.round((e.clientX - r.left) * twipsPerPx), y = Math.round((e.clientY - r.top) * twipsPerPx);
-    send("mouse type=" + type + " x=" + x + " y=" + y + " count=" + (type === "move" ? 1 : e.detail || 1) + " buttons=" + (type === "move" && !mouseDown ? 0 : 1) +
+    send("mouse type=" + type + " x=" + x + " y=" + y + " count=" + (type === "move" ? 1 : e.detail || 1) + " buttons=" + (buttons || (type === "move" && !mouseDown ? 0 : 1)) +
       " modifier=" + ((e.shiftKey ? SHIFT : 0) + (e.ctrlKey ? MOD1 : 0)));
   }
+  // A right click goes to the engine as its right button: it answers with its context menu (`contextmenu:`).
+  overlays.parentNode.addEventListener("contextmenu", function (e) {
+    e.preventDefault();
+    if (readOnly) return;
+    mouse("buttondown", e, 4); mouse("buttonup", e, 4);
+    ime.focus({ preventScroll: true });
+  });
   overlays.parentNode.addEventListener("mousedown", function (e) {
     if (e.button !== 0) return;
     e.preventDefault();
@@ -611,8 +627,10 @@
   viewport.addEventListener("focus", function () { ime.focus({ preventScroll: true }); });
 
   // ---- commands, saving and closing
-  function uno(cmd) { if (readOnly) return; sendInput("uno " + cmd); }
+  /** A UNO command with Collabora's argument object ({"Name": {"type": "string", "value": …}}). */
+  function uno(cmd, args) { if (readOnly) return; sendInput("uno " + cmd + (args ? " " + JSON.stringify(args) : "")); }
   function doSave(dontTerminateEdit, dontSaveIfUnmodified, notify, extendedData) {
+    emit("savesent", "");
     send("save dontTerminateEdit=" + (dontTerminateEdit ? 1 : 0) + " dontSaveIfUnmodified=" + (dontSaveIfUnmodified ? 1 : 0) + " notify=" + (notify ? 1 : 0) + (extendedData ? " extendedData=" + encodeURIComponent(extendedData) : ""));
   }
   $("save").addEventListener("click", function () { post("UI_Save", { source: "toolbar" }); doSave(true, false, false, ""); ime.focus({ preventScroll: true }); });
@@ -647,5 +665,19 @@
     }
   });
 
-  window.edApi = { send: send, uno: uno, setZoom: setZoom, switchPart: switchPart };
+  window.edApi = {
+    send: send,
+    uno: uno,
+    setZoom: setZoom,
+    zoom: function () { return twipsPerPx; },
+    switchPart: switchPart,
+    focus: function () { ime.focus({ preventScroll: true }); },
+    reveal: function (r) { scrollIntoView(r); },
+    paste: pasteData,
+    viewColor: viewColor,
+    viewportPx: function () { return { w: viewport.clientWidth, h: viewport.clientHeight }; },
+    /** Every server frame named `cmd` ("statechanged", "status", …), after the editor handled it. */
+    on: function (cmd, fn) { (listeners[cmd] = listeners[cmd] || []).push(fn); },
+    save: function () { doSave(true, false, false, ""); },
+  };
 })();

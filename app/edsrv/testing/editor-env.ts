@@ -34,9 +34,9 @@ export async function startEditorEnv(opts: { idleKits?: number } = {}) {
       return { id, src: host.addFile(id, fixture, bytes) };
     },
     /** A host page that frames the editor with a form POST, once the first screen is painted. */
-    async openEditor(ctx: BrowserContext, src: string, token = "tok_alice"): Promise<{ page: Page; frame: Frame }> {
+    async openEditor(ctx: BrowserContext, src: string, token = "tok_alice", query = ""): Promise<{ page: Page; frame: Frame }> {
       const pageId = `p${++seq}`;
-      host.pages.set(pageId, hostPageHtml(ed.url, ed.hash, src, token));
+      host.pages.set(pageId, hostPageHtml(ed.url, ed.hash, src, token, query));
       const page = await ctx.newPage();
       await page.goto(`${host.origin}/page/${pageId}`);
       return { page, frame: await editorFrame(page) };
