@@ -51,6 +51,9 @@ function log(level: "debug" | "info" | "warn" | "error", event: string, fields?:
 /** Document callbacks worth forwarding (see LibreOfficeKitEnums.h); the rest (sidebar JSON…) is dropped. */
 const FORWARDED = new Set([0, 1, 2, 5, 8, 12, 13, 14, 15, 16, 17, 19, 22, 23, 24, 25, 26, 28, 32, 34, 39]);
 const DOC_TYPES = ["text", "spreadsheet", "presentation", "drawing", "other"] as const;
+const DOC_TYPE_SPREADSHEET = 1;
+/** A 1920×1080 px screen at 100 % (15 twips a pixel): larger than any first view of the editor. */
+const FIRST_SCREEN_TWIPS = { width: 1920 * 15, height: 1080 * 15 };
 /** Extensions whose save needs filter options (LOK saveAs re-joins options with ", "). */
 const SAVE_OPTIONS: Record<string, string> = { txt: "UTF8" };
 
@@ -118,6 +121,14 @@ function addView(readOnly: boolean): number {
   d.initializeForRendering("");
   views.add(viewId);
   unpainted.add(viewId);
+  if (d.getDocumentType() === DOC_TYPE_SPREADSHEET) {
+    // A sheet's first column and row headers grow the view's tiled area and invalidate the whole
+    // sheet: asked by the page just after its first tiles, every one of them was asked again.
+    // Asked here for a large first screen, before the view has painted, that invalidation is
+    // dropped (unpainted) and the page's own header requests, for a smaller area, change nothing.
+    d.getCommandValues(`.uno:ViewRowColumnHeaders?x=0&y=0&width=${FIRST_SCREEN_TWIPS.width}&height=${FIRST_SCREEN_TWIPS.height}`);
+    pump();
+  }
   log("info", "kit_view_added", { view_id: viewId, read_only: readOnly, views: d.getViewsCount() });
   return viewId;
 }

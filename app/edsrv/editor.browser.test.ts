@@ -259,15 +259,17 @@ describe("the editor in a browser", () => {
     await ctx.close();
   }, 60_000);
 
-  test("the slide tab bar switches slides, the view shows the other slide and typing goes there; scrolling asks only for visible tiles", async () => {
+  // A deck's slides are chosen in the slide panel (thumbnails); the tab bar is hidden for decks.
+  test("the slide panel switches slides, the view shows the other slide and typing goes there; scrolling asks only for visible tiles", async () => {
     const f = newFile("hello.pptx");
     const ctx = await browser.newContext();
     const { page, frame } = await openEditor(ctx, f.src, "tok_ed_alice");
-    expect(await frame.$$eval("#parts button", (bs) => bs.map((b) => b.textContent))).toEqual(["1", "2"]);
+    await frame.waitForFunction(() => document.querySelectorAll("#slides .thumb").length === 2);
+    expect(await frame.$$eval("#slides .thumb", (bs) => bs.map((b) => b.getAttribute("aria-label")))).toEqual(["Slide 1", "Slide 2"]);
     const hash0 = await canvasHash(frame);
-    await frame.click("#parts button:nth-child(2)");
+    await frame.click("#slides .thumb:nth-child(2)");
     await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 1);
-    expect(await frame.getAttribute("#parts button:nth-child(2)", "aria-selected")).toBe("true");
+    expect(await frame.getAttribute("#slides .thumb:nth-child(2)", "aria-current")).toBe("true");
     await frame.waitForFunction((h) => {
       const c = document.getElementById("canvas") as HTMLCanvasElement;
       const d = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;

@@ -185,6 +185,9 @@
     sizer.style.width = docPx.w + "px"; sizer.style.height = docPx.h + "px";
     buildParts(st);
     if (partChanged) { selEl.innerHTML = ""; cellEl.hidden = true; cursorEl.hidden = true; }
+    // The interface (toolbars, panels) is built before the first layout: the first tiles asked for
+    // are those of the view's final size, not of the larger area before the toolbars took their place.
+    if (first) emit("firststatus", st);
     layout();
     var asked = requestVisible();
     if (first) {

@@ -778,8 +778,7 @@
   var findbarEl = buildFindBar();
   ribbon.after(findbarEl);
   document.body.appendChild(statusbar);
-  api.on("status", function (a) {
-    var st; try { st = JSON.parse(a); } catch (e) { return; }
+  api.on("firststatus", function (st) {
     if (!family) {
       family = st.type;
       document.body.classList.add("family-" + family);
@@ -801,6 +800,9 @@
       showZoom();
       if (fontPicker) api.send("commandvalues command=.uno:CharFontName");
     }
+  });
+  api.on("status", function (a) {
+    var st; try { st = JSON.parse(a); } catch (e) { return; }
     partPosition(st);
     if (slidePanel) renderSlidePanel(st);
     if (headers) askHeaders(0);
