@@ -16,7 +16,7 @@
 // Input events (keys, mouse, text input) are processed asynchronously on that thread, so a save
 // first waits until input has settled (no input for 200 ms and no callback for 50 ms, at most 3 s).
 
-import { copyFileSync, mkdirSync, rmSync, existsSync } from "node:fs";
+import { copyFileSync, mkdirSync, rmSync, existsSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { tmpdir } from "node:os";
 import { createInterface } from "node:readline";
@@ -104,7 +104,18 @@ function status(d: LokDocument): Record<string, unknown> {
   return { type, parts, selectedPart: type === "text" ? 0 : d.getPart(), width: size.width, height: size.height, partNames, viewId: d.getView() };
 }
 
-function addView(readOnly: boolean): number {
+/**
+ * A view's rendering options, as Collabora's kit gives them: the person's name, which the engine
+ * writes as the author of their comments and tracked changes, and spell checking as they type
+ * (red underlines, from the hunspell dictionaries installed).
+ */
+function viewOptions(author: string): string {
+  const options: Record<string, { type: string; value: unknown }> = { ".uno:SpellOnline": { type: "boolean", value: true } };
+  if (author) options[".uno:Author"] = { type: "string", value: author };
+  return JSON.stringify(options);
+}
+
+function addView(readOnly: boolean, author: string): number {
   const d = requireDoc();
   let viewId: number;
   if (!firstViewTaken) {
@@ -118,7 +129,7 @@ function addView(readOnly: boolean): number {
   // Listen first, then initialise (Collabora's order): initialising emits the view's first cursor,
   // which a callback registered afterwards can miss.
   d.registerQueuedCallback(viewId);
-  d.initializeForRendering("");
+  d.initializeForRendering(viewOptions(author));
   views.add(viewId);
   unpainted.add(viewId);
   if (d.getDocumentType() === DOC_TYPE_SPREADSHEET) {
@@ -179,6 +190,11 @@ const ORDERED_OPS = new Set(["key", "mouse", "textinput", "uno", "save", "unview
 const ROW_COLUMN_HEADERS = /^\.uno:ViewRowColumnHeaders(\?x=\d{1,9}&y=\d{1,9}&width=\d{1,9}&height=\d{1,9})?$/;
 /** Commands whose values a page may ask for (font list, styles). */
 const COMMAND_VALUES = new Set([".uno:CharFontName", ".uno:StyleApply", ".uno:LanguageStatus", ".uno:ViewAnnotations"]);
+/** The pictures a person can insert, by type; no SVG (it can name outside resources). */
+const GRAPHIC_TYPES: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
+let insertedGraphics = 0;
+/** The kit's own temporary directory, inside its profile (set at start). */
+let kitTempDir = "";
 /** The most a copy or a paste carries (the WebSocket's frame limit is 16 MB, base64 included). */
 const CLIPBOARD_MAX_BYTES = 10 * 1024 * 1024;
 let inputChain: Promise<unknown> = Promise.resolve();
@@ -198,7 +214,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       return status(d);
     }
     case "view":
-      return { viewId: addView(req.readOnly === true) };
+      return { viewId: addView(req.readOnly === true, typeof req.author === "string" ? req.author.slice(0, 256) : "") };
     case "unview": {
       useView(req.viewId); // an unknown view fails at once, not after the wait
       // Input posted to this view is processed later on LibreOffice's thread; destroyed first, it is lost.
@@ -302,10 +318,22 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const n = d.getParts();
       if (!parts.length || parts.some((p) => p < 0 || p >= n) || position < 0 || position > n) throw new Error("parts out of range");
       await quiesce();
+      // LibreOffice 7.4 copies nothing here (it ignores the flag): a copy is .uno:DuplicatePage.
+      if (req.duplicate === true) throw new Error("duplicating parts is not supported");
       for (let p = 0; p < n; p++) d.selectPart(p, parts.includes(p) ? 1 : 0);
-      d.moveSelectedParts(position, req.duplicate === true);
+      // The engine inserts the selection after the slide it is given (-1: before the first) and
+      // reads a slide past the last one as a null page (the kit crashed on "move the last down").
+      d.moveSelectedParts(position - 1, false);
       inputPosted();
-      return status(d);
+      await quiesce();
+      // The view stays on the slide it showed, wherever it went: the first one moved, as a person
+      // who moved a slide expects to keep looking at it.
+      const landed = position - parts.filter((p) => p < position).length;
+      const view = useView(req.viewId);
+      // Left selected, the moved slides would all go with the next "delete slide".
+      for (let p = 0; p < view.getParts(); p++) view.selectPart(p, 0);
+      if (landed >= 0 && landed < view.getParts() && view.getPart() !== landed) view.setPart(landed);
+      return status(view);
     }
     case "paste": {
       const mime = String(req.mime ?? "");
@@ -317,6 +345,26 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       inputPosted();
       await quiesce();
       return { ok };
+    }
+    case "insertgraphic": {
+      // An uploaded picture, inserted at the cursor from a file as Collabora's kit does (the
+      // engine's paste takes no picture in LibreOffice 7.4's Writer).
+      const ext = GRAPHIC_TYPES[String(req.mime ?? "")];
+      if (!ext) throw new Error("unsupported image type");
+      const data = Buffer.from(String(req.data ?? ""), "base64");
+      if (!data.byteLength || data.byteLength > CLIPBOARD_MAX_BYTES) throw new Error("image empty or too large");
+      useView(req.viewId); // an unknown view fails at once
+      const file = join(kitTempDir, `insert-${++insertedGraphics}.${ext}`);
+      writeFileSync(file, data);
+      try {
+        await quiesce();
+        useView(req.viewId).postUnoCommand(".uno:InsertGraphic", JSON.stringify({ FileName: { type: "string", value: fileUrl(file) } }), true);
+        inputPosted();
+        await quiesce();
+      } finally {
+        rmSync(file, { force: true });
+      }
+      return {};
     }
     case "part": {
       const d = useView(req.viewId);
@@ -589,7 +637,7 @@ function main(): void {
   const profileDir = resolve(process.env.SVC_KIT_PROFILE_DIR || join(tmpdir(), `svc-kit-profile-${process.pid}`));
   mkdirSync(profileDir, { recursive: true });
   writeProfileConfig(profileDir);
-  const tempDir = join(profileDir, "tmp");
+  const tempDir = (kitTempDir = join(profileDir, "tmp"));
   rmSync(tempDir, { recursive: true, force: true });
   mkdirSync(tempDir, { recursive: true });
   const t0 = performance.now();

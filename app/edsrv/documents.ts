@@ -240,7 +240,7 @@ export class DocumentBroker {
     const kit = this.kit!;
     let viewId: number;
     try {
-      viewId = (await kit.request<{ viewId: number }>("view", { readOnly: s.readOnly })).viewId;
+      viewId = (await kit.request<{ viewId: number }>("view", { readOnly: s.readOnly, author: s.userName })).viewId;
     } catch (err) {
       this.log.error("view_create_failed", { error: err as Error });
       s.send("error: cmd=load kind=faileddocloading");

@@ -173,6 +173,14 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
       await sent;
       return;
     }
+    case "insertgraphic": {
+      // `insertgraphic mimetype=image/png data=<base64>`: a picture the person uploaded.
+      if (s.readOnly) return refuse();
+      const sent = kit.request("insertgraphic", { viewId, mime: args.mimetype ?? "", data: args.data ?? "" });
+      doc.markEdited();
+      await sent;
+      return;
+    }
     case "save": {
       if (s.readOnly) {
         if (args.notify === "1") s.send(`saveresult: ${JSON.stringify({ success: false, result: "readonly", errorMsg: "read-only session", notify: true })}`);

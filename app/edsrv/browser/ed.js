@@ -587,11 +587,13 @@
     if (text) return pasteData("text/plain;charset=utf-8", new TextEncoder().encode(text));
     if (image) image.arrayBuffer().then(function (b) { pasteData("image/png", new Uint8Array(b)); });
   });
-  function pasteData(mime, bytes) {
+  function base64(bytes) {
     var bin = "";
     for (var i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
-    sendInput("paste mimetype=" + mime + " data=" + btoa(bin));
+    return btoa(bin);
   }
+  function pasteData(mime, bytes) { sendInput("paste mimetype=" + mime + " data=" + base64(bytes)); }
+  function insertGraphic(mime, bytes) { sendInput("insertgraphic mimetype=" + mime + " data=" + base64(bytes)); }
 
   // ---- mouse: click places the cursor, drag selects, double click selects a word
   var mouseDown = false, moveQueued = null;
@@ -677,6 +679,7 @@
     focus: function () { ime.focus({ preventScroll: true }); },
     reveal: function (r) { scrollIntoView(r); },
     paste: pasteData,
+    insertGraphic: insertGraphic,
     viewColor: viewColor,
     viewportPx: function () { return { w: viewport.clientWidth, h: viewport.clientHeight }; },
     /** Every server frame named `cmd` ("statechanged", "status", …), after the editor handled it. */

@@ -67,7 +67,7 @@
     },
   };
   var T = TEXTS[lang];
-  var UI = window.edUi = { state: {}, matches: -1, comments: [], lastDownload: null };
+  var UI = window.edUi = { state: {}, matches: -1, comments: [], lastDownload: null, headers: null };
   var state = UI.state;      // ".uno:Bold" → "true", as the engine last reported for this view
   var watchers = {};         // ".uno:Bold" → functions that show it
   var family = null;
@@ -194,20 +194,17 @@
     input.addEventListener("change", function () {
       var f = input.files && input.files[0];
       input.value = "";
-      if (!f) return;
-      // The engine's paste takes PNG: other formats are redrawn as PNG by the browser first.
-      createImageBitmap(f).then(function (bmp) {
-        var c = document.createElement("canvas"); c.width = bmp.width; c.height = bmp.height;
-        c.getContext("2d").drawImage(bmp, 0, 0);
-        c.toBlob(function (b) { b.arrayBuffer().then(function (buf) { api.paste("image/png", new Uint8Array(buf)); api.focus(); }); }, "image/png");
-      });
+      if (!f || !/^image\/(png|jpeg|gif|webp)$/.test(f.type)) return;
+      // Sent as the file is: the engine keeps a JPEG a JPEG.
+      f.arrayBuffer().then(function (buf) { api.insertGraphic(f.type, new Uint8Array(buf)); api.focus(); });
     });
     document.body.appendChild(input);
     return button(".uno:InsertGraphic", T.image, I.image, { click: function () { input.click(); } });
   }
   function buildText() {
     textFormatting(true).forEach(add);
-    add(colour(T.highlight, I.highlight, function (c) { run(".uno:CharBackColor", { CharBackColor: arg("long", c) }); }));
+    // Writer's highlighting is .uno:BackColor (Collabora's choice too): .uno:CharBackColor does nothing there.
+    add(colour(T.highlight, I.highlight, function (c) { run(".uno:BackColor", { BackColor: arg("long", c) }); }));
     add(sep()); paragraphAlign().forEach(add);
     add(sep());
     add(button(".uno:DefaultBullet", T.bullets, I.bullets, { toggle: true }));
@@ -264,7 +261,8 @@
     add(sep());
     add(button(".uno:SortAscending", T.sortAsc, I.sortAsc));
     add(button(".uno:SortDescending", T.sortDesc, I.sortDesc));
-    add(button(".uno:DataFilterAutoFilter", T.autofilter, I.filter, { toggle: true }));
+    // Not a toggle: LibreOffice 7.4 reports no state for the autofilter.
+    add(button(".uno:DataFilterAutoFilter", T.autofilter, I.filter));
     add(button(".uno:FreezePanes", T.freeze, I.freeze, { toggle: true }));
     buildFormulaBar();
     buildSheetTabs();
@@ -286,7 +284,7 @@
     api.on("invalidatetiles", function () { askHeaders(300); });
     api.on("commandvalues", function (a) {
       if (a.indexOf('"commandName": ".uno:ViewRowColumnHeaders"') < 0 && a.indexOf('"commandName":".uno:ViewRowColumnHeaders"') < 0) return;
-      try { headers.data = JSON.parse(a); } catch (e) { return; }
+      try { headers.data = UI.headers = JSON.parse(a); } catch (e) { return; }
       drawHeaders();
     });
   }
@@ -631,6 +629,26 @@
       button("comments", T.comments, "&#128490;", { view: true, click: function () { commentsPanel.hidden = !commentsPanel.hidden; if (!commentsPanel.hidden) refreshComments(); } }),
     ];
   }
+  /**
+   * LibreOffice 7.4's own reply (.uno:ReplyComment) loses the reply's text: its answer window
+   * overwrites it with a quote of the comment. A reply is therefore a new comment inserted with
+   * the cursor at the comment's anchor, which the engine threads as its reply, naming whom it answers.
+   */
+  function replyTo(c, text) {
+    toComment(c);
+    run(".uno:InsertAnnotation", { Text: arg("string", "@" + (c.author || "") + ": " + text) });
+  }
+  /**
+   * Puts the cursor at a comment's anchor. LibreOffice 7.4 resolves the comment last inserted or
+   * edited, whatever the Id given: at its anchor, the cursor makes it the current one.
+   */
+  function toComment(c) {
+    var r = String(c.anchorPos || "").split(",").map(Number);
+    if (r.length < 4 || isNaN(r[0])) return;
+    var at = " x=" + (r[0] + 1) + " y=" + (r[1] + Math.round(r[3] / 2)) + " count=1 buttons=1 modifier=0";
+    api.send("mouse type=buttondown" + at);
+    api.send("mouse type=buttonup" + at);
+  }
   function refreshComments() { setTimeout(function () { api.send("commandvalues command=.uno:ViewAnnotations"); }, 300); }
   function renderComments() {
     commentsPanel.innerHTML = "";
@@ -640,8 +658,8 @@
       var act = function (cmd, label, extra) {
         return el("button", { type: "button", "class": "edit-only", text: label, on: { click: function () {
           if (cmd === ".uno:ReplyComment") {
-            ask(T.reply, [{ label: T.commentText }]).then(function (v) { if (v && v[0]) { run(cmd, { Id: arg("string", String(c.id)), Text: arg("string", v[0]) }); refreshComments(); } });
-          } else { run(cmd, Object.assign({ Id: arg("string", String(c.id)) }, extra || {})); refreshComments(); }
+            ask(T.reply, [{ label: T.commentText }]).then(function (v) { if (v && v[0]) { replyTo(c, v[0]); refreshComments(); } });
+          } else { toComment(c); run(cmd, Object.assign({ Id: arg("string", String(c.id)) }, extra || {})); refreshComments(); }
         } } });
       };
       commentsPanel.appendChild(el("article", { "class": "comment" + (c.resolved === "true" ? " resolved" : ""), "data-id": String(c.id) }, [

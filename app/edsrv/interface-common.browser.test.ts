@@ -1,0 +1,230 @@
+// The editor's interface in every family (issue 13, groups 4 and 5): zoom, find and replace,
+// download and print through the engine, the status bar, the context menu, the people in the
+// document with their colours, read-only sessions and the page's language.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { strFromU8, unzipSync } from "fflate";
+import type { BrowserContext, Frame, Page } from "playwright-core";
+import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
+import { control, modified, part, press, saveAndRead } from "./testing/interface";
+
+let env: EditorEnv;
+beforeAll(async () => {
+  env = await startEditorEnv();
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+async function open(fixture: string, token = "tok_alice", query = ""): Promise<{ id: string; ctx: BrowserContext; page: Page; frame: Frame }> {
+  const f = env.newFile(fixture);
+  const ctx = await env.browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
+  const { page, frame } = await env.openEditor(ctx, f.src, token, query);
+  await frame.focus("#ime");
+  return { id: f.id, ctx, page, frame };
+}
+const zoomLabel = (frame: Frame) => frame.textContent("#zoomlevel");
+
+describe("everywhere: viewing", () => {
+  test("zoom: Ctrl+= and the buttons zoom in and out, Ctrl+0 goes back to 100 %, fit width fills the view's width", async () => {
+    const { ctx, page, frame } = await open("hello.docx");
+    expect(await zoomLabel(frame)).toBe("100 %");
+    await page.keyboard.press("Control+Equal");
+    expect(await zoomLabel(frame)).toBe("110 %");
+    await press(frame, "zoomin");
+    expect(await zoomLabel(frame)).toBe("125 %");
+    await press(frame, "zoomout");
+    await press(frame, "zoomout");
+    expect(await zoomLabel(frame)).toBe("100 %");
+    await page.keyboard.press("Control+Minus");
+    expect(await zoomLabel(frame)).toBe("90 %");
+    await page.keyboard.press("Control+0");
+    expect(await zoomLabel(frame)).toBe("100 %");
+    // Ctrl+wheel zooms too.
+    const box = (await (await frame.frameElement()).boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.keyboard.down("Control");
+    await page.mouse.wheel(0, -100);
+    await page.keyboard.up("Control");
+    await frame.waitForFunction(() => document.getElementById("zoomlevel")!.textContent === "110 %");
+    // Fit width: the page's width is the view's, less a margin; the tiles are asked at that zoom.
+    await press(frame, "fitwidth");
+    const fit = await frame.evaluate(() => ({ page: (window as any).edState.status.width / (window as any).edApi.zoom(), view: (window as any).edApi.viewportPx().w }));
+    expect(fit.page).toBeGreaterThan(fit.view - 40);
+    expect(fit.page).toBeLessThanOrEqual(fit.view);
+    await frame.waitForFunction(() => { const S = (window as any).edState; return S.tilesDrawn >= S.tilesRequested; });
+    await ctx.close();
+  }, 60_000);
+
+  test("find (Ctrl+F) counts and highlights the matches; replace all (Ctrl+H) replaces every one in the stored file", async () => {
+    const { id, ctx, page, frame } = await open("hello.docx");
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type(" cat and cat and cat");
+    await page.keyboard.press("Control+F");
+    await frame.waitForSelector("#findbar:not([hidden])");
+    expect(await frame.evaluate(() => document.activeElement?.id)).toBe("find-text");
+    await page.keyboard.type("cat");
+    await frame.waitForFunction(() => (window as any).edUi.matches === 3, undefined, { polling: 50 });
+    expect(await frame.textContent("#find-count")).toBe("3 matches");
+    // Highlighted: the engine selected every match (its selection rectangles are drawn).
+    await frame.waitForFunction(() => document.querySelectorAll("#selection > *").length >= 3 || (window as any).edState.selection.length >= 3, undefined, { polling: 50 });
+    await page.keyboard.press("Escape");
+    await frame.waitForSelector("#findbar", { state: "hidden" });
+    await page.keyboard.press("Control+H");
+    await frame.fill("#find-text", "cat");
+    await frame.fill("#replace-text", "dog");
+    await press(frame, "replaceall");
+    await modified(frame);
+    const text = part(await saveAndRead(env, page, id), "word/document.xml").replace(/<[^>]+>/g, "");
+    expect(text).toContain(" dog and dog and dog");
+    expect(text).not.toContain("cat");
+    // Nothing found: said so.
+    await frame.fill("#find-text", "xylophone");
+    await frame.press("#find-text", "Enter");
+    await frame.waitForFunction(() => document.getElementById("find-count")!.textContent === "No matches", undefined, { polling: 50 });
+    await ctx.close();
+  }, 60_000);
+
+  test("download as: the document's format, PDF and the family's other formats come from the engine with the right name", async () => {
+    const { ctx, page, frame } = await open("hello.docx");
+    const options = await frame.$$eval("#download option", (os) => os.map((o) => (o as HTMLOptionElement).value).filter(Boolean));
+    expect(options).toEqual(["docx", "odt", "pdf", "rtf", "txt", "html", "epub"]);
+    for (const [format, magic] of [["pdf", "%PDF"], ["docx", "PK"], ["odt", "PK"], ["txt", "Hello from svc"]] as const) {
+      const [download] = await Promise.all([page.waitForEvent("download"), frame.selectOption("#download", format)]);
+      expect(download.suggestedFilename()).toBe(`hello.${format}`);
+      const bytes = new Uint8Array(await Bun.file((await download.path())!).arrayBuffer());
+      expect(new TextDecoder().decode(bytes.slice(0, 64))).toContain(magic);
+      if (format === "odt") expect(Object.keys(unzipSync(bytes))).toContain("content.xml");
+    }
+    // A download id serves once.
+    const url = await frame.evaluate(() => (window as any).edUi.lastDownload.url);
+    expect((await fetch(url)).status).toBe(404);
+    await ctx.close();
+  }, 60_000);
+
+  test("print (Ctrl+P) opens the document as a PDF in a new tab for the browser to print", async () => {
+    const { ctx, page } = await open("hello.xlsx");
+    const [tab] = await Promise.all([ctx.waitForEvent("page"), page.keyboard.press("Control+P")]);
+    await tab.waitForLoadState("domcontentloaded").catch(() => {});
+    expect(tab.url()).toMatch(/\/ed\/document\/download\/[0-9a-f]{32}\?inline=1$/);
+    await ctx.close();
+  }, 60_000);
+
+  test("a spreadsheet and a deck offer their own families' download formats", async () => {
+    for (const [fixture, formats] of [["hello.xlsx", ["xlsx", "ods", "pdf", "csv", "html"]], ["hello.pptx", ["pptx", "odp", "pdf"]]] as const) {
+      const { ctx, page, frame } = await open(fixture);
+      expect(await frame.$$eval("#download option", (os) => os.map((o) => (o as HTMLOptionElement).value).filter(Boolean))).toEqual([...formats]);
+      const [download] = await Promise.all([page.waitForEvent("download"), frame.selectOption("#download", formats[1])]);
+      const bytes = new Uint8Array(await Bun.file((await download.path())!).arrayBuffer());
+      expect(strFromU8(unzipSync(bytes)["mimetype"]!)).toContain(fixture.endsWith("xlsx") ? "spreadsheet" : "presentation");
+      await ctx.close();
+    }
+  }, 60_000);
+});
+
+describe("everywhere: the status bar, the context menu, people", () => {
+  test("the status bar shows page n of m, the word count, the language and the save state", async () => {
+    const { ctx, page, frame } = await open("hello.docx");
+    await frame.waitForFunction(() => /Page 1 of 1/.test(document.getElementById("sb-position")!.textContent ?? ""), undefined, { polling: 50 });
+    await frame.waitForFunction(() => /\d+ words?, \d+ characters?/.test(document.getElementById("sb-count")!.textContent ?? ""), undefined, { polling: 50 });
+    const words = Number(/(\d+) word/.exec((await frame.textContent("#sb-count"))!)![1]);
+    await frame.waitForFunction(() => (document.getElementById("sb-language")!.textContent ?? "").length > 1, undefined, { polling: 50 });
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type(" two more");
+    await frame.waitForFunction((w) => Number(/(\d+) word/.exec(document.getElementById("sb-count")!.textContent ?? "")?.[1]) === w + 2, words, { polling: 50 });
+    await frame.waitForFunction(() => document.getElementById("sb-save")!.dataset.state === "unsaved");
+    await page.evaluate(() => (window as any).save());
+    await frame.waitForFunction(() => document.getElementById("sb-save")!.dataset.state === "saved", undefined, { polling: 20 });
+    expect(await frame.textContent("#sb-save")).toBe("Saved");
+    await ctx.close();
+  }, 60_000);
+
+  test("a right click shows the engine's context menu; choosing an entry runs its command", async () => {
+    const { id, ctx, page, frame } = await open("hello.docx");
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type(" menu");
+    await page.keyboard.press("Shift+Home");
+    const cursor = await frame.evaluate(() => (window as any).edState.cursor);
+    const box = (await (await frame.frameElement()).boundingBox())!;
+    const origin = await frame.evaluate(() => { const r = document.getElementById("sizer")!.getBoundingClientRect(); return { x: r.left, y: r.top }; });
+    await page.mouse.click(box.x + origin.x + cursor.x / 15 + 20, box.y + origin.y + cursor.y / 15 + cursor.h / 30, { button: "right" });
+    await frame.waitForSelector("#contextmenu");
+    const commands = await frame.$$eval("#contextmenu [data-cmd]", (bs) => bs.map((b) => b.getAttribute("data-cmd")));
+    expect(commands.length).toBeGreaterThan(2);
+    expect(commands).toContain(".uno:Paste");
+    // Escape closes it.
+    await page.keyboard.press("Escape");
+    await frame.waitForSelector("#contextmenu", { state: "detached" });
+    void id;
+    await ctx.close();
+  }, 60_000);
+
+  test("the people in the document are listed, each in their own colour, which their cursor has on the other's screen", async () => {
+    const f = env.newFile("hello.docx");
+    const [ca, cb] = await Promise.all([env.browser.newContext(), env.browser.newContext()]);
+    const a = await env.openEditor(ca, f.src, "tok_alice");
+    const b = await env.openEditor(cb, f.src, "tok_bob");
+    for (const fr of [a.frame, b.frame]) await fr.waitForFunction(() => document.querySelectorAll("#people .person").length === 2, undefined, { polling: 50 });
+    const chips = await a.frame.$$eval("#people .person", (cs) => cs.map((c) => ({ title: c.getAttribute("title"), view: c.getAttribute("data-view"), colour: (c as HTMLElement).style.background, text: c.textContent })));
+    expect(chips.map((c) => c.title).sort()).toEqual(["Alice (you)", "Bob"]);
+    expect(chips.find((c) => c.title === "Bob")!.text).toBe("B");
+    expect(chips[0]!.colour).not.toBe(chips[1]!.colour);
+    // Bob types: his cursor on Alice's screen has the colour of his chip.
+    await b.frame.focus("#ime");
+    await b.page.keyboard.press("Control+End");
+    await b.page.keyboard.type("Bob was here");
+    const bob = chips.find((c) => c.title === "Bob")!;
+    await a.frame.waitForFunction((v) => { const e = document.querySelector(`.viewcursor[data-view="${v}"]`) as HTMLElement | null; return !!e && !e.hidden; }, bob.view, { polling: 50 });
+    const cursorColour = await a.frame.$eval(`.viewcursor[data-view="${bob.view}"]`, (e) => getComputedStyle(e).backgroundColor || (e as HTMLElement).style.borderColor);
+    expect(cursorColour.replace(/\s/g, "")).toBe(bob.colour.replace(/\s/g, ""));
+    await Promise.all([ca.close(), cb.close()]);
+  }, 60_000);
+});
+
+describe("everywhere: read-only sessions and languages", () => {
+  test("a read-only session shows no editing control, but find, zoom, download and print", async () => {
+    const { ctx, page, frame } = await open("hello.docx", "tok_carol");
+    const visible = (sel: string) => frame.$$eval(sel, (es) => es.filter((e) => (e as HTMLElement).offsetParent !== null).length);
+    expect(await visible(".edit-only")).toBe(0);
+    expect(await visible(control(".uno:Bold"))).toBe(0);
+    for (const c of ["find", "zoomin", "zoomout", "fitwidth", "print"]) expect(await visible(control(c))).toBe(1);
+    expect(await visible("#download")).toBe(1);
+    await page.keyboard.press("Control+F");
+    await page.keyboard.type("svc");
+    await frame.waitForFunction(() => (window as any).edUi.matches === 1, undefined, { polling: 50 });
+    expect(await visible("#replace-text")).toBe(0);
+    const [download] = await Promise.all([page.waitForEvent("download"), frame.selectOption("#download", "pdf")]);
+    expect(download.suggestedFilename()).toBe("hello.pdf");
+    await ctx.close();
+  }, 60_000);
+
+  test("a read-only spreadsheet keeps the address box to move around, without the formula bar's editing", async () => {
+    const { ctx, frame } = await open("hello.xlsx", "tok_carol");
+    expect(await frame.isVisible("#address")).toBe(true);
+    expect(await frame.$eval("#formula", (f) => (f as HTMLInputElement).readOnly || (f as HTMLElement).offsetParent === null)).toBe(true);
+    await frame.fill("#address", "C3");
+    await frame.press("#address", "Enter");
+    await frame.waitForFunction(() => (document.getElementById("address") as HTMLInputElement).value === "C3", undefined, { polling: 50 });
+    await ctx.close();
+  }, 60_000);
+
+  test("lang=vi gives the interface in Vietnamese, lang=en in English", async () => {
+    const vi = await open("hello.docx", "tok_alice", "lang=vi");
+    expect(await vi.frame.getAttribute(control(".uno:Bold"), "aria-label")).toBe("Đậm");
+    expect(await vi.frame.getAttribute("#download", "aria-label")).toBe("Tải xuống dạng");
+    await vi.frame.waitForFunction(() => /Trang 1\/1/.test(document.getElementById("sb-position")!.textContent ?? ""), undefined, { polling: 50 });
+    await vi.ctx.close();
+    const en = await open("hello.docx", "tok_alice", "lang=en");
+    expect(await en.frame.getAttribute(control(".uno:Bold"), "aria-label")).toBe("Bold");
+    await en.ctx.close();
+  }, 60_000);
+
+  test("every control has a label and is reachable with the keyboard", async () => {
+    const { ctx, frame } = await open("hello.docx");
+    const unlabelled = await frame.$$eval("#ribbon button, #ribbon select, #ribbon input, #findbar input, #findbar button", (es) =>
+      es.filter((e) => !(e.getAttribute("aria-label") || e.textContent?.trim())).map((e) => e.outerHTML));
+    expect(unlabelled).toEqual([]);
+    const untabbable = await frame.$$eval("#ribbon button, #ribbon select", (es) => es.filter((e) => (e as HTMLElement).tabIndex < 0).length);
+    expect(untabbable).toBe(0);
+    await ctx.close();
+  }, 60_000);
+});

@@ -1,0 +1,98 @@
+// The editor's interface for presentations (issue 13, group 3): the slide panel with the engine's
+// thumbnails, adding, duplicating, deleting and reordering slides, and the slideshow.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Frame, Page } from "playwright-core";
+import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
+import { part, press, saveAndRead } from "./testing/interface";
+
+let env: EditorEnv;
+beforeAll(async () => {
+  env = await startEditorEnv();
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+/** hello.pptx (slide 1 "This is / An example Impress file", slide 2 empty) opened by Alice. */
+async function openDeck(): Promise<{ id: string; page: Page; frame: Frame; close(): Promise<void> }> {
+  const f = env.newFile("hello.pptx");
+  const ctx = await env.browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const { page, frame } = await env.openEditor(ctx, f.src, "tok_alice");
+  await frame.waitForFunction(() => document.querySelectorAll("#slides .thumb").length === 2);
+  return { id: f.id, page, frame, close: () => ctx.close() };
+}
+
+/** The text of each slide of a stored pptx, in the deck's order. */
+function slideTexts(bytes: Uint8Array): string[] {
+  const rels = new Map([...part(bytes, "ppt/_rels/presentation.xml.rels").matchAll(/<Relationship [^>]*?Id="(\w+)"[^>]*?Target="([^"]+)"/g)].map((m) => [m[1]!, m[2]!]));
+  const relsAlt = new Map([...part(bytes, "ppt/_rels/presentation.xml.rels").matchAll(/<Relationship [^>]*?Target="([^"]+)"[^>]*?Id="(\w+)"/g)].map((m) => [m[2]!, m[1]!]));
+  const ids = [...part(bytes, "ppt/presentation.xml").matchAll(/<p:sldId [^>]*r:id="(\w+)"/g)].map((m) => m[1]!);
+  return ids.map((id) => {
+    const target = (rels.get(id) ?? relsAlt.get(id))!.replace(/^\/?(ppt\/)?/, "");
+    return [...part(bytes, `ppt/${target}`).matchAll(/<a:t>([^<]*)<\/a:t>/g)].map((m) => m[1]).join(" ");
+  });
+}
+const selected = (frame: Frame) => frame.evaluate(() => (window as any).edState.status.selectedPart as number);
+const slideCount = (frame: Frame, n: number) =>
+  frame.waitForFunction((k) => document.querySelectorAll("#slides .thumb").length === k && (window as any).edState.status.parts === k, n, { polling: 50 });
+
+describe("presentations: the slide panel", () => {
+  test("the slide panel shows a thumbnail of every slide, painted by the engine, and marks the current one", async () => {
+    const { frame, close } = await openDeck();
+    await frame.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>("#slides .thumb img")].every((i) => i.dataset.loaded === "1" && i.naturalWidth === 160), undefined, { polling: 50 });
+    const sizes = await frame.$$eval("#slides .thumb img", (is) => is.map((i) => [(i as HTMLImageElement).naturalWidth, (i as HTMLImageElement).naturalHeight]));
+    expect(sizes.every(([w, h]) => w === 160 && h! > 60 && h! < 160)).toBe(true);
+    // Slide 1 has text, slide 2 is empty: their pictures differ.
+    const srcs = await frame.$$eval("#slides .thumb img", (is) => is.map((i) => (i as HTMLImageElement).src));
+    expect(srcs[0]).not.toBe(srcs[1]);
+    expect(await frame.getAttribute("#slides .thumb:nth-child(1)", "aria-current")).toBe("true");
+    await frame.click("#slides .thumb:nth-child(2)");
+    await frame.waitForFunction(() => document.querySelector("#slides .thumb:nth-child(2)")!.getAttribute("aria-current") === "true");
+    expect(await frame.textContent("#sb-position")).toBe("Slide 2 of 2");
+    await close();
+  }, 60_000);
+
+  test("new, duplicate, delete, move down and move up change the slides of the stored deck", async () => {
+    const { id, page, frame, close } = await openDeck();
+    const example = "This is An example Impress file";
+    await press(frame, ".uno:DuplicatePage"); // [S1, S1', S2], on S1'
+    await slideCount(frame, 3);
+    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 1);
+    await press(frame, "movedown"); // [S1, S2, S1']
+    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 2);
+    expect(slideTexts(await saveAndRead(env, page, id))).toEqual([example, "", example]);
+
+    await press(frame, ".uno:InsertPage"); // a new slide after the current: [S1, S2, S1', N]
+    await slideCount(frame, 4);
+    expect(await selected(frame)).toBe(3);
+    await press(frame, "moveup"); // [S1, S2, N, S1']
+    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 2);
+    let texts = slideTexts(await saveAndRead(env, page, id));
+    expect(texts.length).toBe(4);
+    expect(texts[0]).toBe(example);
+    expect(texts[3]).toBe(example);
+    expect(texts[2]).not.toBe(example);
+
+    await press(frame, ".uno:DeletePage"); // the new one goes
+    await slideCount(frame, 3);
+    texts = slideTexts(await saveAndRead(env, page, id));
+    expect(texts).toEqual([example, "", example]);
+    await close();
+  }, 60_000);
+
+  test("the slideshow shows the current slide full screen, arrow keys move between slides, Escape ends it", async () => {
+    const { frame, close } = await openDeck();
+    await frame.click("#slides .thumb:nth-child(2)");
+    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 1);
+    await press(frame, "slideshow");
+    await frame.waitForFunction(() => document.body.classList.contains("slideshow"));
+    expect(await selected(frame)).toBe(1); // from the current slide
+    await frame.press("body", "ArrowLeft");
+    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 0);
+    await frame.press("body", "ArrowRight");
+    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 1);
+    await frame.press("body", "Escape");
+    await frame.waitForFunction(() => !document.body.classList.contains("slideshow"));
+    await close();
+  }, 60_000);
+});

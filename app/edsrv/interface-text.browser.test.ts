@@ -1,0 +1,259 @@
+// The editor's interface for text documents (issue 13, group 1 and the text parts of group 4):
+// each control changes the stored file as a person expects, and shows the engine's state at the
+// cursor. Real editing server, real kits, Debian's Chromium, a loopback WOPI host.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Frame, Page } from "playwright-core";
+import { docxParagraphRuns, startEditorEnv, type EditorEnv } from "./testing/editor-env";
+import { answer, control, modified, part, partNames, press, saveAndRead, stateIs } from "./testing/interface";
+
+let env: EditorEnv;
+beforeAll(async () => {
+  env = await startEditorEnv();
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+/** hello.docx opened by Alice, the cursor on a new empty last paragraph. */
+async function newParagraph(): Promise<{ id: string; page: Page; frame: Frame; close(): Promise<void> }> {
+  const f = env.newFile("hello.docx");
+  const ctx = await env.browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const { page, frame } = await env.openEditor(ctx, f.src, "tok_alice");
+  await frame.focus("#ime");
+  await page.keyboard.press("Control+End");
+  await page.keyboard.press("Enter");
+  return { id: f.id, page, frame, close: () => ctx.close() };
+}
+const documentXml = (bytes: Uint8Array) => part(bytes, "word/document.xml");
+/** The XML of the stored document's paragraph that contains `text`. */
+function paragraphWith(bytes: Uint8Array, text: string): string {
+  const p = [...documentXml(bytes).matchAll(/<w:p[ >][\s\S]*?<\/w:p>/g)].map((m) => m[0]).find((x) => x.replace(/<[^>]+>/g, "").includes(text));
+  if (!p) throw new Error(`no paragraph with ${text}`);
+  return p;
+}
+
+describe("text documents: the toolbar", () => {
+  test("bold, italic, underline and strikethrough apply to what is typed next, and each button shows the state at the cursor", async () => {
+    const { id, page, frame, close } = await newParagraph();
+    await press(frame, ".uno:Bold");
+    await stateIs(frame, ".uno:Bold", "true");
+    expect(await frame.getAttribute(control(".uno:Bold"), "aria-pressed")).toBe("true");
+    await page.keyboard.type("Bold words");
+    await press(frame, ".uno:Bold");
+    await stateIs(frame, ".uno:Bold", "false");
+    await press(frame, ".uno:Italic");
+    await page.keyboard.type(" italic");
+    await press(frame, ".uno:Italic");
+    await press(frame, ".uno:Underline");
+    await page.keyboard.type(" under");
+    await press(frame, ".uno:Underline");
+    await press(frame, ".uno:Strikeout");
+    await page.keyboard.type(" struck");
+    await press(frame, ".uno:Strikeout");
+    await page.keyboard.type(" plain");
+    // The cursor back inside the bold words: the button follows it.
+    await page.keyboard.press("Home");
+    await page.keyboard.press("ArrowRight");
+    await page.keyboard.press("ArrowRight");
+    await stateIs(frame, ".uno:Bold", "true");
+    expect(await frame.getAttribute(control(".uno:Bold"), "aria-pressed")).toBe("true");
+    await page.keyboard.press("End");
+    await stateIs(frame, ".uno:Bold", "false");
+    expect(await frame.getAttribute(control(".uno:Bold"), "aria-pressed")).toBe("false");
+
+    const bytes = await saveAndRead(env, page, id);
+    const runs = docxParagraphRuns(bytes).find((p) => p.some((r) => r.text.includes("Bold words")))!;
+    expect(runs.map((r) => r.text).join("")).toBe("Bold words italic under struck plain");
+    expect(runs.find((r) => r.text === "Bold words")).toMatchObject({ bold: true, italic: false });
+    expect(runs.find((r) => r.text === " italic")).toMatchObject({ bold: false, italic: true });
+    expect(runs.find((r) => r.text === " under")).toMatchObject({ underline: true, italic: false });
+    expect(paragraphWith(bytes, "struck")).toMatch(/<w:strike\/>[\s\S]*?<w:t[^>]*> struck<\/w:t>/);
+    // Strikethrough is not one of a run's three flags here: " struck" and " plain" read as one run.
+    expect(runs[runs.length - 1]).toMatchObject({ text: " struck plain", bold: false, italic: false, underline: false });
+    await close();
+  }, 60_000);
+
+  test("the font, size and paragraph style pickers format the paragraph and show the values at the cursor", async () => {
+    const { id, page, frame, close } = await newParagraph();
+    // The style first: applying a paragraph style clears character formatting that spans the
+    // whole paragraph (Writer's rule), as in LibreOffice and Word.
+    await frame.selectOption(".tb-style", "Heading 1");
+    await stateIs(frame, ".uno:StyleApply", "Heading 1");
+    // The installed fonts, from the engine.
+    await frame.waitForFunction(() => (document.querySelector(".tb-font") as HTMLSelectElement).options.length > 5);
+    const fonts = await frame.$$eval(".tb-font option", (os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(fonts).toContain("DejaVu Sans");
+    await frame.selectOption(".tb-font", "DejaVu Sans");
+    await stateIs(frame, ".uno:CharFontName", "DejaVu Sans");
+    await frame.selectOption(".tb-size", "18");
+    await stateIs(frame, ".uno:FontHeight", "18");
+    await page.keyboard.type("Sized text");
+    expect(await frame.$eval(".tb-style", (s) => (s as HTMLSelectElement).value)).toBe("Heading 1");
+    expect(await frame.$eval(".tb-size", (s) => (s as HTMLSelectElement).value)).toBe("18");
+
+    const p = paragraphWith(await saveAndRead(env, page, id), "Sized text");
+    expect(p).toContain('<w:pStyle w:val="Heading1"/>');
+    expect(p).toContain('<w:sz w:val="36"/>'); // half points
+    expect(p).toMatch(/<w:rFonts w:ascii="DejaVu Sans"/);
+    await close();
+  }, 60_000);
+
+  test("alignment buttons set the paragraph's alignment; the pressed one follows the cursor", async () => {
+    const { id, page, frame, close } = await newParagraph();
+    await page.keyboard.type("Centred line");
+    await press(frame, ".uno:CenterPara");
+    await stateIs(frame, ".uno:CenterPara", "true");
+    expect(await frame.getAttribute(control(".uno:CenterPara"), "aria-pressed")).toBe("true");
+    await page.keyboard.press("Enter");
+    await press(frame, ".uno:RightPara");
+    await page.keyboard.type("Right line");
+    await stateIs(frame, ".uno:RightPara", "true");
+    await page.keyboard.press("ArrowUp");
+    await stateIs(frame, ".uno:CenterPara", "true");
+    expect(await frame.getAttribute(control(".uno:RightPara"), "aria-pressed")).toBe("false");
+
+    const bytes = await saveAndRead(env, page, id);
+    expect(paragraphWith(bytes, "Centred line")).toContain('<w:jc w:val="center"/>');
+    expect(paragraphWith(bytes, "Right line")).toMatch(/<w:jc w:val="(right|end)"\/>/);
+    await close();
+  }, 60_000);
+
+  test("text colour and highlight colour colour the selected text", async () => {
+    const { id, page, frame, close } = await newParagraph();
+    await page.keyboard.type("Plain Coloured");
+    for (let i = 0; i < "Coloured".length; i++) await page.keyboard.press("Shift+ArrowLeft");
+    // A colour input's change, as the browser's colour chooser makes it.
+    const pick = (label: string, value: string) =>
+      frame.$eval(`input[type=color][aria-label="${label}"]`, (i, v) => { (i as HTMLInputElement).value = v; i.dispatchEvent(new Event("change")); }, value);
+    await pick("Text colour", "#c01c28");
+    await pick("Highlight colour", "#f6d32d");
+    const p = paragraphWith(await saveAndRead(env, page, id), "Coloured");
+    const runs = [...p.matchAll(/<w:r><w:rPr>(.*?)<\/w:rPr><w:t[^>]*>([^<]*)<\/w:t>/g)].map((m) => ({ props: m[1]!, text: m[2]! }));
+    const coloured = runs.find((r) => r.text === "Coloured")!;
+    expect(coloured.props).toMatch(/<w:color w:val="C01C28"\/>/i);
+    expect(coloured.props).toMatch(/<w:shd [^>]*w:fill="F6D32D"/i);
+    expect(runs.find((r) => r.text.startsWith("Plain"))!.props).not.toMatch(/C01C28|F6D32D/i);
+    await close();
+  }, 60_000);
+
+  test("bulleted and numbered lists and indent change the stored paragraphs", async () => {
+    const { id, page, frame, close } = await newParagraph();
+    await press(frame, ".uno:DefaultBullet");
+    await stateIs(frame, ".uno:DefaultBullet", "true");
+    await page.keyboard.type("First bullet");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("Second bullet");
+    await press(frame, ".uno:DefaultBullet");
+    await stateIs(frame, ".uno:DefaultBullet", "false");
+    await page.keyboard.press("Enter");
+    await press(frame, ".uno:DefaultNumbering");
+    await page.keyboard.type("Numbered");
+    await press(frame, ".uno:IncrementIndent");
+    const bytes = await saveAndRead(env, page, id);
+    expect(paragraphWith(bytes, "First bullet")).toContain("<w:numPr>");
+    expect(paragraphWith(bytes, "Second bullet")).not.toContain("<w:numPr>");
+    const numbered = paragraphWith(bytes, "Numbered");
+    expect(numbered).toContain("<w:numPr>");
+    // The two lists are of two kinds: a bullet and a decimal number.
+    const numbering = part(bytes, "word/numbering.xml");
+    expect(numbering).toContain('w:val="bullet"');
+    expect(numbering).toContain('w:val="decimal"');
+    expect(numbered).toMatch(/<w:ilvl w:val="1"\/>|<w:ind w:left="\d+"/);
+    await close();
+  }, 60_000);
+
+  test("insert table asks its size and puts a table of that size in the document", async () => {
+    const { id, page, frame, close } = await newParagraph();
+    await press(frame, ".uno:InsertTable");
+    await answer(frame, ["2 x 3"]);
+    await page.keyboard.type("cell one");
+    const xml = documentXml(await saveAndRead(env, page, id));
+    const table = /<w:tbl>[\s\S]*?<\/w:tbl>/.exec(xml)?.[0] ?? "";
+    expect(table.match(/<w:tr[ >]/g)?.length).toBe(3);
+    expect(table.match(/<w:gridCol /g)?.length).toBe(2);
+    expect(table).toContain("cell one");
+    await close();
+  }, 60_000);
+
+  test("insert link and page break go into the stored file", async () => {
+    const { id, page, frame, close } = await newParagraph();
+    await page.keyboard.type("Before break");
+    await press(frame, ".uno:InsertPagebreak");
+    await page.keyboard.type("After break ");
+    await press(frame, ".uno:HyperlinkDialog");
+    await answer(frame, ["https://example.org/svc", "the svc site"]);
+    const bytes = await saveAndRead(env, page, id);
+    const xml = documentXml(bytes);
+    expect(xml).toMatch(/<w:br w:type="page"\/>|<w:pageBreakBefore\/>/);
+    const link = /<w:hyperlink r:id="(\w+)"[\s\S]*?<\/w:hyperlink>/.exec(xml);
+    expect(link?.[0].replace(/<[^>]+>/g, "")).toBe("the svc site");
+    expect(part(bytes, "word/_rels/document.xml.rels")).toContain('Target="https://example.org/svc"');
+    await close();
+  }, 60_000);
+
+  test("insert image puts the uploaded picture in the document", async () => {
+    const { id, page, frame, close } = await newParagraph();
+    // A 2×2 red PNG, chosen in the file input the image button opens.
+    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEklEQVR4nGP4z8DAwMDAxMDAAAAhAAMDmn4jWQAAAABJRU5ErkJggg==", "base64");
+    const [chooser] = await Promise.all([page.waitForEvent("filechooser"), press(frame, ".uno:InsertGraphic")]);
+    await chooser.setFiles({ name: "red.png", mimeType: "image/png", buffer: png });
+    await modified(frame);
+    const bytes = await saveAndRead(env, page, id);
+    expect(partNames(bytes).some((n) => n.startsWith("word/media/"))).toBe(true);
+    expect(documentXml(bytes)).toContain("<w:drawing>");
+    await close();
+  }, 60_000);
+});
+
+describe("text documents: track changes and comments", () => {
+  test("record changes keeps an insertion as a tracked change; reject all removes it, accept all keeps it", async () => {
+    const { id, page, frame, close } = await newParagraph();
+    await press(frame, ".uno:TrackChanges");
+    await stateIs(frame, ".uno:TrackChanges", "true");
+    await page.keyboard.type("Tracked words");
+    let xml = documentXml(await saveAndRead(env, page, id));
+    expect(xml).toMatch(/<w:ins [^>]*>[\s\S]*Tracked words[\s\S]*?<\/w:ins>/);
+    await press(frame, ".uno:RejectAllTrackedChanges");
+    xml = documentXml(await saveAndRead(env, page, id));
+    expect(xml).not.toContain("Tracked words");
+    await page.keyboard.type("Kept words");
+    await press(frame, ".uno:AcceptAllTrackedChanges");
+    xml = documentXml(await saveAndRead(env, page, id));
+    expect(xml).toContain("Kept words");
+    expect(xml).not.toMatch(/<w:ins /);
+    await close();
+  }, 60_000);
+
+  test("comments: add one, see it in the panel, reply, resolve and delete", async () => {
+    const { id, page, frame, close } = await newParagraph();
+    await page.keyboard.type("Commented text");
+    await page.keyboard.press("Shift+Home");
+    await press(frame, ".uno:InsertAnnotation");
+    await answer(frame, ["Please check this"]);
+    await press(frame, "comments");
+    await frame.waitForSelector("#comments .comment");
+    expect(await frame.textContent("#comments .comment .comment-text")).toBe("Please check this");
+    expect(await frame.textContent("#comments .comment .comment-head")).toContain("Alice");
+    let bytes = await saveAndRead(env, page, id);
+    expect(part(bytes, "word/comments.xml")).toContain("Please check this");
+
+    await frame.click("#comments .comment .comment-actions button:nth-child(1)"); // reply
+    await answer(frame, ["Checked"]);
+    await frame.waitForFunction(() => document.querySelectorAll("#comments .comment").length === 2);
+    const first = frame.locator("#comments .comment", { hasText: "Please check this" });
+    await first.locator(".comment-actions button:nth-child(2)").click(); // resolve
+    await frame.waitForSelector("#comments .comment.resolved");
+    bytes = await saveAndRead(env, page, id);
+
+    expect(part(bytes, "word/comments.xml")).toContain("@Alice: Checked");
+    expect(await frame.textContent("#comments .comment.resolved .comment-text")).toBe("Please check this");
+
+    await first.locator(".comment-actions button:nth-child(3)").click(); // delete
+    await frame.waitForFunction(() => (window as any).edUi.comments.length === 1);
+    bytes = await saveAndRead(env, page, id);
+    const comments = part(bytes, "word/comments.xml");
+    expect(comments).not.toContain("Please check this");
+    expect(comments).toContain("Checked");
+    await close();
+  }, 60_000);
+});
