@@ -47,11 +47,12 @@ describe("everywhere: viewing", () => {
     await page.keyboard.up("Control");
     await frame.waitForFunction(() => document.getElementById("zoomlevel")!.textContent === "110 %");
     // Fit width: the page's width is the view's, less a margin; the tiles are asked at that zoom.
+    const drawn = await frame.evaluate(() => (window as any).edState.tilesDrawn);
     await press(frame, "fitwidth");
     const fit = await frame.evaluate(() => ({ page: (window as any).edState.status.width / (window as any).edApi.zoom(), view: (window as any).edApi.viewportPx().w }));
     expect(fit.page).toBeGreaterThan(fit.view - 40);
     expect(fit.page).toBeLessThanOrEqual(fit.view);
-    await frame.waitForFunction(() => { const S = (window as any).edState; return S.tilesDrawn >= S.tilesRequested; });
+    await frame.waitForFunction((n) => (window as any).edState.tilesDrawn > n, drawn, { polling: 50 });
     await ctx.close();
   }, 60_000);
 
@@ -65,10 +66,11 @@ describe("everywhere: viewing", () => {
     await page.keyboard.type("cat");
     await frame.waitForFunction(() => (window as any).edUi.matches === 3, undefined, { polling: 50 });
     expect(await frame.textContent("#find-count")).toBe("3 matches");
-    // Highlighted: the engine selected every match (its selection rectangles are drawn).
-    await frame.waitForFunction(() => document.querySelectorAll("#selection > *").length >= 3 || (window as any).edState.selection.length >= 3, undefined, { polling: 50 });
+    // Every match is highlighted, where the engine found it.
+    await frame.waitForFunction(() => document.querySelectorAll('.marks[data-name="find"] .mark').length === 3, undefined, { polling: 50 });
     await page.keyboard.press("Escape");
     await frame.waitForSelector("#findbar", { state: "hidden" });
+    expect(await frame.$$eval('.marks[data-name="find"] .mark', (ms) => ms.length)).toBe(0);
     await page.keyboard.press("Control+H");
     await frame.fill("#find-text", "cat");
     await frame.fill("#replace-text", "dog");

@@ -244,7 +244,7 @@
     });
     canvas._v = v;
     // The server pushes the tiles of this area that an edit invalidates (twips, Collabora's frame).
-    var area = "clientvisiblearea x=" + v.x * twipsPerPx + " y=" + v.y * twipsPerPx + " width=" + v.w * twipsPerPx + " height=" + v.h * twipsPerPx;
+    var area = "clientvisiblearea x=" + Math.round(v.x * twipsPerPx) + " y=" + Math.round(v.y * twipsPerPx) + " width=" + Math.round(v.w * twipsPerPx) + " height=" + Math.round(v.h * twipsPerPx);
     if (area !== sentArea && v.w > 0 && v.h > 0) { sentArea = area; send(area); }
   }
   function eachTile(v, fn) {
@@ -489,10 +489,23 @@
 
   /** Zoom hook: twips per CSS pixel (15 = 100 %). Drops the cache and asks again. */
   function setZoom(tpp) {
-    twipsPerPx = tpp;
+    // A tile's side in twips must be whole: the server takes tile positions as integers.
+    twipsPerPx = Math.max(1, Math.round(TILE_PX * tpp)) / TILE_PX;
     cache = {}; cacheKeys = []; pending = {}; dirty = {};
     if (status) onStatus(status);
     if (S.cursor) onCursor(S.cursor.x + ", " + S.cursor.y + ", " + S.cursor.w + ", " + S.cursor.h);
+    Object.keys(markSets).forEach(function (name) { showMarks(name, markSets[name]); });
+  }
+
+  /** Named sets of highlighted rectangles (twips) over the document, such as the find results. */
+  var markSets = {};
+  function showMarks(name, rects) {
+    var box = overlays.querySelector('.marks[data-name="' + name + '"]');
+    if (!box) { box = document.createElement("div"); box.className = "marks"; box.dataset.name = name; overlays.appendChild(box); }
+    box.innerHTML = "";
+    markSets[name] = rects;
+    rects.forEach(function (r) { var d = document.createElement("div"); d.className = "mark"; place(d, r); box.appendChild(d); });
+    if (!rects.length) delete markSets[name];
   }
 
   // ---- keyboard and text input
@@ -680,6 +693,7 @@
     reveal: function (r) { scrollIntoView(r); },
     paste: pasteData,
     insertGraphic: insertGraphic,
+    marks: showMarks,
     viewColor: viewColor,
     viewportPx: function () { return { w: viewport.clientWidth, h: viewport.clientHeight }; },
     /** Every server frame named `cmd` ("statechanged", "status", …), after the editor handled it. */

@@ -341,6 +341,9 @@
     var formula = el("input", { id: "formula", type: "text", "class": "edit-only-input", "aria-label": T.formula, title: T.formula, spellcheck: "false", autocomplete: "off" });
     var bar = el("div", { id: "formulabar" }, [address, el("span", { "class": "fx", "aria-hidden": "true", text: "fx" }), formula]);
     ribbon.after(bar);
+    // A read-only view moves around with the address box but does not edit through the formula bar.
+    formula.readOnly = !!S.readOnly;
+    api.on("perm", function () { formula.readOnly = !!S.readOnly; });
     api.on("celladdress", function (a) { if (document.activeElement !== address) address.value = a.trim(); });
     api.on("cellformula", function (f) { if (document.activeElement !== formula) formula.value = f; });
     address.addEventListener("keydown", function (e) {
@@ -534,12 +537,23 @@
       if (e.key === "Enter" && e.target === replaceInput) { e.preventDefault(); search(2, false); }
     });
     api.on("searchresultselection", function (a) {
-      try { var j = JSON.parse(a); UI.matches = (j.searchResultSelection || []).length; } catch (e) { return; }
+      var found; try { found = JSON.parse(a).searchResultSelection || []; } catch (e) { return; }
+      UI.matches = found.length;
       findCount.textContent = T.matches(UI.matches);
-      var first = (JSON.parse(a).searchResultSelection || [])[0];
-      if (first && first.rectangles) { var r = first.rectangles.split(";")[0].split(",").map(Number); api.reveal({ x: r[0], y: r[1], w: r[2], h: r[3] }); }
+      // Every match highlighted on the current part (the engine selects only one of them).
+      var here = S.status && S.status.type !== "text" ? String(S.status.selectedPart) : null;
+      var rects = [];
+      found.forEach(function (m) {
+        if (here !== null && m.part !== undefined && String(m.part) !== here) return;
+        String(m.rectangles || "").split(";").forEach(function (t) {
+          var n = t.split(",").map(Number);
+          if (n.length >= 4 && !isNaN(n[0])) rects.push({ x: n[0], y: n[1], w: n[2], h: n[3] });
+        });
+      });
+      api.marks("find", rects);
+      if (rects[0]) api.reveal(rects[0]);
     });
-    api.on("searchnotfound", function () { UI.matches = 0; findCount.textContent = T.noMatch; });
+    api.on("searchnotfound", function () { UI.matches = 0; findCount.textContent = T.noMatch; api.marks("find", []); });
     return findbar;
   }
   /** SvxSearchCmd: 0 find, 1 find all (highlights every match), 2 replace, 3 replace all. */
@@ -560,7 +574,7 @@
     (withReplace && !S.readOnly ? replaceInput : findInput).focus();
     findInput.select();
   }
-  function closeFind() { findbar.hidden = true; findCount.textContent = ""; api.focus(); }
+  function closeFind() { findbar.hidden = true; findCount.textContent = ""; api.marks("find", []); api.focus(); }
 
   // ---- download and print
   var FORMATS = {

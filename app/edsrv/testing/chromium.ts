@@ -45,8 +45,9 @@ export async function startChromium(): Promise<{ browser: Browser; close(): Prom
  */
 export function hostPageHtml(edsrvUrl: string, hash: string, wopiSrc: string, token: string, query = ""): string {
   // A `lang` in `query` replaces the default one (the page reads the first).
-  const lang = /[?&]lang=/.test(query) ? "" : "&lang=en-US";
-  const action = `${edsrvUrl}/browser/${hash}/ed.html?WOPISrc=${encodeURIComponent(wopiSrc)}${lang}&closebutton=1${query}`;
+  const lang = /(^|[?&])lang=/.test(query) ? "" : "&lang=en-US";
+  const extra = query ? "&" + query.replace(/^[&?]/, "") : "";
+  const action = `${edsrvUrl}/browser/${hash}/ed.html?WOPISrc=${encodeURIComponent(wopiSrc)}${lang}&closebutton=1${extra}`;
   return `<!doctype html><html><body style="margin:0">
 <form id="f" method="post" target="ed" action="${action}"><input type="hidden" name="access_token" value="${token}"><input type="hidden" name="access_token_ttl" value="0"></form>
 <iframe name="ed" id="ed" style="width:1000px;height:700px;border:0"></iframe>
