@@ -831,6 +831,8 @@
       toolbar.appendChild(people);
       showZoom();
       if (fontPicker) api.send("commandvalues command=.uno:CharFontName");
+      // A slide is shown whole, as in every presentation program (before the first tiles are asked).
+      if (family === "presentation" || family === "drawing") fitPage();
     }
   });
   api.on("status", function (a) {

@@ -91,11 +91,11 @@ export async function hostSave(page: Page, values: Record<string, unknown> = { N
   return page.evaluate(() => (window as any).msgs.filter((m: any) => m.MessageId === "Action_Save_Resp").pop().Values);
 }
 
-/** Page coordinates of a document point given in twips (the iframe starts at the page's 0,0). */
+/** Page coordinates of a document point given in twips, at the view's zoom. */
 export async function pagePoint(frame: Frame, xTw: number, yTw: number): Promise<{ x: number; y: number }> {
   const inFrame = await frame.evaluate(([x, y]) => {
-    const r = document.getElementById("sizer")!.getBoundingClientRect();
-    return { x: r.left + x! / 15, y: r.top + y! / 15 };
+    const r = document.getElementById("sizer")!.getBoundingClientRect(), k = (window as any).edApi?.zoom() ?? 15;
+    return { x: r.left + x! / k, y: r.top + y! / k };
   }, [xTw, yTw]);
   const box = (await (await frame.frameElement()).boundingBox())!;
   return { x: box.x + inFrame.x, y: box.y + inFrame.y };

@@ -1,0 +1,44 @@
+// Takes the editor's screenshots in docs/img/ (docs/editing-server.md, "The interface"): a text
+// document, a spreadsheet and a deck, each as a person sees it after a few actions, in the real
+// editor with real kits and Debian's Chromium. Run: bun run scripts/screenshots.ts
+import path from "node:path";
+import { startEditorEnv } from "../app/edsrv/testing/editor-env";
+
+const out = path.resolve(import.meta.dir, "../docs/img");
+const env = await startEditorEnv({ idleKits: 1 });
+try {
+  const shots: Array<[string, string, (p: Awaited<ReturnType<typeof env.openEditor>>) => Promise<void>]> = [
+    ["editor-text.png", "hello.docx", async ({ page, frame }) => {
+      await frame.focus("#ime");
+      await page.keyboard.press("Control+End");
+      await page.keyboard.press("Enter");
+      await frame.click('[data-cmd=".uno:Bold"]');
+      await page.keyboard.type("Bold words");
+      await frame.click('[data-cmd=".uno:Bold"]');
+      await page.keyboard.type(" and plain ones.");
+      await frame.click('[data-cmd="comments"]');
+    }],
+    ["editor-sheet.png", "hello.xlsx", async ({ page, frame }) => {
+      await frame.fill("#address", "B2:B4");
+      await frame.press("#address", "Enter");
+      await page.waitForTimeout(300);
+    }],
+    ["editor-deck.png", "hello.pptx", async ({ frame }) => {
+      await frame.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>("#slides .thumb img")].every((i) => i.dataset.loaded === "1"));
+    }],
+  ];
+  for (const [file, fixture, act] of shots) {
+    // Larger than the host page's 1000×700 frame, so the host page shows no scrollbars.
+    const ctx = await env.browser.newContext({ viewport: { width: 1040, height: 740 } });
+    const f = env.newFile(fixture);
+    const editor = await env.openEditor(ctx, f.src, "tok_alice");
+    await act(editor);
+    await editor.page.waitForTimeout(1200); // the last tiles and thumbnails
+    await editor.page.screenshot({ path: path.join(out, file), clip: { x: 0, y: 0, width: 1000, height: 700 } });
+    console.log(`wrote docs/img/${file}`);
+    await ctx.close();
+  }
+} finally {
+  await env.close();
+}
+process.exit(0);
