@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { BENCH_API_KEY as KEY, startBenchService } from "./service";
-import { buildNative, prepareScript } from "../app/build";
+import { buildNative, prepareScript } from "../app/svcscript";
 import { renderTemplate } from "../app/templates/render";
 
 const ROOT = path.resolve(import.meta.dir, "..");
