@@ -149,7 +149,7 @@
     bold: "<b>B</b>", italic: "<i>I</i>", underline: "<u>U</u>", strike: "<s>S</s>", color: "<span class='ic-a'>A</span>",
     highlight: "<span class='ic-hl'>ab</span>", left: "&#8676;", center: "&#8596;", right: "&#8677;", justify: "&#9776;",
     bullets: "&#8226;&#8801;", numbering: "1.&#8801;", indent: "&#8680;", outdent: "&#8678;", table: "&#9638;", image: "&#128444;",
-    link: "&#128279;", pagebreak: "&#11022;", track: "&#9998;&#8635;", show: "&#128065;", next: "&#8631;", accept: "&#10003;", reject: "&#10007;",
+    link: "<u>a</u>&#8599;", pagebreak: "&#11022;", track: "&#9998;&#8635;", show: "&#128065;", next: "&#8631;", accept: "&#10003;", reject: "&#10007;",
     acceptAll: "&#10003;&#10003;", rejectAll: "&#10007;&#10007;", comment: "&#128488;", fill: "<span class='ic-fill'>&#9634;</span>",
     merge: "&#8660;", wrap: "&#8629;", rowAbove: "&#8593;&#9636;", rowBelow: "&#8595;&#9636;", colLeft: "&#8592;&#9707;", colRight: "&#8594;&#9707;",
     delRow: "&#10006;&#9636;", delCol: "&#10006;&#9707;", sortAsc: "A&#8595;", sortDesc: "Z&#8595;", filter: "&#9207;", freeze: "&#10052;",
