@@ -109,9 +109,21 @@ describe("inner proxy routing (real Caddy, real gate, recording editing server)"
     for (const p of ["/browser/abc/ed.js", "/hosting/capabilities", "/led/x"]) expect((await fetch(`${caddy.url}${p}`)).headers.get("X-Upstream")).toBe("recorder");
   });
 
-  test("a handshake on a path that is no editing WebSocket never returns 101 (the gate refuses it: 403)", async () => {
+  test("an Upgrade on /browser, /hosting, /ed/, /led/ other than the WebSocket forms is served without its Upgrade headers, unchecked", async () => {
+    for (const p of ["/hosting/discovery", "/hosting/capabilities", "/browser/abc/ed.js", "/browser", "/led/x", "/ed/x/wsx", "/ed/wsdoc"]) {
+      rec.clear();
+      const res = await upgrade(caddy.port, p);
+      expect({ p, status: statusOf(res) }).toEqual({ p, status: 200 });
+      expect(res).toContain("X-Upstream: recorder");
+      expect(rec.seen.map((r) => ({ uri: r.rawUri, upgraded: r.upgraded, upgrade: r.headers.upgrade, stage: r.headers["x-svc-stage"] }))).toEqual([
+        { uri: p, upgraded: false, upgrade: undefined, stage: undefined },
+      ]);
+    }
+  });
+
+  test("a WebSocket form the gate cannot parse is refused (403) and never reaches the editing server", async () => {
     rec.clear();
-    for (const p of ["/hosting/discovery", "/browser/abc/ed.js", "/ed/garbage/ws", "/ed/ws"]) expect(statusOf(await upgrade(caddy.port, p))).toBe(403);
+    for (const p of ["/ed/garbage/ws", "/ed/ws", "/ed/ws/", "/ed/garbage/ws/1/x", "/ED/garbage/WS"]) expect({ p, status: statusOf(await upgrade(caddy.port, p)) }).toEqual({ p, status: 403 });
     expect(rec.seen).toHaveLength(0);
   });
 
