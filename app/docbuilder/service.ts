@@ -17,6 +17,7 @@ import { zodErrors } from "../validation";
 import type { RateLimiter, RateTicket } from "./rate-limit";
 import { precheckUrl } from "../net/fetch-errors";
 import { checkMacros } from "../templates/macros";
+import { checkZipContainer } from "../zip-guard";
 import { countUnits, familyOf, nativeFormat, prepareScript, requestedOutputs, scriptInvalid, buildNative, validateScript } from "../svcscript";
 import { renderTemplate } from "../templates/render";
 import type { AllowList } from "../net/ssrf";
@@ -55,14 +56,14 @@ const convertParams = z.strictObject({
   to: formatParam,
   from: formatParam.optional(),
   async: boolParam.optional().default(false),
-  callback_url: z.string().url().optional(),
+  callback_url: z.string().optional(),
   options: z.strictObject({ password: z.string().max(1024).optional() }).optional().default({}),
 });
 
 const buildParams = z.strictObject({
   script: z.unknown().refine((v) => v !== undefined, { message: "required: the svcscript document" }),
   async: boolParam.optional().default(false),
-  callback_url: z.string().url().optional(),
+  callback_url: z.string().optional(),
 });
 
 const templateParams = z.strictObject({
@@ -70,7 +71,7 @@ const templateParams = z.strictObject({
   data: z.record(z.string(), z.unknown(), { message: "must be a JSON object" }),
   to: formatParam.optional().default("docx"),
   async: boolParam.optional().default(false),
-  callback_url: z.string().url().optional(),
+  callback_url: z.string().optional(),
   options: z.strictObject({ missing: z.enum(["empty", "error"]).optional().default("empty") }).optional().default({ missing: "empty" }),
 });
 
@@ -152,7 +153,7 @@ export class DocBuilderService {
       const intake = await readWorkRequest(req, dir, limits.max_file_mb);
       const params = parse(convertParams, intake.params);
       this.checkCallback(params, limits);
-      const source = requireSource(intake);
+      const source = this.requireSource(intake);
       const from = params.from ?? sourceExtension(source);
       const family = checkPair(from, params.to);
       const input = await this.materialise(source, dir, from, limits);
@@ -217,7 +218,7 @@ export class DocBuilderService {
     }
     return this.runJob("template/render", requestId, async ({ dir, limits }) => {
       const intake = await readWorkRequest(req, dir, limits.max_file_mb);
-      const source = requireSource(intake);
+      const source = this.requireSource(intake);
       const template = await this.materialise(source, dir, sourceExtension(source), limits);
       const bytes = new Uint8Array(await Bun.file(template).arrayBuffer());
       // Before anything else, even with async: a template with macros never goes further.
@@ -254,7 +255,7 @@ export class DocBuilderService {
       if (what !== "thumbnail" && params.width !== undefined) {
         throw new ServiceError("bad_request", "Tham số width chỉ dùng cho /v1/extract/thumbnail.", { errors: [{ path: "/width", message: "only for thumbnail" }] });
       }
-      const source = requireSource(intake);
+      const source = this.requireSource(intake);
       const from = params.from ?? sourceExtension(source) ?? "";
       if (from && !formatOf(from)?.source) throw new ServiceError("unsupported_format", `Định dạng nguồn "${from}" không được hỗ trợ.`, { from, to: what });
       const input = await this.materialise(source, dir, from || undefined, limits);
@@ -371,11 +372,24 @@ export class DocBuilderService {
     if (source.type === "upload") {
       if (source.size === 0) throw new ServiceError("corrupt_source", "Tệp tải lên rỗng (0 byte): hãy gửi một tài liệu có nội dung.");
       if (source.path !== target) await rename(source.path, target);
-      return target;
+    } else {
+      await this.deps.fetchSource(source.url, target, limits.max_file_mb * 1024 * 1024);
+      if ((await stat(target)).size === 0) throw new ServiceError("corrupt_source", "Tệp tải về từ URL rỗng (0 byte).");
     }
-    await this.deps.fetchSource(source.url, target, limits.max_file_mb * 1024 * 1024);
-    if ((await stat(target)).size === 0) throw new ServiceError("corrupt_source", "Tệp tải về từ URL rỗng (0 byte).");
+    // Here, at intake, so that a zip bomb never reaches the queue, a job or the engine.
+    await checkZipContainer(target);
     return target;
+  }
+
+  /**
+   * The request's source. A URL is judged as a URL first, before its name is used to infer a
+   * format: `file:///etc/passwd` is a forbidden URL (422 url_not_allowed), not a document of an
+   * unknown format (415).
+   */
+  private requireSource(intake: Intake): Source {
+    const source = requireSource(intake);
+    if (source.type === "url") precheckUrl(source.url, this.deps.fetchAllow);
+    return source;
   }
 
   private checkQueue(limits: DocBuilderLimits) {

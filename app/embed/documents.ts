@@ -8,6 +8,7 @@ import { ServiceError } from "../errors";
 import { newDocId } from "../ids";
 import type { Logger } from "../log";
 import type { EmbedFileType } from "../../schemas/embed";
+import { checkZipContainer } from "../zip-guard";
 import { TooLargeError, type VersionFiles, type WrittenFile } from "./files";
 import type { DocumentRow, EmbedStore, VersionRow } from "./store";
 
@@ -86,6 +87,8 @@ export class EmbedDocuments {
     const t0 = performance.now();
     try {
       await this.o.download(d.url, tmp, this.o.maxFileBytes);
+      // Before the document exists: a zip bomb would otherwise hold an editing kit at its first open.
+      await checkZipContainer(tmp);
     } catch (e) {
       files.discard(tmp);
       throw e;

@@ -107,7 +107,7 @@ export class EmbedSessions {
       ));
     } catch (e) {
       const err = fetchErrorToService(e, o.documents.maxFileBytes);
-      if (err instanceof ServiceError && (err.code === "url_not_allowed" || err.code === "download_failed" || err.code === "file_too_large")) {
+      if (err instanceof ServiceError && (err.code === "url_not_allowed" || err.code === "download_failed" || err.code === "file_too_large" || err.code === "corrupt_source")) {
         throw new ServiceError(err.code, `document.url: ${err.message}`, { ...err.detail, field: "document.url" });
       }
       throw err;

@@ -1,0 +1,125 @@
+// The zip-bomb guard on files: every real document of the corpus passes, bombs (declared absurd
+// sizes) are refused in milliseconds without inflating, the directory reader agrees with fflate.
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { unzipSync, zipSync } from "fflate";
+import { ServiceError } from "./errors";
+import { CORPUS, FIXTURES } from "./testing/harness";
+import { docxBomb } from "./testing/zip-bomb";
+import { ZIP_LIMITS, checkZipContainer, zipEntries, type ZipLimits } from "./zip-guard";
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "svc-zipguard-"));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function files(root: string): string[] {
+  return readdirSync(root).flatMap((f) => {
+    const p = path.join(root, f);
+    return statSync(p).isDirectory() ? files(p) : [p];
+  });
+}
+
+const put = (name: string, bytes: Uint8Array) => {
+  const p = path.join(dir, name);
+  writeFileSync(p, bytes);
+  return p;
+};
+
+async function refusal(file: string): Promise<ServiceError> {
+  return refusal2(file, ZIP_LIMITS);
+}
+
+async function refusal2(file: string, limits: ZipLimits): Promise<ServiceError> {
+  try {
+    await checkZipContainer(file, limits);
+  } catch (e) {
+    if (e instanceof ServiceError) return e;
+    throw e;
+  }
+  throw new Error("not refused");
+}
+
+describe("zip bombs are refused from the central directory alone", () => {
+  test("no document of the corpus or the fixtures reaches a limit; only broken zips are refused", async () => {
+    const all = [...files(CORPUS), ...files(FIXTURES)].filter((f) => !f.endsWith("MANIFEST.tsv"));
+    expect(all.length).toBeGreaterThan(100);
+    const refused: Record<string, unknown> = {};
+    for (const f of all) {
+      try {
+        await checkZipContainer(f);
+      } catch (e) {
+        refused[path.relative(CORPUS, f)] = (e as ServiceError).detail.reason;
+      }
+    }
+    // The corpus's three files with a broken zip structure (MANIFEST: "corrupt: truncated ZIP",
+    // "broken ZIP central directory", "broken ZIP structure"). The engine refuses them as well
+    // (corrupt_source, Batch mode does not repair), so the answer is the same, only sooner.
+    expect(refused).toEqual({
+      "docx/tika_truncated.docx": "zip_unreadable",
+      "odt/collabora_corrupted.odt": "zip_unreadable",
+      "pptx/poi_clusterfuzz_xslf.pptx": "zip_unreadable",
+    });
+  });
+
+  test("the directory reader reads what fflate reads, on every zip of the corpus", async () => {
+    const notes = new Map(readFileSync(path.join(CORPUS, "MANIFEST.tsv"), "utf8").split("\n").slice(1).map((l) => [l.split("\t")[0]!, l.split("\t")[8] ?? ""]));
+    let zips = 0;
+    for (const f of files(CORPUS)) {
+      const bytes = new Uint8Array(readFileSync(f));
+      if (!(bytes[0] === 0x50 && bytes[1] === 0x4b)) continue;
+      const mine = await zipEntries(f).catch(() => null);
+      if (!mine) {
+        // fflate does not check signatures and reads garbage from a broken directory; we refuse it.
+        expect(notes.get(path.relative(CORPUS, f))).toStartWith("corrupt");
+        continue;
+      }
+      const expected: { name: string; compressedSize: number; uncompressedSize: number }[] = [];
+      unzipSync(bytes, { filter: (e) => (expected.push({ name: e.name, compressedSize: e.size, uncompressedSize: e.originalSize }), false) });
+      expect(mine.map(({ name, compressedSize, uncompressedSize }) => ({ name, compressedSize, uncompressedSize }))).toEqual(expected);
+      zips++;
+    }
+    expect(zips).toBeGreaterThan(40);
+  });
+
+  test("a docx inflating to 1 GiB from 1.6 MB is refused on its ratio, in milliseconds", async () => {
+    const bomb = put("bomb.docx", docxBomb());
+    expect(statSync(bomb).size).toBeLessThan(2 * 1024 * 1024);
+    const t0 = performance.now();
+    const e = await refusal(bomb);
+    expect(performance.now() - t0).toBeLessThan(200);
+    expect({ status: e.status, code: e.code, reason: e.detail.reason, part: e.detail.part }).toEqual({ status: 422, code: "corrupt_source", reason: "zip_ratio", part: "word/document.xml" });
+    expect(e.detail.uncompressed).toBeGreaterThan(1024 ** 3);
+    expect(e.message).toContain("word/document.xml");
+  });
+
+  test("a bomb behind a prefix (read by LibreOffice like a self-extracting zip) is refused too", async () => {
+    const e = await refusal(put("prefixed.rtf", docxBomb({ pieces: 64, prefix: new Uint8Array(5000).fill(0x41) })));
+    expect(e.detail.reason).toBe("zip_ratio");
+  });
+
+  test("a total uncompressed size past the ceiling is refused even when every part's ratio is plausible", async () => {
+    // Random bytes do not compress: ratio 1:1, 3 parts of 1 MiB; the ceiling lowered to 2 MiB.
+    const part = () => crypto.getRandomValues(new Uint8Array(1024 * 1024));
+    const file = put("total.docx", zipSync({ "a.bin": part(), "b.bin": part(), "c.bin": part() }));
+    const e = await refusal2(file, { ...ZIP_LIMITS, maxTotalBytes: 2 * 1024 * 1024 });
+    expect({ code: e.code, reason: e.detail.reason, limit: e.detail.limit_bytes }).toEqual({ code: "corrupt_source", reason: "zip_total", limit: 2 * 1024 * 1024 });
+    await checkZipContainer(file); // the real ceiling (1 GiB) lets it through
+  });
+
+  test("a file that starts like a zip but has no readable directory is refused, not handed to the engine", async () => {
+    const whole = docxBomb({ pieces: 2 });
+    const e = await refusal(put("cut.docx", whole.subarray(0, whole.length - 200)));
+    expect({ code: e.code, reason: e.detail.reason }).toEqual({ code: "corrupt_source", reason: "zip_unreadable" });
+  });
+
+  test("what is not a zip passes untouched, even with an end-record signature inside", async () => {
+    await checkZipContainer(put("a.txt", new TextEncoder().encode("PK\x05\x06 just text that mentions a zip signature")));
+    await checkZipContainer(put("empty.bin", new Uint8Array()));
+    await checkZipContainer(put("ok.docx", zipSync({ "a.xml": new Uint8Array(100_000) })));
+  });
+});

@@ -1,0 +1,213 @@
+// Zip bombs: an OOXML or ODF document is a zip, and the engine inflates its parts while it loads.
+// A 2.4 MB docx whose word/document.xml inflates to 1 GB held a worker for the whole 60 s sync
+// limit and then cost a recycle. Every document taken in (DocBuilder uploads and URLs, embed
+// sources) is therefore judged on its zip central directory before anything else reads it:
+// declared sizes only, nothing is ever inflated, and a refusal costs a few milliseconds.
+//
+// Why the declared sizes are enough for the engine: LibreOffice's package reader takes the
+// central directory's uncompressed size as the length of a part and stops inflating there, so a
+// part cannot grow past what it declares. (docxtemplater's PizZip, for templates, reads the same
+// directory.)
+//
+// Why our own reader and not fflate's unzipSync with a filter (which also reads sizes without
+// inflating): fflate needs the whole archive in memory, its directory offsets index into that one
+// buffer, and inputs may be 300 MB (enterprise max_file_mb) in the gate's own process. The
+// directory sits at the end of the file; this reads only that. The tests check this reader
+// against fflate on every zip of the corpus.
+
+import { open } from "node:fs/promises";
+import { ServiceError } from "./errors";
+
+/**
+ * Limits no real document reaches. Measured on the corpus (../shared/corpus, 60 zips) and the
+ * fixtures: the largest total is 59 MB (a 2.2 MB ods whose content.xml holds a large data set),
+ * the highest ratio of one part is 46:1, of a whole package 27:1. Office XML rarely passes 30:1;
+ * deflate itself cannot pass about 1032:1, which is what bombs use.
+ */
+export const ZIP_LIMITS = {
+  /** Sum of the declared uncompressed sizes of all parts: 1 GiB, 18× the corpus's largest. */
+  maxTotalBytes: 1024 * 1024 * 1024,
+  /** Uncompressed:compressed ratio of one part: twice the corpus's highest. */
+  maxRatio: 100,
+  /** Parts smaller than this are not judged on their ratio: a small part inflates harmlessly. */
+  ratioFloorBytes: 16 * 1024 * 1024,
+} as const;
+
+export type ZipLimits = { maxTotalBytes: number; maxRatio: number; ratioFloorBytes: number };
+
+export interface ZipEntry {
+  name: string;
+  method: number;
+  compressedSize: number;
+  uncompressedSize: number;
+}
+
+const EOCD_SIG = 0x06054b50;
+const ZIP64_LOCATOR_SIG = 0x07064b50;
+const ZIP64_EOCD_SIG = 0x06064b50;
+const CEN_SIG = 0x02014b50;
+const LOC_SIG = 0x04034b50;
+const EOCD_LEN = 22;
+const MAX_COMMENT = 0xffff;
+const U32_MAX = 0xffffffff;
+
+class Unreadable extends Error {}
+
+/** A zip's central directory: its entries, null when the file is not a zip, Unreadable when broken. */
+async function readDirectory(file: string): Promise<ZipEntry[] | null> {
+  const fh = await open(file, "r");
+  try {
+    const size = (await fh.stat()).size;
+    const read = async (pos: number, len: number): Promise<Buffer> => {
+      if (pos < 0 || len < 0 || pos + len > size) throw new Unreadable("outside the file");
+      const buf = Buffer.alloc(len);
+      const { bytesRead } = await fh.read(buf, 0, len, pos);
+      if (bytesRead !== len) throw new Unreadable("short read");
+      return buf;
+    };
+    const head = await read(0, Math.min(4, size));
+    const looksZip = head.length === 4 && head.readUInt32LE(0) === LOC_SIG;
+    if (size < EOCD_LEN) {
+      if (looksZip) throw new Unreadable("too short");
+      return null;
+    }
+
+    // The end record is searched from the end, as LibreOffice does: it may be followed by a comment
+    // and the archive may be preceded by anything (LibreOffice accepts such files too).
+    const tailLen = Math.min(size, EOCD_LEN + MAX_COMMENT);
+    const tailPos = size - tailLen;
+    const tail = await read(tailPos, tailLen);
+    let e = -1;
+    for (let i = tail.length - EOCD_LEN; i >= 0; i--) {
+      if (tail.readUInt32LE(i) === EOCD_SIG) {
+        e = i;
+        break;
+      }
+    }
+    if (e < 0) {
+      if (looksZip) throw new Unreadable("no end of central directory");
+      return null;
+    }
+    const eocdPos = tailPos + e;
+    let count = tail.readUInt16LE(e + 10);
+    let cenSize = tail.readUInt32LE(e + 12);
+    let cenOffset = tail.readUInt32LE(e + 16);
+    let cenEnd = eocdPos;
+    if (eocdPos >= 20) {
+      const loc = await read(eocdPos - 20, 20);
+      if (loc.readUInt32LE(0) === ZIP64_LOCATOR_SIG) {
+        const z64Pos = Number(loc.readBigUInt64LE(8));
+        const z = await read(z64Pos, 56).catch(() => null);
+        if (z && z.readUInt32LE(0) === ZIP64_EOCD_SIG) {
+          count = safeNumber(z.readBigUInt64LE(32));
+          cenSize = safeNumber(z.readBigUInt64LE(40));
+          cenOffset = safeNumber(z.readBigUInt64LE(48));
+          cenEnd = z64Pos;
+        }
+      }
+    }
+    if (count === 0) return [];
+    // Where the directory is: at its declared offset, or (an archive with something before it)
+    // right before the end record, which is how LibreOffice finds it.
+    let cenPos = -1;
+    for (const pos of [cenOffset, cenEnd - cenSize]) {
+      if (pos >= 0 && pos + 4 <= size && (await read(pos, 4)).readUInt32LE(0) === CEN_SIG) {
+        cenPos = pos;
+        break;
+      }
+    }
+    if (cenPos < 0) {
+      // Bytes that merely contain an end-record signature (a PDF, a legacy .doc) are not a zip.
+      if (looksZip) throw new Unreadable("central directory not found");
+      return null;
+    }
+    if (cenSize > size - cenPos) throw new Unreadable("central directory past the end");
+    const cen = await read(cenPos, cenSize);
+    const entries: ZipEntry[] = [];
+    let p = 0;
+    for (let i = 0; i < count; i++) {
+      if (p + 46 > cen.length || cen.readUInt32LE(p) !== CEN_SIG) throw new Unreadable("broken central directory entry");
+      const method = cen.readUInt16LE(p + 10);
+      let compressedSize = cen.readUInt32LE(p + 20);
+      let uncompressedSize = cen.readUInt32LE(p + 24);
+      const nameLen = cen.readUInt16LE(p + 28);
+      const extraLen = cen.readUInt16LE(p + 30);
+      const commentLen = cen.readUInt16LE(p + 32);
+      const end = p + 46 + nameLen + extraLen + commentLen;
+      if (end > cen.length) throw new Unreadable("central directory entry past its end");
+      const name = cen.toString("utf8", p + 46, p + 46 + nameLen);
+      // Zip64: the sizes that read 0xFFFFFFFF are in the 0x0001 extra field, uncompressed first.
+      // Without that field the 4 GiB placeholder stands, which the total limit refuses.
+      if (uncompressedSize === U32_MAX || compressedSize === U32_MAX) {
+        let x = p + 46 + nameLen;
+        const xEnd = x + extraLen;
+        while (x + 4 <= xEnd) {
+          const id = cen.readUInt16LE(x);
+          const len = cen.readUInt16LE(x + 2);
+          if (id === 0x0001) {
+            let f = x + 4;
+            if (uncompressedSize === U32_MAX && f + 8 <= x + 4 + len) {
+              uncompressedSize = safeNumber(cen.readBigUInt64LE(f));
+              f += 8;
+            }
+            if (compressedSize === U32_MAX && f + 8 <= x + 4 + len) compressedSize = safeNumber(cen.readBigUInt64LE(f));
+            break;
+          }
+          x += 4 + len;
+        }
+      }
+      entries.push({ name, method, compressedSize, uncompressedSize });
+      p = end;
+    }
+    return entries;
+  } finally {
+    await fh.close();
+  }
+}
+
+function safeNumber(v: bigint): number {
+  return v > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(v);
+}
+
+/** The central directory of a zip file without inflating anything; null when the file is not a zip. */
+export const zipEntries = readDirectory;
+
+const mb = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(n >= 100 * 1024 * 1024 ? 0 : 1)} MB` : `${Math.ceil(n / 1024)} KB`);
+const RESAVE = "hãy mở tài liệu bằng ứng dụng văn phòng, lưu lại rồi gửi tệp mới";
+
+/**
+ * Refuses (422 corrupt_source) a zip-based document whose directory declares an absurd size or
+ * ratio, or a file that starts like a zip but whose directory cannot be read. Anything that is
+ * not a zip passes untouched: legacy binary formats, text, PDF.
+ */
+export async function checkZipContainer(file: string, limits: ZipLimits = ZIP_LIMITS): Promise<void> {
+  let entries: ZipEntry[] | null;
+  try {
+    entries = await readDirectory(file);
+  } catch (e) {
+    if (!(e instanceof Unreadable)) throw e;
+    throw new ServiceError("corrupt_source", `Tệp nguồn có dạng gói zip (OOXML/ODF) nhưng không đọc được danh mục của gói: tệp bị hỏng hoặc bị cắt cụt; ${RESAVE}.`, {
+      reason: "zip_unreadable",
+    });
+  }
+  if (!entries) return;
+  let total = 0;
+  for (const en of entries) {
+    const ratio = en.uncompressedSize / Math.max(en.compressedSize, 1);
+    if (en.uncompressedSize >= limits.ratioFloorBytes && ratio > limits.maxRatio) {
+      throw new ServiceError(
+        "corrupt_source",
+        `Tệp nguồn không phải tài liệu thật (zip bomb): phần ${en.name} khai báo giải nén ${mb(en.compressedSize)} thành ${mb(en.uncompressedSize)} (tỉ lệ ${Math.round(ratio)}:1, tối đa ${limits.maxRatio}:1); ${RESAVE}.`,
+        { reason: "zip_ratio", part: en.name, compressed: en.compressedSize, uncompressed: en.uncompressedSize, limit_ratio: limits.maxRatio },
+      );
+    }
+    total += en.uncompressedSize;
+  }
+  if (total > limits.maxTotalBytes) {
+    throw new ServiceError(
+      "corrupt_source",
+      `Tệp nguồn không phải tài liệu thật (zip bomb): các phần của gói khai báo tổng cộng ${mb(total)} khi giải nén, vượt giới hạn ${mb(limits.maxTotalBytes)}; ${RESAVE}.`,
+      { reason: "zip_total", uncompressed: total, limit_bytes: limits.maxTotalBytes },
+    );
+  }
+}
