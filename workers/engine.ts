@@ -99,6 +99,25 @@ export const PROFILE_SETTINGS: ReadonlyArray<readonly [string, string, "boolean"
   ["/org.openoffice.Office.Common/Save/Document", "CreateBackup", "boolean", "false"],
 ];
 
+/**
+ * The environment LibreOffice starts with: everything it writes stays inside this engine's profile.
+ *
+ * Why UNO_SHARED_PACKAGES_CACHE: LibreOffice keeps "shared" extensions (installed for every user
+ * of the machine) in <install>/share/uno_packages/cache, on Debian /var/spool/libreoffice/…, and
+ * every start checks it. Run as root (a fresh machine's `npm run start`) that directory is
+ * writable, so the first engine ever started on the machine creates uno_packages/ in it, by a
+ * check-then-create that throws (WrappedTargetRuntimeException, the process exits 1) when another
+ * engine created the folder in between. Engines start together (the pool's workers, the editing
+ * server's kits), so on a new machine one of them died before ready (`worker_exited …
+ * ever_ready:false`) and only its restart worked, the folder existing by then. Reproduced with an
+ * empty shared cache in a private mount namespace and mkdir delayed by strace: 2 of 3 engines
+ * exited. Each engine now has its own (empty) shared repository inside its profile: nothing is
+ * shared between engines, and the machine's LibreOffice installation is never written.
+ */
+export function engineEnvironment(profileDir: string, tempDir: string): Record<string, string> {
+  return { TMPDIR: tempDir, UNO_SHARED_PACKAGES_CACHE: fileUrl(join(profileDir, "shared-extensions")) };
+}
+
 function xcuItem(path: string, name: string, value: string): string {
   return `<item oor:path="${path}"><prop oor:name="${name}" oor:op="fuse"><value>${value}</value></prop></item>`;
 }
@@ -534,7 +553,7 @@ export class Engine {
     mkdirSync(tempDir, { recursive: true });
     const pkg = debianPackageVersion();
     const t0 = performance.now();
-    const office = new LokOffice(fileUrl(profileDir), LO_PROGRAM_DIR, { TMPDIR: tempDir });
+    const office = new LokOffice(fileUrl(profileDir), LO_PROGRAM_DIR, engineEnvironment(profileDir, tempDir));
     this.startMs = Math.round(performance.now() - t0);
     this.office = office;
     office.setOptionalFeatures(LOK_FEATURE_DOCUMENT_PASSWORD | LOK_FEATURE_DOCUMENT_PASSWORD_TO_MODIFY);

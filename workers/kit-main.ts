@@ -38,7 +38,7 @@ import {
   LOK_CALLBACK_INVALIDATE_VISIBLE_CURSOR,
   LOK_DOCTYPE,
 } from "./lok";
-import { LOAD_OPTIONS, writeProfileConfig } from "./engine";
+import { LOAD_OPTIONS, engineEnvironment, writeProfileConfig } from "./engine";
 import { encodeTilePng } from "./png";
 import { sendLine } from "./reply";
 
@@ -642,7 +642,7 @@ function main(): void {
   mkdirSync(tempDir, { recursive: true });
   const t0 = performance.now();
   try {
-    office = new LokOffice(fileUrl(profileDir), LO_PROGRAM_DIR, { TMPDIR: tempDir });
+    office = new LokOffice(fileUrl(profileDir), LO_PROGRAM_DIR, engineEnvironment(profileDir, tempDir));
   } catch (err) {
     log("error", "kit_start_failed", { message: String((err as Error)?.message ?? err) });
     process.exit(1);
