@@ -9,7 +9,7 @@ import { unzipSync, zipSync } from "fflate";
 import { ServiceError } from "./errors";
 import { CORPUS, FIXTURES } from "./testing/harness";
 import { docxBomb } from "./testing/zip-bomb";
-import { ZIP_LIMITS, checkZipContainer, zipEntries, type ZipLimits } from "./zip-guard";
+import { ZIP_LIMITS, checkInflatedSizes, checkZipContainer, zipEntries, type ZipLimits } from "./zip-guard";
 
 let dir: string;
 beforeAll(() => {
@@ -109,6 +109,23 @@ describe("zip bombs are refused from the central directory alone", () => {
     const e = await refusal2(file, { ...ZIP_LIMITS, maxTotalBytes: 2 * 1024 * 1024 });
     expect({ code: e.code, reason: e.detail.reason, limit: e.detail.limit_bytes }).toEqual({ code: "corrupt_source", reason: "zip_total", limit: 2 * 1024 * 1024 });
     await checkZipContainer(file); // the real ceiling (1 GiB) lets it through
+  });
+
+  test("a part that inflates past what it declares is refused before anything in this process inflates it whole", async () => {
+    // 256 MiB inside, 200 KB declared: plausible sizes, so only inflating can tell.
+    const liar = put("liar.docx", docxBomb({ pieces: 256, declaredSize: 200_000 }));
+    await checkZipContainer(liar);
+    const rss = process.memoryUsage().rss;
+    const t0 = performance.now();
+    let e: ServiceError | null = null;
+    await checkInflatedSizes(liar).catch((x) => (e = x));
+    expect(performance.now() - t0).toBeLessThan(500);
+    expect(process.memoryUsage().rss - rss).toBeLessThan(64 * 1024 * 1024);
+    expect({ code: e!.code, reason: e!.detail.reason, part: e!.detail.part }).toEqual({ code: "corrupt_source", reason: "zip_size_mismatch", part: "word/document.xml" });
+  });
+
+  test("every zip of the corpus and the fixtures inflates to no more than it declares", async () => {
+    for (const f of [...files(CORPUS), ...files(FIXTURES)]) await checkInflatedSizes(f);
   });
 
   test("a file that starts like a zip but has no readable directory is refused, not handed to the engine", async () => {

@@ -61,6 +61,14 @@ describe("zip bombs are refused at intake, before the engine sees them", () => {
     });
   }
 
+  test("template/render: a template whose parts inflate past what they declare is refused before the filler inflates it in this process", async () => {
+    const liar = docxBomb({ pieces: 256, declaredSize: 200_000 });
+    const t0 = performance.now();
+    const r = await refused(await post("/v1/template/render", form({ bytes: liar, name: "t.docx" }, { data: "{}", async: "true" })));
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(r).toMatchObject({ status: 422, code: "corrupt_source", reason: "zip_size_mismatch" });
+  });
+
   test("no job directory is left behind by the refusals", () => {
     expect(stack.gate.logLines.filter((l) => l.includes('"job_queued"'))).toEqual([]);
     expect(readdirSync(path.join(stack.dataDir, "jobs"))).toEqual([]);

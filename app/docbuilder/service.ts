@@ -17,7 +17,7 @@ import { zodErrors } from "../validation";
 import type { RateLimiter, RateTicket } from "./rate-limit";
 import { precheckUrl } from "../net/fetch-errors";
 import { checkMacros } from "../templates/macros";
-import { checkZipContainer } from "../zip-guard";
+import { checkInflatedSizes, checkZipContainer } from "../zip-guard";
 import { countUnits, familyOf, nativeFormat, prepareScript, requestedOutputs, scriptInvalid, buildNative, validateScript } from "../svcscript";
 import { renderTemplate } from "../templates/render";
 import type { AllowList } from "../net/ssrf";
@@ -220,6 +220,9 @@ export class DocBuilderService {
       const intake = await readWorkRequest(req, dir, limits.max_file_mb);
       const source = this.requireSource(intake);
       const template = await this.materialise(source, dir, sourceExtension(source), limits);
+      // The template is inflated here, in this process, not by the engine: its parts may not
+      // inflate past what they declare.
+      await checkInflatedSizes(template);
       const bytes = new Uint8Array(await Bun.file(template).arrayBuffer());
       // Before anything else, even with async: a template with macros never goes further.
       checkMacros(bytes, source.type === "upload" ? source.filename : undefined);
