@@ -115,7 +115,8 @@ describe("inner proxy routing (real Caddy, real gate, recording editing server)"
       const res = await upgrade(caddy.port, p);
       expect({ p, status: statusOf(res) }).toEqual({ p, status: 200 });
       expect(res).toContain("X-Upstream: recorder");
-      expect(rec.seen.map((r) => ({ uri: r.rawUri, upgraded: r.upgraded, upgrade: r.headers.upgrade, stage: r.headers["x-svc-stage"] }))).toEqual([
+      const seen: unknown = rec.seen.map((r) => ({ uri: r.rawUri, upgraded: r.upgraded, upgrade: r.headers.upgrade, stage: r.headers["x-svc-stage"] }));
+      expect(seen).toEqual([
         { uri: p, upgraded: false, upgrade: undefined, stage: undefined },
       ]);
     }
