@@ -3,9 +3,9 @@
 // document with their colours, read-only sessions and the page's language.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { strFromU8, unzipSync } from "fflate";
-import type { BrowserContext, Frame, Page } from "playwright-core";
+import type { Frame } from "playwright-core";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
-import { control, modified, part, press, saveAndRead } from "./testing/interface";
+import { control, modified, openFixture, part, press, saveAndRead } from "./testing/interface";
 
 let env: EditorEnv;
 beforeAll(async () => {
@@ -15,13 +15,7 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function open(fixture: string, token = "tok_alice", query = ""): Promise<{ id: string; ctx: BrowserContext; page: Page; frame: Frame }> {
-  const f = env.newFile(fixture);
-  const ctx = await env.browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
-  const { page, frame } = await env.openEditor(ctx, f.src, token, query);
-  await frame.focus("#ime");
-  return { id: f.id, ctx, page, frame };
-}
+const open = (fixture: string, token = "tok_alice", query = "") => openFixture(env, fixture, token, query);
 const zoomLabel = (frame: Frame) => frame.textContent("#zoomlevel");
 
 describe("everywhere: viewing", () => {

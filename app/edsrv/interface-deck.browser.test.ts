@@ -1,9 +1,9 @@
 // The editor's interface for presentations (issue 13, group 3): the slide panel with the engine's
 // thumbnails, adding, duplicating, deleting and reordering slides, and the slideshow.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Frame, Page } from "playwright-core";
+import type { Frame } from "playwright-core";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
-import { part, press, saveAndRead } from "./testing/interface";
+import { openFixture, part, press, saveAndRead } from "./testing/interface";
 
 let env: EditorEnv;
 beforeAll(async () => {
@@ -14,12 +14,10 @@ afterAll(async () => {
 });
 
 /** hello.pptx (slide 1 "This is / An example Impress file", slide 2 empty) opened by Alice. */
-async function openDeck(): Promise<{ id: string; page: Page; frame: Frame; close(): Promise<void> }> {
-  const f = env.newFile("hello.pptx");
-  const ctx = await env.browser.newContext({ viewport: { width: 1400, height: 900 } });
-  const { page, frame } = await env.openEditor(ctx, f.src, "tok_alice");
-  await frame.waitForFunction(() => document.querySelectorAll("#slides .thumb").length === 2);
-  return { id: f.id, page, frame, close: () => ctx.close() };
+async function openDeck() {
+  const opened = await openFixture(env, "hello.pptx");
+  await opened.frame.waitForFunction(() => document.querySelectorAll("#slides .thumb").length === 2);
+  return opened;
 }
 
 /** The text of each slide of a stored pptx, in the deck's order. */

@@ -2,9 +2,9 @@
 // formula bar, cell formats, rows and columns, sort, filter, freeze, and sheets from the tab bar;
 // each checked in the stored file and in the state the controls show.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Frame, Page } from "playwright-core";
+import type { Frame } from "playwright-core";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
-import { answer, control, part, press, saveAndRead, stateIs } from "./testing/interface";
+import { answer, control, openFixture, part, press, saveAndRead, stateIs } from "./testing/interface";
 
 let env: EditorEnv;
 beforeAll(async () => {
@@ -15,13 +15,7 @@ afterAll(async () => {
 });
 
 /** hello.xlsx (A1:C4: Item/Qty/Price; Apple 3 1.5; Chuối 12 0.25; Cherry 100 0.1) opened by Alice. */
-async function openSheet(): Promise<{ id: string; page: Page; frame: Frame; close(): Promise<void> }> {
-  const f = env.newFile("hello.xlsx");
-  const ctx = await env.browser.newContext({ viewport: { width: 1400, height: 900 } });
-  const { page, frame } = await env.openEditor(ctx, f.src, "tok_alice");
-  await frame.focus("#ime");
-  return { id: f.id, page, frame, close: () => ctx.close() };
-}
+const openSheet = () => openFixture(env, "hello.xlsx");
 
 /** Goes to a cell or a range with the address box, as a person does; waits for the engine to get there. */
 async function goTo(frame: Frame, ref: string): Promise<void> {

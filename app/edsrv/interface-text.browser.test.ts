@@ -2,9 +2,8 @@
 // each control changes the stored file as a person expects, and shows the engine's state at the
 // cursor. Real editing server, real kits, Debian's Chromium, a loopback WOPI host.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Frame, Page } from "playwright-core";
 import { docxParagraphRuns, startEditorEnv, type EditorEnv } from "./testing/editor-env";
-import { answer, control, modified, part, partNames, press, saveAndRead, stateIs } from "./testing/interface";
+import { answer, control, modified, openFixture, part, partNames, press, saveAndRead, stateIs } from "./testing/interface";
 
 let env: EditorEnv;
 beforeAll(async () => {
@@ -15,14 +14,11 @@ afterAll(async () => {
 });
 
 /** hello.docx opened by Alice, the cursor on a new empty last paragraph. */
-async function newParagraph(): Promise<{ id: string; page: Page; frame: Frame; close(): Promise<void> }> {
-  const f = env.newFile("hello.docx");
-  const ctx = await env.browser.newContext({ viewport: { width: 1400, height: 900 } });
-  const { page, frame } = await env.openEditor(ctx, f.src, "tok_alice");
-  await frame.focus("#ime");
-  await page.keyboard.press("Control+End");
-  await page.keyboard.press("Enter");
-  return { id: f.id, page, frame, close: () => ctx.close() };
+async function newParagraph() {
+  const opened = await openFixture(env, "hello.docx");
+  await opened.page.keyboard.press("Control+End");
+  await opened.page.keyboard.press("Enter");
+  return opened;
 }
 const documentXml = (bytes: Uint8Array) => part(bytes, "word/document.xml");
 /** The XML of the stored document's paragraph that contains `text`. */

@@ -1,9 +1,26 @@
 // What the interface's browser tests share: pressing the toolbar's controls as a person does,
 // waiting for the engine's state at the cursor, saving and reading the stored file.
 import { strFromU8, unzipSync } from "fflate";
-import type { Frame, Page } from "playwright-core";
+import type { BrowserContext, Frame, Page } from "playwright-core";
 import { hostSave } from "./chromium";
 import type { EditorEnv } from "./editor-env";
+
+export interface OpenedEditor {
+  id: string;
+  ctx: BrowserContext;
+  page: Page;
+  frame: Frame;
+  close(): Promise<void>;
+}
+
+/** A fixture opened in the editor, in a 1400×900 browser of its own, the keyboard in the document. */
+export async function openFixture(env: EditorEnv, fixture: string, token = "tok_alice", query = ""): Promise<OpenedEditor> {
+  const f = env.newFile(fixture);
+  const ctx = await env.browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
+  const { page, frame } = await env.openEditor(ctx, f.src, token, query);
+  await frame.focus("#ime");
+  return { id: f.id, ctx, page, frame, close: () => ctx.close() };
+}
 
 /** The toolbar control of a command (its `data-cmd`). */
 export const control = (cmd: string) => `[data-cmd="${cmd}"]`;
