@@ -166,17 +166,12 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
       s.send(`textselectioncontent: ${JSON.stringify({ "text/html": r.html ?? "", "text/plain;charset=utf-8": r.text ?? "" })}`);
       return;
     }
-    case "paste": {
-      if (s.readOnly) return refuse();
-      const sent = kit.request("paste", { viewId, mime: args.mimetype ?? "", data: args.data ?? "" });
-      doc.markEdited();
-      await sent;
-      return;
-    }
+    case "paste":
     case "insertgraphic": {
-      // `insertgraphic mimetype=image/png data=<base64>`: a picture the person uploaded.
+      // `paste mimetype= data=<base64>` (the clipboard's content) or `insertgraphic mimetype= data=`
+      // (a picture the person uploaded): the kit checks the type and the size.
       if (s.readOnly) return refuse();
-      const sent = kit.request("insertgraphic", { viewId, mime: args.mimetype ?? "", data: args.data ?? "" });
+      const sent = kit.request(cmd, { viewId, mime: args.mimetype ?? "", data: args.data ?? "" });
       doc.markEdited();
       await sent;
       return;
