@@ -154,7 +154,7 @@ describe("everywhere: the status bar, the context menu, people", () => {
     await ctx.close();
   }, 60_000);
 
-  test("the people in the document are listed, each in their own colour, which their cursor has on the other's screen", async () => {
+  test("the people in the document are listed, each in their own colour, which their named cursor and their selection have on the other's screen", async () => {
     const f = env.newFile("hello.docx");
     const [ca, cb] = await Promise.all([env.browser.newContext(), env.browser.newContext()]);
     const a = await env.openEditor(ca, f.src, "tok_alice");
@@ -171,7 +171,34 @@ describe("everywhere: the status bar, the context menu, people", () => {
     const bob = chips.find((c) => c.title === "Bob")!;
     await a.frame.waitForFunction((v) => { const e = document.querySelector(`.viewcursor[data-view="${v}"]`) as HTMLElement | null; return !!e && !e.hidden; }, bob.view, { polling: 50 });
     const cursorColour = await a.frame.$eval(`.viewcursor[data-view="${bob.view}"]`, (e) => getComputedStyle(e).backgroundColor || (e as HTMLElement).style.borderColor);
-    expect(cursorColour.replace(/\s/g, "")).toBe(bob.colour.replace(/\s/g, ""));
+    const same = (c: string) => c.replace(/\s/g, "");
+    expect(same(cursorColour)).toBe(same(bob.colour));
+    expect(await a.frame.textContent(`.viewcursor[data-view="${bob.view}"] .viewname`)).toBe("Bob");
+    // Bob selects what he typed: Alice sees the selection in his colour.
+    await b.page.keyboard.press("Shift+Home");
+    await a.frame.waitForFunction((v) => document.querySelectorAll(`.viewselection[data-view="${v}"] > div`).length > 0, bob.view, { polling: 50 });
+    const selColour = await a.frame.$eval(`.viewselection[data-view="${bob.view}"] > div`, (e) => getComputedStyle(e).backgroundColor);
+    expect(same(selColour)).toBe(same(bob.colour));
+    await b.page.keyboard.press("End");
+    await a.frame.waitForFunction((v) => document.querySelectorAll(`.viewselection[data-view="${v}"] > div`).length === 0, bob.view, { polling: 50 });
+    await Promise.all([ca.close(), cb.close()]);
+  }, 60_000);
+
+  test("in a spreadsheet, the other person's cell cursor is drawn in their colour", async () => {
+    const f = env.newFile("hello.xlsx");
+    const [ca, cb] = await Promise.all([env.browser.newContext(), env.browser.newContext()]);
+    const a = await env.openEditor(ca, f.src, "tok_alice");
+    const b = await env.openEditor(cb, f.src, "tok_bob");
+    await a.frame.waitForFunction(() => document.querySelectorAll("#people .person").length === 2, undefined, { polling: 50 });
+    const bob = await a.frame.$eval('#people .person[title="Bob"]', (c) => ({ view: c.getAttribute("data-view")!, colour: (c as HTMLElement).style.background }));
+    await b.frame.fill("#address", "C3");
+    await b.frame.press("#address", "Enter");
+    await a.frame.waitForFunction((v) => { const e = document.querySelector(`.viewcellcursor[data-view="${v}"]`) as HTMLElement | null; return !!e && !e.hidden && e.offsetTop > 0; }, bob.view, { polling: 50 });
+    const box = await a.frame.$eval(`.viewcellcursor[data-view="${bob.view}"]`, (e) => ({ left: (e as HTMLElement).offsetLeft, top: (e as HTMLElement).offsetTop, colour: getComputedStyle(e).borderTopColor }));
+    // C3 at 100 %: right of columns A and B, below rows 1 and 2.
+    expect(box.left).toBeGreaterThan(40);
+    expect(box.top).toBeGreaterThan(25);
+    expect(box.colour.replace(/\s/g, "")).toBe(bob.colour.replace(/\s/g, ""));
     await Promise.all([ca.close(), cb.close()]);
   }, 60_000);
 });

@@ -121,6 +121,8 @@
       case "textselection": onSelection(arg); break;
       case "cellcursor": onCellCursor(arg); break;
       case "invalidateviewcursor": onViewCursor(arg); break;
+      case "textviewselection": onViewSelection(arg); break;
+      case "cellviewcursor": onCellViewCursor(arg); break;
       case "setpart": if (status && Number(arg) !== status.selectedPart) send("status"); break;
       case "tilestale": {
         // A tile of a part the view had left when the request arrived: forget it (asked again if that part comes back).
@@ -456,21 +458,52 @@
     cellEl.hidden = !r;
     if (r) place(cellEl, r);
   }
-  var viewCursors = {};
+  // Other people's cursor (with their name), text selection and cell cursor, in their view's colour.
+  var others = {};
+  function other(id) {
+    var o = others[id];
+    if (o) return o;
+    var color = viewColor(id);
+    o = others[id] = { cursor: document.createElement("div"), tag: document.createElement("span"), sel: document.createElement("div"), cell: document.createElement("div") };
+    o.cursor.className = "viewcursor"; o.cursor.dataset.view = id; o.cursor.style.background = color; o.cursor.hidden = true;
+    o.tag.className = "viewname"; o.tag.style.background = color; o.cursor.appendChild(o.tag);
+    o.sel.className = "viewselection"; o.sel.dataset.view = id; o.sel.style.setProperty("--view-color", color);
+    o.cell.className = "viewcellcursor"; o.cell.dataset.view = id; o.cell.style.borderColor = color; o.cell.hidden = true;
+    overlays.appendChild(o.sel); overlays.appendChild(o.cell); overlays.appendChild(o.cursor);
+    nameOther(id);
+    return o;
+  }
+  function nameOther(id) {
+    var v = S.views.filter(function (x) { return String(x.viewid) === id; })[0];
+    if (others[id]) { others[id].tag.textContent = v ? v.username : ""; others[id].cursor.title = v ? v.username : ""; }
+  }
+  function onPart(j) { return j.part === undefined || Number(j.part) === part(); }
   function onViewCursor(arg) {
     var j; try { j = JSON.parse(arg); } catch (e) { return; }
-    var id = String(j.viewId), r = rect(j.rectangle || ""), el = viewCursors[id];
-    if (!el) { el = viewCursors[id] = document.createElement("div"); el.className = "viewcursor"; el.dataset.view = id; el.style.background = viewColor(id); overlays.appendChild(el); }
-    var samePart = j.part === undefined || Number(j.part) === part();
-    el.hidden = !r || !samePart;
-    if (r) place(el, { x: r.x, y: r.y, w: twipsPerPx * 2, h: r.h });
-    var v = S.views.filter(function (x) { return String(x.viewid) === id; })[0];
-    el.title = v ? v.username : "";
+    var o = other(String(j.viewId)), r = rect(j.rectangle || "");
+    o.cursor.hidden = !r || !onPart(j);
+    if (r) place(o.cursor, { x: r.x, y: r.y, w: twipsPerPx * 2, h: r.h });
+  }
+  function onViewSelection(arg) {
+    var j; try { j = JSON.parse(arg); } catch (e) { return; }
+    var o = other(String(j.viewId));
+    o.sel.innerHTML = "";
+    if (!onPart(j)) return;
+    String(j.selection || "").split(";").map(rect).filter(Boolean).forEach(function (r) {
+      var d = document.createElement("div"); place(d, r); o.sel.appendChild(d);
+    });
+  }
+  function onCellViewCursor(arg) {
+    var j; try { j = JSON.parse(arg); } catch (e) { return; }
+    var o = other(String(j.viewId)), r = rect(j.rectangle || "");
+    o.cell.hidden = !r || !onPart(j);
+    if (r) place(o.cell, r);
   }
   function onViews(list) {
     S.views = list;
-    Object.keys(viewCursors).forEach(function (id) {
-      if (!list.some(function (v) { return String(v.viewid) === id; })) { viewCursors[id].remove(); delete viewCursors[id]; }
+    Object.keys(others).forEach(function (id) {
+      if (list.some(function (v) { return String(v.viewid) === id; })) { nameOther(id); return; }
+      var o = others[id]; o.cursor.remove(); o.sel.remove(); o.cell.remove(); delete others[id];
     });
     post("Views_List", list.map(viewJson));
   }
