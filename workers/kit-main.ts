@@ -501,6 +501,16 @@ function pump(): void {
       if ((invalidated ??= new Set()).has(key)) continue;
       invalidated.add(key);
       send({ type: "cb", viewId: e.tag, cb: e.type, payload: e.payload, version: ++pixelVersion });
+      if (doc?.getDocumentType() === DOC_TYPE_SPREADSHEET) {
+        // A chart redrawn with new data is reported to the view that edited its cells only; the
+        // other views would keep showing the old chart. In a sheet every view hears of it.
+        for (const other of views) {
+          const otherKey = `${other} ${e.payload}`;
+          if (other === e.tag || unpainted.has(other) || invalidated.has(otherKey)) continue;
+          invalidated.add(otherKey);
+          send({ type: "cb", viewId: other, cb: e.type, payload: e.payload, version: ++pixelVersion });
+        }
+      }
       continue;
     }
     send({ type: "cb", viewId: e.tag, cb: e.type, payload: e.payload });

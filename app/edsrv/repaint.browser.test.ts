@@ -1,7 +1,8 @@
 // The screen is always true (issue 12, item 2): what the engine changes is repainted in every view.
 // LibreOffice 7.4 invalidates only the edited row of a sheet, not the cells and charts that depend
 // on it; a SUM kept its old value on screen while the file was right. The kit now repaints every
-// sheet when a cell's content changes; the editing view's charts are redrawn with the new data.
+// sheet when a cell's content changes. A chart redrawn with new data was reported to the editing
+// view only: the kit sends a sheet's invalidations to every view.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -96,20 +97,22 @@ describe("the screen follows the document", () => {
     await Promise.all([ca.close(), cb.close()]);
   }, 60_000);
 
-  test("changing a cell repaints the chart that depends on it within a second in the editing view, as a fresh view paints it", async () => {
+  test("changing a cell repaints the chart that depends on it within a second, in the editing view and in a second view, as a fresh view paints it", async () => {
     const f = env.newFile("sum-chart.xlsx", sumAndChartWorkbook());
-    const contexts = await Promise.all([env.browser.newContext(), env.browser.newContext()]);
+    const contexts = await Promise.all([env.browser.newContext(), env.browser.newContext(), env.browser.newContext()]);
     const settled = (frame: Frame) =>
       frame.waitForFunction(() => { const S = (window as any).edState; return S.tilesDrawn >= S.tilesRequested; }, undefined, { polling: 50 }).then(() => Bun.sleep(300));
     const scrolledRight = async (frame: Frame) => {
       await frame.evaluate(() => (document.getElementById("viewport")!.scrollLeft = 400));
       await settled(frame);
     };
+    // The chart (H13:N27, a pie of B2:B9) starts at the right edge of Alice's first screen; Bob,
+    // scrolled right, sees all of it.
     const a = await env.openEditor(contexts[0]!, f.src, "tok_alice");
-    await settled(a.frame);
-    // The chart (H13:N27, a pie of B2:B9) starts at the right edge of the first screen.
-    const edge = { x: 750, y: 270, w: 190, h: 200 };
-    const before = await boxHash(a.frame, edge);
+    const b = await env.openEditor(contexts[1]!, f.src, "tok_bob");
+    await Promise.all([settled(a.frame), scrolledRight(b.frame)]);
+    const edge = { x: 750, y: 270, w: 190, h: 200 }, chart = { x: 350, y: 270, w: 520, h: 200 };
+    const before = { a: await boxHash(a.frame, edge), b: await boxHash(b.frame, chart) };
     await a.frame.focus("#ime");
     await a.page.keyboard.press("Control+Home");
     await a.page.keyboard.press("ArrowDown");
@@ -117,28 +120,21 @@ describe("the screen follows the document", () => {
     await a.frame.waitForFunction(() => (document.getElementById("address") as HTMLInputElement).value === "B2");
     await a.page.keyboard.type("500");
     await a.page.keyboard.press("Enter");
-    expect(await changes(a.frame, edge, before, 1000)).toBeLessThanOrEqual(1000);
+    // LibreOffice redraws the chart on its own timer, about 0.6 s after the change (measured).
+    const took = await Promise.all([changes(a.frame, edge, before.a, 1000), changes(b.frame, chart, before.b, 1000)]);
+    expect(took.every((ms) => ms <= 1000)).toBe(true);
 
-    // Scrolled to the whole chart, it shows the new data: a view opened now paints the same.
-    // Anti-aliasing along tile edges differs by a few pixels between views: "the same" is judged
-    // against how much the chart changed.
-    await scrolledRight(a.frame);
-    const c = await env.openEditor(contexts[1]!, f.src, "tok_carol");
-    const chart = { x: 350, y: 270, w: 520, h: 200 };
+    // Both show the new data: a view opened now paints the same chart. Anti-aliasing along tile
+    // edges differs by a few pixels between views: "the same" is judged against what is drawn.
+    await Promise.all([scrolledRight(a.frame), settled(b.frame)]);
+    const c = await env.openEditor(contexts[2]!, f.src, "tok_carol");
     await scrolledRight(c.frame);
     const fresh = await boxPixels(c.frame, chart);
-    const mine = await boxPixels(a.frame, chart);
     const drawn = differing(fresh, fresh.map((v, i) => (i % 4 === 3 ? v : 255))); // the box's pixels that are not white
-    expect(differing(mine, fresh) * 20).toBeLessThan(drawn);
+    for (const view of [a, b]) expect(differing(await boxPixels(view.frame, chart), fresh) * 20).toBeLessThan(drawn);
     await Promise.all(contexts.map((x) => x.close()));
   }, 60_000);
 
-  // Skipped, the open part of issue 12: a second view that shows the chart keeps painting the old
-  // chart after the change (its tiles are repainted, with the engine's old picture of the chart),
-  // while the editing view and any view opened afterwards show the new one. Seen on 2026-11-25 with
-  // LibreOffice 7.4.7; also, at a zoom other than 100 % the editing view placed the redrawn chart
-  // about 20 px left of where a fresh view draws it.
-  test.skip("changing a cell repaints the chart that depends on it in a second view", () => {});
 
   // Typed at automation speed, tiles of one place arrive in quick succession; decoded in parallel,
   // an older one could finish last and cover the newer (seen in the keystroke benchmark: a line
