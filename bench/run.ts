@@ -13,7 +13,7 @@ import path from "node:path";
 import { execa } from "execa";
 import { BENCH_API_KEY as KEY, startBenchService } from "./service";
 import { LokOffice, fileUrl } from "../workers/lok";
-import { LOAD_OPTIONS, writeProfileConfig } from "../workers/engine";
+import { LOAD_OPTIONS, writeProfileConfig } from "../workers/profile";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const FILES = ["hello.docx", "hello.xlsx", "hello.pptx"].map((f) => path.join(ROOT, "fixtures", f));

@@ -8,7 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { strToU8, unzipSync, zipSync, strFromU8 } from "fflate";
 import { DOCUMENT_SLOTS, OFFICE_SLOTS, fileUrl } from "./lok";
-import { Engine, EngineError, LOAD_OPTIONS, csvToFods, decodeText, sniff, writeProfileConfig } from "./engine";
+import { Engine, EngineError } from "./engine";
+import { LOAD_OPTIONS, writeProfileConfig } from "./profile";
+import { decodeText, sniff } from "./sniff";
+import { csvToFods } from "./csv-import";
 import { FORMATS, targetsOf } from "./formats";
 
 const CORPUS = "/work/shared/corpus";

@@ -1,6 +1,6 @@
 // Engines share nothing on the machine: a real engine started on a machine whose LibreOffice
 // shared extension cache is fresh (as after installing the packages) leaves that cache untouched,
-// so engines starting together cannot race there (see engineEnvironment in engine.ts).
+// so engines starting together cannot race there (see engineEnvironment in profile.ts).
 //
 // The fresh cache is an empty directory mounted over the real one in a private mount namespace
 // (root and unshare(1) needed, as on the machines `npm run start` installs); the installation

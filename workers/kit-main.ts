@@ -38,7 +38,7 @@ import {
   LOK_CALLBACK_INVALIDATE_VISIBLE_CURSOR,
   LOK_DOCTYPE,
 } from "./lok";
-import { LOAD_OPTIONS, engineEnvironment, writeProfileConfig } from "./engine";
+import { LOAD_OPTIONS, engineEnvironment, writeProfileConfig } from "./profile";
 import { encodeTilePng } from "./png";
 import { sendLine } from "./reply";
 
