@@ -53,8 +53,17 @@ export const PROFILE_SETTINGS: ReadonlyArray<readonly [string, string, "boolean"
  * shared between engines, and the machine's LibreOffice installation is never written.
  */
 export function engineEnvironment(profileDir: string, tempDir: string): Record<string, string> {
-  return { TMPDIR: tempDir, UNO_SHARED_PACKAGES_CACHE: fileUrl(join(profileDir, "shared-extensions")) };
+  return {
+    TMPDIR: tempDir,
+    UNO_SHARED_PACKAGES_CACHE: fileUrl(join(profileDir, "shared-extensions")),
+    // Under LibreOfficeKit only the languages listed here get spell checking (none when unset:
+    // "No language allowlisted, turning off the language support"): the dictionaries setup installs.
+    LOK_ALLOWLIST_LANGUAGES: SPELLING_LANGUAGES,
+  };
 }
+
+/** The languages whose hunspell dictionaries setup installs (Debian's hunspell-en-us and hunspell-vi). */
+export const SPELLING_LANGUAGES = "en_US vi_VN";
 
 function xcuItem(path: string, name: string, value: string): string {
   return `<item oor:path="${path}"><prop oor:name="${name}" oor:op="fuse"><value>${value}</value></prop></item>`;
