@@ -78,6 +78,12 @@ describe("inner proxy routing (real Caddy, real gate, recording editing server)"
     expect(front.state.all.length).toBe(checks);
   });
 
+  test("the metrics are internal: /svc/metrics and /v1/metrics are the JSON 404 through the proxy, forwarded nowhere", async () => {
+    rec.clear();
+    for (const p of ["/svc/metrics", "/v1/metrics", "/SVC/Metrics", "//v1/metrics", "/v1/metrics/", "/svc/metrics?x=1"]) await expectJson404(await fetch(`${caddy.url}${p}`));
+    expect(rec.seen).toHaveLength(0);
+  });
+
   test("/svc/ goes to the gate and /v1/ to DocBuilder", async () => {
     const h = await fetch(`${caddy.url}/svc/healthz`);
     expect(await h.json()).toEqual({ ok: true });

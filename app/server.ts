@@ -13,6 +13,7 @@ import { LicenseSource, resolveInstanceId } from "./editions/license-source";
 import { BUILD_DATE } from "./editions/build-info";
 import { createAuthenticator } from "./http/auth";
 import { createApp } from "./http/app";
+import { createMetrics } from "./metrics";
 import type { Logger } from "./log";
 import { safeFetch } from "./net/safe-fetch";
 import { fetchErrorToService } from "./net/fetch-errors";
@@ -115,9 +116,11 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
   // (the SSRF rules forbid the public loopback address; nothing else is let through).
   let listening = "";
   const demo = config.devMode ? demoTargets(config.publicUrl, () => listening) : null;
+  const metrics = createMetrics();
   const callbacks = new CallbackSender({
     allow: fetchAllow,
     logger,
+    onOutcome: (kind, outcome) => metrics.callback(kind, outcome),
     clock,
     retryDelaysMs: opts.callbackRetryDelaysMs,
     fetchImpl: demo ? demo.callbackFetch((url, o) => safeFetch(url, o)) : undefined,
@@ -135,6 +138,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     fetchAllow,
     scratchRoot,
     rate: new RateLimiter(clock),
+    metrics,
     sendJobCallback: (job, url, onState) =>
       void callbacks.send({
         kind: "job",
@@ -202,8 +206,14 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
   const pruner = setInterval(() => admission.prune(), 60_000);
   pruner.unref?.();
 
+  metrics.watch({
+    pool: () => ({ ...pool.status(), queued: pool.queueStats().queued }),
+    connections: () => counter.snapshot(clock.now()),
+    embed: () => embed.counts(),
+  });
   const app = createApp({
     logger,
+    metrics,
     docbuilder,
     pool,
     authenticate: createAuthenticator({ apiKeys: config.docbuilder.apiKeys, jwtSecret: config.docbuilder.jwtSecret, clock }),

@@ -114,6 +114,8 @@ export interface CallbackSenderOptions {
   /** Passed to safeFetch (tests; private CA deployments). */
   resolver?: Resolver;
   ca?: string;
+  /** Told of each delivery's end (metrics): delivered, or failed after its last attempt. */
+  onOutcome?: (kind: CallbackKind, outcome: "delivered" | "failed") => void;
 }
 
 export const CALLBACK_CONTENT_TYPE = "application/json; charset=utf-8";
@@ -152,6 +154,7 @@ export class CallbackSender {
   private readonly maxBytes: number;
   private readonly resolver?: Resolver;
   private readonly ca?: string;
+  private readonly onOutcome?: (kind: CallbackKind, outcome: "delivered" | "failed") => void;
   private readonly closing = new AbortController();
   private readonly running = new Set<Promise<DeliveryState>>();
 
@@ -166,6 +169,7 @@ export class CallbackSender {
     this.maxBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.resolver = opts.resolver;
     this.ca = opts.ca;
+    this.onOutcome = opts.onOutcome;
   }
 
   /** Deliveries not yet finished (waiting for an answer or for a retry). */
@@ -261,6 +265,7 @@ export class CallbackSender {
         st.last_error = null;
         this.report(d, st, log);
         log.info("callback_delivered", { attempts: st.attempts, status: st.last_status });
+        this.onOutcome?.(d.kind, "delivered");
         return { ...st };
       }
       message = outcome.message;
@@ -282,6 +287,7 @@ export class CallbackSender {
     st.state = "failed";
     st.next_attempt_at = null;
     this.report(d, st, log);
+    this.onOutcome?.(d.kind, "failed");
     log.error("callback_failed", {
       attempts: st.attempts,
       last_status: st.last_status,

@@ -21,6 +21,7 @@ import { checkInflatedSizes, checkZipContainer } from "../zip-guard";
 import { countUnits, familyOf, nativeFormat, prepareScript, requestedOutputs, scriptInvalid, buildNative, validateScript } from "../svcscript";
 import { renderTemplate } from "../templates/render";
 import type { AllowList } from "../net/ssrf";
+import type { Metrics } from "../metrics";
 
 /** Downloads an outside URL to a file under the SSRF rules; throws ServiceError. */
 export type SourceFetcher = (url: string, toFile: string, maxBytes: number) => Promise<{ filename: string }>;
@@ -42,6 +43,8 @@ export interface DocBuilderDeps {
   scratchRoot: string;
   rate: RateLimiter;
   sendJobCallback?: JobCallbackHook;
+  /** Job durations by kind, family and outcome (app/metrics.ts). */
+  metrics?: Pick<Metrics, "job">;
 }
 
 const boolParam = z.union([z.boolean(), z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1")]);
@@ -339,6 +342,7 @@ export class DocBuilderService {
       const ms = this.deps.clock.now() - started;
       if (error) log.warn("job_failed", { code: error.code, ms });
       else log.info("job_done", { ms, outputs: files.length });
+      this.deps.metrics?.job(kind, String(prepared.logFields.family ?? "none"), error ? "failed" : "done", ms / 1000);
       return error;
     });
 

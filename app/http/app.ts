@@ -3,6 +3,7 @@
 
 import { Hono } from "hono";
 import type { Logger } from "../log";
+import type { Metrics } from "../metrics";
 import { notFound, onError, requestContext, type AppEnv } from "./common";
 import { svcRoutes, type SvcDeps } from "./svc";
 import { v1Routes, type V1Deps } from "./v1";
@@ -10,13 +11,24 @@ import { v1Routes, type V1Deps } from "./v1";
 export interface AppDeps extends V1Deps {
   logger: Logger;
   gate: SvcDeps;
+  /** Prometheus metrics (/svc/metrics, /v1/metrics: the proxy keeps them internal). */
+  metrics?: Metrics;
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.use("*", requestContext(deps.logger));
+  app.use("*", requestContext(deps.logger, deps.metrics));
   app.onError(onError);
   app.notFound(notFound);
+  const metrics = deps.metrics;
+  if (metrics) {
+    for (const p of ["/svc/metrics", "/v1/metrics"]) {
+      app.get(p, async (c) => {
+        const { body, contentType } = await metrics.expose();
+        return c.body(body, 200, { "Content-Type": contentType });
+      });
+    }
+  }
   // The proxy sends / to /svc/; in development that leads to the demo.
   if (deps.gate.demo) for (const p of ["/svc", "/svc/"]) app.get(p, (c) => c.redirect("/svc/demo", 302));
   app.route("/v1", v1Routes(deps));

@@ -3,10 +3,12 @@
 
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { routePath } from "hono/route";
 import { ServiceError, errorBody, isServiceError } from "../errors";
 import { newRequestId } from "../ids";
 import type { Logger } from "../log";
 import type { SessionRow } from "../embed/store";
+import type { Metrics } from "../metrics";
 
 export type AppEnv = {
   Variables: {
@@ -20,7 +22,7 @@ export type AppEnv = {
 
 export const REQUEST_ID_HEADER = "X-SVC-Request-Id";
 
-export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
+export function requestContext(logger: Logger, metrics?: Metrics): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const requestId = newRequestId();
     const log = logger.child({ request_id: requestId });
@@ -29,6 +31,9 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
     const started = performance.now();
     await next();
     c.res.headers.set(REQUEST_ID_HEADER, requestId);
+    // Counted by the route's pattern, never the raw path (ids and tokens stay out of the series).
+    const route = routePath(c);
+    metrics?.request(route && route !== "*" && route !== "/*" ? route : "unmatched", c.req.method, c.res.status, (performance.now() - started) / 1000);
     const url = new URL(c.req.url);
     log.info("http_request", {
       method: c.req.method,
