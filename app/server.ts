@@ -42,6 +42,8 @@ export interface RunningService {
   admission: Admission;
   usage: UsageWriter;
   embed: EmbedGate;
+  /** Every route the app serves (method and pattern): the API reference is checked against them. */
+  routes: { method: string; path: string }[];
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -256,6 +258,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     admission,
     usage,
     embed,
+    routes: app.routes.map((r) => ({ method: r.method, path: r.path })),
     async stop(graceMs = 10_000) {
       // Stop accepting, let running work finish (or fail it cleanly), then stop the workers.
       server.stop(false);

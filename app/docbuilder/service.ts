@@ -22,6 +22,7 @@ import { countUnits, familyOf, nativeFormat, prepareScript, requestedOutputs, sc
 import { renderTemplate } from "../templates/render";
 import type { AllowList } from "../net/ssrf";
 import type { Metrics } from "../metrics";
+import { BuildParams as buildParams, ConvertParams as convertParams, ExtractParams as extractParams, TemplateParams as templateParams } from "../../schemas/docbuilder";
 
 /** Downloads an outside URL to a file under the SSRF rules; throws ServiceError. */
 export type SourceFetcher = (url: string, toFile: string, maxBytes: number) => Promise<{ filename: string }>;
@@ -46,44 +47,6 @@ export interface DocBuilderDeps {
   /** Job durations by kind, family and outcome (app/metrics.ts). */
   metrics?: Pick<Metrics, "job">;
 }
-
-const boolParam = z.union([z.boolean(), z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1")]);
-const formatParam = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .regex(/^[a-z0-9]{1,8}$/, { message: "must be a file extension such as pdf or docx" });
-
-const convertParams = z.strictObject({
-  url: z.string().optional(),
-  to: formatParam,
-  from: formatParam.optional(),
-  async: boolParam.optional().default(false),
-  callback_url: z.string().optional(),
-  options: z.strictObject({ password: z.string().max(1024).optional() }).optional().default({}),
-});
-
-const buildParams = z.strictObject({
-  script: z.unknown().refine((v) => v !== undefined, { message: "required: the svcscript document" }),
-  async: boolParam.optional().default(false),
-  callback_url: z.string().optional(),
-});
-
-const templateParams = z.strictObject({
-  url: z.string().optional(),
-  data: z.record(z.string(), z.unknown(), { message: "must be a JSON object" }),
-  to: formatParam.optional().default("docx"),
-  async: boolParam.optional().default(false),
-  callback_url: z.string().optional(),
-  options: z.strictObject({ missing: z.enum(["empty", "error"]).optional().default("empty") }).optional().default({ missing: "empty" }),
-});
-
-const extractParams = z.strictObject({
-  url: z.string().optional(),
-  from: formatParam.optional(),
-  password: z.string().max(1024).optional(),
-  width: z.coerce.number().int().min(16).max(2048).optional(),
-});
 
 /** One engine request of a job; the job runner adds the ids. */
 type EngineStep = DistributiveOmit<WorkerRequest, "id" | "requestId">;

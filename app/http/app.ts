@@ -5,6 +5,7 @@ import { Hono } from "hono";
 import type { Logger } from "../log";
 import type { Metrics } from "../metrics";
 import { notFound, onError, requestContext, type AppEnv } from "./common";
+import { openApiDocument, referencePage } from "./openapi";
 import { svcRoutes, type SvcDeps } from "./svc";
 import { v1Routes, type V1Deps } from "./v1";
 
@@ -20,6 +21,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use("*", requestContext(deps.logger, deps.metrics));
   app.onError(onError);
   app.notFound(notFound);
+  // The API reference, generated from the routes' schemas; public like the API it describes.
+  for (const part of ["v1", "svc"] as const) {
+    const doc = openApiDocument(part);
+    app.get(`/${part}/openapi.json`, (c) => c.json(doc));
+    app.get(`/${part}/reference`, (c) => c.html(referencePage(part)));
+  }
   const metrics = deps.metrics;
   if (metrics) {
     for (const p of ["/svc/metrics", "/v1/metrics"]) {
