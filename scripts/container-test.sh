@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The container test (npm run test:container; not part of npm run test: an image build takes
+# minutes). Builds the image, runs it on a data volume, converts a document and opens an embedded
+# session through the proxy, stops it with its stop signal, starts it again on the same volume and
+# checks that the document, its versions and the demo API key are still there, and that the
+# service runs as a non-root user. Everything talks to 127.0.0.1 only.
+# On a machine without a registry the base image is made from Debian's packages
+# (../shared/notes/container.md); podman runs with runc and no default ulimits.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+say() { printf '[container-test] %s\n' "$*"; }
+t0=$(date +%s)
+IMAGE=svc:test
+NAME=svc-container-test
+VOLUME=svc-container-test-data
+PORT=18080
+BASE="http://127.0.0.1:${PORT}"
+PODMAN="podman --runtime runc"
+
+# --- what the test needs, installed when missing
+if ! command -v podman >/dev/null || ! command -v runc >/dev/null; then
+  say "installing podman, runc, mmdebstrap, uidmap (Debian packages)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends podman runc mmdebstrap uidmap >/dev/null
+fi
+if [ ! -f /etc/containers/containers.conf ]; then
+  say "writing /etc/containers/containers.conf (no default ulimits: they fail here)"
+  mkdir -p /etc/containers && printf '[containers]\ndefault_ulimits = []\n' > /etc/containers/containers.conf
+fi
+if ! podman image exists docker.io/library/debian:12-slim; then
+  if ! $PODMAN pull -q docker.io/library/debian:12-slim >/dev/null 2>&1; then
+    say "no registry: making debian:12-slim from Debian's packages (mmdebstrap)"
+    command -v mmdebstrap >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null
+    mmdebstrap --variant=minbase --quiet bookworm /tmp/svc-bookworm.tar
+    podman import -q /tmp/svc-bookworm.tar docker.io/library/debian:12-slim >/dev/null
+    rm -f /tmp/svc-bookworm.tar
+  fi
+fi
+
+cleanup() { $PODMAN rm -f "$NAME" >/dev/null 2>&1 || true; }
+trap 'cleanup; $PODMAN volume rm -f "$VOLUME" >/dev/null 2>&1 || true' EXIT
+cleanup
+$PODMAN volume rm -f "$VOLUME" >/dev/null 2>&1 || true
+
+say "building the image"
+b0=$(date +%s)
+$PODMAN build -q --network=host --pull=never -t "$IMAGE" . >/dev/null
+say "built in $(( $(date +%s) - b0 )) s; size $(podman image inspect "$IMAGE" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1000000}')"
+
+start() {
+  $PODMAN run -d --name "$NAME" --network=host -v "$VOLUME:/data" \
+    -e SVC_PROXY_ADDRESS="127.0.0.1:${PORT}" -e SVC_PUBLIC_URL="$BASE" \
+    -e SVC_APP_LISTEN=127.0.0.1:18081 -e SVC_EDSRV_LISTEN=127.0.0.1:19980 \
+    -e SVC_EMBED_JWT_SECRET=container-test-jwt-secret-0123456789 -e SVC_FETCH_ALLOW_HOSTS=127.0.0.1/32 \
+    "$IMAGE" >/dev/null
+  for _ in $(seq 1 120); do
+    if curl -fsS "$BASE/svc/healthz" >/dev/null 2>&1 && curl -fsS "$BASE/v1/status" >/dev/null 2>&1; then return 0; fi
+    sleep 1
+  done
+  $PODMAN logs "$NAME" | tail -30
+  say "FAIL: the service did not become healthy"; exit 1
+}
+fail() { say "FAIL: $*"; $PODMAN logs "$NAME" 2>&1 | tail -20; exit 1; }
+
+say "starting on volume $VOLUME"
+s0=$(date +%s)
+start
+say "healthy after $(( $(date +%s) - s0 )) s"
+
+uid=$($PODMAN exec "$NAME" id -u)
+[ "$uid" != "0" ] || fail "the service runs as root"
+say "runs as uid $uid"
+
+KEY=$($PODMAN exec "$NAME" cat /data/demo-api-key)
+[ -n "$KEY" ] || fail "no demo API key in /data"
+code=$(curl -s -o /tmp/svc-container.pdf -w '%{http_code}' -H "Authorization: Bearer $KEY" -F to=pdf -F "file=@fixtures/hello.docx" "$BASE/v1/convert")
+[ "$code" = 200 ] && head -c 4 /tmp/svc-container.pdf | grep -q '%PDF' || fail "convert answered $code"
+say "converted hello.docx to PDF ($(stat -c %s /tmp/svc-container.pdf) bytes)"
+
+# An embedded session for a document the service downloads from a file server on 127.0.0.1.
+FILES_DIR=$(mktemp -d)
+cp fixtures/hello.docx "$FILES_DIR/"
+python3 -m http.server 18999 --bind 127.0.0.1 --directory "$FILES_DIR" >/dev/null 2>&1 &
+FILES_PID=$!
+trap 'kill $FILES_PID 2>/dev/null; cleanup; $PODMAN volume rm -f "$VOLUME" >/dev/null 2>&1 || true' EXIT
+sleep 0.5
+TOKEN=$(bun -e '
+  import { sign } from "hono/jwt";
+  const now = Math.floor(Date.now() / 1000);
+  console.log(await sign({ document: { url: "http://127.0.0.1:18999/hello.docx", fileType: "docx", key: "container-test-doc" }, editor: { mode: "edit", user: { id: "u1", name: "Lan" } }, iat: now, exp: now + 3600 }, "container-test-jwt-secret-0123456789", "HS256"));
+')
+session() {
+  curl -s -X POST -H 'Content-Type: application/json' -d "{\"token\":\"$TOKEN\"}" "$BASE/svc/embed/session"
+}
+S1=$(session)
+SID=$(printf '%s' "$S1" | bun -e 'const j = await Bun.stdin.json(); console.log(j.session_id ?? "")')
+AT=$(printf '%s' "$S1" | bun -e 'const j = await Bun.stdin.json(); console.log(j.form?.access_token ?? "")')
+[ -n "$SID" ] && [ -n "$AT" ] || fail "no session: $S1"
+STATE1=$(curl -fsS -H "Authorization: Bearer $AT" "$BASE/svc/embed/session/$SID") || fail "session state"
+say "embedded session $SID opened; state: $(printf '%s' "$STATE1" | head -c 160)"
+
+say "stopping with the stop signal (SIGTERM)"
+p0=$(date +%s)
+$PODMAN stop -t 60 "$NAME" >/dev/null
+say "stopped in $(( $(date +%s) - p0 )) s"
+$PODMAN rm "$NAME" >/dev/null
+
+say "starting again on the same volume"
+start
+KEY2=$($PODMAN exec "$NAME" cat /data/demo-api-key)
+[ "$KEY2" = "$KEY" ] || fail "the demo API key changed"
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" "$BASE/v1/limits")
+[ "$code" = 200 ] || fail "the demo API key is refused after the restart ($code)"
+STATE2=$(curl -fsS -H "Authorization: Bearer $AT" "$BASE/svc/embed/session/$SID") || fail "the session's state is gone after the restart"
+DOC1=$(printf '%s' "$STATE1" | bun -e 'const j = await Bun.stdin.json(); console.log(JSON.stringify([j.doc_id, j.key, j.version, j.sha256]))')
+DOC2=$(printf '%s' "$STATE2" | bun -e 'const j = await Bun.stdin.json(); console.log(JSON.stringify([j.doc_id, j.key, j.version, j.sha256]))')
+[ "$DOC1" = "$DOC2" ] || fail "the document or its versions changed: $DOC1 → $DOC2"
+say "after the restart: the same demo key, the session, its document and versions ($DOC2)"
+
+say "PASS in $(( $(date +%s) - t0 )) s"
