@@ -13,7 +13,8 @@ const bool = z
   .refine((v) => ["1", "0", "true", "false", "yes", "no", "on", "off", ""].includes(v), {
     message: "must be one of 1, 0, true, false, yes, no, on, off",
   })
-  .transform((v) => ["1", "true", "yes", "on"].includes(v));
+  .transform((v) => ["1", "true", "yes", "on"].includes(v))
+  .describe("1 or 0 (also true/false, yes/no, on/off)");
 
 const int = (min: number, max: number) =>
   z
@@ -21,7 +22,8 @@ const int = (min: number, max: number) =>
     .trim()
     .regex(/^-?\d+$/, { message: `must be a whole number from ${min} to ${max}` })
     .transform(Number)
-    .pipe(z.number().int().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }));
+    .pipe(z.number().int().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }))
+    .describe(`a whole number from ${min} to ${max}`);
 
 /** An optional whole number: empty means "not set" (used by settings that can only lower a limit). */
 const optionalInt = (min: number, max: number) =>
@@ -36,11 +38,13 @@ const optionalInt = (min: number, max: number) =>
         return z.NEVER;
       }
       return parsed.data;
-    });
+    })
+    .describe(`empty (not set) or a whole number from ${min} to ${max}`);
 
 const list = z
   .string()
-  .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean));
+  .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean))
+  .describe("a comma-separated list");
 
 const API_KEY_PATTERN = /^[A-Za-z0-9_-]{24,128}$/;
 
@@ -84,8 +88,8 @@ const hostPort = z
 
 const defaultWorkers = String(Math.min(os.availableParallelism?.() ?? os.cpus().length, 4));
 
-/** Each entry: the variable, its default (as the environment would give it), and its parser. */
-const schema = z.object({
+/** Each entry: the variable, its default (as the environment would give it), and its parser (docs/operations.md lists them, generated). */
+export const CONFIG_SCHEMA = z.object({
   // Shared
   SVC_LOG_LEVEL: logLevel.prefault("info"),
   SVC_DEV_MODE: bool.prefault("0"),
@@ -160,7 +164,7 @@ const schema = z.object({
   SVC_EDSRV_IDLE_KITS: int(0, 16).prefault("2"),
 });
 
-export type RawConfig = z.output<typeof schema>;
+export type RawConfig = z.output<typeof CONFIG_SCHEMA>;
 
 export interface Config {
   logLevel: RawConfig["SVC_LOG_LEVEL"];
@@ -230,11 +234,11 @@ export class ConfigError extends Error {
 
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const input: Record<string, string> = {};
-  for (const key of Object.keys(schema.shape)) {
+  for (const key of Object.keys(CONFIG_SCHEMA.shape)) {
     const v = env[key];
     if (v !== undefined) input[key] = v;
   }
-  const parsed = schema.safeParse(input);
+  const parsed = CONFIG_SCHEMA.safeParse(input);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`));
   }
@@ -310,4 +314,4 @@ function gateOrigin(group: string): string | null {
 }
 
 /** Every variable this service reads, for documentation and tests. */
-export const CONFIG_VARIABLES = Object.keys(schema.shape);
+export const CONFIG_VARIABLES = Object.keys(CONFIG_SCHEMA.shape);
