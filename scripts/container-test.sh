@@ -43,7 +43,13 @@ $PODMAN volume rm -f "$VOLUME" >/dev/null 2>&1 || true
 
 say "building the image"
 b0=$(date +%s)
-$PODMAN build -q --network=host --pull=never -t "$IMAGE" . >/dev/null
+# This machine's TLS goes through an inspecting proxy whose CA is in the host's bundle: the build's
+# npm and bun get it too (nothing of it stays in the image).
+CA_ARGS=()
+if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ]; then
+  CA_ARGS=(-v "$NODE_EXTRA_CA_CERTS:/etc/ssl/build-ca.crt:ro" --build-arg NODE_EXTRA_CA_CERTS=/etc/ssl/build-ca.crt)
+fi
+$PODMAN build -q --network=host --pull=never "${CA_ARGS[@]}" -t "$IMAGE" . >/dev/null
 say "built in $(( $(date +%s) - b0 )) s; size $(podman image inspect "$IMAGE" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1000000}')"
 
 start() {
