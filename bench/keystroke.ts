@@ -12,21 +12,21 @@
 //    typist (one key every BENCH_FAST_MS, 60 ms): how many characters the painted text is behind
 //    the caret, and behind the keys pressed, at every change of the screen (each canvas draw and
 //    each caret move). "x" after "x" has one advance width, so the characters painted are counted
-//    from the rightmost inked pixel of the line. At full speed Chromium runs no WebSocket message
-//    while the automation's key events flood in, so "behind the keys" measures the browser there;
-//    "behind the caret" (the engine's truth against the pixels) is the editor's figure.
+//    from the rightmost inked pixel of the line. "Behind the caret shown" (the #cursor element
+//    against the pixels, what a person sees) is the editor's figure; "behind the engine's caret"
+//    compares the pixels with the caret the engine last reported, which the page shows once the
+//    text it follows is painted. At full speed Chromium runs no WebSocket message while the
+//    automation's key events flood in, so "behind the keys" measures the browser there.
 // Baseline in the same run: the same measurement of a keydown whose effect is drawn by the page
 // itself (a local canvas fill at the caret), i.e. the browser's own input-to-frame cost.
 // Knobs: BENCH_KEYS (40), BENCH_FULL_KEYS (60), BENCH_FAST_MS (60), BENCH_DEBUG (trace). Writes bench/out/keystroke-latest.json.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseConfig } from "../app/config";
-import { memoryLogger } from "../app/log";
-import { createEdsrv } from "../app/edsrv/server";
 import { editorFrame, hostPageHtml, startChromium } from "../app/edsrv/testing/chromium";
 import { startWopiHost } from "../app/edsrv/testing/wopi-host";
-import { percentiles } from "./measure";
+import { startEdsrvProcess } from "./edsrv-process";
+import { machineQuiet, percentiles } from "./measure";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const KEYS = Number(process.env.BENCH_KEYS ?? 40);
@@ -34,8 +34,8 @@ const FULL_KEYS = Number(process.env.BENCH_FULL_KEYS ?? 60);
 const FAST_MS = Number(process.env.BENCH_FAST_MS ?? 60);
 
 const host = startWopiHost();
-const config = parseConfig({ SVC_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "keys-bench-")), SVC_ONLINE_ALIASGROUP1: host.origin });
-const ed = await createEdsrv({ config, logger: memoryLogger("error"), listen: { hostname: "127.0.0.1", port: 0 }, idleKits: 1, autosaveSeconds: 0 });
+// The editing server in its own process, as in production (see edsrv-process.ts).
+const ed = await startEdsrvProcess({ SVC_ONLINE_ALIASGROUP1: host.origin, SVC_EDSRV_IDLE_KITS: "1", SVC_EDSRV_AUTOSAVE_SECONDS: "0" });
 const chrome = await startChromium();
 host.addToken("tok_keys", "u1", true, "Bench");
 const src = host.addFile("k1", "hello.docx", readFileSync(path.join(ROOT, "fixtures/hello.docx")));
@@ -46,7 +46,7 @@ await page.goto(`${host.origin}/page/k1`);
 const frame = await editorFrame(page);
 await frame.focus("#ime");
 await page.keyboard.press("End");
-await Bun.sleep(500);
+await machineQuiet();
 
 // In the page: every keydown on the editor notes the caret's box and the pixels there. `mode`:
 // "draws" checks the boxes after each of the editor's canvas draws and takes the next frame;
@@ -95,6 +95,7 @@ await frame.evaluate(() => {
 });
 
 async function humanPace(local: boolean, mode: "draws" | "frames"): Promise<number[]> {
+  await machineQuiet();
   await frame.evaluate(([l, m]) => { Object.assign((window as any).kb, { local: l, mode: m, done: [], waiting: [] }); if (m === "frames") (window as any).kbPoll(); }, [local, mode] as const);
   for (let i = 0; i < KEYS; i++) {
     await page.keyboard.type(String.fromCharCode(97 + (i % 26)));
@@ -124,11 +125,15 @@ await frame.evaluate(() => {
     for (let y = 0; y < start.h - 4; y++) for (let x = width - 1; x > right; x--) if (d[(y * width + x) * 4]! < 128) { right = x; break; }
     return right < 0 ? start.x : x0 + right + 1;
   };
-  const sample = () => full && full.samples.push({ t: performance.now(), keys: full.keys, caretX: S.cursor ? S.cursor.x / 15 - v().x : full.start.x, inkX: ink() });
+  // The caret as shown (the #cursor element, document px) and as the engine last reported it.
+  const cursorEl = document.getElementById("cursor") as HTMLElement;
+  const shownX = () => (cursorEl.hidden || !cursorEl.style.left ? full.start.x : parseFloat(cursorEl.style.left) - v().x);
+  const sample = () => full && full.samples.push({ t: performance.now(), keys: full.keys, caretX: S.cursor ? S.cursor.x / 15 - v().x : full.start.x, shownX: shownX(), inkX: ink() });
   const draw = c.drawImage;
   (c as any).drawImage = function (...a: any[]) { const r = (draw as any).apply(c, a); sample(); return r; };
   let cursor = S.cursor;
   Object.defineProperty(S, "cursor", { get: () => cursor, set: (r) => { cursor = r; sample(); }, configurable: true });
+  new MutationObserver(sample).observe(cursorEl, { attributes: true });
   document.getElementById("ime")!.addEventListener("keydown", (e) => { if (full && e.key === "x") full.keys++; }, true);
   w.startRun = () => {
     full = w.full = { start: { x: S.cursor.x / 15 - v().x, y: Math.round(S.cursor.y / 15 - v().y), h: Math.round(S.cursor.h / 15) }, keys: 0, samples: [] };
@@ -138,6 +143,7 @@ await frame.evaluate(() => {
 async function run(delayMs: number) {
   await page.keyboard.press("Enter");
   await Bun.sleep(600);
+  await machineQuiet();
   await frame.evaluate(() => (window as any).startRun());
   const t0 = performance.now();
   await page.keyboard.type("x".repeat(FULL_KEYS), { delay: delayMs });
@@ -147,11 +153,12 @@ async function run(delayMs: number) {
     const w = window as any, f = w.full, S = w.edState, v = (document.getElementById("canvas") as any)._v ?? { x: 0, y: 0 };
     const adv = (S.cursor.x / 15 - v.x - f.start.x) / f.keys; // one "x"'s advance, from where the caret ended
     const chars = (px: number) => Math.max(0, Math.round((px - f.start.x) / adv));
-    const behindCaret = f.samples.map((s: any) => chars(s.caretX) - chars(s.inkX));
+    const behindCaret = f.samples.map((s: any) => chars(s.shownX) - chars(s.inkX));
+    const behindEngine = f.samples.map((s: any) => chars(s.caretX) - chars(s.inkX));
     const behindKeys = f.samples.map((s: any) => s.keys - chars(s.inkX));
-    const trace = f.samples.map((s: any) => [Math.round(s.t), s.keys, chars(s.caretX), chars(s.inkX)]);
+    const trace = f.samples.map((s: any) => [Math.round(s.t), s.keys, chars(s.caretX), chars(s.shownX), chars(s.inkX)]);
     w.full = null;
-    return { trace, adv, keys: f.keys, samples: f.samples.length, behindCaret: Math.max(...behindCaret), behindKeys: Math.max(...behindKeys), finalChars: chars(f.samples.at(-1).inkX) };
+    return { trace, adv, keys: f.keys, samples: f.samples.length, behindCaret: Math.max(...behindCaret), behindEngine: Math.max(...behindEngine), behindKeys: Math.max(...behindKeys), finalChars: chars(f.samples.at(-1).inkX) };
   });
   return { ...r, typedMs, keysPerSecond: (r.keys / typedMs) * 1000 };
 }
@@ -164,14 +171,12 @@ console.log(`human pace (1 key / 100 ms, ${human.n} keys): keydown → next fram
 console.log(`  baseline (the page paints the caret box itself): p50 ${f1(baseline.p50)} ms, p95 ${f1(baseline.p95)} ms; the editor adds ×${(human.p50 / baseline.p50).toFixed(1)} at p50`);
 console.log(`  polled on every animation frame (the earlier method): p50 ${f1(humanFrames.p50)} ms, p95 ${f1(humanFrames.p95)} ms (baseline p50 ${f1(baselineFrames.p50)}, p95 ${f1(baselineFrames.p95)})`);
 for (const [name, r] of [["full speed", full], [`one key every ${FAST_MS} ms`, fast]] as const) {
-  console.log(`${name} (${r.keys} keys in ${f1(r.typedMs)} ms, ${f1(r.keysPerSecond)} keys/s): painted text at most ${r.behindCaret} characters behind the caret, at most ${r.behindKeys} behind the keys pressed (${r.samples} screen changes; ${r.finalChars} characters painted at the end)`);
+  console.log(`${name} (${r.keys} keys in ${f1(r.typedMs)} ms, ${f1(r.keysPerSecond)} keys/s): painted text at most ${r.behindCaret} characters behind the caret shown, ${r.behindEngine} behind the engine's caret, ${r.behindKeys} behind the keys pressed (${r.samples} screen changes; ${r.finalChars} characters painted at the end)`);
 }
 
 await ctx.close();
-// Let the document close (its exit save) before the server stops.
-for (let i = 0; i < 100 && ed.brokers.size > 0; i++) await Bun.sleep(50);
 await chrome.close();
-await ed.close();
+await ed.close(); // the document's exit save, then the kits stop
 host.stop();
 mkdirSync(path.join(ROOT, "bench/out"), { recursive: true });
 writeFileSync(

@@ -15,3 +15,26 @@ export async function warmKits(ed: Edsrv): Promise<void> {
   while (pool.idle.length < 2 || pool.idle.some((k) => k.pid === 0)) await Bun.sleep(50);
   await Bun.sleep(300);
 }
+
+/** The machine's busy share of all CPUs over `ms` (from /proc/stat). */
+async function busyShare(ms: number): Promise<number> {
+  const read = async () => (await Bun.file("/proc/stat").text()).split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const a = await read();
+  await Bun.sleep(ms);
+  const b = await read();
+  const d = b.map((v, i) => v - a[i]!);
+  const total = d.reduce((x, y) => x + y, 0);
+  const idle = d[3]! + d[4]!; // idle, iowait
+  return total > 0 ? 1 - idle / total : 0;
+}
+
+/**
+ * Until the machine is quiet: the busy share of all CPUs below `limit` for two 250 ms windows in a
+ * row (at most `maxMs`). An editing server that just handed its idle kit to a document starts
+ * another (a core's worth for several seconds): timed meanwhile, every keystroke competed with it.
+ */
+export async function machineQuiet(limit = 0.15, maxMs = 30_000): Promise<void> {
+  const until = Date.now() + maxMs;
+  let calm = 0;
+  while (calm < 2 && Date.now() < until) calm = (await busyShare(250)) < limit ? calm + 1 : 0;
+}

@@ -41,10 +41,10 @@ function docxText(bytes: Uint8Array): string {
   return strFromU8(unzipSync(bytes)["word/document.xml"]!).replace(/<[^>]+>/g, "");
 }
 
-async function open(wopiSrc: string, token: string, extra = "") {
+async function open(wopiSrc: string, token: string, extra = "", loadArgs = "") {
   const s = new TestSocket(docWsUrl(ed.url, wopiSrc, token, extra), origin);
   await s.opened;
-  s.send(`load url=${encodeURIComponent(wopiSrc)}`);
+  s.send(`load url=${encodeURIComponent(wopiSrc)}${loadArgs}`);
   await s.waitText("status:");
   return s;
 }
@@ -331,6 +331,47 @@ describe("views", () => {
     await s.wait(() => tileFrames(s, m).length >= 1);
     expect(tileFrames(s, m)[0]!.length).toBeGreaterThan(headOf(tileFrames(s, m)[0]!).length + 100);
     s.close();
+  });
+
+  /** The width and height a tile frame's PNG declares (IHDR). */
+  const pngSize = (f: Uint8Array) => {
+    const png = f.subarray(f.indexOf(10) + 1), dv = new DataView(png.buffer, png.byteOffset, png.byteLength);
+    return { width: dv.getUint32(16), height: dv.getUint32(20) };
+  };
+
+  test("tile deltas: a page that applies them gets, for a tile it holds, only the band of rows an edit changed; other pages get the whole tile", async () => {
+    const src = newDoc();
+    const withDeltas = await open(src, "tok_edit_1", "", " tiledeltas=1");
+    const whole = await open(src, "tok_edit_1");
+    const tileOf = async (s: TestSocket, have: number, id: number) => {
+      const n = s.frames.length;
+      s.send(`tile part=0 width=256 height=256 x=0 y=0 w=3840 h=3840 have=${have} id=${id}`);
+      await s.wait(() => tileFrames(s, n).some((f) => attr(headOf(f), "id") === String(id)));
+      return tileFrames(s, n).find((f) => attr(headOf(f), "id") === String(id))!;
+    };
+    const held = { deltas: Number(attr(headOf(await tileOf(withDeltas, 0, 1)), "wid")), whole: Number(attr(headOf(await tileOf(whole, 0, 1)), "wid")) };
+    const n = withDeltas.frames.length;
+    withDeltas.send("textinput text=Delta");
+    await withDeltas.waitText("invalidatetiles:", n);
+    await Bun.sleep(300); // the engine has settled: both views' pixels are final
+    const band = await tileOf(withDeltas, held.deltas, 2);
+    const head = headOf(band);
+    expect(Number(attr(head, "delta"))).toBe(held.deltas);
+    const dy = Number(attr(head, "dy")), size = pngSize(band);
+    expect(size.width).toBe(256);
+    expect(size.height).toBeGreaterThan(0);
+    expect(size.height).toBeLessThan(64); // one line of text, not the tile
+    expect(dy + size.height).toBeLessThanOrEqual(256);
+    expect(Number(attr(head, "wid"))).not.toBe(held.deltas);
+    // Holding the band's result, nothing more changed: no picture.
+    const same = await tileOf(withDeltas, Number(attr(head, "wid")), 3);
+    expect(same.length).toBe(headOf(same).length + 1);
+    // The page that did not ask for deltas gets its changed tile whole.
+    const full = await tileOf(whole, held.whole, 2);
+    expect(attr(headOf(full), "delta")).toBeUndefined();
+    expect(pngSize(full)).toEqual({ width: 256, height: 256 });
+    withDeltas.close();
+    whole.close();
   });
 
   test("after an edit the server sends the visible tiles it invalidated without being asked, and a request that the push answers is not painted again", async () => {

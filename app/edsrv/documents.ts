@@ -36,6 +36,8 @@ export interface ClientSession {
   viewId?: number;
   /** The view's tiles sent without asking (tile-push.ts), once attached. */
   tiles?: ViewTiles;
+  /** The page applies tile deltas (`tiledeltas=1` in its `load`): a changed band of rows of a tile it holds. */
+  tileDeltas?: boolean;
   info?: CheckFileInfo;
   userId: string;
   userName: string;

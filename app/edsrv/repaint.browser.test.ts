@@ -159,4 +159,39 @@ describe("the screen follows the document", () => {
     expect(await boxHash(a.frame, screen)).toBe(await boxHash(b.frame, screen));
     await Promise.all([ca.close(), cb.close()]);
   }, 60_000);
+
+  // The page is sent only the band of rows an edit changed in a tile it holds (tile deltas), and
+  // the caret waits for the tiles of an edit before it moves: lines added and removed, characters
+  // deleted, each band laid on the copy it was made for, must still give the document's pixels.
+  test("tile deltas: after typing, new lines and deletions one key at a time the screen shows exactly what a fresh view shows", async () => {
+    const f = env.newFile("hello.docx");
+    const [ca, cb] = await Promise.all([env.browser.newContext(), env.browser.newContext()]);
+    const a = await env.openEditor(ca, f.src, "tok_alice");
+    await a.frame.focus("#ime");
+    await a.page.keyboard.press("End");
+    const received = await a.frame.evaluate(() => (window as any).edState.received.invalidatetiles ?? 0);
+    await a.page.keyboard.type(" one", { delay: 40 });
+    await a.page.keyboard.press("Enter");
+    await a.page.keyboard.type("second line", { delay: 40 });
+    for (let i = 0; i < 4; i++) await a.page.keyboard.press("Backspace", { delay: 40 });
+    await a.page.keyboard.press("Enter");
+    await a.page.keyboard.type("third", { delay: 40 });
+    await a.page.keyboard.press("ArrowUp");
+    await a.page.keyboard.type("!", { delay: 40 });
+    const settled = (fr: typeof a.frame) =>
+      fr.waitForFunction(() => { const S = (window as any).edState; return S.tilesDrawn >= S.tilesRequested; }, undefined, { polling: 50 });
+    await Bun.sleep(1500);
+    await settled(a.frame);
+    expect(await a.frame.evaluate(() => (window as any).edState.tileDeltas)).toBeGreaterThan(10);
+    expect(await a.frame.evaluate(() => (window as any).edState.received.invalidatetiles)).toBeGreaterThan(received);
+    const b = await env.openEditor(cb, f.src, "tok_bob");
+    await settled(b.frame);
+    await Bun.sleep(500);
+    const screen = { x: 0, y: 0, w: 700, h: 400 };
+    expect(await boxHash(a.frame, screen)).toBe(await boxHash(b.frame, screen));
+    // The caret shown is where the engine put it.
+    const caret = await a.frame.evaluate(() => { const S = (window as any).edState, el = document.getElementById("cursor")!; return { engine: Math.round(S.cursor.x / 15), shown: Math.round(parseFloat(el.style.left)) }; });
+    expect(caret.shown).toBe(caret.engine);
+    await Promise.all([ca.close(), cb.close()]);
+  }, 60_000);
 });

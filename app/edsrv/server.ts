@@ -18,6 +18,7 @@ import { KitPool } from "./kits";
 import { metricsText } from "./metrics";
 import { renderPage } from "./page";
 import { WopiClient, wopiAuthFrom } from "./wopi-client";
+import { parseArgs } from "./view-commands";
 
 export interface EdsrvDeps {
   config: Config;
@@ -310,6 +311,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
     const s = data.session;
     if (text.startsWith("load ") || text === "load") {
       if (data.broker) return;
+      s.tileDeltas = parseArgs(text.slice(5)).tiledeltas === "1";
       const group = matchGroup(groups, data.wopiSrc);
       if (!group) {
         log.warn("ws_refused", { reason: "unauthorized_wopi_host" });

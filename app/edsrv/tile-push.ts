@@ -25,6 +25,8 @@ export interface SentTile {
   wid: number;
   /** False when the frame said "the pixels of `wid`, unchanged" and carried no picture. */
   picture: boolean;
+  /** The picture was the changed rows of this copy (a delta): the page has it only if it held that copy. */
+  base?: number;
 }
 
 /**
@@ -121,7 +123,9 @@ export class ViewTiles {
     const flight = this.inFlight.get(key);
     if (flight) await flight.done;
     const p = this.pushed.get(key);
-    return p !== undefined && p.version >= need && (p.picture || (t.have !== 0 && p.wid === t.have));
+    if (p === undefined || p.version < need) return false;
+    if (t.have !== 0 && p.wid === t.have) return true; // "same" as the copy the page holds
+    return p.picture && (p.base === undefined || p.base === t.have);
   }
 
   /** Pushes tiles painted at `version` or later; a tile already on its way is painted again after it if needed. */

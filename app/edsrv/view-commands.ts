@@ -201,13 +201,14 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
 /**
  * Paints tiles of the session's view (one part and size) and sends each: a binary frame, the header
  * line `tile: id= part= x= y= w= h= width= height= ver= wid=` and the PNG, or no PNG when the page
- * holds that wire id's pixels unchanged (`have=`). Answers the pixel version and what each frame
+ * holds that wire id's pixels unchanged (`have=`), or, to a page that applies deltas, `delta=<the
+ * wire id held> dy=<first row>` and a PNG of the rows that changed, `width` wide. Answers the pixel version and what each frame
  * carried, or null when the view no longer shows the tiles' part (a request then gets `tilestale:`
  * for each, a push nothing).
  */
 export async function sendTiles(kit: Kit, s: ClientSession, tiles: TileRequest[], id: string): Promise<{ version: number; sent: SentTile[] } | null> {
   const { part, width, height, w, h } = tiles[0]!;
-  const r = await kit.request<{ tiles?: { wid: number; png?: string }[]; stale?: boolean; version?: number }>("tiles", {
+  const r = await kit.request<{ tiles?: { wid: number; png?: string; delta?: number; dy?: number }[]; stale?: boolean; version?: number }>("tiles", {
     viewId: s.viewId,
     part,
     width,
@@ -215,6 +216,7 @@ export async function sendTiles(kit: Kit, s: ClientSession, tiles: TileRequest[]
     w,
     h,
     tiles: tiles.map((t) => [t.x, t.y, t.have]),
+    deltas: s.tileDeltas === true,
   });
   const where = (t: TileRequest) => `id=${id} part=${part} x=${t.x} y=${t.y} w=${w} h=${h}`;
   if (r.stale || !r.tiles || r.tiles.length !== tiles.length) {
@@ -224,11 +226,12 @@ export async function sendTiles(kit: Kit, s: ClientSession, tiles: TileRequest[]
   }
   const version = r.version ?? 0;
   const sent = tiles.map((t, i) => {
-    const { wid, png } = r.tiles![i]!;
-    const head = Buffer.from(`tile: ${where(t)} width=${width} height=${height} ver=${version} wid=${wid}\n`);
+    const { wid, png, delta, dy } = r.tiles![i]!;
+    const band = delta !== undefined ? ` delta=${delta} dy=${dy ?? 0}` : "";
+    const head = Buffer.from(`tile: ${where(t)} width=${width} height=${height} ver=${version} wid=${wid}${band}\n`);
     s.send(new Uint8Array(png ? Buffer.concat([head, Buffer.from(png, "base64")]) : head));
     s.tiles?.noteSent(t, wid);
-    return { wid, picture: png !== undefined };
+    return delta !== undefined ? { wid, picture: true, base: delta } : { wid, picture: png !== undefined };
   });
   return { version, sent };
 }

@@ -42,7 +42,7 @@
   var loadingEl = $("loading"), loadingText = $("loading-text");
   var S = window.edState = {
     loaded: false, modified: false, readOnly: true, status: null, views: [], errors: [],
-    tilesDrawn: 0, tilesPushed: 0, tilesRequested: 0, invalidations: 0, cursor: null, selection: [], cellCursor: null,
+    tilesDrawn: 0, tilesPushed: 0, tilesRequested: 0, tileDeltas: 0, invalidations: 0, cursor: null, selection: [], cellCursor: null,
     firstPaintAt: 0, inputLatencies: [], inputAt: 0, lastSave: null, compositions: 0, marks: {},
     received: {}, // messages from the server by command, so a test that waits can say what did arrive
   };
@@ -91,7 +91,7 @@
   ws.onopen = function () {
     mark("socket");
     send("coolclient 0.1 " + Date.now() + " " + performance.now());
-    send("load url=" + encodeURIComponent(docUrl) + " lang=" + lang + " clientvisiblearea=0;0;" + viewport.clientWidth * twipsPerPx + ";" + viewport.clientHeight * twipsPerPx);
+    send("load url=" + encodeURIComponent(docUrl) + " lang=" + lang + " tiledeltas=1 clientvisiblearea=0;0;" + viewport.clientWidth * twipsPerPx + ";" + viewport.clientHeight * twipsPerPx);
   };
   ws.onclose = function () { S.closed = true; if (docLoaded) stateEl.textContent = "disconnected"; else loadFailed(ds.textLost); };
   ws.onmessage = function (ev) {
@@ -184,7 +184,10 @@
       w = Math.max(w, viewport.clientWidth * 2); h = Math.max(h, viewport.clientHeight * 3);
     }
     docPx = { w: Math.max(w, 1), h: Math.max(h, 1) };
-    sizer.style.width = docPx.w + "px"; sizer.style.height = docPx.h + "px";
+    if (sizer.style.width !== docPx.w + "px" || sizer.style.height !== docPx.h + "px") {
+      sizer.style.width = docPx.w + "px"; sizer.style.height = docPx.h + "px";
+      geom = null;
+    }
     buildParts(st);
     if (partChanged) { selEl.innerHTML = ""; cellEl.hidden = true; cursorEl.hidden = true; }
     // The interface (toolbars, panels) is built before the first layout: the first tiles asked for
@@ -225,11 +228,30 @@
   }
   function switchPart(i) { if (status && i !== status.selectedPart) send("setclientpart part=" + i); ime.focus({ preventScroll: true }); }
 
+  /**
+   * The sizer's offset in the viewport and the viewport's inner size, read once and kept until
+   * either is resized: read after a change to the page (a caret moved, a toolbar state), each read
+   * made the browser lay the page out again at once, several times for every keystroke.
+   */
+  var geom = null;
+  function geometry() {
+    if (!geom) geom = { ox: sizer.offsetLeft, oy: sizer.offsetTop, cw: viewport.clientWidth, ch: viewport.clientHeight };
+    return geom;
+  }
+  if (window.ResizeObserver) {
+    var resized = new ResizeObserver(function () {
+      var before = geom; geom = null;
+      var now = geometry();
+      if (before && (before.ox !== now.ox || before.oy !== now.oy || before.cw !== now.cw || before.ch !== now.ch)) { layout(); requestVisible(); }
+    });
+    resized.observe(viewport); resized.observe(sizer);
+  }
+
   /** The visible document rectangle in px (document coordinates). */
   function visible() {
-    var ox = sizer.offsetLeft, oy = sizer.offsetTop;
-    var x0 = Math.max(0, viewport.scrollLeft - ox), y0 = Math.max(0, viewport.scrollTop - oy);
-    var x1 = Math.min(docPx.w, viewport.scrollLeft + viewport.clientWidth - ox), y1 = Math.min(docPx.h, viewport.scrollTop + viewport.clientHeight - oy);
+    var g = geometry(), sl = viewport.scrollLeft, st = viewport.scrollTop;
+    var x0 = Math.max(0, sl - g.ox), y0 = Math.max(0, st - g.oy);
+    var x1 = Math.min(docPx.w, sl + g.cw - g.ox), y1 = Math.min(docPx.h, st + g.ch - g.oy);
     return { x: x0, y: y0, w: Math.max(0, x1 - x0), h: Math.max(0, y1 - y0) };
   }
 
@@ -286,13 +308,14 @@
     var head = new TextDecoder().decode(bytes.subarray(0, nl < 0 ? bytes.length : nl)), a = {};
     head.replace(/^tile: /, "").split(" ").forEach(function (kv) { var i = kv.indexOf("="); if (i > 0) a[kv.slice(0, i)] = kv.slice(i + 1); });
     var tw = Number(a.w), p = Number(a.part) || 0, ver = a.ver === undefined ? -1 : Number(a.ver), wid = Number(a.wid) || 0;
+    var base = a.delta === undefined ? 0 : Number(a.delta) || -1, dy = Number(a.dy) || 0;
     var key = p + ":" + Math.round(Number(a.x) / tw) + ":" + Math.round(Number(a.y) / tw);
     var askedAt = pending[key];
     if (tw !== TILE_PX * twipsPerPx) { delete pending[key]; return; } // asked before a zoom change
     var png = nl < 0 ? null : bytes.subarray(nl + 1);
     // Decoded in parallel, applied in the order the frames came: a newer tile decoded sooner than
     // an older one of the same place must not be covered by it afterwards.
-    var now = png && png.length && performance.now() - lastInputAt < 1000 ? decodeNow(png) : null;
+    var now = png && png.length && (base || performance.now() - lastInputAt < 1000) ? decodeNow(png) : null;
     var decoded = now ? Promise.resolve(now) : png && png.length ? createImageBitmap(new Blob([png], { type: "image/png" })) : null;
     var done = (arriving[key] || Promise.resolve()).then(function () {
       if (pending[key] === askedAt) delete pending[key];
@@ -308,6 +331,23 @@
       return decoded.then(function (bmp) {
         // The zoom changed meanwhile, or a newer copy is already here.
         if (tw !== TILE_PX * twipsPerPx || (cache[key] && cache[key].ver > ver)) { if (bmp.close) bmp.close(); return; }
+        if (base) {
+          // The rows from `dy` that changed in the copy `base`: without that copy (dropped, or
+          // replaced meanwhile) the tile is asked for again, whole.
+          held = cache[key];
+          if (!held || held.wid !== base) { if (held) staleFor(held, Infinity); requestVisible(); return; }
+          var c = held.bmp;
+          if (!c.getContext) {
+            c = document.createElement("canvas"); c.width = TILE_PX; c.height = TILE_PX;
+            c.getContext("2d").drawImage(held.bmp, 0, 0);
+            if (held.bmp.close) held.bmp.close();
+          }
+          c.getContext("2d").drawImage(bmp, 0, dy);
+          S.tileDeltas++;
+          held.bmp = c; held.stale = false; held.ver = ver; held.wid = wid; held.need = undefined;
+          tileReady(key, p, held, askedAt, true);
+          return;
+        }
         var old = cache[key];
         if (old) { if (old.bmp.close) old.bmp.close(); } else cacheKeys.push(key);
         tileReady(key, p, (cache[key] = { bmp: bmp, stale: false, ver: ver, wid: wid }), askedAt, true);
@@ -379,6 +419,7 @@
       }
     }
     if (e.stale) requestVisible();
+    else if (cursorTimer && !tilesAwaited()) showCursor();
   }
 
   function evict() {
@@ -429,14 +470,31 @@
     if (arg.charAt(0) === "{") { try { var j = JSON.parse(arg); return rect(j.rectangle || ""); } catch (e) { return null; } }
     return rect(arg);
   }
+  var cursorTimer = 0;
+  /** Whether a visible tile waits for the new pixels of an edit (invalidated, not here yet). */
+  function tilesAwaited() {
+    var v = canvas._v, p = part(), waiting = false;
+    if (v) eachTile(v, function (tx, ty) { var e = cache[p + ":" + tx + ":" + ty]; if (e && e.stale) waiting = true; });
+    return waiting;
+  }
   function onCursor(arg) {
-    var r = payloadRect(arg);
-    S.cursor = r;
+    S.cursor = payloadRect(arg);
+    // The caret moves with the text it follows: while the tiles an edit invalidated are on their
+    // way, it waits for them (at most 50 ms). It ran ahead of the painted text when typing fast,
+    // and moved in a frame of its own, a second frame of work for every keystroke.
+    if (S.cursor && tilesAwaited()) { if (!cursorTimer) cursorTimer = setTimeout(showCursor, 50); return; }
+    showCursor();
+  }
+  function showCursor() {
+    clearTimeout(cursorTimer); cursorTimer = 0;
+    var r = S.cursor;
     if (!r) { cursorEl.hidden = true; return; }
+    // Reads (scroll position) before writes: a read after a write lays the page out at once.
+    if (!mouseDown) scrollIntoView(r);
+    var g = geometry();
     cursorEl.hidden = false;
     place(cursorEl, { x: r.x, y: r.y, w: twipsPerPx * 2, h: r.h });
-    ime.style.left = sizer.offsetLeft + r.x / twipsPerPx + "px"; ime.style.top = sizer.offsetTop + r.y / twipsPerPx + "px";
-    if (!mouseDown) scrollIntoView(r);
+    ime.style.left = g.ox + r.x / twipsPerPx + "px"; ime.style.top = g.oy + r.y / twipsPerPx + "px";
   }
   function scrollIntoView(r) {
     var v = visible(), x = r.x / twipsPerPx, y = r.y / twipsPerPx, h = r.h / twipsPerPx;
@@ -565,6 +623,15 @@
       e.preventDefault();
       if (readOnly && !(code >= 1024 && code <= 1031)) return;
       key(code + (e.shiftKey ? SHIFT : 0) + (mod ? MOD1 : 0) + (e.altKey ? MOD2 : 0), CHARS[e.key] || 0);
+      return;
+    }
+    // A character typed (AltGr's included: Ctrl+Alt on Windows) goes to the engine from here, not
+    // through the hidden textarea: letting the browser insert it there first (its editing, layout,
+    // selection events, a frame) took 5-10 ms of every keystroke on 2 cores before it was sent.
+    // Dead keys, Alt+letter and composition (IME) still take the textarea's way (input events).
+    if (Array.from(e.key).length === 1 && !e.metaKey && e.ctrlKey === e.altKey) {
+      e.preventDefault();
+      sendInput("textinput text=" + encodeURIComponent(e.key));
     }
   });
   ime.addEventListener("compositionstart", function () { composing = true; });
