@@ -210,6 +210,8 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       if (!d) throw new Error(`load failed: ${office.getError() || "no detail"}`);
       doc = d;
       d.initializeForRendering("");
+      // Callbacks are drained from now on; an idle kit (no document) has none to drain and sleeps.
+      setInterval(pump, 5);
       log("info", "kit_document_loaded", { ms: Math.round(performance.now() - t0) });
       return status(d);
     }
@@ -686,7 +688,6 @@ function main(): void {
   }
   warmUp(tempDir);
   send({ type: "ready", pid: process.pid, startMs: Math.round(performance.now() - t0), version });
-  setInterval(pump, 5);
 
   // Requests start in arrival order, one per macrotask: readline hands over every line of a read
   // at once, and painting a screen's tiles synchronously in one turn held every reply (sent from

@@ -294,9 +294,25 @@ describe("the editor in a browser", () => {
     const perScreen = (Math.ceil(v.w / 256) + 1) * (Math.ceil(v.h / 256) + 1);
     const asked0 = await edState(c.frame, "tilesRequested");
     expect(asked0).toBeLessThanOrEqual(perScreen);
+    // The tile positions asked for from here on (an invalidation may ask for a visible tile again).
+    await c.frame.evaluate(() => {
+      const w = window as any, send = WebSocket.prototype.send;
+      w.askedTiles = [] as string[];
+      WebSocket.prototype.send = function (d: any) {
+        const m = /^tilecombine .* tileposx=(\S+) tileposy=(\S+)/.exec(String(d));
+        if (m) m[1]!.split(",").forEach((x, i) => w.askedTiles.push(`${x},${m[2]!.split(",")[i]}`));
+        return send.call(this, d);
+      };
+    });
     await c.frame.evaluate(() => (document.getElementById("viewport")!.scrollTop = 1600));
     await c.frame.waitForFunction((n) => (window as any).edState.tilesRequested > n && (window as any).edState.tilesDrawn >= (window as any).edState.tilesRequested, asked0);
-    expect((await edState(c.frame, "tilesRequested")) - asked0).toBeLessThanOrEqual(perScreen);
+    const after = await c.frame.evaluate(() => ({ asked: [...new Set((window as any).askedTiles as string[])], v: (document.getElementById("canvas") as any)._v }));
+    expect(after.asked.length).toBeGreaterThan(0);
+    expect(after.asked.length).toBeLessThanOrEqual(perScreen);
+    for (const t of after.asked) {
+      const [x, y] = t.split(",").map((n) => Number(n) / 15);
+      expect(x! + 256 > after.v.x && x! < after.v.x + after.v.w && y! + 256 > after.v.y && y! < after.v.y + after.v.h).toBe(true);
+    }
     await ctx.close();
   }, 60_000);
   test("the sheet tab bar lists every sheet, switches sheets, and typing goes to the selected sheet only", async () => {

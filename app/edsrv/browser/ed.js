@@ -184,15 +184,13 @@
       w = Math.max(w, viewport.clientWidth * 2); h = Math.max(h, viewport.clientHeight * 3);
     }
     docPx = { w: Math.max(w, 1), h: Math.max(h, 1) };
-    if (sizer.style.width !== docPx.w + "px" || sizer.style.height !== docPx.h + "px") {
-      sizer.style.width = docPx.w + "px"; sizer.style.height = docPx.h + "px";
-      geom = null;
-    }
+    sizer.style.width = docPx.w + "px"; sizer.style.height = docPx.h + "px";
     buildParts(st);
     if (partChanged) { selEl.innerHTML = ""; cellEl.hidden = true; cursorEl.hidden = true; }
     // The interface (toolbars, panels) is built before the first layout: the first tiles asked for
     // are those of the view's final size, not of the larger area before the toolbars took their place.
     if (first) emit("firststatus", st);
+    geom = null; // the interface may have just been built around the viewport, or the page resized
     layout();
     var asked = requestVisible();
     if (first) {
@@ -317,10 +315,13 @@
     // an older one of the same place must not be covered by it afterwards.
     var now = png && png.length && (base || performance.now() - lastInputAt < 1000) ? decodeNow(png) : null;
     var decoded = now ? Promise.resolve(now) : png && png.length ? createImageBitmap(new Blob([png], { type: "image/png" })) : null;
+    // The request is answered once the tile is in the cache: forgotten while it decodes, the tile
+    // was neither pending nor held, and a screen update meanwhile asked for it again.
+    var answered = function () { if (pending[key] === askedAt) delete pending[key]; };
     var done = (arriving[key] || Promise.resolve()).then(function () {
-      if (pending[key] === askedAt) delete pending[key];
       var held = cache[key];
       if (!decoded) {
+        answered();
         // "Same": the pixels of the copy held, at a newer version. Without that copy (dropped from
         // the cache meanwhile) the tile is asked for again, whole.
         if (!held || held.wid !== wid) { if (held) staleFor(held, Infinity); requestVisible(); return; }
@@ -329,6 +330,7 @@
         return;
       }
       return decoded.then(function (bmp) {
+        answered();
         // The zoom changed meanwhile, or a newer copy is already here.
         if (tw !== TILE_PX * twipsPerPx || (cache[key] && cache[key].ver > ver)) { if (bmp.close) bmp.close(); return; }
         if (base) {
@@ -352,7 +354,7 @@
         if (old) { if (old.bmp.close) old.bmp.close(); } else cacheKeys.push(key);
         tileReady(key, p, (cache[key] = { bmp: bmp, stale: false, ver: ver, wid: wid }), askedAt, true);
         evict();
-      }, function () {}); // not drawn: asked again at the next invalidation or scroll
+      }, answered); // not drawn: asked again at the next invalidation or scroll
     });
     arriving[key] = done;
     done.then(function () { if (arriving[key] === done) delete arriving[key]; });
@@ -576,7 +578,7 @@
     scrollQueued = true;
     requestAnimationFrame(function () { scrollQueued = false; layout(); requestVisible(); });
   });
-  window.addEventListener("resize", function () { layout(); requestVisible(); });
+  window.addEventListener("resize", function () { geom = null; layout(); requestVisible(); });
 
   /** Zoom hook: twips per CSS pixel (15 = 100 %). Drops the cache and asks again. */
   function setZoom(tpp) {
