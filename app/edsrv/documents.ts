@@ -38,6 +38,8 @@ export interface ClientSession {
   tiles?: ViewTiles;
   /** The page applies tile deltas (`tiledeltas=1` in its `load`): a changed band of rows of a tile it holds. */
   tileDeltas?: boolean;
+  /** Callback frames waiting for the tiles pushed for an invalidation (see deliverAfterPushes). */
+  held?: { frames: string[]; pushes: number };
   info?: CheckFileInfo;
   userId: string;
   userName: string;
@@ -482,8 +484,8 @@ export class DocumentBroker {
     }
     for (const s of this.sessions.values()) {
       if (s.viewId !== viewId) continue;
-      s.send(frame);
-      if (cb === 0 && version !== undefined) s.tiles?.onInvalidation(payload, version);
+      const pushed = cb === 0 && version !== undefined ? s.tiles?.onInvalidation(payload, version) : null;
+      deliverAfterPushes(s, frame, pushed ?? null);
     }
   }
 
@@ -665,4 +667,30 @@ export class DocumentBroker {
     for (const s of this.sessions.values()) s.send("close: shuttingdown");
     this.dispose();
   }
+}
+
+/** The longest a view's callbacks wait for pushed tiles (a kit busy with a save, say). */
+const MAX_HOLD_MS = 250;
+
+/**
+ * Sends a view's callback frame, after the tiles being pushed for an earlier invalidation: the
+ * invalidation and what followed it (the caret) wait until the tiles that show the change are
+ * sent, and then go in their order. The page receives the new pixels first, so the invalidation
+ * finds them current and asks for nothing, and it is not woken to handle the invalidation and the
+ * caret while the kit paints (on 2 cores that doubled the paint's time: 3-6 ms instead of 1-2).
+ */
+function deliverAfterPushes(s: ClientSession, frame: string, pushed: Promise<void> | null): void {
+  if (pushed) {
+    const held = (s.held ??= { frames: [], pushes: 0 });
+    held.frames.push(frame);
+    held.pushes++;
+    void Promise.race([pushed, Bun.sleep(MAX_HOLD_MS)]).then(() => {
+      if (--held.pushes > 0) return;
+      if (s.held === held) s.held = undefined;
+      for (const f of held.frames) s.send(f);
+    });
+    return;
+  }
+  if (s.held) s.held.frames.push(frame);
+  else s.send(frame);
 }

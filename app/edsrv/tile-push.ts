@@ -83,31 +83,32 @@ export class ViewTiles {
 
   /**
    * An `invalidatetiles` payload (`x, y, w, h[, part]` or `EMPTY[, part]`) sent to this view with
-   * its version: pushes the visible tiles it covers.
+   * its version: pushes the visible tiles it covers. Resolves when they are sent (or failed); null
+   * when nothing is pushed.
    */
-  onInvalidation(payload: string, version: number): void {
+  onInvalidation(payload: string, version: number): Promise<void> | null {
     const g = this.grid, v = this.visible;
-    if (!g || !v) return;
+    if (!g || !v) return null;
     const n = payload.split(",").map((s) => s.trim());
     const all = n[0] === "EMPTY";
     const part = all ? (n.length >= 2 ? Number(n[1]) : g.part) : n.length >= 5 ? Number(n[4]) : g.part;
-    if (part !== g.part) return;
+    if (part !== g.part) return null;
     let r: Rect = v;
     if (!all) {
       const [x, y, w, h] = n.slice(0, 4).map(Number) as [number, number, number, number];
-      if (![x, y, w, h].every(Number.isFinite)) return;
+      if (![x, y, w, h].every(Number.isFinite)) return null;
       const x0 = Math.max(x, v.x), y0 = Math.max(y, v.y);
       const x1 = Math.min(x + w, v.x + v.w), y1 = Math.min(y + h, v.y + v.h);
-      if (x1 <= x0 || y1 <= y0) return;
+      if (x1 <= x0 || y1 <= y0) return null;
       r = { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
     }
     const t = g.twips;
     const tx0 = Math.floor(r.x / t), ty0 = Math.floor(r.y / t);
     const tx1 = Math.ceil((r.x + r.w) / t), ty1 = Math.ceil((r.y + r.h) / t);
-    if ((tx1 - tx0) * (ty1 - ty0) > MAX_PUSHED) return; // the page's own requests paint it
+    if ((tx1 - tx0) * (ty1 - ty0) > MAX_PUSHED) return null; // the page's own requests paint it
     const keys: { x: number; y: number }[] = [];
     for (let ty = ty0; ty < ty1; ty++) for (let tx = tx0; tx < tx1; tx++) keys.push({ x: tx * t, y: ty * t });
-    this.push(
+    return this.push(
       keys.map(({ x, y }) => ({ part, width: g.px, height: g.px, x, y, w: t, h: t, have: 0 })),
       version,
     );
@@ -128,14 +129,21 @@ export class ViewTiles {
     return p.picture && (p.base === undefined || p.base === t.have);
   }
 
-  /** Pushes tiles painted at `version` or later; a tile already on its way is painted again after it if needed. */
-  private push(tiles: TileRequest[], version: number): void {
+  /**
+   * Pushes tiles painted at `version` or later; a tile already on its way is painted again after it
+   * if needed. Resolves when every one of them is sent at that version (or its push failed).
+   */
+  private push(tiles: TileRequest[], version: number): Promise<void> {
+    const flying: Promise<void>[] = [];
     const fresh = tiles.filter((tile) => {
       const flight = this.inFlight.get(tileKey(tile));
-      if (flight) flight.again = Math.max(flight.again, version);
+      if (flight) {
+        flight.again = Math.max(flight.again, version);
+        flying.push(flight.done);
+      }
       return !flight;
     });
-    if (!fresh.length) return;
+    if (!fresh.length) return Promise.all(flying).then(() => {});
     const entry = { again: -1, done: Promise.resolve() };
     entry.done = (async () => {
       for (;;) {
@@ -152,5 +160,6 @@ export class ViewTiles {
       for (const tile of fresh) if (this.inFlight.get(tileKey(tile)) === entry) this.inFlight.delete(tileKey(tile));
     })();
     for (const tile of fresh) this.inFlight.set(tileKey(tile), entry);
+    return Promise.all([entry.done, ...flying]).then(() => {});
   }
 }
