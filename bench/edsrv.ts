@@ -2,8 +2,8 @@
 // the real editing server, kits pre-started, and a loopback WOPI host serving local files.
 //   1. open: the host page's form POST → every tile of the first screen painted (hello.docx, one page),
 //      each open on a warm pre-started kit;
-//   2. keystroke → updated tile: one character typed, until the first tile asked for after it is drawn
-//      (measured inside the page: WebSocket send → drawImage), ~50 keystrokes, p50/p95;
+//   2. keystroke → updated tile: one character typed, until the first new tile pixels after it are drawn
+//      (pushed or asked for; measured inside the page: WebSocket send → drawImage), ~50 keystrokes, p50/p95;
 //   3. tiles per second while scrolling a long document screen by screen (each screen fully painted);
 //   4. resident memory of an idle kit, of the kit with the document open, and per extra view.
 // Knobs: BENCH_OPEN_REPS (8), BENCH_KEYS (50), BENCH_SCREENS (40), BENCH_VIEWS (3),

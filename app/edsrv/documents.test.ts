@@ -399,6 +399,30 @@ describe("views", () => {
   });
 });
 
+describe("pushed tiles first", () => {
+  test("a view's invalidation and the caret after it follow the tiles pushed for that invalidation", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1", "", " tiledeltas=1");
+    s.send("clientvisiblearea x=0 y=0 width=15360 height=11520");
+    s.send("tile part=0 width=256 height=256 x=0 y=0 w=3840 h=3840 id=1");
+    await s.wait((f) => typeof f !== "string");
+    await Bun.sleep(300);
+    const n = s.frames.length;
+    s.send("textinput text=Order");
+    const inv = await s.waitText("invalidatetiles:", n);
+    const ver = Number(/ ver=(\d+)$/.exec(inv)![1]);
+    const frames = s.frames.slice(n);
+    const at = (pred: (f: string | Uint8Array) => boolean) => frames.findIndex(pred);
+    const headOf = (f: Uint8Array) => new TextDecoder().decode(f.subarray(0, f.indexOf(10) < 0 ? f.length : f.indexOf(10)));
+    const pushed = at((f) => typeof f !== "string" && / id=push /.test(headOf(f)) && Number(/ ver=(\d+)/.exec(headOf(f))![1]) >= ver);
+    expect(pushed).toBeGreaterThanOrEqual(0);
+    expect(pushed).toBeLessThan(at((f) => f === inv));
+    const caret = await s.waitText("invalidatecursor:", n);
+    expect(at((f) => f === inv)).toBeLessThan(s.frames.slice(n).indexOf(caret));
+    s.close();
+  });
+});
+
 describe("read-only sessions", () => {
   test("UserCanWrite false gives perm readonly and the server drops edits and saves", async () => {
     const src = newDoc();

@@ -131,12 +131,12 @@ describe("the editor in a browser", () => {
     expect(own(viewsB).username).toBe("Bob");
     expect(own(viewsA).viewid).not.toBe(own(viewsB).viewid);
 
-    // Alice types: Bob's view is invalidated, re-requests its tiles and shows something new.
+    // Alice types: Bob's view is invalidated, gets new tiles (pushed, or asked for) and shows something new.
     for (const [from, to, text] of [[a, b, "Alpha11 "], [b, a, "Bravo22 "]] as const) {
-      const before = { hash: await canvasHash(to.frame), drawn: await edState(to.frame, "tilesDrawn"), inv: await edState(to.frame, "invalidations") };
+      const before = { hash: await canvasHash(to.frame), tiles: await to.frame.evaluate(() => (window as any).edState.tilesDrawn + (window as any).edState.tilesPushed), inv: await edState(to.frame, "invalidations") };
       await from.frame.focus("#ime");
       await from.page.keyboard.type(text);
-      await to.frame.waitForFunction((n) => (window as any).edState.invalidations > n.inv && (window as any).edState.tilesDrawn > n.drawn, before);
+      await to.frame.waitForFunction((n) => { const S = (window as any).edState; return S.invalidations > n.inv && S.tilesDrawn + S.tilesPushed > n.tiles; }, before);
       await to.frame.waitForFunction(
         (h) => {
           const c = document.getElementById("canvas") as HTMLCanvasElement;

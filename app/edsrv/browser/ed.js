@@ -405,7 +405,8 @@
       if (v && draw) ctx.drawImage(e.bmp, Number(parts[1]) * TILE_PX - v.x, Number(parts[2]) * TILE_PX - v.y);
       if (askedAt === undefined) S.tilesPushed++; // sent by the server before the page asked
       else S.tilesDrawn++;
-      if (S.inputAt && askedAt >= S.inputAt) {
+      // Input → the first new pixels after it: a tile pushed (askedAt undefined) or asked for since.
+      if (S.inputAt && draw && (askedAt === undefined || askedAt >= S.inputAt)) {
         S.inputLatencies.push(performance.now() - S.inputAt);
         S.inputAt = 0;
       }
