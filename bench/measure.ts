@@ -9,11 +9,14 @@ export function percentiles(xs: number[]) {
   return { n: xs.length, mean: xs.reduce((a, b) => a + b, 0) / xs.length, p50: q(0.5), p95: q(0.95), max: s[s.length - 1]! };
 }
 
-/** Until the pool has two idle kits, both started, and 300 ms more for a new kit's start-up CPU to settle. */
+/**
+ * Until the pool has two idle kits, both started, and the machine is quiet: a kit started for the
+ * one a closed document took keeps a core busy for a while after it is ready (fonts, profile).
+ */
 export async function warmKits(ed: Edsrv): Promise<void> {
   const pool = ed.pool as unknown as { idle: { pid: number }[] };
   while (pool.idle.length < 2 || pool.idle.some((k) => k.pid === 0)) await Bun.sleep(50);
-  await Bun.sleep(300);
+  await machineQuiet();
 }
 
 /** The machine's busy share of all CPUs over `ms` (from /proc/stat). */

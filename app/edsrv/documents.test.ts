@@ -399,6 +399,59 @@ describe("views", () => {
   });
 });
 
+describe("opening", () => {
+  const headOf = (f: Uint8Array) => new TextDecoder().decode(f.subarray(0, f.indexOf(10) < 0 ? f.length : f.indexOf(10)));
+  const tilesWithId = (s: TestSocket, id: string) => s.frames.filter((f): f is Uint8Array => typeof f !== "string" && headOf(f).includes(` id=${id} `)).map(headOf);
+  const at = (head: string, name: string) => Number(new RegExp(` ${name}=(\\S+)`).exec(head)?.[1]);
+  /** Everything the server sends ahead of a request is sent before its answer (one kit, in order). */
+  async function afterARequest(s: TestSocket) {
+    s.send("tilecombine part=0 width=256 height=256 tileposx=0 tileposy=0 tilewidth=3840 tileheight=3840 id=probe");
+    await s.wait(() => tilesWithId(s, "probe").length === 1 || s.texts().some((t) => t.startsWith("tilestale: id=probe")));
+  }
+
+  test("first screen: a page that asks for it is told, before its status, which tiles of its area are painted ahead, and gets each without asking", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1", "", " firstscreen=1 clientvisiblearea=0;0;15360;10800");
+    const texts = s.texts();
+    const announce = texts.find((t) => t.startsWith("firstscreen: "));
+    expect(announce).toBeDefined();
+    expect(texts.indexOf(announce!)).toBeLessThan(texts.findIndex((t) => t.startsWith("status: ")));
+    const xs = /tileposx=(\S+)/.exec(announce!)![1]!.split(",").map(Number), ys = /tileposy=(\S+)/.exec(announce!)![1]!.split(",").map(Number);
+    expect(xs.length).toBeGreaterThanOrEqual(6); // a page's width by three rows
+    expect(Math.max(...xs)).toBeLessThan(15360);
+    expect(Math.max(...ys)).toBeLessThan(10800);
+    await s.wait(() => tilesWithId(s, "first").length >= xs.length);
+    const got = tilesWithId(s, "first").map((h) => `${at(h, "x")},${at(h, "y")}`).sort();
+    expect(got).toEqual(xs.map((x, i) => `${x},${ys[i]}`).sort());
+    s.close();
+  });
+
+  test("first screen: nothing is painted ahead for a page that does not ask, nor for a slide deck (shown fitted, at another zoom)", async () => {
+    for (const [fixture, args] of [["hello.docx", " clientvisiblearea=0;0;15360;10800"], ["hello.pptx", " firstscreen=1 clientvisiblearea=0;0;15360;10800"]] as const) {
+      const s = await open(newDoc(fixture), "tok_edit_1", "", args);
+      await afterARequest(s);
+      expect(s.texts().some((t) => t.startsWith("firstscreen: "))).toBe(false);
+      expect(tilesWithId(s, "first")).toEqual([]);
+      s.close();
+    }
+  });
+
+  test("load in the socket's URL: the view is made at the upgrade, before the page sends a frame; a load frame afterwards changes nothing", async () => {
+    const src = newDoc();
+    const load = `url=${encodeURIComponent(src)} lang=en-US firstscreen=1 clientvisiblearea=0;0;7680;3840`;
+    const s = new TestSocket(`${docWsUrl(ed.url, src, "tok_edit_1")}&load=${encodeURIComponent(load)}`, origin);
+    await s.waitText("status: ");
+    await s.wait(() => tilesWithId(s, "first").length >= 2);
+    s.send(`load ${load}`);
+    await afterARequest(s);
+    expect(s.texts().filter((t) => t.startsWith("status: "))).toHaveLength(1);
+    expect(s.texts().filter((t) => t.startsWith("firstscreen: "))).toHaveLength(1);
+    const broker = [...ed.brokers.values()].find((b) => b.wopiSrc === src)!;
+    expect(broker.sessions.size).toBe(1);
+    s.close();
+  });
+});
+
 describe("pushed tiles first", () => {
   test("a view's invalidation and the caret after it follow the tiles pushed for that invalidation", async () => {
     const src = newDoc();

@@ -22,7 +22,7 @@ import type { Kit, KitPool } from "./kits";
 import { redactUrl, type CheckFileInfo, type WopiAuth, type WopiClient } from "./wopi-client";
 import { parseArgs, runViewCommand, sendTiles, statusFrame } from "./view-commands";
 import { exportName, type Downloads } from "./exports";
-import { ViewTiles } from "./tile-push";
+import { ViewTiles, firstScreenTiles } from "./tile-push";
 
 export interface ClientSession {
   id: string;
@@ -38,6 +38,8 @@ export interface ClientSession {
   tiles?: ViewTiles;
   /** The page applies tile deltas (`tiledeltas=1` in its `load`): a changed band of rows of a tile it holds. */
   tileDeltas?: boolean;
+  /** The area of the page's first screen, when it asks for it to be painted ahead (`firstscreen=1`). */
+  firstScreenArea?: string;
   /** Callback frames waiting for the tiles pushed for an invalidation (see deliverAfterPushes). */
   held?: { frames: string[]; pushes: number; timer: ReturnType<typeof setTimeout> };
   info?: CheckFileInfo;
@@ -277,9 +279,19 @@ export class DocumentBroker {
     s.send(`perm: ${s.readOnly ? "readonly" : "edit"}`);
     s.send(`filemode: ${JSON.stringify({ readOnly: s.readOnly })}`);
     if (this.lastModifiedTime !== null) s.send(`lastmodtime: ${this.lastModifiedTime}`);
-    const st = await kit.request("status", { viewId });
+    const st = await kit.request<Record<string, unknown>>("status", { viewId });
+    const ahead = firstScreenTiles(s.firstScreenArea, st);
+    // Announced before the status, so the page's first request leaves these out.
+    if (ahead.length) s.send(`firstscreen: part=${ahead[0]!.part} tileposx=${ahead.map((t) => t.x).join(",")} tileposy=${ahead.map((t) => t.y).join(",")} tilewidth=${ahead[0]!.w} tileheight=${ahead[0]!.h} width=${ahead[0]!.width} height=${ahead[0]!.height}`);
     s.send(statusFrame(st, viewId, this.docType));
     s.send(`statechanged: .uno:ModifiedStatus=${this.modified}`);
+    if (ahead.length) {
+      s.tiles?.noteRequest(ahead[0]!);
+      const where = (t: { x: number; y: number }) => `id=first part=${ahead[0]!.part} x=${t.x} y=${t.y} w=${ahead[0]!.w} h=${ahead[0]!.h}`;
+      void sendTiles(kit, s, ahead, "first").catch(() => {
+        for (const t of ahead) s.send(`tilestale: ${where(t)}`); // the page asks for them itself
+      });
+    }
     for (const frame of this.attaching!.held.get(viewId) ?? []) s.send(frame);
     this.attaching = null;
     this.broadcastViews();

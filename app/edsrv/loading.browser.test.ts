@@ -19,7 +19,7 @@ describe("opening feedback", () => {
       const res = await fetch(`${env.ed.url}/browser/${env.ed.hash}/ed.html?WOPISrc=${encodeURIComponent(f.src)}&lang=${lang}`);
       const html = await res.text();
       expect(html).toMatch(new RegExp(`<div id="loading" role="status"[^>]*>.*${text}`));
-      expect(html).toContain(`<html lang="${lang.slice(0, 2)}">`);
+      expect(html).toMatch(new RegExp(`<html lang="${lang.slice(0, 2)}"[ >]`));
     }
   });
 
@@ -45,6 +45,23 @@ describe("opening feedback", () => {
     await frame.locator("#loading").waitFor({ state: "hidden" });
     const painted = await page.frames().find((fr) => fr.url().includes("/ed.html"))!.evaluate(() => (window as any).edState.firstPaintAt);
     expect(painted).toBeGreaterThan(0);
+    await ctx.close();
+  }, 30_000);
+
+  test("leaving the page ends its view at once, also when the browser keeps the page for going back", async () => {
+    const ctx = await env.browser.newContext();
+    const f = env.newFile("hello.docx");
+    env.host.pages.set("leave1", hostPageHtml(env.ed.url, env.ed.hash, f.src, "tok_alice"));
+    const page = await ctx.newPage();
+    await page.goto(`${env.host.origin}/page/leave1`);
+    await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.Values?.Status === "Document_Loaded"), undefined, { polling: 25 });
+    const views = () => [...env.ed.brokers.values()].filter((b) => b.wopiSrc === f.src).reduce((n, b) => n + b.sessions.size, 0);
+    expect(views()).toBe(1);
+    // Same tab, another page (Chromium keeps the one left in its back/forward cache, socket and all).
+    await page.goto("about:blank");
+    const until = Date.now() + 5000;
+    while (views() > 0 && Date.now() < until) await Bun.sleep(50);
+    expect(views()).toBe(0);
     await ctx.close();
   }, 30_000);
 

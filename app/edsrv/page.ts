@@ -1,12 +1,22 @@
 // The editor page ed.html (Collabora's cool.html): GET or POST, form fields access_token,
 // access_token_ttl (Unix ms of expiry, 0 = none), ui_defaults, postmessage_origin; query WOPISrc,
-// lang, closebutton (read by the page script). The token is embedded in the page body as a data
-// attribute, never in a URL the browser shows. The CSP's frame-ancestors holds
+// lang, closebutton (read by the page script). The token is embedded in the page as a data attribute
+// of <html>, never in a URL the browser shows. The CSP's frame-ancestors holds
 // SVC_ONLINE_FRAME_ANCESTORS, SVC_EMBED_ALLOWED_ORIGINS, this server's host and the WOPI host.
 
 import type { Config } from "../config";
 import { matchGroup, type AliasGroup } from "../alias-groups";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { wopiAuthFrom } from "./wopi-client";
+
+/**
+ * browser/connect.js, inlined in the page's <head> (allowed by its hash in the CSP): it opens the
+ * document socket before anything else of the page is fetched.
+ */
+const CONNECT_JS = readFileSync(path.join(import.meta.dir, "browser/connect.js"), "utf8");
+const CONNECT_JS_HASH = `'sha256-${createHash("sha256").update(CONNECT_JS).digest("base64")}'`;
 
 const html = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
@@ -48,7 +58,7 @@ export function cspFor(config: Config, requestHost: string, wopiSrc: string | nu
   }
   return [
     "default-src 'none'",
-    "script-src 'self'",
+    `script-src 'self' ${CONNECT_JS_HASH}`,
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "connect-src 'self' ws: wss:",
@@ -114,10 +124,13 @@ export function renderPage(config: Config, groups: AliasGroup[], input: PageInpu
   }
   const auth = wopiAuthFrom((k) => input.form[k]);
   const ui = uiDefaultsToJson(input.form.ui_defaults ?? "");
-  const data: Record<string, string> = {
+  // What connect.js needs to open the socket, on <html>: it runs before <body> is parsed.
+  const connection: Record<string, string> = {
     "access-token": auth.token,
     "access-token-ttl": auth.ttl,
     "no-auth-header": auth.noAuthHeader ? "1" : "0",
+  };
+  const data: Record<string, string> = {
     "ui-defaults": Buffer.from(JSON.stringify(ui)).toString("base64"),
     "postmessage-origin": input.form.postmessage_origin ?? "",
     "frame-ancestors": config.online.frameAncestors,
@@ -125,14 +138,16 @@ export function renderPage(config: Config, groups: AliasGroup[], input: PageInpu
   const language = pageLanguage(input.query.get("lang"));
   const texts = PAGE_TEXTS[language];
   for (const [k, v] of Object.entries(texts)) data[`text-${k}`] = v;
-  const attrs = Object.entries(data).map(([k, v]) => `data-${k}="${html(v)}"`).join(" ");
+  const dataAttrs = (d: Record<string, string>) => Object.entries(d).map(([k, v]) => `data-${k}="${html(v)}"`).join(" ");
+  const attrs = dataAttrs(data);
   const body = `<!doctype html>
-<html lang="${language}">
+<html lang="${language}" ${dataAttrs(connection)}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Editor</title>
+<script>${CONNECT_JS}</script>
 <link rel="stylesheet" href="ed.css">
 </head>
 <body ${attrs}>
@@ -141,7 +156,6 @@ export function renderPage(config: Config, groups: AliasGroup[], input: PageInpu
 <div id="loading" role="status" aria-live="polite"><span class="spinner" aria-hidden="true"></span><span id="loading-text">${html(texts.opening)}</span></div>
 <div id="viewport" tabindex="-1"><div id="sizer"><canvas id="canvas"></canvas><div id="overlays"><div id="selection"></div><div id="cellcursor" hidden></div><div id="cursor" hidden></div></div></div><textarea id="ime" autocomplete="off" autocapitalize="off" spellcheck="false"></textarea></div>
 <div id="parts" role="tablist" hidden></div>
-<script async src="fflate.js"></script>
 <script src="ed.js"></script>
 <script src="ui.js"></script>
 </body>

@@ -34,7 +34,8 @@ export interface EdsrvDeps {
   preloadWaitMs?: number;
 }
 
-type DocWsData = { kind: "doc"; session: ClientSession; wopiSrc: string; broker?: DocumentBroker; closed?: boolean };
+/** `load`: the arguments of a `load` frame given in the socket's URL (our editor page: loading starts at the upgrade). */
+type DocWsData = { kind: "doc"; session: ClientSession; wopiSrc: string; load: string | null; broker?: DocumentBroker; closed?: boolean };
 type AdminWsData = { kind: "admin"; sock: AdminSocket };
 type WsData = DocWsData | AdminWsData;
 
@@ -44,7 +45,7 @@ const STATIC_TYPES: Record<string, string> = { js: "text/javascript; charset=utf
 const ICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32"><rect x="6" y="3" width="20" height="26" rx="2" fill="#fff" stroke="#555"/></svg>';
 
 /** Parses a document WebSocket path (/ed/<enc doc URL + params>/ws, or /ed/0x<hex>/ws). */
-export function parseDocWsUrl(rawUrl: string): { docUrl: string; params: URLSearchParams; wopiSrc: string } | null {
+export function parseDocWsUrl(rawUrl: string): { docUrl: string; params: URLSearchParams; wopiSrc: string; load: string | null } | null {
   const u = new URL(rawUrl);
   const segs = u.pathname.split("/");
   if (segs[1] !== "ed" || segs.length < 4 || segs[3] !== "ws") return null;
@@ -65,7 +66,7 @@ export function parseDocWsUrl(rawUrl: string): { docUrl: string; params: URLSear
     const params = new URLSearchParams(q < 0 ? "" : decoded.slice(q + 1));
     const wopiSrc = query.get("WOPISrc") || docUrl;
     new URL(wopiSrc);
-    return { docUrl, params, wopiSrc };
+    return { docUrl, params, wopiSrc, load: query.get("load") };
   } catch {
     return null;
   }
@@ -311,7 +312,9 @@ export async function createEdsrv(deps: EdsrvDeps) {
     const s = data.session;
     if (text.startsWith("load ") || text === "load") {
       if (data.broker) return;
-      s.tileDeltas = parseArgs(text.slice(5)).tiledeltas === "1";
+      const args = parseArgs(text.slice(5));
+      s.tileDeltas = args.tiledeltas === "1";
+      if (args.firstscreen === "1") s.firstScreenArea = args.clientvisiblearea;
       const group = matchGroup(groups, data.wopiSrc);
       if (!group) {
         log.warn("ws_refused", { reason: "unauthorized_wopi_host" });
@@ -364,7 +367,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
             joinedAt: Date.now(),
             lastActivity: Date.now(),
           };
-          if (srv.upgrade(req, { data: { kind: "doc", session, wopiSrc: parsed.wopiSrc } })) return undefined;
+          if (srv.upgrade(req, { data: { kind: "doc", session, wopiSrc: parsed.wopiSrc, load: parsed.load } })) return undefined;
           return new Response("Upgrade failed", { status: 400 });
         }
         return new Response("Bad request", { status: 400 });
@@ -386,7 +389,12 @@ export async function createEdsrv(deps: EdsrvDeps) {
           };
           data.sock.close = () => ws.close(1000);
           admin.sockets.add(data.sock);
-        } else openDocSession(ws, data);
+        } else {
+          openDocSession(ws, data);
+          // The page's main thread hears "open" only after it has parsed, laid out and run its
+          // scripts: with its `load` in the URL the document's view is made meanwhile.
+          if (data.load !== null) onDocMessage(data, `load ${data.load}`);
+        }
       },
       message(ws, message) {
         const text = typeof message === "string" ? message : Buffer.from(message).toString("utf8");

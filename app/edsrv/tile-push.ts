@@ -163,3 +163,35 @@ export class ViewTiles {
     return Promise.all([entry.done, ...flying]).then(() => {});
   }
 }
+
+/** The tile grid of the first screen: 256 px tiles at 100 % (the editor page's start). */
+const FIRST_TILE_PX = 256;
+const FIRST_TILE_TWIPS = 3840;
+/** At most this many tiles sent ahead (a 2560×1600 px screen is 70; more is left to the page). */
+const MAX_FIRST = 80;
+
+/**
+ * The tiles of a view's first screen, painted before the page asks (`firstscreen=1` with its
+ * `clientvisiblearea=x;y;width;height` in `load`): the page announces them as asked and asks only for
+ * the others once it has laid itself out, so the engine paints while the page builds its interface.
+ * Text and spreadsheets only: a slide is first shown whole, at a zoom the page picks after the status.
+ * The area is clipped to a text document's size (a spreadsheet's empty cells are drawn too).
+ */
+export function firstScreenTiles(area: string | undefined, st: { type?: unknown; selectedPart?: unknown; width?: unknown; height?: unknown }): TileRequest[] {
+  if (st.type !== "text" && st.type !== "spreadsheet") return [];
+  const n = (area ?? "").split(";").map((v) => (/^\d+$/.test(v) ? Number(v) : NaN));
+  if (n.length !== 4 || n.some((v) => !Number.isFinite(v))) return [];
+  let [x, y, w, h] = n as [number, number, number, number];
+  if (st.type === "text") {
+    w = Math.min(w, Math.max(0, Number(st.width) - x || 0));
+    h = Math.min(h, Math.max(0, Number(st.height) - y || 0));
+  }
+  const part = Number(st.selectedPart) || 0;
+  const tiles: TileRequest[] = [];
+  for (let ty = Math.floor(y / FIRST_TILE_TWIPS); ty * FIRST_TILE_TWIPS < y + h; ty++)
+    for (let tx = Math.floor(x / FIRST_TILE_TWIPS); tx * FIRST_TILE_TWIPS < x + w; tx++) {
+      if (tiles.length >= MAX_FIRST) return tiles;
+      tiles.push({ part, width: FIRST_TILE_PX, height: FIRST_TILE_PX, x: tx * FIRST_TILE_TWIPS, y: ty * FIRST_TILE_TWIPS, w: FIRST_TILE_TWIPS, h: FIRST_TILE_TWIPS, have: 0 });
+    }
+  return tiles;
+}

@@ -15,8 +15,6 @@
   var twipsPerPx = 15; // 100 % at 96 dpi
   var body = document.body, ds = body.dataset;
   var q = new URLSearchParams(location.search);
-  var wopiSrc = q.get("WOPISrc") || "";
-  var lang = q.get("lang") || "en-US";
   var inFrame = window.parent !== window;
   var targetOrigin = ds.postmessageOrigin || "*";
   var docLoaded = false, everModified = false, modified = false, readOnly = true;
@@ -52,8 +50,19 @@
     window.parent.postMessage(JSON.stringify({ MessageId: id, SendTime: Date.now(), Values: values || {} }), targetOrigin);
   }
   function showMessage(t) { msgEl.textContent = t; msgEl.hidden = !t; }
-  /** The indicator shown from the page's first paint (page.ts) goes once the first screen is drawn. */
-  function loaded() { loadingEl.hidden = true; }
+  /**
+   * The indicator shown from the page's first paint (page.ts) goes once the first screen is drawn.
+   * What the first screen does not need waits for it: the PNG decoder for typing (tiles decode
+   * with createImageBitmap until it is there) and the interface's requests (the font list).
+   */
+  function loaded() {
+    if (loadingEl.hidden) return;
+    loadingEl.hidden = true;
+    var s = document.createElement("script");
+    s.src = "fflate.js"; s.async = true;
+    document.body.appendChild(s);
+    emit("firstpaint", "");
+  }
   /** Opening failed: the indicator becomes a message that says why, in the page's language. */
   function loadFailed(text) {
     if (docLoaded || loadingEl.classList.contains("failed")) return;
@@ -79,22 +88,19 @@
   }
   function part() { return status && status.type !== "text" ? status.selectedPart || 0 : 0; }
 
-  // ---- WebSocket (Collabora's URL form: /ed/<enc docURL?params>/ws?WOPISrc=<enc>&compat=/ws)
-  var docUrl = (function () { try { return decodeURIComponent(wopiSrc); } catch (e) { return wopiSrc; } })();
-  var params = "access_token=" + encodeURIComponent(ds.accessToken || "") + "&access_token_ttl=" + encodeURIComponent(ds.accessTokenTtl || "0");
-  if (ds.noAuthHeader === "1") params += "&no_auth_header=1";
-  if (q.get("permission") === "readonly") params += "&permission=readonly";
-  ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ed/" +
-    encodeURIComponent(docUrl + "?" + params) + "/ws?WOPISrc=" + encodeURIComponent(wopiSrc) + "&compat=/ws");
-  ws.binaryType = "arraybuffer";
+  // ---- WebSocket: opened by connect.js in the page's <head>, taken over here
+  var early = window.edSocket;
+  ws = early.ws;
   function mark(n) { if (!S.marks[n]) S.marks[n] = performance.now(); }
-  ws.onopen = function () {
-    mark("socket");
-    send("coolclient 0.1 " + Date.now() + " " + performance.now());
-    send("load url=" + encodeURIComponent(docUrl) + " lang=" + lang + " tiledeltas=1 clientvisiblearea=0;0;" + viewport.clientWidth * twipsPerPx + ";" + viewport.clientHeight * twipsPerPx);
-  };
-  ws.onclose = function () { S.closed = true; if (docLoaded) stateEl.textContent = "disconnected"; else loadFailed(ds.textLost); };
-  ws.onmessage = function (ev) {
+  S.marks.socketCreated = early.createdAt;
+  if (early.openAt) S.marks.socket = early.openAt;
+  else ws.addEventListener("open", function () { mark("socket"); });
+  // Leaving the page ends the view at once: a page kept in the back/forward cache would otherwise hold
+  // its socket (and the document, the kit and a counted connection) until the browser evicts it.
+  window.addEventListener("pagehide", function () { S.leaving = true; try { ws.close(1000); } catch (e) { /* closing */ } });
+  window.addEventListener("pageshow", function (ev) { if (ev.persisted) location.reload(); });
+  function onClose() { S.closed = true; if (S.leaving) return; if (docLoaded) stateEl.textContent = "disconnected"; else loadFailed(ds.textLost); }
+  function onMessage(ev) {
     if (typeof ev.data !== "string") return onTile(new Uint8Array(ev.data));
     var t = ev.data, sp = t.indexOf(": "), cmd = sp < 0 ? t : t.slice(0, sp), arg = sp < 0 ? "" : t.slice(sp + 2);
     S.received[cmd] = (S.received[cmd] || 0) + 1;
@@ -124,6 +130,18 @@
       case "textviewselection": onViewSelection(arg); break;
       case "cellviewcursor": onCellViewCursor(arg); break;
       case "setpart": if (status && Number(arg) !== status.selectedPart) send("status"); break;
+      case "firstscreen": {
+        // Tiles the server paints ahead for the first screen (our server only): counted as asked.
+        var fs = {};
+        arg.split(" ").forEach(function (kv) { var i = kv.indexOf("="); if (i > 0) fs[kv.slice(0, i)] = kv.slice(i + 1); });
+        if (Number(fs.tilewidth) !== TILE_PX * twipsPerPx || Number(fs.width) !== TILE_PX) break;
+        var fx = String(fs.tileposx).split(","), fy = String(fs.tileposy).split(","), at = performance.now();
+        for (var fi = 0; fi < fx.length; fi++) {
+          var fk = (Number(fs.part) || 0) + ":" + Math.round(Number(fx[fi]) / Number(fs.tilewidth)) + ":" + Math.round(Number(fy[fi]) / Number(fs.tilewidth));
+          if (!cache[fk] && !pending[fk]) { pending[fk] = at; S.tilesRequested++; }
+        }
+        break;
+      }
       case "tilestale": {
         // A tile of a part the view had left when the request arrived: forget it (asked again if that part comes back).
         var t = {};
@@ -163,7 +181,19 @@
       }
     }
     emit(cmd, arg);
-  };
+  }
+  // The frames that came before this script ran are read once the interface script (ui.js) is
+  // there to hear them too: parser-blocking scripts have all run at DOMContentLoaded.
+  function takeOver() {
+    ws.onmessage = onMessage;
+    ws.onclose = onClose;
+    var frames = early.frames;
+    early.frames = [];
+    for (var i = 0; i < frames.length; i++) onMessage({ data: frames[i] });
+    if (early.closed || ws.readyState === 3) onClose();
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", takeOver);
+  else takeOver();
   function emit(cmd, arg) {
     var fns = listeners[cmd];
     if (fns) for (var i = 0; i < fns.length; i++) { try { fns[i](arg); } catch (err) { S.errors.push("listener " + cmd + ": " + err); } }
@@ -195,8 +225,12 @@
     var asked = requestVisible();
     if (first) {
       docLoaded = S.loaded = true;
-      firstPaintKeys = asked;
-      if (!asked.length) loaded();
+      // The screen is painted when every visible tile is: those just asked and those the server
+      // paints ahead (firstscreen).
+      firstPaintKeys = [];
+      var fp = part();
+      eachTile(visible(), function (tx, ty) { var k = fp + ":" + tx + ":" + ty; if (pending[k]) firstPaintKeys.push(k); });
+      if (!firstPaintKeys.length) loaded();
       post("App_LoadingStatus", { Status: "Document_Loaded", DocumentLoadedTime: Date.now() });
       ime.focus({ preventScroll: true });
     }
@@ -309,7 +343,9 @@
     var base = a.delta === undefined ? 0 : Number(a.delta) || -1, dy = Number(a.dy) || 0;
     var key = p + ":" + Math.round(Number(a.x) / tw) + ":" + Math.round(Number(a.y) / tw);
     var askedAt = pending[key];
-    if (tw !== TILE_PX * twipsPerPx) { delete pending[key]; return; } // asked before a zoom change
+    // Asked (or painted ahead) before a zoom change, which forgot every request: a request at this
+    // zoom for the same place may be pending, and stays.
+    if (tw !== TILE_PX * twipsPerPx) return;
     var png = nl < 0 ? null : bytes.subarray(nl + 1);
     // Decoded in parallel, applied in the order the frames came: a newer tile decoded sooner than
     // an older one of the same place must not be covered by it afterwards.

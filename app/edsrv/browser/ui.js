@@ -830,11 +830,12 @@
       applyWopi();
       toolbar.appendChild(people);
       showZoom();
-      if (fontPicker) api.send("commandvalues command=.uno:CharFontName");
       // A slide is shown whole, as in every presentation program (before the first tiles are asked).
       if (family === "presentation" || family === "drawing") fitPage();
     }
   });
+  // The font list is long to make; asked once the first screen is painted, it does not delay it.
+  api.on("firstpaint", function () { if (fontPicker) api.send("commandvalues command=.uno:CharFontName"); });
   api.on("status", function (a) {
     var st; try { st = JSON.parse(a); } catch (e) { return; }
     partPosition(st);

@@ -1,0 +1,33 @@
+// The editor page's first script (in <head>, before the stylesheet): it opens the document
+// WebSocket and sends `load` while the rest of the page is still being fetched, parsed and laid out,
+// as Collabora's global.js does. The server loads the document and paints the first screen
+// meanwhile; ed.js takes the socket over (window.edSocket) and reads the frames that came before it.
+(function () {
+  "use strict";
+  var ds = document.documentElement.dataset;
+  var q = new URLSearchParams(location.search);
+  var wopiSrc = q.get("WOPISrc") || "";
+  var docUrl = (function () { try { return decodeURIComponent(wopiSrc); } catch (e) { return wopiSrc; } })();
+  var lang = q.get("lang") || "en-US";
+  // Collabora's URL form: /ed/<enc docURL?params>/ws?WOPISrc=<enc>&compat=/ws
+  var params = "access_token=" + encodeURIComponent(ds.accessToken || "") + "&access_token_ttl=" + encodeURIComponent(ds.accessTokenTtl || "0");
+  if (ds.noAuthHeader === "1") params += "&no_auth_header=1";
+  if (q.get("permission") === "readonly") params += "&permission=readonly";
+  // The window's size stands for the document area until the page is laid out (100 %, twips):
+  // the server paints that first screen ahead; ed.js sends the exact area once it has it.
+  var w = Math.max(1, window.innerWidth) * 15, h = Math.max(1, window.innerHeight) * 15;
+  var load = "url=" + encodeURIComponent(docUrl) + " lang=" + lang + " tiledeltas=1 firstscreen=1 clientvisiblearea=0;0;" + w + ";" + h;
+  // `load` is also in the URL: the page hears "open" only once it has parsed, laid out and run its
+  // scripts, and our server starts the view at the upgrade (the frame then changes nothing).
+  var ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ed/" +
+    encodeURIComponent(docUrl + "?" + params) + "/ws?WOPISrc=" + encodeURIComponent(wopiSrc) + "&compat=/ws&load=" + encodeURIComponent(load));
+  ws.binaryType = "arraybuffer";
+  var early = window.edSocket = { ws: ws, frames: [], createdAt: performance.now(), openAt: 0, closed: false, docUrl: docUrl, wopiSrc: wopiSrc, lang: lang };
+  ws.onopen = function () {
+    early.openAt = performance.now();
+    ws.send("coolclient 0.1 " + Date.now() + " " + performance.now());
+    ws.send("load " + load);
+  };
+  ws.onmessage = function (ev) { early.frames.push(ev.data); };
+  ws.onclose = function () { early.closed = true; };
+})();
