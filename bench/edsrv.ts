@@ -41,11 +41,14 @@ const chrome = await startChromium();
 host.addToken("tok_bench", "u1", true, "Bench");
 let seq = 0;
 
-/** Waits until the pool has its idle kits started (so an open pays no engine start-up). */
-
-async function open(ctx: BrowserContext, file: string, fixedId?: string, tab?: Page, quiet = false): Promise<{ page: Page; frame: Frame; id: string; src: string }> {
-  const id = fixedId ?? `b${++seq}`;
-  const src = fixedId ? `${host.origin}/wopi/files/${id}` : host.addFile(id, path.basename(file), readFileSync(file));
+/**
+ * Opens `file` (or, with `join`, the file of that id again: another view) in the editor framed by a
+ * host page, in a new page of `ctx` or in `tab`; `quiet`: the page is not touched until it has painted.
+ */
+async function open(ctx: BrowserContext, file: string, o: { join?: string; tab?: Page; quiet?: boolean } = {}): Promise<{ page: Page; frame: Frame; id: string; src: string }> {
+  const { join, tab, quiet = false } = o;
+  const id = join ?? `b${++seq}`;
+  const src = join ? `${host.origin}/wopi/files/${id}` : host.addFile(id, path.basename(file), readFileSync(file));
   const pageId = `p${++seq}`;
   host.pages.set(pageId, hostPageHtml(ed.url, ed.hash, src, "tok_bench"));
   const page = tab ?? (await ctx.newPage());
@@ -77,7 +80,7 @@ const opens: { request: number; hostSubmit: number }[] = [];
 const tab = await ctx.newPage();
 for (let i = 0; i < OPEN_REPS + 1; i++) {
   await warmKits(ed);
-  const { page, frame, src } = await open(ctx, hello, undefined, tab, true);
+  const { page, frame, src } = await open(ctx, hello, { tab, quiet: true });
   const t = await frame.evaluate(() => ({ origin: performance.timeOrigin, paint: (window as any).edState.firstPaintAt, marks: (window as any).edState.marks, tiles: (window as any).edState.tilesDrawn }));
   if (process.env.BENCH_DEBUG) console.log(JSON.stringify(t));
   const t0 = await page.evaluate(() => (window as any).t0);
@@ -112,7 +115,7 @@ console.log(`keystroke → updated tile drawn (${lat.n} keys): p50 ${f1(lat.p50)
 const extra: { page: Page }[] = [];
 for (let i = 0; i < VIEWS; i++) {
   const c = await chrome.browser.newContext({ viewport: { width: 1024, height: 720 } });
-  extra.push(await open(c, "", first.id));
+  extra.push(await open(c, "", { join: first.id }));
 }
 await Bun.sleep(500);
 const viewsRss = rssMb(kitPid);

@@ -469,22 +469,21 @@ function paintTiles(d: LokDocument, part: number, size: { width: number; height:
     const rows = new BigUint64Array(height);
     for (let row = 0; row < height; row++) rows[row] = BigInt(Bun.hash.wyhash(pixels.subarray(row * stride * 4, (row * stride + width) * 4)));
     const before = sent.get(key);
-    if (have !== 0 && before && before.wid === have) {
-      let top = 0;
+    // The rows top..bottom changed in the copy the client holds (the whole tile when it holds none).
+    let top = 0, bottom = height - 1;
+    const held = have !== 0 && before?.wid === have;
+    if (held) {
       while (top < height && rows[top] === before.rows[top]) top++;
       if (top === height) return { wid: have };
-      let bottom = height - 1;
       while (rows[bottom] === before.rows[bottom]) bottom--;
-      const band = bottom - top + 1;
-      if (deltas && band <= height * MAX_DELTA_PART) {
-        const wid = ++lastWid;
-        sent.set(key, { wid, rows });
-        const png = encodeTilePng(pixels.subarray(top * stride * 4), width, band, mode, stride);
-        return { wid, png: png.toString("base64"), delta: have, dy: top };
-      }
     }
     const wid = ++lastWid;
     sent.set(key, { wid, rows });
+    const band = bottom - top + 1;
+    if (held && deltas && band <= height * MAX_DELTA_PART) {
+      const png = encodeTilePng(pixels.subarray(top * stride * 4), width, band, mode, stride);
+      return { wid, png: png.toString("base64"), delta: have, dy: top };
+    }
     return { wid, png: encodeTilePng(pixels, width, height, mode, stride).toString("base64") };
   };
   const x0 = Math.min(...at.map((t) => t[0])), y0 = Math.min(...at.map((t) => t[1]));

@@ -20,7 +20,7 @@ import { EDITABLE_EXTENSIONS } from "./discovery";
 import { docKeyOf, type AliasGroup } from "../alias-groups";
 import type { Kit, KitPool } from "./kits";
 import { redactUrl, type CheckFileInfo, type WopiAuth, type WopiClient } from "./wopi-client";
-import { parseArgs, runViewCommand, sendTiles, statusFrame } from "./view-commands";
+import { parseArgs, runViewCommand, sendTiles, sendTilesStale, statusFrame } from "./view-commands";
 import { exportName, type Downloads } from "./exports";
 import { ViewTiles, firstScreenTiles } from "./tile-push";
 
@@ -281,16 +281,14 @@ export class DocumentBroker {
     if (this.lastModifiedTime !== null) s.send(`lastmodtime: ${this.lastModifiedTime}`);
     const st = await kit.request<Record<string, unknown>>("status", { viewId });
     const ahead = firstScreenTiles(s.firstScreenArea, st);
+    const grid = ahead[0];
     // Announced before the status, so the page's first request leaves these out.
-    if (ahead.length) s.send(`firstscreen: part=${ahead[0]!.part} tileposx=${ahead.map((t) => t.x).join(",")} tileposy=${ahead.map((t) => t.y).join(",")} tilewidth=${ahead[0]!.w} tileheight=${ahead[0]!.h} width=${ahead[0]!.width} height=${ahead[0]!.height}`);
+    if (grid) s.send(`firstscreen: part=${grid.part} tileposx=${ahead.map((t) => t.x).join(",")} tileposy=${ahead.map((t) => t.y).join(",")} tilewidth=${grid.w} tileheight=${grid.h} width=${grid.width} height=${grid.height}`);
     s.send(statusFrame(st, viewId, this.docType));
     s.send(`statechanged: .uno:ModifiedStatus=${this.modified}`);
-    if (ahead.length) {
-      s.tiles?.noteRequest(ahead[0]!);
-      const where = (t: { x: number; y: number }) => `id=first part=${ahead[0]!.part} x=${t.x} y=${t.y} w=${ahead[0]!.w} h=${ahead[0]!.h}`;
-      void sendTiles(kit, s, ahead, "first").catch(() => {
-        for (const t of ahead) s.send(`tilestale: ${where(t)}`); // the page asks for them itself
-      });
+    if (grid) {
+      s.tiles?.noteRequest(grid);
+      void sendTiles(kit, s, ahead, "first").catch(() => sendTilesStale(s, ahead, "first")); // the page asks for them itself
     }
     for (const frame of this.attaching!.held.get(viewId) ?? []) s.send(frame);
     this.attaching = null;

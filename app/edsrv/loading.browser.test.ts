@@ -51,10 +51,7 @@ describe("opening feedback", () => {
   test("leaving the page ends its view at once, also when the browser keeps the page for going back", async () => {
     const ctx = await env.browser.newContext();
     const f = env.newFile("hello.docx");
-    env.host.pages.set("leave1", hostPageHtml(env.ed.url, env.ed.hash, f.src, "tok_alice"));
-    const page = await ctx.newPage();
-    await page.goto(`${env.host.origin}/page/leave1`);
-    await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.Values?.Status === "Document_Loaded"), undefined, { polling: 25 });
+    const { page } = await env.openEditor(ctx, f.src);
     const views = () => [...env.ed.brokers.values()].filter((b) => b.wopiSrc === f.src).reduce((n, b) => n + b.sessions.size, 0);
     expect(views()).toBe(1);
     // Same tab, another page (Chromium keeps the one left in its back/forward cache, socket and all).

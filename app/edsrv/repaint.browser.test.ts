@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
-import type { Frame, Page } from "playwright-core";
+import type { BrowserContext, Frame, Page } from "playwright-core";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
 
 let env: EditorEnv;
@@ -31,6 +31,10 @@ function sumAndChartWorkbook(): Uint8Array {
 }
 
 type Box = { x: number; y: number; w: number; h: number }; // canvas pixels
+
+/** Until every tile the view asked for is drawn. */
+const allTilesDrawn = (frame: Frame) =>
+  frame.waitForFunction(() => { const S = (window as any).edState; return S.tilesDrawn >= S.tilesRequested; }, undefined, { polling: 50 });
 
 /** A digest of a box of the view's canvas. */
 const boxHash = (frame: Frame, b: Box) =>
@@ -100,8 +104,7 @@ describe("the screen follows the document", () => {
   test("changing a cell repaints the chart that depends on it within a second, in the editing view and in a second view, as a fresh view paints it", async () => {
     const f = env.newFile("sum-chart.xlsx", sumAndChartWorkbook());
     const contexts = await Promise.all([env.browser.newContext(), env.browser.newContext(), env.browser.newContext()]);
-    const settled = (frame: Frame) =>
-      frame.waitForFunction(() => { const S = (window as any).edState; return S.tilesDrawn >= S.tilesRequested; }, undefined, { polling: 50 }).then(() => Bun.sleep(300));
+    const settled = (frame: Frame) => allTilesDrawn(frame).then(() => Bun.sleep(300));
     const scrolledRight = async (frame: Frame) => {
       await frame.evaluate(() => (document.getElementById("viewport")!.scrollLeft = 400));
       await settled(frame);
@@ -140,23 +143,31 @@ describe("the screen follows the document", () => {
   // an older one could finish last and cover the newer (seen in the keystroke benchmark: a line
   // kept without its last characters). Tiles of one place are now applied in the order they came.
   // The race is timing-dependent and does not show on every run; the test guards the property.
-  test("after typing at full speed the screen shows exactly what a fresh view of the document shows", async () => {
+  /** hello.docx opened by Alice, the caret at the end of its first paragraph; Bob's context for a fresh view later. */
+  async function typingAtLineEnd() {
     const f = env.newFile("hello.docx");
     const [ca, cb] = await Promise.all([env.browser.newContext(), env.browser.newContext()]);
     const a = await env.openEditor(ca, f.src, "tok_alice");
     await a.frame.focus("#ime");
     await a.page.keyboard.press("End");
-    await a.page.keyboard.type("x".repeat(50) + " typed at full speed " + "y".repeat(30));
-    // Until the engine has settled and every tile asked for is drawn.
-    const settled = (fr: typeof a.frame) =>
-      fr.waitForFunction(() => { const S = (window as any).edState; return S.tilesDrawn >= S.tilesRequested; }, undefined, { polling: 50 });
+    return { f, a, ca, cb };
+  }
+  /** Once the engine has settled: the screen's digest in the typing view, and in a fresh view opened now. */
+  async function typedAndFresh(a: { frame: Frame }, cb: BrowserContext, src: string) {
     await Bun.sleep(1500);
-    await settled(a.frame);
-    const b = await env.openEditor(cb, f.src, "tok_bob");
-    await settled(b.frame);
+    await allTilesDrawn(a.frame);
+    const b = await env.openEditor(cb, src, "tok_bob");
+    await allTilesDrawn(b.frame);
     await Bun.sleep(500);
     const screen = { x: 0, y: 0, w: 700, h: 400 };
-    expect(await boxHash(a.frame, screen)).toBe(await boxHash(b.frame, screen));
+    return { typed: await boxHash(a.frame, screen), fresh: await boxHash(b.frame, screen) };
+  }
+
+  test("after typing at full speed the screen shows exactly what a fresh view of the document shows", async () => {
+    const { f, a, ca, cb } = await typingAtLineEnd();
+    await a.page.keyboard.type("x".repeat(50) + " typed at full speed " + "y".repeat(30));
+    const { typed, fresh } = await typedAndFresh(a, cb, f.src);
+    expect(typed).toBe(fresh);
     await Promise.all([ca.close(), cb.close()]);
   }, 60_000);
 
@@ -164,11 +175,7 @@ describe("the screen follows the document", () => {
   // the caret waits for the tiles of an edit before it moves: lines added and removed, characters
   // deleted, each band laid on the copy it was made for, must still give the document's pixels.
   test("tile deltas: after typing, new lines and deletions one key at a time the screen shows exactly what a fresh view shows", async () => {
-    const f = env.newFile("hello.docx");
-    const [ca, cb] = await Promise.all([env.browser.newContext(), env.browser.newContext()]);
-    const a = await env.openEditor(ca, f.src, "tok_alice");
-    await a.frame.focus("#ime");
-    await a.page.keyboard.press("End");
+    const { f, a, ca, cb } = await typingAtLineEnd();
     const received = await a.frame.evaluate(() => (window as any).edState.received.invalidatetiles ?? 0);
     await a.page.keyboard.type(" one", { delay: 40 });
     await a.page.keyboard.press("Enter");
@@ -178,17 +185,10 @@ describe("the screen follows the document", () => {
     await a.page.keyboard.type("third", { delay: 40 });
     await a.page.keyboard.press("ArrowUp");
     await a.page.keyboard.type("!", { delay: 40 });
-    const settled = (fr: typeof a.frame) =>
-      fr.waitForFunction(() => { const S = (window as any).edState; return S.tilesDrawn >= S.tilesRequested; }, undefined, { polling: 50 });
-    await Bun.sleep(1500);
-    await settled(a.frame);
+    const { typed, fresh } = await typedAndFresh(a, cb, f.src);
     expect(await a.frame.evaluate(() => (window as any).edState.tileDeltas)).toBeGreaterThan(10);
     expect(await a.frame.evaluate(() => (window as any).edState.received.invalidatetiles)).toBeGreaterThan(received);
-    const b = await env.openEditor(cb, f.src, "tok_bob");
-    await settled(b.frame);
-    await Bun.sleep(500);
-    const screen = { x: 0, y: 0, w: 700, h: 400 };
-    expect(await boxHash(a.frame, screen)).toBe(await boxHash(b.frame, screen));
+    expect(typed).toBe(fresh);
     // The caret shown is where the engine put it.
     const caret = await a.frame.evaluate(() => { const S = (window as any).edState, el = document.getElementById("cursor")!; return { engine: Math.round(S.cursor.x / 15), shown: Math.round(parseFloat(el.style.left)) }; });
     expect(caret.shown).toBe(caret.engine);

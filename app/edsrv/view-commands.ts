@@ -218,22 +218,29 @@ export async function sendTiles(kit: Kit, s: ClientSession, tiles: TileRequest[]
     tiles: tiles.map((t) => [t.x, t.y, t.have]),
     deltas: s.tileDeltas === true,
   });
-  const where = (t: TileRequest) => `id=${id} part=${part} x=${t.x} y=${t.y} w=${w} h=${h}`;
   if (r.stale || !r.tiles || r.tiles.length !== tiles.length) {
     // Asked for a part the view no longer shows: the client forgets the request.
-    if (id !== "push") for (const t of tiles) s.send(`tilestale: ${where(t)}`);
+    if (id !== "push") sendTilesStale(s, tiles, id);
     return null;
   }
   const version = r.version ?? 0;
   const sent = tiles.map((t, i) => {
     const { wid, png, delta, dy } = r.tiles![i]!;
     const band = delta !== undefined ? ` delta=${delta} dy=${dy ?? 0}` : "";
-    const head = Buffer.from(`tile: ${where(t)} width=${width} height=${height} ver=${version} wid=${wid}${band}\n`);
+    const head = Buffer.from(`tile: ${tileWhere(t, id)} width=${width} height=${height} ver=${version} wid=${wid}${band}\n`);
     s.send(new Uint8Array(png ? Buffer.concat([head, Buffer.from(png, "base64")]) : head));
     s.tiles?.noteSent(t, wid);
     return delta !== undefined ? { wid, picture: true, base: delta } : { wid, picture: png !== undefined };
   });
   return { version, sent };
+}
+
+/** A tile frame's place: `id= part= x= y= w= h=`. */
+const tileWhere = (t: TileRequest, id: string) => `id=${id} part=${t.part} x=${t.x} y=${t.y} w=${t.w} h=${t.h}`;
+
+/** Tells the page that tiles it asked for (or was told were coming) will not come: it asks again if it needs them. */
+export function sendTilesStale(s: ClientSession, tiles: TileRequest[], id: string): void {
+  for (const t of tiles) s.send(`tilestale: ${tileWhere(t, id)}`);
 }
 
 /** The `status:` frame of a view: the kit's status plus the view id and the document type. */

@@ -22,7 +22,7 @@
   var ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ed/" +
     encodeURIComponent(docUrl + "?" + params) + "/ws?WOPISrc=" + encodeURIComponent(wopiSrc) + "&compat=/ws&load=" + encodeURIComponent(load));
   ws.binaryType = "arraybuffer";
-  var early = window.edSocket = { ws: ws, frames: [], createdAt: performance.now(), openAt: 0, closed: false, docUrl: docUrl, wopiSrc: wopiSrc, lang: lang };
+  var early = window.edSocket = { ws: ws, frames: [], createdAt: performance.now(), openAt: 0, closed: false };
   ws.onopen = function () {
     early.openAt = performance.now();
     ws.send("coolclient 0.1 " + Date.now() + " " + performance.now());

@@ -87,6 +87,15 @@
     el.style.width = Math.max(r.w / twipsPerPx, 1) + "px"; el.style.height = Math.max(r.h / twipsPerPx, 1) + "px";
   }
   function part() { return status && status.type !== "text" ? status.selectedPart || 0 : 0; }
+  /** The `name=value` words of a server frame (a tile header, tilestale, firstscreen). */
+  function frameArgs(text) {
+    var a = {};
+    text.split(" ").forEach(function (kv) { var i = kv.indexOf("="); if (i > 0) a[kv.slice(0, i)] = kv.slice(i + 1); });
+    return a;
+  }
+  var headerText = new TextDecoder(); // one for every tile frame's header line
+  /** The cache key of the tile at twips x, y of a part, on a grid of tw twips. */
+  function tileKeyAt(p, x, y, tw) { return (Number(p) || 0) + ":" + Math.round(Number(x) / tw) + ":" + Math.round(Number(y) / tw); }
 
   // ---- WebSocket: opened by connect.js in the page's <head>, taken over here
   var early = window.edSocket;
@@ -132,21 +141,19 @@
       case "setpart": if (status && Number(arg) !== status.selectedPart) send("status"); break;
       case "firstscreen": {
         // Tiles the server paints ahead for the first screen (our server only): counted as asked.
-        var fs = {};
-        arg.split(" ").forEach(function (kv) { var i = kv.indexOf("="); if (i > 0) fs[kv.slice(0, i)] = kv.slice(i + 1); });
-        if (Number(fs.tilewidth) !== TILE_PX * twipsPerPx || Number(fs.width) !== TILE_PX) break;
+        var fs = frameArgs(arg), ftw = Number(fs.tilewidth);
+        if (ftw !== TILE_PX * twipsPerPx || Number(fs.width) !== TILE_PX) break;
         var fx = String(fs.tileposx).split(","), fy = String(fs.tileposy).split(","), at = performance.now();
         for (var fi = 0; fi < fx.length; fi++) {
-          var fk = (Number(fs.part) || 0) + ":" + Math.round(Number(fx[fi]) / Number(fs.tilewidth)) + ":" + Math.round(Number(fy[fi]) / Number(fs.tilewidth));
+          var fk = tileKeyAt(fs.part, fx[fi], fy[fi], ftw);
           if (!cache[fk] && !pending[fk]) { pending[fk] = at; S.tilesRequested++; }
         }
         break;
       }
       case "tilestale": {
         // A tile of a part the view had left when the request arrived: forget it (asked again if that part comes back).
-        var t = {};
-        arg.split(" ").forEach(function (kv) { var i = kv.indexOf("="); if (i > 0) t[kv.slice(0, i)] = Number(kv.slice(i + 1)); });
-        delete pending[(t.part || 0) + ":" + Math.round(t.x / t.w) + ":" + Math.round(t.y / t.w)];
+        var t = frameArgs(arg);
+        delete pending[tileKeyAt(t.part, t.x, t.y, Number(t.w))];
         break;
       }
       case "viewinfo": onViews(JSON.parse(arg)); break;
@@ -222,7 +229,7 @@
     if (first) emit("firststatus", st);
     geom = null; // the interface may have just been built around the viewport, or the page resized
     layout();
-    var asked = requestVisible();
+    requestVisible();
     if (first) {
       docLoaded = S.loaded = true;
       // The screen is painted when every visible tile is: those just asked and those the server
@@ -309,16 +316,15 @@
     for (var ty = y0; ty < y1; ty++) for (var tx = x0; tx < x1; tx++) fn(tx, ty);
   }
 
-  /** Asks for every visible tile that is missing or stale, in one request; returns the keys asked for. */
+  /** Asks for every visible tile that is missing or stale, in one request. */
   function requestVisible() {
-    if (!status) return [];
-    var p = part(), tw = TILE_PX * twipsPerPx, asked = [], xs = [], ys = [], needs = [], haves = [], now = performance.now();
+    if (!status) return;
+    var p = part(), tw = TILE_PX * twipsPerPx, xs = [], ys = [], needs = [], haves = [], now = performance.now();
     eachTile(visible(), function (tx, ty) {
       var key = p + ":" + tx + ":" + ty, e = cache[key];
       if (e && !e.stale) return;
       if (pending[key]) return;
       pending[key] = now;
-      asked.push(key);
       xs.push(tx * tw); ys.push(ty * tw);
       // The version an invalidation asks for (-1: any): a tile the server pushed for it answers.
       needs.push(e && e.need >= 0 ? e.need : -1);
@@ -331,17 +337,15 @@
       send("tilecombine part=" + p + " width=" + TILE_PX + " height=" + TILE_PX + " tileposx=" + xs.slice(i, i + 64).join(",") + " tileposy=" + ys.slice(i, i + 64).join(",") +
         " tilewidth=" + tw + " tileheight=" + tw + " need=" + needs.slice(i, i + 64).join(",") + " have=" + haves.slice(i, i + 64).join(",") + " id=" + (++tileSeq));
     }
-    return asked;
   }
 
   function onTile(bytes) {
     mark("tile");
     var nl = bytes.indexOf(10);
-    var head = new TextDecoder().decode(bytes.subarray(0, nl < 0 ? bytes.length : nl)), a = {};
-    head.replace(/^tile: /, "").split(" ").forEach(function (kv) { var i = kv.indexOf("="); if (i > 0) a[kv.slice(0, i)] = kv.slice(i + 1); });
+    var a = frameArgs(headerText.decode(bytes.subarray(0, nl < 0 ? bytes.length : nl)).replace(/^tile: /, ""));
     var tw = Number(a.w), p = Number(a.part) || 0, ver = a.ver === undefined ? -1 : Number(a.ver), wid = Number(a.wid) || 0;
     var base = a.delta === undefined ? 0 : Number(a.delta) || -1, dy = Number(a.dy) || 0;
-    var key = p + ":" + Math.round(Number(a.x) / tw) + ":" + Math.round(Number(a.y) / tw);
+    var key = tileKeyAt(p, a.x, a.y, tw);
     var askedAt = pending[key];
     // Asked (or painted ahead) before a zoom change, which forgot every request: a request at this
     // zoom for the same place may be pending, and stays.
