@@ -1,7 +1,9 @@
 // The embed configuration (spec "Embed configuration") and the other request bodies of the embed
 // API, described once. The gate validates with these schemas and the API reference is generated
 // from them. Where the spec leaves a choice open, the choice is written here:
-//   - required: document.url, document.key, document.fileType; everything else has a default;
+//   - required: document (with url, key, fileType) and editor (the spec marks both objects
+//     required; every field of editor has a default, so `editor: {}` is enough);
+//   - document.fileType is taken exactly as sent: one of the 12 lowercase values, else 415;
 //   - document.title defaults to the file name of the URL, else "<key>.<fileType>";
 //   - editor.mode defaults to "edit", editor.lang to "vi";
 //   - editor.user is optional (a guest id is made); user.name defaults to user.id;
@@ -60,12 +62,9 @@ export const EmbedDocument = z
       .regex(/^[^\u0000-\u001f\u007f]*$/, { message: "must not contain control characters" })
       .optional()
       .describe("Display name; default: the file name of the URL."),
-    fileType: z
-      .string()
-      .trim()
-      .min(1, { message: "must not be empty" })
-      .transform((v) => v.toLowerCase().replace(/^\./, ""))
-      .describe(`File extension, one of ${EMBED_FILE_TYPES.join(", ")}.`),
+    // Taken exactly as sent (no trimming, lowercasing or dot stripping): a string outside the 12
+    // is 415 unsupported_file_type (embed-config.ts), a missing one or a non-string 400.
+    fileType: z.string().describe(`File extension, exactly one of ${EMBED_FILE_TYPES.join(", ")} (lowercase, no dot); anything else is 415.`),
     key: z
       .string()
       .regex(DOCUMENT_KEY_PATTERN, { message: "must be 1 to 128 characters of A-Z a-z 0-9 . _ -" })
@@ -113,7 +112,8 @@ export const EmbedUi = z
 export const EmbedConfig = z
   .object({
     document: EmbedDocument,
-    editor: EmbedEditor.prefault({}),
+    // Required by the spec ("editor | object | yes"); its fields have defaults, so {} is enough.
+    editor: EmbedEditor,
     ui: EmbedUi.prefault({}),
   })
   .strict();
@@ -147,5 +147,7 @@ export const EmbedModeRequest = z.object({ mode: z.enum(EDITOR_MODES).describe("
 export const EmbedDownloadQuery = z.object({
   v: z.string().regex(/^\d{1,9}$/, { message: "must be a version number (0 is the original)" }).transform(Number),
   exp: z.string().regex(/^\d{1,12}$/, { message: "must be Unix seconds" }).transform(Number),
-  sig: z.string().regex(/^[0-9a-f]{64}$/, { message: "must be 64 lowercase hexadecimal characters" }),
+  // Any value: a sig that is not the gate's (wrong length, not hex, upper case…) is a wrong
+  // signature, 403 invalid_signature (downloads.ts); only a missing sig is a bad request.
+  sig: z.string().describe("The gate's signature: 64 lowercase hexadecimal characters; anything else is 403 invalid_signature."),
 });

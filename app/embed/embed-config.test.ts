@@ -59,9 +59,25 @@ describe("embed config token (HS256 JWT whose payload is the config)", () => {
     expect((await resolveConfig({ token: await embedToken(config, { expIn: 24 * 3600 }) }, SIGNED, Date.now())).document.key).toBe("doc-1.v2");
   });
 
-  test("token_expired: past exp (60 s of clock skew allowed)", async () => {
-    expect((await failure({ token: await embedToken(config, { expIn: -61 }) })).code).toBe("token_expired");
-    expect((await resolveConfig({ token: await embedToken(config, { expIn: -30 }) }, SIGNED, Date.now())).document.key).toBe("doc-1.v2");
+  test("embed JWTs get no clock skew on exp: token_expired from exp on, invalid_token past 24 h ahead", async () => {
+    // The spec grants 60 s of skew to DocBuilder JWTs only; an embed token is checked at exp exactly.
+    const now = Date.now();
+    const nowS = Math.floor(now / 1000);
+    const at = (expIn: number | null) => embedToken(config, { expIn, now });
+    const expired = async (expIn: number) => {
+      try {
+        await resolveConfig({ token: await at(expIn) }, SIGNED, nowS * 1000);
+      } catch (e) {
+        return (e as ServiceError).code;
+      }
+      return "accepted";
+    };
+    expect(await expired(-1)).toBe("token_expired");
+    expect(await expired(-30)).toBe("token_expired");
+    expect(await expired(0)).toBe("token_expired");
+    expect(await expired(1)).toBe("accepted");
+    expect(await expired(24 * 3600)).toBe("accepted");
+    expect(await expired(24 * 3600 + 30)).toBe("invalid_token");
   });
 
   test("embed_auth_not_configured: no secret and unsigned mode off, whatever the body holds", async () => {
@@ -79,13 +95,29 @@ describe("embed config token (HS256 JWT whose payload is the config)", () => {
 });
 
 describe("invalid_config: every problem with its path", () => {
+  test("editor is required: a config without editor is 400 invalid_config at /editor", async () => {
+    const { editor: _, ...noEditor } = config;
+    const e = await failure(noEditor, UNSIGNED);
+    expect([e.code, e.status]).toEqual(["invalid_config", 400]);
+    expect(e.detail.errors).toEqual([{ path: "/editor", message: expect.any(String) }]);
+    expect(e.message).toContain("/editor");
+    // The same from a signed token whose payload has no editor.
+    const t = await failure({ token: await embedToken(noEditor) });
+    expect([t.code, (t.detail.errors as { path: string }[]).map((x) => x.path)]).toEqual(["invalid_config", ["/editor"]]);
+    // An empty editor object is enough: its fields have defaults (schemas/embed.ts).
+    expect((await resolveConfig({ ...noEditor, editor: {} }, UNSIGNED, Date.now())).editor.mode).toBe("edit");
+  });
+
   test("missing document and editor fields", async () => {
     const e = await failure({ document: {} }, UNSIGNED);
     expect(e.code).toBe("invalid_config");
     expect(e.status).toBe(400);
     const paths = (e.detail.errors as { path: string }[]).map((x) => x.path).sort();
-    expect(paths).toEqual(["/document/fileType", "/document/key", "/document/url"]);
-    expect((await failure({}, UNSIGNED)).detail.errors).toEqual([{ path: "/document", message: expect.any(String) }]);
+    expect(paths).toEqual(["/document/fileType", "/document/key", "/document/url", "/editor"]);
+    expect((await failure({}, UNSIGNED)).detail.errors).toEqual([
+      { path: "/document", message: expect.any(String) },
+      { path: "/editor", message: expect.any(String) },
+    ]);
   });
 
   test("each field's rule", async () => {
@@ -125,27 +157,30 @@ describe("invalid_config: every problem with its path", () => {
   test("the token's payload is checked the same way, its JWT claims aside", async () => {
     const e = await failure({ token: await embedToken({ document: { url: "x" }, sub: "app", iss: "me", jti: "1", surprise: true }) });
     expect(e.code).toBe("invalid_config");
-    expect((e.detail.errors as { path: string }[]).map((x) => x.path).sort()).toEqual(["/document/fileType", "/document/key", "/document/url", "/surprise"]);
+    expect((e.detail.errors as { path: string }[]).map((x) => x.path).sort()).toEqual(["/document/fileType", "/document/key", "/document/url", "/editor", "/surprise"]);
   });
 });
 
 describe("unsupported_file_type", () => {
-  test("415 for a fileType outside the 12; the 12 pass, in any case", async () => {
-    for (const fileType of ["pdf", "docm", "png", "xlsm"]) {
+  test("fileType is exact: one of the 12 lowercase values as sent, anything else 415 (no lowercasing, no dot stripping)", async () => {
+    for (const fileType of ["pdf", "docm", "png", "xlsm", "DOCX", "Docx", ".docx", ".odt", " docx", "docx ", "", "docx.", "doc x"]) {
       const e = await failure({ ...config, document: { ...config.document, fileType } }, UNSIGNED);
       expect([fileType, e.code, e.status]).toEqual([fileType, "unsupported_file_type", 415]);
       expect(e.detail.allowed).toEqual([...EMBED_FILE_TYPES]);
+      expect(e.detail.fileType).toBe(fileType);
     }
-    for (const fileType of [...EMBED_FILE_TYPES, "DOCX", ".odt"]) {
+    for (const fileType of EMBED_FILE_TYPES) {
       const r = await resolveConfig({ ...config, document: { ...config.document, fileType } }, UNSIGNED, Date.now());
-      expect(r.document.fileType).toBe(fileType.toLowerCase().replace(".", "") as never);
+      expect(r.document.fileType).toBe(fileType);
     }
+    // Not a string at all is a field problem (400), like a missing fileType.
+    expect((await failure({ ...config, document: { ...config.document, fileType: 7 } } as SessionBody, UNSIGNED)).code).toBe("invalid_config");
   });
 });
 
 describe("defaults the spec leaves open", () => {
   test("mode edit, lang vi, a guest user, title from the URL's file name, ui defaults", async () => {
-    const r = await resolveConfig({ document: { url: "https://f.example/a/Hợp%20đồng.docx?x=1", fileType: "docx", key: "k" } }, UNSIGNED, Date.now());
+    const r = await resolveConfig({ document: { url: "https://f.example/a/Hợp%20đồng.docx?x=1", fileType: "docx", key: "k" }, editor: {} }, UNSIGNED, Date.now());
     expect(r.editor.mode).toBe("edit");
     expect(r.editor.lang).toBe("vi");
     expect(r.editor.user.id).toMatch(/^guest-[0-9a-f]{8}$/);

@@ -64,7 +64,8 @@ async function configFromToken(body: SessionBody, auth: EmbedAuthSettings, now: 
   if (body.token === undefined) {
     throw new ServiceError("token_required", "Máy chủ yêu cầu cấu hình được ký: hãy gửi trường token là JWT HS256 ký bằng SVC_EMBED_JWT_SECRET.");
   }
-  const r = await verifyHs256(body.token, auth.jwtSecret, now);
+  // No skew on exp: the spec grants it to DocBuilder JWTs only.
+  const r = await verifyHs256(body.token, auth.jwtSecret, now, { expSkewS: 0 });
   if (!r.ok) {
     if (r.failure === "expired") throw new ServiceError("token_expired", "Token đã hết hạn (exp đã qua): hãy ký token mới.", { reason: "expired" });
     throw new ServiceError("invalid_token", TOKEN_FAILURES[r.failure], { reason: r.failure });
@@ -105,7 +106,11 @@ export async function resolveConfig(body: SessionBody, auth: EmbedAuthSettings, 
   }
   const c = parsed.data;
   if (!isEmbedFileType(c.document.fileType)) {
-    throw new ServiceError("unsupported_file_type", undefined, { fileType: c.document.fileType, allowed: [...EMBED_FILE_TYPES] });
+    throw new ServiceError(
+      "unsupported_file_type",
+      `document.fileType ${JSON.stringify(c.document.fileType.slice(0, 32))} không được hỗ trợ: hãy gửi đúng một trong ${EMBED_FILE_TYPES.join(", ")} (chữ thường, không có dấu chấm).`,
+      { fileType: c.document.fileType, allowed: [...EMBED_FILE_TYPES] },
+    );
   }
   const fileType = c.document.fileType;
   const user = c.editor.user ?? { id: `guest-${randomBytes(4).toString("hex")}`, name: "Khách" };

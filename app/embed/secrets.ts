@@ -40,7 +40,10 @@ export class LinkSigner {
     return createHmac("sha256", this.key).update(`${docId}\n${version}\n${exp}`).digest("hex");
   }
 
+  /** Only the exact form the gate writes (64 lowercase hex) can match: Buffer.from(…, "hex") alone
+   *  would read "ABCD…" or a valid sig followed by junk as the same bytes. */
   verify(docId: string, version: number, exp: number, sig: string): boolean {
+    if (!/^[0-9a-f]{64}$/.test(sig)) return false;
     return sameDigest(this.sign(docId, version, exp), sig);
   }
 }

@@ -320,6 +320,20 @@ describe("download links", () => {
     expect(await errorOf(await fetch(url))).toEqual({ status: 410, code: "link_expired" });
     expect(stack.gate.logLines.join("\n")).not.toContain(sig);
   });
+  test("a download sig of the wrong length is 403 invalid_signature (the spec's answer for a wrong sig)", async () => {
+    const s = await open();
+    const url = new URL(stack.gate.embed.links.url(s.docId, 0));
+    const sig = url.searchParams.get("sig")!;
+    for (const bad of [sig.slice(0, -1), sig + "0", sig.slice(0, 32), "0", sig.toUpperCase(), `${sig.slice(0, -2)}zz`, "not-hex-at-all", sig + sig]) {
+      const u = new URL(url);
+      u.searchParams.set("sig", bad);
+      expect([bad, await errorOf(await fetch(u))]).toEqual([bad, { status: 403, code: "invalid_signature" }]);
+    }
+    // An empty sig is a wrong one too; a missing sig is a missing parameter (400).
+    const empty = new URL(url);
+    empty.searchParams.set("sig", "");
+    expect(await errorOf(await fetch(empty))).toEqual({ status: 403, code: "invalid_signature" });
+  });
 });
 
 describe("closing and retention", () => {

@@ -2,7 +2,7 @@
 // SVC_DOCBUILDER_API_KEYS or an HS256 JWT signed with SVC_DOCBUILDER_JWT_SECRET.
 
 import { timingSafeEqual, createHash } from "node:crypto";
-import { verifyHs256 } from "../jwt";
+import { JWT_CLOCK_SKEW_S, verifyHs256 } from "../jwt";
 import type { Clock } from "../clock";
 import { ServiceError } from "../errors";
 
@@ -41,7 +41,8 @@ export function createAuthenticator(opts: { apiKeys: { name: string; key: string
 
   async function verifyJwt(token: string): Promise<CallerIdentity> {
     if (!opts.jwtSecret) throw unauthorized("invalid", "Máy chủ không bật xác thực JWT: hãy dùng khóa API.");
-    const r = await verifyHs256(token, opts.jwtSecret, opts.clock.now());
+    // The spec grants DocBuilder JWTs 60 s of clock skew.
+    const r = await verifyHs256(token, opts.jwtSecret, opts.clock.now(), { expSkewS: JWT_CLOCK_SKEW_S });
     if (!r.ok) {
       switch (r.failure) {
         case "expired":

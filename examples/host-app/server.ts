@@ -78,7 +78,7 @@ app.get("/open/:name", async (c) => {
   const name = c.req.param("name");
   if (!docNames().includes(name)) return c.text("not found", 404);
   const config = {
-    document: { url: `${APP_URL}/files/${encodeURIComponent(name)}?r=${metaOf(name).revision}`, fileType: path.extname(name).slice(1), key: keyOf(name), title: name },
+    document: { url: `${APP_URL}/files/${encodeURIComponent(name)}?r=${metaOf(name).revision}`, fileType: path.extname(name).slice(1).toLowerCase(), key: keyOf(name), title: name },
     editor: { mode: "edit", lang: "vi", user: { id: c.req.query("user") ?? "u1", name: c.req.query("name") ?? "Người dùng" }, callbackUrl: `${APP_URL}/callback` },
     ui: { closeButton: true },
   };

@@ -122,7 +122,8 @@ declare namespace SVC {
     session?: Session;
     /** Or: the config itself, signed by your backend into `token` … */
     token?: string;
-    /** … or unsigned, where the operator allows it (development). */
+    /** … or unsigned, where the operator allows it (development): `document` and `editor` are then
+     *  both required (`editor: {}` takes every default). */
     document?: DocumentConfig;
     editor?: EditorOptions;
     ui?: UiOptions;
