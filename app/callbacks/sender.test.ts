@@ -402,16 +402,31 @@ describe("CallbackSender", () => {
     expect(calls[0]!.maxBytes).toBeLessThanOrEqual(1024 * 1024);
   });
 
-  test("a private-address target is url_not_allowed at once: one attempt, no retry, failed, ERROR log with the reason", async () => {
-    const { sender, delays, logger } = harness();
+  test("a callback target refused by the SSRF rules still gets 3 attempts in total per the retry schedule (0 s, +10 s, +60 s), nothing sent, then failed with one ERROR line", async () => {
+    const calls: string[] = [];
+    // The real SSRF check (safeFetch), counted: every attempt is checked and refused, none connects.
+    const { safeFetch } = await import("../net/safe-fetch");
+    const fetchImpl: CallbackFetch = (url, o) => {
+      calls.push(url);
+      return safeFetch(url, o);
+    };
+    const { sender, delays, logger } = harness({ fetchImpl });
     const states: DeliveryState[] = [];
     const final = await sender.send(docDelivery("http://10.1.2.3/cb", { onState: (s) => states.push(s) }));
-    expect(final).toMatchObject({ state: "failed", attempts: 1, last_status: null, last_error: "url_not_allowed" });
-    expect(delays).toEqual([]);
-    expect(states.map((s) => s.state)).toEqual(["pending", "failed"]);
-    const errors = parsedLogs(logger.lines).filter((l) => l.level === "error");
+    expect(final).toMatchObject({ state: "failed", attempts: 3, last_status: null, last_error: "url_not_allowed" });
+    expect(calls).toHaveLength(3);
+    expect(delays).toEqual([10_000, 60_000]);
+    expect(states.map((s) => [s.state, s.attempts, s.last_error])).toEqual([
+      ["pending", 0, null],
+      ["pending", 1, "url_not_allowed"],
+      ["pending", 2, "url_not_allowed"],
+      ["failed", 3, "url_not_allowed"],
+    ]);
+    const logs = parsedLogs(logger.lines);
+    expect(logs.filter((l) => l.event === "callback_attempt_failed").map((l) => l.reason)).toEqual(["url_not_allowed", "url_not_allowed"]);
+    const errors = logs.filter((l) => l.level === "error");
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ event: "callback_failed", reason: "url_not_allowed", url: "http://10.1.2.3/cb", attempts: 1 });
+    expect(errors[0]).toMatchObject({ event: "callback_failed", reason: "url_not_allowed", url: "http://10.1.2.3/cb", attempts: 3 });
   });
 
   test("a refused connection is retried (not mistaken for an SSRF refusal)", async () => {

@@ -3,10 +3,14 @@
 //
 // - Every attempt goes through safeFetch: SSRF rules on the target, the socket opened to the
 //   checked address, redirects never followed (a 3xx is a failed attempt).
-// - The body is serialised once; every attempt sends the same bytes, re-signed with its own
-//   X-SVC-Timestamp. X-SVC-Delivery stays the same across the attempts of one delivery.
+// - Every attempt is signed with its own X-SVC-Timestamp, the time it is sent. A body given as an
+//   object is serialised once and every attempt sends the same bytes; a body given as a function
+//   of the send time (document callbacks: their `timestamp` field is the send time, spec "Save
+//   callback body") is serialised at each attempt with that attempt's time, the one it is signed
+//   with. X-SVC-Delivery stays the same across the attempts of one delivery.
 // - Schedule: an attempt at once, then one 10 s after the first attempt ended, then one 60 s
-//   after the second ended (3 in total). A target refused by the SSRF rules is not retried.
+//   after the second ended (3 in total, spec "Retries"), whatever made an attempt fail, a target
+//   refused by the SSRF rules included (each attempt checks the rules again).
 // - send() never rejects and never throws: callers fire and forget (`void sender.send(...)`);
 //   the returned promise (the final state) exists for tests and shutdown.
 //
@@ -29,7 +33,7 @@ export type DeliveryStateName = "pending" | "delivered" | "failed";
 /**
  * Why the last attempt failed: "status" (a non-2xx, non-3xx answer), "redirect" (a 3xx, never
  * followed), "timeout", "connect", "tls", "dns", "too_large" (answer body over the limit),
- * "url_not_allowed" (SSRF rules; never retried), "shutdown" (sender closed before a retry),
+ * "url_not_allowed" (SSRF rules; retried like the others), "shutdown" (sender closed before a retry),
  * "bad_body" (the body could not be serialised), "error" (anything unexpected).
  */
 export type DeliveryError =
@@ -49,7 +53,7 @@ export interface DeliveryState {
   /** The X-SVC-Delivery UUID, the same for every attempt. */
   delivery_id: string;
   state: DeliveryStateName;
-  /** Attempts made so far (a target refused by the SSRF rules counts as one attempt). */
+  /** Attempts made so far (an attempt refused by the SSRF rules counts as one). */
   attempts: number;
   /** HTTP status of the last attempt; null before the first or when no answer came. */
   last_status: number | null;
@@ -76,8 +80,12 @@ export interface Delivery {
   event: CallbackEvent;
   /** Caller-supplied target; checked by the SSRF rules on every attempt. */
   url: string;
-  /** Serialised once with JSON.stringify; those bytes are what is sent and signed. */
-  body: object;
+  /**
+   * Serialised with JSON.stringify; those bytes are what is sent and signed. An object is
+   * serialised once (every attempt sends the same bytes); a function is called at each attempt
+   * with that attempt's send time (Unix ms, the time of its X-SVC-Timestamp).
+   */
+  body: object | ((sentAtMs: number) => object);
   /** HMAC key; empty means "no key": the X-SVC-Signature header is left out. */
   secret: string;
   requestId?: string;
@@ -137,6 +145,12 @@ const timerSleep: Sleep = (ms, signal) =>
     const timer = setTimeout(done, ms);
     signal.addEventListener("abort", done, { once: true });
   });
+
+function serialise(body: object): Uint8Array {
+  const json = JSON.stringify(body);
+  if (typeof json !== "string") throw new TypeError("body is not JSON-serialisable");
+  return new TextEncoder().encode(json);
+}
 
 const is2xx = (s: number) => s >= 200 && s <= 299;
 const is3xx = (s: number) => s >= 300 && s <= 399;
@@ -234,11 +248,11 @@ export class CallbackSender {
     this.report(d, st, log);
     if (st.attempts >= total) return this.giveUp(d, st, log, "no attempt left");
 
-    let raw: Uint8Array;
+    // A fixed body is serialised (and checked) once; one made per attempt is checked on the first.
+    const fixed = typeof d.body === "function" ? null : d.body;
+    let raw: Uint8Array | null = null;
     try {
-      const json = JSON.stringify(d.body);
-      if (typeof json !== "string") throw new TypeError("body is not JSON-serialisable");
-      raw = new TextEncoder().encode(json);
+      raw = serialise(fixed ?? (d.body as (t: number) => object)(this.clock.now()));
     } catch (e) {
       st.last_error = "bad_body";
       return this.giveUp(d, st, log, e instanceof Error ? e.message : String(e));
@@ -259,7 +273,7 @@ export class CallbackSender {
         break;
       }
       st.next_attempt_at = null;
-      const outcome = await this.attempt(d, st, raw);
+      const outcome = await this.attempt(d, st, fixed ? raw : null);
       if (outcome.delivered) {
         st.state = "delivered";
         st.last_error = null;
@@ -297,12 +311,20 @@ export class CallbackSender {
     return { ...st };
   }
 
-  private async attempt(d: Delivery, st: DeliveryState, raw: Uint8Array): Promise<AttemptOutcome> {
+  /** One attempt; `fixed` is the body's bytes, or null to make them for this attempt's send time. */
+  private async attempt(d: Delivery, st: DeliveryState, fixed: Uint8Array | null): Promise<AttemptOutcome> {
     const now = this.clock.now();
     const timestamp = Math.floor(now / 1000);
     st.attempts++;
     st.last_attempt_at = iso(now);
     st.last_status = null;
+    let raw: Uint8Array;
+    try {
+      raw = fixed ?? serialise((d.body as (t: number) => object)(now));
+    } catch (e) {
+      st.last_error = "bad_body";
+      return { delivered: false, retry: false, message: e instanceof Error ? e.message : String(e) };
+    }
 
     const headers: Record<string, string> = {
       "content-type": CALLBACK_CONTENT_TYPE,
@@ -340,8 +362,10 @@ export class CallbackSender {
         return { delivered: false, retry: true, message: e instanceof Error ? e.message : String(e) };
       }
       if (e.kind === "url_not_allowed") {
+        // Nothing was sent; still an attempt of the spec's schedule (3 in total): the next one
+        // checks the rules again (a name may resolve elsewhere, the allow list may change).
         st.last_error = "url_not_allowed";
-        return { delivered: false, retry: false, message: e.message };
+        return { delivered: false, retry: true, message: e.message };
       }
       if (e.kind === "too_large") {
         // The answer body is ignored by contract: a 2xx with an oversized body is still a success.

@@ -1,6 +1,7 @@
 // document.saved and document.closed (spec: Events, "Save callback body"), signed with
 // SVC_EMBED_CALLBACK_SECRET and sent through the shared CallbackSender (SVC-Gate/1.0, no
-// redirects, 2xx within 10 s, attempts at 0 s, +10 s, +60 s, then an ERROR log line).
+// redirects, 2xx within 10 s, attempts at 0 s, +10 s, +60 s, then an ERROR log line). The body's
+// `timestamp` is the time each attempt is sent (the stored one is replaced at every attempt).
 // Every delivery is a row of the database before its first attempt and after each one, so a
 // restart of the gate resumes it with the same X-SVC-Delivery id and the attempts it has left.
 // document.closed of a document waits until its document.saved deliveries have ended, so a
@@ -87,12 +88,15 @@ export class SaveCallbacks {
   }
 
   private start(row: DeliveryRow, resume: boolean, requestId?: string): Promise<DeliveryState> {
+    const stored = JSON.parse(row.body) as SaveCallbackBody;
     return this.o.sender.send({
       kind: "document",
       event: row.event,
       url: row.url,
-      // The stored text is sent byte for byte (JSON.parse → stringify gives the same bytes back).
-      body: JSON.parse(row.body),
+      // The stored body with `timestamp` set to each attempt's send time (the spec's "Send time";
+      // the time X-SVC-Timestamp signs), for retries and for deliveries resumed after a restart.
+      // The field keeps its place, so every other byte is the stored text.
+      body: (sentAt) => ({ ...stored, timestamp: iso(sentAt) }),
       secret: this.o.secret,
       requestId,
       resume: resume
@@ -147,6 +151,7 @@ export class SaveCallbacks {
       autosave: v.autosave === 1,
       final: v.final === 1,
       modifiedByUser: v.modified_by_user === 1,
+      // Replaced by each attempt's send time (start()); stored as the time it was recorded.
       timestamp: iso(this.o.clock.now()),
     };
     const row = this.record(doc, "document.saved", body);
@@ -169,6 +174,7 @@ export class SaveCallbacks {
       autosave: false,
       final: false,
       modifiedByUser: false,
+      // Replaced by each attempt's send time (start()); stored as the time it was recorded.
       timestamp: iso(this.o.clock.now()),
     };
     const row = this.record(doc, "document.closed", body);
