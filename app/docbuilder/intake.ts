@@ -9,6 +9,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { ServiceError } from "../errors";
+import { asClientGone, isClientGone, readTextBounded } from "../request-body";
 
 export type Source =
   | { type: "upload"; path: string; filename: string; size: number }
@@ -39,8 +40,9 @@ export async function readWorkRequest(req: Request, dir: string, maxFileMb: numb
 }
 
 async function readJson(req: Request): Promise<Intake> {
-  const text = await req.text();
-  if (text.length > MAX_JSON_BYTES) throw badRequest("Thân JSON quá lớn (tối đa 1 MB): hãy gửi tệp qua multipart thay vì nhúng nội dung.");
+  const text = await readTextBounded(req.body, MAX_JSON_BYTES, () =>
+    badRequest("Thân JSON quá lớn (tối đa 1 MB): hãy gửi tệp qua multipart thay vì nhúng nội dung."),
+  );
   if (text.trim() === "") return { source: null, params: {} };
   let body: unknown;
   try {
@@ -101,9 +103,14 @@ function readMultipart(req: Request, dir: string, maxFileMb: number): Promise<In
       fileWrite = pipeline(stream, createWriteStream(target)).then(() => {
         source = { type: "upload", path: target, filename, size };
       });
+      // Awaited at "close"; when the body ends early there is no close, and a rejection nobody
+      // handles would end the process.
+      fileWrite.catch(() => {});
     });
     bb.on("filesLimit", () => fail(badRequest("Chỉ gửi một tệp trong mỗi yêu cầu.")));
-    bb.on("error", (e) => reject(failed ?? badRequest(`Thân multipart không hợp lệ: ${(e as Error).message}.`)));
+    const refuse = (e: unknown) =>
+      reject(isClientGone(e) ? asClientGone(e) : (failed ?? badRequest(`Thân multipart không hợp lệ: ${(e as Error).message}.`)));
+    bb.on("error", refuse);
     bb.on("close", async () => {
       try {
         await fileWrite;
@@ -114,7 +121,9 @@ function readMultipart(req: Request, dir: string, maxFileMb: number): Promise<In
       else resolve({ source: source ?? (typeof params.url === "string" ? { type: "url", url: params.url } : null), params });
     });
 
-    Readable.fromWeb(req.body as unknown as import("node:stream/web").ReadableStream).pipe(bb);
+    // pipeline, not pipe: a body that ends early (the client closed the connection) is an error of
+    // the source stream, and only pipeline hands it on; with pipe it had no listener and ended the process.
+    pipeline(Readable.fromWeb(req.body as unknown as import("node:stream/web").ReadableStream), bb).catch(refuse);
   });
 }
 

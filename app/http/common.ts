@@ -5,6 +5,7 @@ import type { Context, Hono, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { routePath } from "hono/route";
 import { ServiceError, errorBody, isServiceError } from "../errors";
+import { isClientGone } from "../request-body";
 import { newRequestId } from "../ids";
 import type { Logger } from "../log";
 import type { SessionRow } from "../embed/store";
@@ -53,6 +54,11 @@ export function errorResponse(c: Context<AppEnv>, err: ServiceError): Response {
 
 export function onError(err: Error, c: Context<AppEnv>): Response {
   if (isServiceError(err)) return errorResponse(c, err);
+  // The client closed the connection mid-body: its request ends here, nobody reads the answer.
+  if (isClientGone(err)) {
+    c.get("log")?.info("request_aborted", { reason: "client_closed_mid_body" });
+    return errorResponse(c, new ServiceError("bad_request", "Kết nối bị đóng trước khi gửi xong thân yêu cầu: hãy gửi lại toàn bộ yêu cầu.", { reason: "body_incomplete" }));
+  }
   // Hono's own refusals (malformed JSON in a validated body): the client's mistake, not ours.
   if (err instanceof HTTPException && err.status < 500) {
     return errorResponse(c, new ServiceError("bad_request", err.status === 400 ? "Nội dung JSON không hợp lệ: hãy kiểm tra cú pháp." : "Yêu cầu không hợp lệ.", {}, {}, err.status));
