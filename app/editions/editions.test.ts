@@ -24,6 +24,17 @@ describe("community edition (no token)", () => {
     expect(s.connections).toMatchObject({ limit: 50, source: "none", enforcing: false });
   });
 
+  test("connections.sampled_at and sample_age_seconds are never null in /svc/status: before any sample, the gate's start time and the age since, source none", async () => {
+    const s = await get(svc.url, "/svc/status");
+    expect(s.connections.source).toBe("none");
+    expect(typeof s.connections.sampled_at).toBe("string");
+    expect(Number.isInteger(s.connections.sample_age_seconds)).toBe(true);
+    const at = Date.parse(s.connections.sampled_at);
+    expect(at).toBeLessThanOrEqual(Date.parse(s.time));
+    expect(at).toBeGreaterThan(Date.parse(s.time) - 120_000);
+    expect(s.connections.sample_age_seconds).toBe(Math.floor((Date.parse(s.time) - at) / 1000));
+  });
+
   test("GET /svc/limits gives the community figures", async () => {
     const l = await get(svc.url, "/svc/limits");
     expect(l.edition).toBe("community");

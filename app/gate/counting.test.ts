@@ -150,7 +150,7 @@ describe("counting rules", () => {
 
   test("rule 7: with no sample fresher than 3 periods the gate does not enforce and admits everything", async () => {
     const { clock, counter, admission } = setup(1);
-    expect(counter.snapshot()).toMatchObject({ enforcing: false, source: "none", sampled_at: null });
+    expect(counter.snapshot()).toMatchObject({ enforcing: false, source: "none", sample_age_seconds: 0 });
     expect((await admission.decide("ws", ws(1))).admit).toBe(true);
     counter.applySample([doc(1, ["a"])]);
     clock.advance(29_999);
@@ -158,6 +158,22 @@ describe("counting rules", () => {
     clock.advance(1);
     expect(counter.snapshot()).toMatchObject({ enforcing: false, source: "none", sample_age_seconds: 30 });
     expect(await admission.decide("ws", ws(2))).toMatchObject({ admit: true, reason: "not_enforcing" });
+  });
+
+  test("connections.sampled_at and sample_age_seconds are never null: before the first sample they are the gate's start time and the age since, with source none", () => {
+    const { clock, counter } = setup(1);
+    const started = clock.now();
+    const first = counter.snapshot();
+    expect(first).toMatchObject({ source: "none", enforcing: false, sampled_at: new Date(started).toISOString(), sample_age_seconds: 0 });
+    clock.advance(42_500);
+    expect(counter.snapshot()).toMatchObject({ source: "none", enforcing: false, sampled_at: new Date(started).toISOString(), sample_age_seconds: 42 });
+    // The types the spec gives: a string and an integer, whatever the state.
+    const s = counter.snapshot();
+    expect([typeof s.sampled_at, Number.isInteger(s.sample_age_seconds)]).toEqual(["string", true]);
+    // Once a sample exists, they are that sample's.
+    counter.applySample([]);
+    clock.advance(3000);
+    expect(counter.snapshot()).toMatchObject({ source: "adminws", sampled_at: new Date(clock.now() - 3000).toISOString(), sample_age_seconds: 3 });
   });
 
   test("rule 7: a WebSocket the gate cannot read is refused even when not enforcing", async () => {

@@ -44,8 +44,13 @@ export interface ConnectionsSnapshot {
   documents: number;
   limit_reached: boolean;
   source: "adminws" | "none";
-  sampled_at: string | null;
-  sample_age_seconds: number | null;
+  /**
+   * The latest sample's time; before the first sample, the time counting started (the gate's
+   * start), with source "none": the spec types it as a string, so it is never null.
+   */
+  sampled_at: string;
+  /** Whole seconds since sampled_at (an integer, never null). */
+  sample_age_seconds: number;
   enforcing: boolean;
 }
 
@@ -63,6 +68,8 @@ export interface CounterOptions {
 export class ConnectionCounter {
   private docs = new Map<string, DocState>();
   private sampledAt: number | null = null;
+  /** When counting started (the gate's start): what sampled_at shows before the first sample. */
+  private readonly startedAt: number;
   private current = 0;
   private readonlyViews = 0;
   /** Pending admissions per document: admission times, oldest first. */
@@ -82,6 +89,7 @@ export class ConnectionCounter {
     this.pendingTtlMs = opts.pendingTtlMs ?? PENDING_TTL_MS;
     this.reconnectGraceMs = opts.reconnectGraceMs ?? RECONNECT_GRACE_MS;
     this.staleAfterPeriods = opts.staleAfterPeriods ?? STALE_AFTER_PERIODS;
+    this.startedAt = opts.clock.now();
   }
 
   private now() {
@@ -232,9 +240,16 @@ export class ConnectionCounter {
       documents: this.docs.size,
       limit_reached: this.current + pending >= limit,
       source: fresh ? "adminws" : "none",
-      sampled_at: this.sampledAt === null ? null : new Date(this.sampledAt).toISOString(),
-      sample_age_seconds: this.sampledAt === null ? null : Math.max(0, Math.floor((now - this.sampledAt) / 1000)),
+      ...sampleTime(this.sampledAt ?? this.startedAt, now),
       enforcing: fresh,
     };
   }
+}
+
+/**
+ * sampled_at and sample_age_seconds of /svc/status for a sample (or, before the first one, the
+ * start of counting) taken at `at`: an ISO string and whole seconds, never null (spec types).
+ */
+export function sampleTime(at: number, now: number): { sampled_at: string; sample_age_seconds: number } {
+  return { sampled_at: new Date(at).toISOString(), sample_age_seconds: Math.max(0, Math.floor((now - at) / 1000)) };
 }

@@ -133,7 +133,7 @@ describe("EdsrvSampler with an unreadable admin channel", () => {
       for (let i = 0; i < 200 && admin.asked() < 3; i++) await Bun.sleep(10);
       expect(admin.asked()).toBeGreaterThanOrEqual(3);
       expect(sampler.samples).toBe(0);
-      expect(counter.snapshot()).toMatchObject({ sampled_at: null, enforcing: false, current: 0 });
+      expect(counter.snapshot()).toMatchObject({ source: "none", enforcing: false, current: 0 });
       expect(logger.lines.filter((l) => l.includes("edsrv_admin_unreadable_documents")).length).toBeGreaterThanOrEqual(3);
       await sampler.nextSample();
       expect(sampler.state).toBe("ok");

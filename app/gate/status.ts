@@ -7,7 +7,7 @@ import { connectionCap, licenseStatusView } from "../editions/license";
 import type { LicenseSource } from "../editions/license-source";
 import { MIN_CONNECTIONS_PER_ORDER } from "../editions/pricing";
 import { API_VERSION, SERVICE_VERSION } from "../version";
-import type { ConnectionCounter } from "./counting";
+import { sampleTime, type ConnectionCounter } from "./counting";
 import type { EdsrvState } from "./sampler";
 
 /** Constants of the spec's counting rules, published in /svc/limits. */
@@ -54,15 +54,17 @@ export function gateLimits(d: GateStatusDeps) {
   };
 }
 
-export function gateStatus(d: GateStatusDeps) {
+/** `startedAt`: when the gate started, what connections.sampled_at shows while nothing was sampled. */
+export function gateStatus(d: GateStatusDeps, startedAt: number) {
   const status = d.license.status();
   const gate = d.license.gate();
   const cap = connectionCap(status, d.config.gate.connectionCap ?? null);
+  const now = d.now();
   return {
     service: "svc-gate",
     version: SERVICE_VERSION,
     api: API_VERSION,
-    time: new Date(d.now()).toISOString(),
+    time: new Date(now).toISOString(),
     instance_id: d.instanceId,
     edition: gate.edition,
     dev_mode: d.config.devMode,
@@ -72,7 +74,7 @@ export function gateStatus(d: GateStatusDeps) {
     license: licenseStatusView(status),
     // Counting reads the editing server's admin channel; without a fresh sample the gate fails open.
     connections: d.counter
-      ? d.counter.snapshot(d.now())
+      ? d.counter.snapshot(now)
       : {
           limit: cap.limit,
           current: 0,
@@ -83,8 +85,7 @@ export function gateStatus(d: GateStatusDeps) {
           documents: 0,
           limit_reached: cap.limit <= 0,
           source: "none",
-          sampled_at: null,
-          sample_age_seconds: null,
+          ...sampleTime(startedAt, now),
           enforcing: false,
         },
     upstream: { edsrv: d.edsrv?.state ?? "down", edsrv_version: d.edsrv?.version ?? "" },

@@ -26,7 +26,9 @@ export function svcRoutes(deps: SvcDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // Liveness only: it never depends on the editing server or the engine.
   route(app, "/healthz", { GET: (c) => c.json({ ok: true }) });
-  route(app, "/status", { GET: (c) => c.json(gateStatus(deps)) });
+  // Without a counter (tests of other parts), sampled_at is the time these routes were made.
+  const startedAt = deps.now();
+  route(app, "/status", { GET: (c) => c.json(gateStatus(deps, startedAt)) });
   route(app, "/limits", { GET: (c) => c.json(gateLimits(deps)) });
 
   // The browser library and its TypeScript declarations: no authentication, cacheable (the
