@@ -44,7 +44,8 @@ afterAll(async () => {
 const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" });
 async function discovery(e: Edsrv) {
   const res = await fetch(`${e.url}/hosting/discovery`);
-  return { res, doc: xml.parse(await res.text()) };
+  const text = await res.text();
+  return { res, text, doc: xml.parse(text) };
 }
 const asArray = <T>(v: T | T[]) => (Array.isArray(v) ? v : [v]);
 
@@ -80,10 +81,14 @@ describe("discovery", () => {
     expect(ed.hash).toMatch(/^[0-9a-f]{10}$/);
   });
 
-  test("uses https and net-zone external-https when SVC_ONLINE_SSL_TERMINATION=true", async () => {
-    const { doc } = await discovery(edTls);
+  test("discovery net-zone is external-http even with SVC_ONLINE_SSL_TERMINATION=true (only urlsrc turns https)", async () => {
+    // Spec "Editing-server discovery": one net-zone (name external-http); SSL termination changes
+    // the scheme of urlsrc, nothing else.
+    const { doc, text } = await discovery(edTls);
     const zone = doc["wopi-discovery"]["net-zone"];
-    expect(zone.name).toBe("external-https");
+    expect(zone.name).toBe("external-http");
+    expect(text.match(/<net-zone\b/g)).toHaveLength(1);
+    expect(text).not.toContain("external-https");
     const writer = (asArray(zone.app) as any[]).find((a) => a.name === "writer");
     expect(asArray(writer.action)[0].urlsrc).toStartWith("https://office.example.test/browser/");
     const caps = (asArray(zone.app) as any[]).find((a) => a.name === "Capabilities");

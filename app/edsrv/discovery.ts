@@ -119,7 +119,8 @@ export function discoveryXml(config: Config, hash: string): string {
   const srv = publicOrigin(config);
   const base = `${srv}/browser/${hash}/`;
   const urlsrc = `${base}ed.html?`;
-  const zone = config.online.sslTermination ? "external-https" : "external-http";
+  // Spec: one net-zone named external-http; SSL termination changes only the scheme of urlsrc.
+  const zone = "external-http";
   const action = (name: string, ext: string, isDefault: boolean) =>
     `      <action name="${name}"${isDefault ? ' default="true"' : ""} ext="${ext}" urlsrc="${xmlAttr(urlsrc)}"/>`;
   const out: string[] = ['<?xml version="1.0" encoding="utf-8"?>', "<wopi-discovery>", `  <net-zone name="${zone}">`];
