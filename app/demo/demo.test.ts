@@ -70,13 +70,31 @@ describe("development pages", () => {
     expect((await post(signPayload(SECRET, ts, body))).status).toBe(200);
     expect((await post(signPayload("wrong", ts, body))).status).toBe(401);
     expect((await post(signPayload(SECRET, ts - 301, body), ts - 301)).status).toBe(401);
-    const { callbacks } = (await (await fetch(`${dev.url}/svc/demo/callbacks`)).json()) as any;
+    const callbacks = (await (await fetch(`${dev.url}/svc/demo/callbacks`)).json()) as any;
     expect(callbacks.slice(0, 3).map((c: any) => [c.signature.ok, c.signature.reason, c.body?.version ?? null])).toEqual([
       [false, "timestamp_out_of_window", null],
       [false, "bad_signature", null],
       [true, null, 3],
     ]);
     expect(callbacks[2]).toMatchObject({ event: "document.saved", delivery_id: "d-1" });
+  });
+});
+
+describe("the demo's callback list", () => {
+  test("GET /svc/demo/callbacks answers a JSON list (the spec's shape), newest first, each with its signature check", async () => {
+    const raw = JSON.stringify({ status: "closed", key: "list-shape", version: 0 });
+    const ts = Math.floor(Date.now() / 1000);
+    await fetch(`${dev.url}/svc/demo/callback`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-SVC-Event": "document.closed", "X-SVC-Delivery": "d-list", "X-SVC-Timestamp": String(ts), "X-SVC-Signature": signPayload(SECRET, ts, raw) },
+      body: raw,
+    });
+    const res = await fetch(`${dev.url}/svc/demo/callbacks`);
+    expect(res.headers.get("content-type")).toContain("application/json");
+    const list = (await res.json()) as any;
+    expect(Array.isArray(list)).toBe(true);
+    expect(list.length).toBeLessThanOrEqual(20);
+    expect(list[0]).toMatchObject({ event: "document.closed", delivery_id: "d-list", signature: { ok: true, reason: null }, body: { key: "list-shape" } });
   });
 });
 

@@ -43,6 +43,7 @@ export function demoRoutes(deps: DemoDeps): Hono<AppEnv> {
       return c.json(r.check.ok ? { ok: true } : { ok: false, reason: r.check.reason }, r.status as 200);
     },
   });
-  route(app, "/callbacks", { GET: (c) => c.json({ callbacks: deps.receiver.list() }, 200, noStore) });
+  // The spec: "JSON list of the last 20 received callbacks with their signature check result".
+  route(app, "/callbacks", { GET: (c) => c.json(deps.receiver.list(), 200, noStore) });
   return app;
 }

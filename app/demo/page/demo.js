@@ -77,7 +77,7 @@
 
   async function pollCallbacks() {
     try {
-      var list = (await (await fetch("/svc/demo/callbacks")).json()).callbacks;
+      var list = await (await fetch("/svc/demo/callbacks")).json();
       $("callbacks").innerHTML = list.map(function (c) {
         var b = c.body || {};
         var sig = c.signature.ok ? '<span class="ok">chữ ký đúng</span>' : '<span class="bad">chữ ký sai: ' + esc(c.signature.reason) + "</span>";
