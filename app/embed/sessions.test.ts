@@ -69,6 +69,25 @@ describe("POST /svc/embed/session", () => {
     expect(r.res.headers.get("cache-control")).toBe("no-store");
   });
 
+  test("a 1 MB session body is 413 bad_request (the gate's bad_request with the original HTTP status), with the limit and a sentence saying what to fix, never file_too_large", async () => {
+    // A valid signed config padded past 64 KiB, sent with its length and then streamed (chunked).
+    const big = JSON.stringify({ ...(await signed(config())), events: "x".repeat(1024 * 1024) });
+    const chunked = new ReadableStream<Uint8Array>({
+      start(ctl) {
+        const bytes = new TextEncoder().encode(big);
+        for (let i = 0; i < bytes.length; i += 64 * 1024) ctl.enqueue(bytes.subarray(i, i + 64 * 1024));
+        ctl.close();
+      },
+    });
+    for (const body of [big, chunked]) {
+      const res = await fetch(`${stack.gateUrl}/svc/embed/session`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
+      const r = { status: res.status, body: (await res.json()) as any, res };
+      expectError(r, 413, "bad_request");
+      expect(r.body.error.detail).toEqual({ limit_bytes: 64 * 1024 });
+      expect(r.body.error.message).toBe("Nội dung yêu cầu vượt quá 65536 byte: hãy gửi JSON nhỏ hơn (cấu hình nhúng chỉ cần vài kB, tài liệu được tải từ document.url chứ không gửi kèm).");
+    }
+  });
+
   test("the document's key groups sessions: one download for concurrent sessions of a new key, none for later ones", async () => {
     const p = source.add("/files/shared.docx", DOCX);
     const key = newKey();

@@ -47,7 +47,7 @@ export function embedRoutes(embed: EmbedGate): Hono<AppEnv> {
 
   route(app, "/session", {
     POST: [
-      ...jsonBody(),
+      ...jsonBody({ hint: "cấu hình nhúng chỉ cần vài kB, tài liệu được tải từ document.url chứ không gửi kèm" }),
       validate("json", EmbedSessionRequest, "invalid_config"),
       async (c) => {
         const body = validated(c, "json", EmbedSessionRequest);

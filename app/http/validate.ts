@@ -27,8 +27,15 @@ export function validated<T extends ZodType>(c: Context<AppEnv>, target: Target,
   return (c.req.valid as (t: string) => unknown)(target) as z.output<T>;
 }
 
-/** A JSON body of at most maxBytes, sent as application/json (a form or a file here is a client mistake). */
-export function jsonBody(maxBytes = 64 * 1024): MiddlewareHandler<AppEnv>[] {
+/**
+ * A JSON body of at most maxBytes, sent as application/json (a form or a file here is a client
+ * mistake). A larger body is `bad_request` with the original HTTP status, 413, and
+ * `detail.limit_bytes` (spec "Gate and embedding codes": bad_request is 400 "or the original HTTP
+ * status"; `file_too_large` is about the document, SVC_EMBED_MAX_FILE_MB, not a request body).
+ * `hint` adds what the body should hold instead.
+ */
+export function jsonBody(opts: { maxBytes?: number; hint?: string } = {}): MiddlewareHandler<AppEnv>[] {
+  const maxBytes = opts.maxBytes ?? 64 * 1024;
   return [
     async (c, next) => {
       const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
@@ -40,7 +47,13 @@ export function jsonBody(maxBytes = 64 * 1024): MiddlewareHandler<AppEnv>[] {
     bodyLimit({
       maxSize: maxBytes,
       onError: () => {
-        throw new ServiceError("bad_request", `Nội dung yêu cầu vượt quá ${maxBytes} byte.`, { limit_bytes: maxBytes }, {}, 413);
+        throw new ServiceError(
+          "bad_request",
+          `Nội dung yêu cầu vượt quá ${maxBytes} byte: hãy gửi JSON nhỏ hơn${opts.hint ? ` (${opts.hint})` : ""}.`,
+          { limit_bytes: maxBytes },
+          {},
+          413,
+        );
       },
     }),
   ];
