@@ -157,13 +157,20 @@ export function openApiDocument(part: "v1" | "svc"): Record<string, unknown> {
   };
 }
 
-/** A small page that reads the document and lists its operations (no outside resource). */
+/**
+ * A small page that lists the operations of its document, carried in the page itself (a browser
+ * cannot add the Bearer header that /v1/openapi.json needs to a fetch of its own); no outside
+ * resource.
+ */
 export function referencePage(part: "v1" | "svc"): string {
+  // JSON in a non-executed script element, "<" escaped so no text can close it.
+  const inline = JSON.stringify(openApiDocument(part)).replace(/</g, "\\u003c");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>svc ${part} API reference</title>
 <style>body{font:14px system-ui,sans-serif;margin:24px;max-width:980px}h2{margin-top:28px}code,pre{font:12px ui-monospace,monospace}pre{background:#f5f5f5;padding:8px;overflow:auto}.m{display:inline-block;min-width:56px;font-weight:700;text-transform:uppercase}.get{color:#1a5fb4}.post{color:#26a269}.delete{color:#c01c28}</style></head>
-<body><h1 id="title">svc ${part} API</h1><p id="desc"></p><p>The OpenAPI 3.1 document: <a href="openapi.json">openapi.json</a></p><div id="ops"></div>
+<body><h1 id="title">svc ${part} API</h1><p id="desc"></p><p>The OpenAPI 3.1 document: <a href="openapi.json">openapi.json</a>${part === "v1" ? " (with Authorization: Bearer, like all of /v1/), or docs/openapi/v1.json in the repository and the image" : ", also docs/openapi/svc.json in the repository and the image"}</p><div id="ops"></div>
+<script type="application/json" id="openapi">${inline}</script>
 <script>
-fetch("openapi.json").then(function (r) { return r.json(); }).then(function (d) {
+(function (d) {
   document.getElementById("title").textContent = d.info.title + " " + d.info.version;
   document.getElementById("desc").textContent = d.info.description;
   var out = document.getElementById("ops");
@@ -177,6 +184,6 @@ fetch("openapi.json").then(function (r) { return r.json(); }).then(function (d) 
       out.appendChild(s);
     });
   });
-});
+})(JSON.parse(document.getElementById("openapi").textContent));
 </script></body></html>`;
 }

@@ -9,6 +9,7 @@ import { FORMATS, PDF_CONTENT_TYPE, targetsOf, type Family } from "../../workers
 import type { Authenticator } from "./auth";
 import { contentDisposition, route, type AppEnv } from "./common";
 import { SERVICE_VERSION, API_VERSION } from "../version";
+import { openApiDocument, referencePage } from "./openapi";
 
 /** The endpoints that count against the rate limits (every other request is free). */
 export const COUNTED_PATHS = new Set([
@@ -78,6 +79,13 @@ export function v1Routes(deps: V1Deps): Hono<AppEnv> {
   });
 
   route(app, "/formats", { GET: (c) => c.json(formatsBody()) });
+
+  // The API reference: behind the authentication above like every /v1/ path but GET /v1/status
+  // (the same documents are shipped in docs/openapi/ for reading without a key).
+  const doc = openApiDocument("v1");
+  const page = referencePage("v1");
+  route(app, "/openapi.json", { GET: (c) => c.json(doc) });
+  route(app, "/reference", { GET: (c) => c.html(page) });
 
   route(app, "/convert", { POST: async (c) => jobResponse(c, await docbuilder.convert(c.req.raw, c.get("requestId"))) });
 
