@@ -100,6 +100,27 @@ describe("build on enterprise", () => {
     }
   });
 
+  test("DocBuilder output pages is an integer for native build outputs (docx, xlsx, pptx), the engine's count as for converted outputs", async () => {
+    for (const native of ["docx", "xlsx", "pptx"] as const) {
+      const name = { docx: "invoice.json", xlsx: "data-export.json", pptx: "deck.json" }[native];
+      // Alone (asynchronous, so the job shows its outputs) …
+      const res = await build(svc.url, { script: { ...(await script(name)), outputs: [native] }, async: true });
+      expect(res.status).toBe(202);
+      const job = await waitForJob(svc.url, ((await res.json()) as any).id);
+      const pages = job.outputs[0].pages;
+      expect([native, Number.isInteger(pages) && pages >= 1]).toEqual([native, true]);
+      // … the same figure as the engine gives for the same file converted (pages of the source as laid out).
+      const both = await build(svc.url, { script: { ...(await script(name)), outputs: [native, "pdf"] } });
+      const j2 = (await both.json()) as any;
+      expect([native, j2.outputs[0].pages]).toEqual([native, j2.outputs[1].pages]);
+      expect([native, j2.outputs[0].pages]).toEqual([native, pages]);
+      // A synchronous single output says it in X-SVC-Pages.
+      const sync = await build(svc.url, { script: { ...(await script(name)), outputs: [native] } });
+      expect([native, sync.headers.get("X-SVC-Pages")]).toEqual([native, String(pages)]);
+      await sync.arrayBuffer();
+    }
+  }, 120_000);
+
   test("every output format of every family opens in the engine (text extracted from each)", async () => {
     const plans: [string, string[][]][] = [
       ["invoice.json", [["docx", "doc", "odt", "rtf", "txt"], ["html", "epub", "pdf"]]],

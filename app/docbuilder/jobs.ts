@@ -19,7 +19,8 @@ export interface JobOutput {
   content_type: string;
   size: number;
   sha256: string;
-  pages: number | null;
+  /** Spec: an integer. Pages as the engine lays the document out (sheets, slides), for every output. */
+  pages: number;
   expires_at: string;
 }
 
@@ -130,7 +131,7 @@ export class JobStore {
   addOutput(
     id: string,
     ttlMinutes: number,
-    out: { path: string; filename: string; format: string; contentType: string; size: number; sha256: string; pages: number | null },
+    out: { path: string; filename: string; format: string; contentType: string; size: number; sha256: string; pages: number },
   ): JobOutput {
     const rec = this.require(id);
     const fileId = newFileId();

@@ -56,7 +56,13 @@ interface JobContext {
   /** Runs one engine request on the pool under the job's time limits. */
   run<T>(request: EngineStep): Promise<T>;
   /** Records a result file; one over max_file_mb fails the job with file_too_large. */
-  output(file: string, filename: string, format: string, pages: number | null): Promise<void>;
+  output(file: string, filename: string, format: string, pages: number): Promise<void>;
+  /**
+   * Pages of a file made outside the engine (a native build output, a filled template), counted
+   * the way a conversion counts its source: loaded by the engine on the pool, pages of a text as
+   * laid out, sheets of a spreadsheet, slides of a presentation. Spec: `pages` is an integer.
+   */
+  pagesOf(file: string): Promise<number>;
 }
 
 interface PreparedJob {
@@ -132,7 +138,7 @@ export class DocBuilderService {
         work: async (ctx) => {
           const output = path.join(dir, `${base}.${params.to}`);
           const result = await ctx.run<ConvertResult>({ op: "convert", input, output, to: params.to, password: params.options.password });
-          await ctx.output(output, `${base}.${params.to}`, params.to, result.pages ?? null);
+          await ctx.output(output, `${base}.${params.to}`, params.to, result.pages);
         },
       };
     });
@@ -162,14 +168,20 @@ export class DocBuilderService {
         work: async (ctx) => {
           const nativeFile = path.join(dir, `${base}.${native}`);
           await Bun.write(nativeFile, await buildNative(script));
+          // Conversions first: each loads the native file and counts its pages, which is then also
+          // the native output's count; only a build asking for the native format alone needs the
+          // engine for the count. The outputs are recorded in the order asked.
+          const pages = new Map<string, number>();
           for (const format of outputs) {
-            if (format === native) {
-              await ctx.output(nativeFile, `${base}.${native}`, native, null);
-              continue;
-            }
-            const output = path.join(dir, `${base}.${format}`);
-            const result = await ctx.run<ConvertResult>({ op: "convert", input: nativeFile, output, to: format });
-            await ctx.output(output, `${base}.${format}`, format, result.pages ?? null);
+            if (format === native) continue;
+            const result = await ctx.run<ConvertResult>({ op: "convert", input: nativeFile, output: path.join(dir, `${base}.${format}`), to: format });
+            pages.set(format, result.pages);
+            if (!pages.has(native)) pages.set(native, result.pages);
+          }
+          if (outputs.includes(native) && !pages.has(native)) pages.set(native, await ctx.pagesOf(nativeFile));
+          for (const format of outputs) {
+            const file = format === native ? nativeFile : path.join(dir, `${base}.${format}`);
+            await ctx.output(file, `${base}.${format}`, format, pages.get(format)!);
           }
         },
       };
@@ -206,10 +218,10 @@ export class DocBuilderService {
         work: async (ctx) => {
           const filled = path.join(dir, `${base}.filled.docx`);
           await Bun.write(filled, renderTemplate(bytes, params.data, { missing: params.options.missing }));
-          if (params.to === "docx") return ctx.output(filled, `${base}.docx`, "docx", null);
+          if (params.to === "docx") return ctx.output(filled, `${base}.docx`, "docx", await ctx.pagesOf(filled));
           const output = path.join(dir, `${base}.${params.to}`);
           const result = await ctx.run<ConvertResult>({ op: "convert", input: filled, output, to: params.to });
-          await ctx.output(output, `${base}.${params.to}`, params.to, result.pages ?? null);
+          await ctx.output(output, `${base}.${params.to}`, params.to, result.pages);
         },
       };
     });
@@ -278,13 +290,16 @@ export class DocBuilderService {
     const started = this.deps.clock.now();
     const deadline = prepared.async ? undefined : started + limits.sync_timeout_seconds * 1000;
     const files: string[] = [];
+    const run = <T>(request: EngineStep) =>
+      this.deps.pool.run<T>({ ...request, id: jobId, requestId } as WorkerRequest, {
+        runTimeoutMs: limits.job_timeout_seconds * 1000,
+        deadline,
+        onStart: () => this.deps.jobs.markRunning(jobId),
+      });
     const ctx: JobContext = {
-      run: <T>(request: EngineStep) =>
-        this.deps.pool.run<T>({ ...request, id: jobId, requestId } as WorkerRequest, {
-          runTimeoutMs: limits.job_timeout_seconds * 1000,
-          deadline,
-          onStart: () => this.deps.jobs.markRunning(jobId),
-        }),
+      run,
+      // The engine's meta request counts pages exactly as a conversion counts its source.
+      pagesOf: async (file) => (await run<MetaResult>({ op: "meta", input: file })).pages,
       output: async (file, filename, format, pages) => {
         const size = (await stat(file)).size;
         if (size > limits.max_file_mb * 1024 * 1024) throw tooLarge(limits.max_file_mb);

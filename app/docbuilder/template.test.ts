@@ -91,6 +91,20 @@ describe("POST /v1/template/render", () => {
     expect(job.outputs[0]).toMatchObject({ format: "odt", filename: "invoice.odt" });
   });
 
+  test("DocBuilder output pages is an integer for docx template output, the engine's count as for a converted output", async () => {
+    const res = await render(invoice, { data: JSON.stringify(data), async: "true" });
+    expect(res.status).toBe(202);
+    const job = await waitForJob(svc.url, ((await res.json()) as any).id);
+    expect(job.outputs[0]).toMatchObject({ format: "docx" });
+    const pages = job.outputs[0].pages;
+    expect(Number.isInteger(pages) && pages >= 1).toBe(true);
+    const pdf = await waitForJob(svc.url, ((await (await render(invoice, { data: JSON.stringify(data), to: "pdf", async: "true" })).json()) as any).id);
+    expect(pdf.outputs[0].pages).toBe(pages);
+    const sync = await render(invoice, { data: JSON.stringify(data) });
+    expect(sync.headers.get("X-SVC-Pages")).toBe(String(pages));
+    await sync.arrayBuffer();
+  });
+
   test("bad_request when data is not a JSON object", async () => {
     const res = await render(invoice, { data: "[1,2]" });
     expect(res.status).toBe(400);

@@ -147,7 +147,7 @@ function jobResponse(c: Context<AppEnv>, outcome: JobOutcome): Response {
       "Content-Disposition": contentDisposition(out.filename),
       "X-SVC-Job-Id": outcome.job.id,
       "X-SVC-File-Id": out.file_id,
-      ...(out.pages !== null ? { "X-SVC-Pages": String(out.pages) } : {}),
+      "X-SVC-Pages": String(out.pages),
     },
   });
 }
