@@ -38,6 +38,56 @@ export const PROFILE_SETTINGS: ReadonlyArray<readonly [string, string, "boolean"
 ];
 
 /**
+ * The engines make no network request, whatever a document or a paste refers to: LibreOffice
+ * fetched linked pictures (docx, odt, pasted HTML) on open, on copy and on paste, and the
+ * stylesheets of HTML delivered as docx/odt/doc/rtf, from any address (127.0.0.2, [::1],
+ * 0x7f000002…). LibreOffice 7.4 has no host allow list (HostFilter / LOK_HOST_ALLOWLIST came
+ * later), so the engines are cut off in layers, each measured alone with canary servers
+ * (app/engines-no-network.test.ts):
+ *
+ * 1. No content provider for a network scheme. LibreOffice reaches every http(s), WebDAV and FTP
+ *    URL (pictures, stylesheets, linked sections, "update links") through its Universal Content
+ *    Broker, which takes its providers from the configuration: with http, https, the WebDAV
+ *    schemes, ftp and CMIS removed, such a URL has no content and nothing is opened, not even a
+ *    socket (strace). A linked picture stays a link (its URL is kept, a placeholder is painted).
+ * 2. A proxy that is not there, for anything that reaches the network anyway: the profile names
+ *    a manual proxy on a closed loopback port (no exception list) and the environment does the
+ *    same for libcurl's own proxy variables. Alone (providers in place), LibreOffice 7.4's WebDAV
+ *    client gives up before it opens a socket when any proxy is set; a later version that does
+ *    contact its proxy finds nothing listening.
+ *
+ * ooInetProxyType needs its oor:type in the user layer: without it the value was ignored (the
+ * default, "system", came out as no proxy at all).
+ */
+const NETWORK_CONTENT_PROVIDERS = ["Provider3", "Provider4", "Provider4a", "Provider12", "Provider12a", "Provider12b", "Provider6", "Provider43"] as const; // http, vnd.sun.star.webdav, webdav, https, vnd.sun.star.webdavs, webdavs, ftp, vnd.libreoffice.cmis
+const PROVIDER_DATA = "/org.openoffice.ucb.Configuration/ContentProviders/Local/SecondaryKeys/Office/ProviderData";
+/** Where the engines' proxy points: a loopback port nothing listens on (9, discard). */
+export const NO_PROXY_HOST = "127.0.0.1";
+export const NO_PROXY_PORT = 9;
+/** [path, property, xs type, value]: written with their type (see above). */
+const NETWORK_SETTINGS: ReadonlyArray<readonly [string, string, "xs:int" | "xs:string", string]> = [
+  ["/org.openoffice.Inet/Settings", "ooInetProxyType", "xs:int", "2"], // 0 none, 1 system, 2 manual
+  ["/org.openoffice.Inet/Settings", "ooInetNoProxy", "xs:string", ""],
+  ["/org.openoffice.Inet/Settings", "ooInetHTTPProxyName", "xs:string", NO_PROXY_HOST],
+  ["/org.openoffice.Inet/Settings", "ooInetHTTPProxyPort", "xs:int", String(NO_PROXY_PORT)],
+  ["/org.openoffice.Inet/Settings", "ooInetHTTPSProxyName", "xs:string", NO_PROXY_HOST],
+  ["/org.openoffice.Inet/Settings", "ooInetHTTPSProxyPort", "xs:int", String(NO_PROXY_PORT)],
+  ["/org.openoffice.Inet/Settings", "ooInetFTPProxyName", "xs:string", NO_PROXY_HOST],
+  ["/org.openoffice.Inet/Settings", "ooInetFTPProxyPort", "xs:int", String(NO_PROXY_PORT)],
+];
+
+/** libcurl's proxy variables (LibreOffice's own curl users that set no proxy of their own read them). */
+function proxyEnvironment(): Record<string, string> {
+  const proxy = `http://${NO_PROXY_HOST}:${NO_PROXY_PORT}`;
+  const env: Record<string, string> = { no_proxy: "", NO_PROXY: "" };
+  for (const name of ["http_proxy", "https_proxy", "ftp_proxy", "all_proxy"]) {
+    env[name] = proxy;
+    env[name.toUpperCase()] = proxy;
+  }
+  return env;
+}
+
+/**
  * The environment LibreOffice starts with: everything it writes stays inside this engine's profile.
  *
  * Why UNO_SHARED_PACKAGES_CACHE: LibreOffice keeps "shared" extensions (installed for every user
@@ -59,14 +109,41 @@ export function engineEnvironment(profileDir: string, tempDir: string): Record<s
     // Under LibreOfficeKit only the languages listed here get spell checking (none when unset:
     // "No language allowlisted, turning off the language support"): the dictionaries setup installs.
     LOK_ALLOWLIST_LANGUAGES: SPELLING_LANGUAGES,
+    // No network: see NETWORK_CONTENT_PROVIDERS. And no printer discovery: LibreOffice asks the
+    // CUPS server for its printers (a connection to [::1]:631 and 127.0.0.1:631 at start, strace);
+    // PDF export needs no printer.
+    SAL_DISABLE_CUPS: "1",
+    ...proxyEnvironment(),
   };
 }
 
 /** The languages whose hunspell dictionaries setup installs (Debian's hunspell-en-us and hunspell-vi). */
 export const SPELLING_LANGUAGES = "en_US vi_VN";
 
-function xcuItem(path: string, name: string, value: string): string {
-  return `<item oor:path="${path}"><prop oor:name="${name}" oor:op="fuse"><value>${value}</value></prop></item>`;
+function xcuItem(path: string, name: string, value: string, type?: string): string {
+  const t = type ? ` oor:type="${type}"` : "";
+  return `<item oor:path="${path}"><prop oor:name="${name}" oor:op="fuse"${t}><value>${value}</value></prop></item>`;
+}
+
+function xcuRemoveNode(path: string, name: string): string {
+  return `<item oor:path="${path}"><node oor:name="${name}" oor:op="remove"/></item>`;
+}
+
+/** Every item the profile pins, each with its key (path and name) for merging. */
+function pinnedItems(): { key: string; xml: string }[] {
+  return [
+    ...PROFILE_SETTINGS.map(([p, n, , v]) => ({ key: `${p}\u0000${n}`, xml: xcuItem(p, n, v) })),
+    ...NETWORK_SETTINGS.map(([p, n, t, v]) => ({ key: `${p}\u0000${n}`, xml: xcuItem(p, n, v, t) })),
+    ...NETWORK_CONTENT_PROVIDERS.map((n) => ({ key: `${PROVIDER_DATA}\u0000${n}`, xml: xcuRemoveNode(PROVIDER_DATA, n) })),
+  ];
+}
+
+/**
+ * A configuration path with set elements by name only: LibreOffice writes the path of our
+ * provider removals back as `…/ContentProviders/org.openoffice.ucb.Configuration:ContentProvidersDataPrimaryKeys['Local']/…`.
+ */
+function canonicalPath(path: string): string {
+  return path.replace(/\/[^/\[]+\['([^']*)'\]/g, "/$1");
 }
 
 /**
@@ -78,7 +155,8 @@ export function writeProfileConfig(profileDir: string): string {
   const userDir = join(profileDir, "user");
   mkdirSync(userDir, { recursive: true });
   const file = join(userDir, "registrymodifications.xcu");
-  const ours = new Set(PROFILE_SETTINGS.map(([p, n]) => `${p}\u0000${n}`));
+  const pinned = pinnedItems();
+  const ours = new Set(pinned.map((i) => i.key));
   let kept: string[] = [];
   if (existsSync(file)) {
     const old = readFileSync(file, "utf8");
@@ -86,14 +164,14 @@ export function writeProfileConfig(profileDir: string): string {
       .split("\n")
       .filter((l) => l.startsWith("<item "))
       .filter((l) => {
-        const m = /^<item oor:path="([^"]*)"><prop oor:name="([^"]*)"/.exec(l);
-        return !(m && ours.has(`${m[1]}\u0000${m[2]}`));
+        const m = /^<item oor:path="([^"]*)"><(?:prop|node) oor:name="([^"]*)"/.exec(l);
+        return !(m && ours.has(`${canonicalPath(m[1]!)}\u0000${m[2]}`));
       });
   }
   const xml =
     `<?xml version="1.0" encoding="UTF-8"?>\n` +
     `<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n` +
-    [...kept, ...PROFILE_SETTINGS.map(([p, n, , v]) => xcuItem(p, n, v))].join("\n") +
+    [...kept, ...pinned.map((i) => i.xml)].join("\n") +
     `\n</oor:items>\n`;
   writeFileSync(file, xml);
   return file;
