@@ -4,7 +4,7 @@
 import { Hono, type Context } from "hono";
 import { ServiceError } from "../errors";
 import type { Admission } from "../gate/admission";
-import { limitPage } from "../gate/limit-page";
+import { LIMIT_PAGE_PREFIX, limitPageAnswer, limitPageLocation, postedLimitPage } from "../gate/limit-page";
 import { gateLimits, gateStatus, type GateStatusDeps } from "../gate/status";
 import type { EmbedGate } from "../embed/embed-gate";
 import { errorResponse, route, type AppEnv } from "./common";
@@ -62,14 +62,31 @@ export function svcRoutes(deps: SvcDeps): Hono<AppEnv> {
         );
       }
       if (stage === "page") {
-        return c.html(limitPage({ limit: d.limit, current: d.current, edition: d.edition, rawUri: uri }), 429, {
-          "Cache-Control": "no-store",
-          "Retry-After": "30",
-        });
+        // A form POST (a file-sync host): its fields are in the body, which this check never sees;
+        // 307 makes the browser send the same body to the limit page, which carries them.
+        const location = (c.req.header("x-original-method") ?? "").toUpperCase() === "POST" ? limitPageLocation(uri) : null;
+        if (location) return c.body(null, 307, { Location: location, "Cache-Control": "no-store" });
+        const page = limitPageAnswer({ limit: d.limit, current: d.current, edition: d.edition, rawUri: uri });
+        return c.html(page.html, page.status, page.headers);
       }
       return errorResponse(c, new ServiceError("connection_limit_reached", undefined, { limit: d.limit, current: d.current, edition: d.edition }));
     },
   });
+  // The limit page of a refused editor-page POST (see /auth above): public, like the page it stands
+  // for; the figures are the cap's now.
+  const counter = deps.counter;
+  if (deps.admission && counter) {
+    const figures = () => {
+      const { current, pending, limit } = counter.load();
+      return { limit, current: current + pending, edition: deps.license.gate().edition };
+    };
+    route(app, `${LIMIT_PAGE_PREFIX.slice("/svc".length)}/*`, {
+      POST: async (c) => {
+        const page = await postedLimitPage(c.req.raw, figures);
+        return c.html(page.html, page.status, page.headers);
+      },
+    });
+  }
   if (deps.embed) {
     app.route("/embed", embedRoutes(deps.embed));
     app.route("/wopi", wopiRoutes(deps.embed));
