@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { docWsUrl } from "../edsrv/testing/ws-client";
-import { parseAliasGroups } from "../alias-groups";
-import { documentKeyer, normaliseWopiSrc, parsePageUri, parseWsUri } from "./ws-uri";
+import { docWsUrl } from "./edsrv/testing/ws-client";
+import { parseAliasGroups } from "./alias-groups";
+import { documentKeyer, normaliseWopiSrc, parsePageUri, parseWsUri, requestsReadOnly } from "./editing-uri";
 
 const SRC = "http://files.example:8080/wopi/files/165";
 const KEY = "http://files.example:8080/wopi/files/165";
@@ -11,7 +11,7 @@ const A = encodeURIComponent(`${SRC}?access_token=${encodeURIComponent("tok-1")}
 describe("WebSocket URI forms (spec routing table, protocol notes §6)", () => {
   test("the canonical form gives the document key and the token", () => {
     const t = parseWsUri(raw(docWsUrl("http://h", SRC, "tok-1")))!;
-    expect(t).toEqual({ wopiSrc: SRC, docKey: KEY, token: "tok-1", permission: null });
+    expect(t).toMatchObject({ wopiSrc: SRC, wopiSrcAsGiven: SRC, docKey: KEY, token: "tok-1", permission: null, load: null });
   });
 
   test("a trailing slash and further segments after ws are the same document", () => {
@@ -39,6 +39,16 @@ describe("WebSocket URI forms (spec routing table, protocol notes §6)", () => {
     expect(parseWsUri(`/cool/0x${hex}/ws`)).toMatchObject({ docKey: KEY, token: "tok-1" });
   });
 
+  test("one reader for gate and editing server: a permission or token in the outer query is not the document's", () => {
+    const a = encodeURIComponent(`${SRC}?access_token=edit-token&access_token_ttl=0`);
+    const t = parseWsUri(`/ed/${a}/ws?WOPISrc=${encodeURIComponent(SRC)}&compat=/ws&permission=readonly&access_token=other`)!;
+    expect(t.token).toBe("edit-token");
+    expect(t.permission).toBeNull();
+    expect(requestsReadOnly(t)).toBe(false);
+    // `view` is no read-only request for either reader: counted as editing.
+    const v = encodeURIComponent(`${SRC}?access_token=t&permission=view`);
+    expect(requestsReadOnly(parseWsUri(`/ed/${v}/ws?WOPISrc=${encodeURIComponent(SRC)}`)!)).toBe(false);
+  });
   test("permission from a reconnect's document part", () => {
     const a = encodeURIComponent(`${SRC}?access_token=t&access_token_ttl=0&permission=readonly`);
     expect(parseWsUri(`/ed/${a}/ws?WOPISrc=${encodeURIComponent(SRC)}&compat=/ws`)!.permission).toBe("readonly");

@@ -1,6 +1,8 @@
-// Reads the document behind an editing request from the RAW URI the proxy forwards in
-// X-Original-URI (never decoded by the proxy). Every WebSocket form of the spec's routing table
-// and of Collabora's client (protocol notes §6):
+// The one reader of an editing URL, shared by the gate (/svc/auth, from the RAW URI the proxy
+// forwards in X-Original-URI) and the editing server (its WebSocket upgrade): both must see the same
+// document, the same access token and the same permission, or a URL can be read-only for the one
+// that counts connections and editable for the one that opens them. Every WebSocket form of the
+// spec's routing table and of Collabora's client (protocol notes §6):
 //   /ed/<A>/ws?WOPISrc=<B>&compat=/ws          canonical (A = enc(docURL + "?" + params))
 //   /ed/<A>/ws/  and  /ed/<A>/ws/<sid>/<cmd>/<n>   trailing slash, further segments
 //   /ed/<A>/ws                                  no query: the document URL of A is the WOPISrc
@@ -10,10 +12,13 @@
 //   /cool/… and /lool/… instead of /ed/ (a real Collabora's prefixes)
 // and the editor page /browser/<hash>/ed.html?WOPISrc=<B>[&permission=…][&access_token=…].
 // Anything else is not an editing WebSocket: the gate refuses it (spec rule 7).
+// The access token and the permission of a WebSocket are read from its document part A only (the
+// short form has no A: its query is the document part), which is where Collabora reads them; a
+// `permission` or `access_token` appended to the outer query means nothing to either reader.
 // The document key maps host aliases to their group's first entry (documentKeyer), as the editing
 // server's docKey does, so that a file reached through two aliases is one document for admission.
 
-import { canonicalDocKey, type AliasGroup } from "../alias-groups";
+import { canonicalDocKey, type AliasGroup } from "./alias-groups";
 
 const PREFIXES = new Set(["ed", "cool", "lool"]);
 const SCHEME = /^https?:\/\//i;
@@ -21,16 +26,26 @@ const SCHEME = /^https?:\/\//i;
 export interface EditTarget {
   /** WOPISrc without query, as given (decoded). */
   wopiSrc: string;
+  /** WOPISrc as given (decoded), with its own query when it has one: the editing server's WOPI address. */
+  wopiSrcAsGiven: string;
+  /** The parameters of the document part: access_token, access_token_ttl, permission, … */
+  docParams: URLSearchParams;
+  /** `load` arguments carried in the WebSocket URL by our editor page (outer query); null when none. */
+  load: string | null;
   /** scheme://host:port/path, lower-case scheme and host, explicit port, alias mapped: Collabora's docKey form. */
   docKey: string;
   /** The access token of the document part, or null when the URI has none. */
   token: string | null;
-  /** `permission` of the document part (Collabora adds it on reconnects) or of the query. */
+  /** `permission` of the document part (Collabora adds it on reconnects); for a page, of its query. */
   permission: string | null;
 }
 
-/** Read-only as requested by the URL: Collabora's permission=readonly (and view). */
-export const requestsReadOnly = (t: EditTarget) => t.permission === "readonly" || t.permission === "view";
+/**
+ * Read-only as requested by the URL: `permission=readonly` in the document part, the one form both
+ * Collabora and our editing server open read-only. Anything else (`view`, another place in the
+ * URL) is an editing request and is counted as one.
+ */
+export const requestsReadOnly = (t: EditTarget) => t.permission === "readonly";
 
 /** scheme://host:port/path of an http(s) URL, without query or fragment; null when not one. */
 export const normaliseWopiSrc = (url: string): string | null => canonicalDocKey([], url);
@@ -59,7 +74,7 @@ function decodeToUrl(part: string, rounds = 3): string | null {
   return SCHEME.test(v) ? v : null;
 }
 
-function target(wopiSrcRaw: string | null, params: URLSearchParams, query: URLSearchParams, keyOf: DocKeyFn): EditTarget | null {
+function target(wopiSrcRaw: string | null, docParams: URLSearchParams, outer: URLSearchParams, keyOf: DocKeyFn): EditTarget | null {
   if (!wopiSrcRaw) return null;
   const wopi = decodeToUrl(wopiSrcRaw);
   if (!wopi) return null;
@@ -67,11 +82,9 @@ function target(wopiSrcRaw: string | null, params: URLSearchParams, query: URLSe
   const wopiSrc = q < 0 ? wopi : wopi.slice(0, q);
   const docKey = keyOf(wopiSrc);
   if (!docKey) return null;
-  // A WOPISrc given with its own query (some hosts do) can carry the token too.
-  const own = q < 0 ? new URLSearchParams() : new URLSearchParams(wopi.slice(q + 1));
-  const token = params.get("access_token") ?? query.get("access_token") ?? own.get("access_token");
-  const permission = params.get("permission") ?? query.get("permission");
-  return { wopiSrc, docKey, token: token || null, permission: permission || null };
+  const token = docParams.get("access_token");
+  const permission = docParams.get("permission");
+  return { wopiSrc, wopiSrcAsGiven: wopi, docParams, load: outer.get("load"), docKey, token: token || null, permission: permission || null };
 }
 
 function splitUri(raw: string): { path: string; query: string } | null {
@@ -98,8 +111,9 @@ export function parseWsUri(raw: string, keyOf: DocKeyFn = normaliseWopiSrc): Edi
   if (segs[0] !== "" || !PREFIXES.has(segs[1] ?? "")) return null;
   let query = new URLSearchParams(parts.query);
 
-  // The short form /ed/ws?WOPISrc=… (also with a trailing slash or further segments).
-  if (segs[2] === "ws") return target(query.get("WOPISrc"), new URLSearchParams(), query, keyOf);
+  // The short form /ed/ws?WOPISrc=… (also with a trailing slash or further segments): no
+  // document part, its query stands for it.
+  if (segs[2] === "ws") return target(query.get("WOPISrc"), query, query, keyOf);
 
   if (segs.length < 4 || segs[3] !== "ws") return null;
   let a = segs[2]!;
@@ -126,5 +140,5 @@ export function parsePageUri(raw: string, keyOf: DocKeyFn = normaliseWopiSrc): E
   if (!parts) return null;
   if (!/^\/browser\/[^/]+\/(ed|cool)\.html$/.test(parts.path)) return null;
   const query = new URLSearchParams(parts.query);
-  return target(query.get("WOPISrc"), new URLSearchParams(), query, keyOf);
+  return target(query.get("WOPISrc"), query, query, keyOf);
 }

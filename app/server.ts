@@ -24,7 +24,7 @@ import { connectionCap } from "./editions/license";
 import { ConnectionCounter } from "./gate/counting";
 import { EdsrvSampler } from "./gate/sampler";
 import { Admission, checkFileInfoFetcher, wopiAllowedHostNames } from "./gate/admission";
-import { documentKeyer } from "./gate/ws-uri";
+import { documentKeyer } from "./editing-uri";
 import { parseAliasGroups } from "./alias-groups";
 import { UsageWriter } from "./gate/usage-csv";
 import { createEmbedGate, type EmbedGate } from "./embed/embed-gate";
@@ -186,6 +186,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     logger,
     ownDocument: (docKey) => embed?.ownDocument(docKey) ?? false,
     embeddedSession: (docKey, token) => embed?.embeddedSession(docKey, token) ?? null,
+    downgradeEmbedded: (docKey, token, limit) => embed?.downgradeEmbedded(docKey, token, limit),
   });
   embed = createEmbedGate({
     config,
@@ -195,7 +196,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     fetchAllow,
     wopiBase: config.gate.wopiBase,
     keyOf,
-    admitEdit: (docKey) => admission.admitEmbedded(docKey),
+    admitEdit: (docKey, token) => admission.admitEmbedded(docKey, token),
     staleAfterMs: counter.staleAfterPeriods * counter.intervalMs,
     closedAfterMs: opts.embedClosedAfterMs,
     download: opts.embedDownload,

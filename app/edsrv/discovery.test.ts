@@ -213,17 +213,17 @@ describe("document WebSocket URL forms", () => {
   test("canonical /ed/<A>/ws?WOPISrc=<B>&compat=/ws", () => {
     const p = parseDocWsUrl(`http://x/ed/${a}/ws?WOPISrc=${encodeURIComponent(src)}&compat=/ws`)!;
     expect(p.wopiSrc).toBe(src);
-    expect(p.params.get("access_token")).toBe("tok_1");
+    expect(p.docParams.get("access_token")).toBe("tok_1");
   });
   test("hexified /ed/0x<hex>/ws", () => {
     const hex = Buffer.from(`${a}/ws?WOPISrc=${encodeURIComponent(src)}&compat=`).toString("hex");
     const p = parseDocWsUrl(`http://x/ed/0x${hex}/ws`)!;
     expect(p.wopiSrc).toBe(src);
-    expect(p.params.get("access_token")).toBe("tok_1");
+    expect(p.docParams.get("access_token")).toBe("tok_1");
   });
   test("document part encoded twice", () => {
     const p = parseDocWsUrl(`http://x/ed/${encodeURIComponent(a)}/ws?WOPISrc=${encodeURIComponent(src)}&compat=/ws`)!;
-    expect(p.params.get("access_token")).toBe("tok_1");
+    expect(p.docParams.get("access_token")).toBe("tok_1");
   });
 });
 

@@ -49,6 +49,15 @@ async function open(wopiSrc: string, token: string, extra = "", loadArgs = "") {
   return s;
 }
 
+const brokerOf = (src: string) => [...ed.brokers.values()].find((b) => b.wopiSrc === src);
+async function until(cond: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await Bun.sleep(20);
+  }
+}
+
 function newDoc(fixture = "hello.docx"): string {
   const id = `f${++fileSeq}`;
   return host.addFile(id, fixture, readFileSync(path.join(FIX, fixture)));
@@ -244,6 +253,24 @@ describe("leaving", () => {
 });
 
 describe("views", () => {
+  test("one editing view per access token: a second editing connection with the same token replaces the first, which is told why; another token's view stays", async () => {
+    const src = newDoc();
+    const first = await open(src, "tok_edit_1");
+    const other = await open(src, "tok_edit_2");
+    const second = await open(src, "tok_edit_1");
+    expect(second.texts()).toContain("perm: edit");
+    await until(() => first.closed);
+    expect(first.texts()).toContain("close: replaced");
+    await until(() => brokerOf(src)?.sessions.size === 2);
+    expect(other.texts()).not.toContain("close: replaced");
+    // A read-only view of the same token never replaces anything.
+    const viewer = await open(src, "tok_edit_1", "&permission=readonly");
+    expect(viewer.texts()).toContain("perm: readonly");
+    await Bun.sleep(200);
+    expect(second.texts()).not.toContain("close: replaced");
+    for (const s of [other, second, viewer]) s.close();
+  });
+
   // The engine emits a new view's first cursor, selection and tile invalidation while the view is
   // being created; they can reach the server in the same read as the kit's answer, before the
   // session knows its view id. Dropped, the page shows no cursor until it moves (about one open
@@ -342,7 +369,7 @@ describe("views", () => {
   test("tile deltas: a page that applies them gets, for a tile it holds, only the band of rows an edit changed; other pages get the whole tile", async () => {
     const src = newDoc();
     const withDeltas = await open(src, "tok_edit_1", "", " tiledeltas=1");
-    const whole = await open(src, "tok_edit_1");
+    const whole = await open(src, "tok_edit_2");
     const tileOf = async (s: TestSocket, have: number, id: number) => {
       const n = s.frames.length;
       s.send(`tile part=0 width=256 height=256 x=0 y=0 w=3840 h=3840 have=${have} id=${id}`);

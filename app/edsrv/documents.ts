@@ -148,7 +148,6 @@ export class DocumentBroker {
   preloading = false;
   /** Sessions queued behind the work in progress (a preload, another attach). */
   private waiting = 0;
-  private preloaded: { token: string; info: CheckFileInfo; at: number } | null = null;
 
   constructor(
     readonly wopiSrc: string,
@@ -195,7 +194,9 @@ export class DocumentBroker {
       return false;
     }
     s.send('progress: {"id":"find"}');
-    const cfi = this.takePreloadedInfo(s.auth) ?? (await this.deps.wopi.checkFileInfo(this.wopiSrc, s.auth));
+    // Always asked again for the view, never the preload's answer: the session may have been
+    // switched to view or deleted since the page was requested (the permission is the view's).
+    const cfi = await this.deps.wopi.checkFileInfo(this.wopiSrc, s.auth);
     if (cfi.kind !== "ok") {
       this.log.warn("checkfileinfo_failed", { session: s.id, kind: cfi.kind, status: cfi.status });
       s.send(cfi.kind === "unauthorized" ? "error: cmd=internal kind=unauthorized" : "error: cmd=load kind=faileddocloading");
@@ -234,6 +235,7 @@ export class DocumentBroker {
       s.close();
       return false;
     }
+    if (!s.readOnly) await this.replaceEarlierViews(s);
     this.attaching = { held: new Map() };
     try {
       return await this.attachView(s, info);
@@ -300,9 +302,22 @@ export class DocumentBroker {
   }
 
   /**
-   * Downloads the file and loads it into a kit (state new → loading → loaded). Answers null, or
-   * the error frame for the session that asked.
+   * One editing view per access token: a new editing view replaces an earlier one of the same
+   * token (a reload or reconnect whose old socket has not closed yet, or the token reused in a
+   * second tab), before it is made, so the document never holds both. The gate admits a token's
+   * later connections as reconnects of the view it counted, so a reused token never holds more
+   * than one connection of the cap. The earlier page is told why (`close: replaced`).
    */
+  private async replaceEarlierViews(s: ClientSession): Promise<void> {
+    for (const other of [...this.sessions.values()]) {
+      if (other.readOnly || other.auth.token !== s.auth.token) continue;
+      this.log.info("view_replaced", { session: other.id, by: s.id });
+      other.send("close: replaced");
+      await this.detachView(other);
+      other.close();
+    }
+  }
+
   private async load(auth: WopiAuth, info: CheckFileInfo): Promise<string | null> {
     this.state = "loading";
     this.fileName = info.BaseFileName;
@@ -354,7 +369,6 @@ export class DocumentBroker {
       if (this.state !== "new") return;
       const cfi = await this.deps.wopi.checkFileInfo(this.wopiSrc, auth);
       if (cfi.kind !== "ok" || this.state !== "new") return this.endPreload();
-      this.preloaded = { token: auth.token, info: cfi.info, at: Date.now() };
       const failed = await this.load(auth, cfi.info);
       if (failed) return this.endPreload();
       this.log.info("document_preloaded", {});
@@ -368,7 +382,6 @@ export class DocumentBroker {
 
   private endPreload(): void {
     this.preloading = false;
-    this.preloaded = null;
     if (this.waiting === 0) return this.dispose();
     // A session is queued behind the preload: it tries again from the start and reports what fails.
     if (this.kit) this.deps.pool.release(this.kit);
@@ -376,29 +389,27 @@ export class DocumentBroker {
     this.state = "new";
   }
 
-  /** The preload's CheckFileInfo, for the session that carries its token (once, while fresh). */
-  private takePreloadedInfo(auth: WopiAuth): { kind: "ok"; info: CheckFileInfo } | null {
-    const p = this.preloaded;
-    this.preloaded = null;
-    if (!p || p.token !== auth.token || Date.now() - p.at > this.deps.preloadWaitMs) return null;
-    return { kind: "ok", info: p.info };
-  }
-
   removeSession(s: ClientSession): void {
     void this.serial(async () => {
-      if (!this.sessions.delete(s.id)) return;
-      this.deps.admin.removeView(this, s);
-      this.log.info("view_removed", { session: s.id, views: this.sessions.size });
-      if (this.kit?.alive && s.viewId !== undefined) {
-        try {
-          await this.kit.request("unview", { viewId: s.viewId });
-        } catch {
-          // the kit is going away anyway
-        }
-      }
+      if (!(await this.detachView(s))) return;
       this.broadcastViews();
       this.maybeClose();
     });
+  }
+
+  /** Takes a session's view out of the document (inside the serial chain); false when it was not in. */
+  private async detachView(s: ClientSession): Promise<boolean> {
+    if (!this.sessions.delete(s.id)) return false;
+    this.deps.admin.removeView(this, s);
+    this.log.info("view_removed", { session: s.id, views: this.sessions.size });
+    if (this.kit?.alive && s.viewId !== undefined) {
+      try {
+        await this.kit.request("unview", { viewId: s.viewId });
+      } catch {
+        // the kit is going away anyway
+      }
+    }
+    return true;
   }
 
   /** When no view is left: exit save if needed (kept and retried until stored), then recycle the kit. */

@@ -55,7 +55,7 @@ async function waitForIdleKits(n: number) {
 }
 
 describe("preloading from the editor page's request", () => {
-  test("the page's request loads the document before the WebSocket; the session uses that load (one CheckFileInfo, one GetFile)", async () => {
+  test("the page's request loads the document before the WebSocket; the session uses that load (one GetFile; CheckFileInfo asked again for the view)", async () => {
     await waitForIdleKits(1);
     const src = newDoc();
     expect((await postPage(src, "tok_a")).status).toBe(200);
@@ -67,11 +67,30 @@ describe("preloading from the editor page's request", () => {
     s.send(`load url=${encodeURIComponent(src)}`);
     await s.waitText("status:");
     expect(s.texts()).toContain("perm: edit");
-    expect(host.cfi.filter((c) => c.fileId === idOf(src)).length).toBe(1);
+    // The view's permission is never the preload's answer: asked again when the view is made.
+    expect(host.cfi.filter((c) => c.fileId === idOf(src)).length).toBe(2);
     expect(host.gets.filter((g) => g.fileId === idOf(src)).length).toBe(1);
     // Still there after the preload's wait: it has its session now.
     await Bun.sleep(WAIT_MS + 300);
     expect(brokerOf(src)?.state).toBe("loaded");
+    s.close();
+    await until(() => !brokerOf(src));
+  });
+
+  test("a view's permission is the one CheckFileInfo gives when the view is made, not at preload: a token that lost write access since opens read-only", async () => {
+    await waitForIdleKits(1);
+    const src = newDoc();
+    host.addToken("tok_switched", "u9", true, "Dung");
+    expect((await postPage(src, "tok_switched")).status).toBe(200);
+    await until(() => brokerOf(src)?.state === "loaded");
+    // The session is switched to view (or deleted) between the page's request and its WebSocket.
+    host.addToken("tok_switched", "u9", false, "Dung");
+    const s = new TestSocket(docWsUrl(ed.url, src, "tok_switched"), origin);
+    await s.opened;
+    s.send(`load url=${encodeURIComponent(src)}`);
+    await s.waitText("status:");
+    expect(s.texts()).toContain("perm: readonly");
+    expect(s.texts()).not.toContain("perm: edit");
     s.close();
     await until(() => !brokerOf(src));
   });

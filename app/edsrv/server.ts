@@ -18,6 +18,7 @@ import { KitPool } from "./kits";
 import { metricsText } from "./metrics";
 import { renderPage } from "./page";
 import { WopiClient, wopiAuthFrom } from "./wopi-client";
+import { parseWsUri, requestsReadOnly, type EditTarget } from "../editing-uri";
 import { parseArgs } from "./view-commands";
 
 export interface EdsrvDeps {
@@ -44,32 +45,9 @@ const MAX_PRELOADS = 2;
 const STATIC_TYPES: Record<string, string> = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8", svg: "image/svg+xml" };
 const ICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32"><rect x="6" y="3" width="20" height="26" rx="2" fill="#fff" stroke="#555"/></svg>';
 
-/** Parses a document WebSocket path (/ed/<enc doc URL + params>/ws, or /ed/0x<hex>/ws). */
-export function parseDocWsUrl(rawUrl: string): { docUrl: string; params: URLSearchParams; wopiSrc: string; load: string | null } | null {
-  const u = new URL(rawUrl);
-  const segs = u.pathname.split("/");
-  if (segs[1] !== "ed" || segs.length < 4 || segs[3] !== "ws") return null;
-  let a = segs[2]!;
-  let query = u.searchParams;
-  try {
-    if (/^0x[0-9a-f]+$/i.test(a)) {
-      const unhex = Buffer.from(a.slice(2), "hex").toString("utf8"); // "<A>/ws?WOPISrc=<B>&compat="
-      const at = unhex.indexOf("/ws?");
-      if (at < 0) return null;
-      query = new URLSearchParams(unhex.slice(at + 4));
-      a = unhex.slice(0, at);
-    }
-    let decoded = decodeURIComponent(a);
-    if (/^https?%3A/i.test(decoded)) decoded = decodeURIComponent(decoded); // encoded twice
-    const q = decoded.indexOf("?");
-    const docUrl = q < 0 ? decoded : decoded.slice(0, q);
-    const params = new URLSearchParams(q < 0 ? "" : decoded.slice(q + 1));
-    const wopiSrc = query.get("WOPISrc") || docUrl;
-    new URL(wopiSrc);
-    return { docUrl, params, wopiSrc, load: query.get("load") };
-  } catch {
-    return null;
-  }
+/** The document, token and permission of a document WebSocket: the gate's own reader (one parser for both). */
+export function parseDocWsUrl(rawUrl: string): EditTarget | null {
+  return parseWsUri(rawUrl);
 }
 
 function originAllowed(req: Request, config: Config): boolean {
@@ -353,13 +331,13 @@ export async function createEdsrv(deps: EdsrvDeps) {
             log.warn("ws_refused", { reason: "origin" });
             return new Response("Forbidden", { status: 403 });
           }
-          const p = parsed.params;
+          const p = parsed.docParams;
           const session: ClientSession = {
             id: newSessionId(),
             send: () => {},
             close: () => {},
             auth: wopiAuthFrom((k) => p.get(k)),
-            requestedReadOnly: p.get("permission") === "readonly",
+            requestedReadOnly: requestsReadOnly(parsed),
             lang: "en-US",
             readOnly: true,
             userId: "",
@@ -367,7 +345,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
             joinedAt: Date.now(),
             lastActivity: Date.now(),
           };
-          if (srv.upgrade(req, { data: { kind: "doc", session, wopiSrc: parsed.wopiSrc, load: parsed.load } })) return undefined;
+          if (srv.upgrade(req, { data: { kind: "doc", session, wopiSrc: parsed.wopiSrcAsGiven, load: parsed.load } })) return undefined;
           return new Response("Upgrade failed", { status: 400 });
         }
         return new Response("Bad request", { status: 400 });

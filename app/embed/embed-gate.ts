@@ -10,7 +10,7 @@ import type { Clock } from "../clock";
 import type { Config } from "../config";
 import type { Decision } from "../gate/admission";
 import type { SampleDoc } from "../gate/counting";
-import type { DocKeyFn } from "../gate/ws-uri";
+import type { DocKeyFn } from "../editing-uri";
 import { ID_PATTERNS } from "../ids";
 import type { Logger } from "../log";
 import { checkTarget, safeFetch } from "../net/safe-fetch";
@@ -39,7 +39,7 @@ export interface EmbedGateOptions {
   /** The gate's own address as the editing server reaches it: the first entry of alias group 1. */
   wopiBase: string;
   keyOf: DocKeyFn;
-  admitEdit: (docKey: string) => Decision;
+  admitEdit: (docKey: string, token: string) => Decision;
   /** A sample older than this is not fresh: 3 sample periods. */
   staleAfterMs: number;
   /** Tests shorten the spec's 30 s; never an operator setting. */
@@ -152,6 +152,13 @@ export function createEmbedGate(o: EmbedGateOptions) {
   };
   let sweeper: ReturnType<typeof setInterval> | null = null;
 
+  /** The live session an access token belongs to, for one of our documents. */
+  const liveSession = (docKey: string, token: string) => {
+    const docId = docIdOfKey(docKey);
+    const s = docId ? store.sessionByTokenHash(accessTokenHash(token)) : null;
+    return s && s.doc_id === docId && s.state === "active" && clock.now() < s.expires_at ? s : null;
+  };
+
   const allowed = new Set(config.embed.allowedOrigins.map((x) => x.replace(/\/+$/, "").toLowerCase()));
   return {
     enabled: config.embed.enabled,
@@ -171,10 +178,14 @@ export function createEmbedGate(o: EmbedGateOptions) {
     ownDocument: (docKey: string) => docIdOfKey(docKey) !== null,
     /** The mode of the live session an access token belongs to, for one of our documents. */
     embeddedSession(docKey: string, token: string): "edit" | "view" | null {
-      const docId = docIdOfKey(docKey);
-      const s = docId ? store.sessionByTokenHash(accessTokenHash(token)) : null;
-      if (!s || s.doc_id !== docId || s.state !== "active" || clock.now() >= s.expires_at) return null;
-      return s.mode;
+      return liveSession(docKey, token)?.mode ?? null;
+    },
+    /** At the cap when its editor connects: the edit session opens read-only, limited (spec rule 6). */
+    downgradeEmbedded(docKey: string, token: string, limit: { limit: number; current: number; edition: string }): void {
+      const s = liveSession(docKey, token);
+      if (!s || s.mode !== "edit") return;
+      store.setMode(s.session_id, "view", "edit", true, clock.now());
+      logger.info("embed_session_mode", { session_id: s.session_id, mode: "view", requested_mode: "edit", limited: true, reason: "limit_at_connect", limit: limit.limit, current: limit.current });
     },
     onSample: (docs: SampleDoc[], at: number) => presence.applySample(docs, at),
     counts: () => ({ open_documents: store.countOpenDocuments(), sessions: store.countLiveSessions(clock.now()) }),

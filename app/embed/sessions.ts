@@ -61,7 +61,8 @@ export interface EmbedSessionsOptions {
   auth: EmbedAuthSettings;
   sessionTtlMs: number;
   /** Admission of a session asking to edit (the connection cap). */
-  admitEdit: (docKey: string) => Decision;
+  /** The cap's decision for an edit session; admitted, the session's token holds the seat. */
+  admitEdit: (docKey: string, token: string) => Decision;
   /** SSRF check of a callbackUrl when the session is made; throws FetchError. */
   checkCallbackUrl: (url: string) => Promise<void>;
   /** The WOPISrc of a document: the gate's internal address (alias group 1) + /svc/wopi/files/{doc_id}. */
@@ -113,10 +114,11 @@ export class EmbedSessions {
       throw err;
     }
 
+    const token = newAccessToken();
     let mode = cfg.editor.mode;
     let limit: SessionResponse["limit"] = null;
     if (mode === "edit") {
-      const d = o.admitEdit(o.docKey(doc.doc_id));
+      const d = o.admitEdit(o.docKey(doc.doc_id), token);
       if (!d.admit) {
         mode = "view";
         limit = { limit: d.limit, current: d.current, edition: d.edition };
@@ -125,7 +127,6 @@ export class EmbedSessions {
     const urlsrc = await o.discovery.urlsrc(doc.file_type, mode === "view");
 
     const now = o.clock.now();
-    const token = newAccessToken();
     const session: SessionRow = {
       session_id: newSessionId(),
       doc_id: doc.doc_id,
@@ -241,7 +242,7 @@ export class EmbedSessions {
     } else if (session.mode === "edit") {
       o.store.setMode(session.session_id, "edit", "edit", false, null);
     } else {
-      const d = o.admitEdit(o.docKey(doc.doc_id));
+      const d = o.admitEdit(o.docKey(doc.doc_id), token);
       if (d.admit) o.store.setMode(session.session_id, "edit", "edit", false, null);
       else {
         limit = { limit: d.limit, current: d.current, edition: d.edition };

@@ -10,7 +10,7 @@ import { parseHttpUrl } from "../net/http-url";
 import { safeFetch } from "../net/safe-fetch";
 import type { AllowList } from "../net/ssrf";
 import type { ConnectionCounter } from "./counting";
-import { normaliseWopiSrc, parsePageUri, parseWsUri, requestsReadOnly, type DocKeyFn, type EditTarget } from "./ws-uri";
+import { normaliseWopiSrc, parsePageUri, parseWsUri, requestsReadOnly, type DocKeyFn, type EditTarget } from "../editing-uri";
 
 export type Stage = "page" | "ws";
 
@@ -37,6 +37,12 @@ export interface AdmissionOptions {
   ownDocument?: (docKey: string) => boolean;
   /** The mode of the embed session an access token belongs to, for one of our documents; null when none. */
   embeddedSession?: (docKey: string, token: string) => "edit" | "view" | null;
+  /**
+   * An embedded edit session that finds the cap full when its editor connects (its seat was not
+   * taken in time): it is switched to read-only with `limited` (spec rule 6), so the editing
+   * server's CheckFileInfo gives the view no write permission.
+   */
+  downgradeEmbedded?: (docKey: string, token: string, limit: { limit: number; current: number; edition: string }) => void;
   logger?: Logger;
 }
 
@@ -72,6 +78,13 @@ export function wopiHostAllowed(allowed: string[], wopiSrc: string): boolean {
 export class Admission {
   /** Tokens (hashed) admitted per document, with the time last seen: reconnect detection. */
   private known = new Map<string, Map<string, number>>();
+  /**
+   * Seats of embedded edit sessions (token hash → document, time admitted): the admission made
+   * when the session was created or switched to edit, counted as pending. A seat is taken by the
+   * session's first WebSocket while its pending entry lives (60 s); a session that connects later
+   * (a "banked" session) is admitted as a new editing session then, cap included.
+   */
+  private seats = new Map<string, { docKey: string; at: number }>();
   private cfiCache = new Map<string, { at: number; canWrite: boolean | null }>();
 
   constructor(private readonly o: AdmissionOptions) {}
@@ -114,6 +127,15 @@ export class Admission {
       if (!m.size) this.known.delete(doc);
     }
     for (const [k, v] of this.cfiCache) if (now - v.at >= CFI_CACHE_MS) this.cfiCache.delete(k);
+    for (const [k, v] of this.seats) if (now - v.at >= this.o.counter.pendingTtlMs) this.seats.delete(k);
+  }
+
+  private takeSeat(docKey: string, token: string, now: number): boolean {
+    const h = tokenHash(token);
+    const seat = this.seats.get(h);
+    if (!seat) return false;
+    this.seats.delete(h);
+    return seat.docKey === docKey && now - seat.at < this.o.counter.pendingTtlMs;
   }
 
   /** Read-only by CheckFileInfo: only at the cap, only for allowed outside hosts, never for our own. */
@@ -164,9 +186,34 @@ export class Admission {
    * decision is made once, when the session is created or switched to edit; its editor page and
    * WebSocket are then admitted as an open session.
    */
-  admitEmbedded(docKey: string): Decision {
+  admitEmbedded(docKey: string, token: string): Decision {
     const now = this.now();
-    return this.admitNew(docKey, now, true) ?? this.takeGraceSlot(docKey, now, true) ?? this.refuse("limit");
+    const d = this.admitNew(docKey, now, true) ?? this.takeGraceSlot(docKey, now, true) ?? this.refuse("limit");
+    if (d.admit) this.seats.set(tokenHash(token), { docKey, at: now });
+    return d;
+  }
+
+  /**
+   * The WebSocket of an embedded session in mode edit. Its seat (taken at creation) admits its
+   * first connection; a later one is a reconnect of a view the gate admitted (the editing server
+   * keeps one editing view per access token: the new connection replaces the old view, so the
+   * count does not grow); anything else is a new editing session now, and at the cap the session
+   * opens read-only (spec rule 6) instead of being refused.
+   */
+  private admitEmbeddedConnection(t: EditTarget & { token: string }, now: number): Decision {
+    if (this.takeSeat(t.docKey, t.token, now) || this.isReconnect(t, now)) {
+      this.remember(t.docKey, t.token, now);
+      return { admit: true, reason: "embedded", docKey: t.docKey };
+    }
+    const admitted = this.admitNew(t.docKey, now, true) ?? this.takeGraceSlot(t.docKey, now, true);
+    if (admitted) {
+      this.remember(t.docKey, t.token, now);
+      return admitted;
+    }
+    const refused = this.refuse("limit");
+    if (!refused.admit) this.o.downgradeEmbedded?.(t.docKey, t.token, { limit: refused.limit, current: refused.current, edition: refused.edition });
+    this.o.logger?.info("embedded_session_downgraded", { reason: "limit" });
+    return { admit: true, reason: "readonly", docKey: t.docKey };
   }
 
   async decide(stage: Stage, rawUri: string): Promise<Decision> {
@@ -185,7 +232,7 @@ export class Admission {
       if (stage === "page") return { admit: true, reason: "embedded", docKey: t.docKey };
       const mode = t.token ? (this.o.embeddedSession?.(t.docKey, t.token) ?? null) : null;
       if (mode === "view") return { admit: true, reason: "readonly", docKey: t.docKey };
-      if (mode === "edit") return { admit: true, reason: "embedded", docKey: t.docKey };
+      if (mode === "edit") return this.admitEmbeddedConnection(t as EditTarget & { token: string }, now);
     }
     const counted = stage === "ws";
     const admitted = this.admitNew(t.docKey, now, counted);

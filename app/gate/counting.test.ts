@@ -10,7 +10,7 @@ import { parseAliasGroups } from "../alias-groups";
 import { ConnectionCounter, PENDING_TTL_MS, RECONNECT_GRACE_MS, SAMPLE_INTERVAL_MS, STALE_AFTER_PERIODS, type SampleDoc } from "./counting";
 import { parseDocumentsReply } from "./sampler";
 import { USAGE_HEADER, UsageWriter } from "./usage-csv";
-import { documentKeyer, type DocKeyFn } from "./ws-uri";
+import { documentKeyer, type DocKeyFn } from "../editing-uri";
 
 const src = (n: number, host = "http://files.example:8080") => `${host}/wopi/files/${n}`;
 const key = (n: number) => `http://files.example:8080/wopi/files/${n}`;

@@ -12,7 +12,7 @@
 import type { Clock } from "../clock";
 import type { Logger } from "../log";
 import { SAMPLE_INTERVAL_MS, type ConnectionCounter, type SampleDoc } from "./counting";
-import { normaliseWopiSrc, type DocKeyFn } from "./ws-uri";
+import { normaliseWopiSrc, type DocKeyFn } from "../editing-uri";
 
 export type EdsrvState = "ok" | "down" | "auth_failed";
 

@@ -181,9 +181,9 @@
         }
         break;
       case "close": {
-        var reasons = { ownertermination: "OwnerTermination", idle: "DocumentIdle", oom: "OOM", shuttingdown: "ShuttingDown", docdisconnected: "DocumentDisconnected" };
+        var reasons = { ownertermination: "OwnerTermination", idle: "DocumentIdle", oom: "OOM", shuttingdown: "ShuttingDown", docdisconnected: "DocumentDisconnected", replaced: "SessionReplaced" };
         post("Session_Closed", { Reason: reasons[arg.trim()] || arg.trim() });
-        showMessage("The document was closed (" + arg.trim() + "). Reload to continue.");
+        showMessage(arg.trim() === "replaced" ? "This document was opened again with the same session in another tab or window; editing continues there." : "The document was closed (" + arg.trim() + "). Reload to continue.");
         break;
       }
     }
