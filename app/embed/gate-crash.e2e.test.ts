@@ -142,7 +142,12 @@ test("the gate killed (SIGKILL) while a user edits and restarted: the retried sa
   // Version 1's callback, pending when the gate died, goes out again with the same delivery id.
   const v1 = await receiver.wait((c) => c.body?.version === 1 && c.status === 200, 30_000);
   expect(v1.headers["x-svc-delivery"]).toBe(firstAttempt.headers["x-svc-delivery"]);
-  expect(v1.raw).toBe(firstAttempt.raw);
+  // The same body but its timestamp, which is the time this attempt was sent (spec: "Send time").
+  const { timestamp: t1, ...rest1 } = v1.body;
+  const { timestamp: t0, ...rest0 } = firstAttempt.body;
+  expect(rest1).toEqual(rest0);
+  expect(Math.floor(Date.parse(t1) / 1000)).toBe(Number(v1.headers["x-svc-timestamp"]));
+  expect(Date.parse(t1) - Date.parse(t0)).toBeGreaterThanOrEqual(9_000);
   expect(v1.check).toMatchObject({ ok: true });
   expect(v1.at - firstAttempt.at).toBeGreaterThanOrEqual(9_000);
   expect(receiver.received.filter((c) => c.status === 200).map((c) => c.body.version).sort()).toEqual([1, 2]);
