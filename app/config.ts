@@ -110,8 +110,15 @@ export const CONFIG_SCHEMA = z.object({
   SVC_LICENSE_PUBKEY: z.string().trim().prefault(""),
   SVC_LICENSE_TOKEN: z.string().prefault(""),
   SVC_LICENSE_FILE: z.string().trim().prefault("/etc/svc/license.token"),
-  // Listen addresses of our own processes (the proxy's are in the Caddyfile's environment).
+  // Listen addresses of our own processes. The proxy's is read by the launcher for Caddy, and here
+  // for its port: the SSRF rules never let an outside URL point at one of our own listeners.
   SVC_APP_LISTEN: hostPort.prefault("127.0.0.1:8081"),
+  SVC_PROXY_ADDRESS: z
+    .string()
+    .trim()
+    .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+)?:\d{1,5}$/, { message: "must be [host]:port, for example :8080 or 0.0.0.0:8080" })
+    .transform((v) => Number(v.slice(v.lastIndexOf(":") + 1)))
+    .prefault(":8080"),
   SVC_PUBLIC_URL: z.string().trim().prefault("http://127.0.0.1:8080"),
 
   // DocBuilder
@@ -173,6 +180,8 @@ export interface Config {
   publicUrl: string;
   appListen: { hostname: string; port: number };
   fetchAllowHosts: string[];
+  /** Ports of the service's own listeners (gate, editing server, proxy): never a fetch target on this machine. */
+  ownPorts: number[];
   license: { pubkey: string; token: string; file: string };
   docbuilder: {
     workers: number;
@@ -257,6 +266,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     publicUrl: c.SVC_PUBLIC_URL.replace(/\/+$/, ""),
     appListen: c.SVC_APP_LISTEN,
     fetchAllowHosts: c.SVC_FETCH_ALLOW_HOSTS,
+    ownPorts: [c.SVC_APP_LISTEN.port, c.SVC_EDSRV_LISTEN.port, c.SVC_PROXY_ADDRESS],
     license: { pubkey: c.SVC_LICENSE_PUBKEY, token: c.SVC_LICENSE_TOKEN.trim(), file: c.SVC_LICENSE_FILE },
     docbuilder: {
       workers: c.SVC_DOCBUILDER_WORKERS,

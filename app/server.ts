@@ -20,6 +20,7 @@ import { fetchErrorToService } from "./net/fetch-errors";
 import { RateLimiter } from "./docbuilder/rate-limit";
 import { CallbackSender } from "./callbacks/sender";
 import { parseAllowList, type AllowList } from "./net/ssrf";
+import { ownListeners } from "./net/own-listeners";
 import { connectionCap } from "./editions/license";
 import { ConnectionCounter } from "./gate/counting";
 import { EdsrvSampler } from "./gate/sampler";
@@ -112,7 +113,8 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
   const jobs = new JobStore(path.join(dataDir, "jobs"), clock, `${config.publicUrl}/v1/files/`);
   jobs.startSweeping();
 
-  const fetchAllow = parseAllowList(config.fetchAllowHosts);
+  const own = ownListeners(config.ownPorts);
+  const fetchAllow = parseAllowList(config.fetchAllowHosts, own);
   // One sender for every signed callback (job callbacks here; document callbacks of the gate later).
   // Development: the demo's own sample and callback URLs are reached on this process's listener
   // (the SSRF rules forbid the public loopback address; nothing else is let through).
@@ -182,7 +184,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     edition,
     wopiAllowedHosts: config.gate.wopiAllowedHosts,
     keyOf,
-    userCanWrite: checkFileInfoFetcher(parseAllowList([...config.fetchAllowHosts, ...wopiAllowedHostNames(config.gate.wopiAllowedHosts)]), 2000),
+    userCanWrite: checkFileInfoFetcher(parseAllowList([...config.fetchAllowHosts, ...wopiAllowedHostNames(config.gate.wopiAllowedHosts)], own), 2000),
     logger,
     ownDocument: (docKey) => embed?.ownDocument(docKey) ?? false,
     embeddedSession: (docKey, token) => embed?.embeddedSession(docKey, token) ?? null,

@@ -116,8 +116,13 @@ describe("the connection cap cannot be walked past (through the proxy)", () => {
     expect(await sessionState(banked[0])).toMatchObject({ mode: "view" });
   });
 
+  /** The document loaded ahead by the session's warm start (its CheckFileInfo answered with edit rights). */
+  const preloaded = (s: { wopiSrc: string }) =>
+    until(() => [...stack.ed.brokers.values()].find((b) => b.wopiSrc === s.wopiSrc)?.state, (st) => st === "loaded", "the warm start loaded the document");
+
   test("a session switched to view, or deleted, right after creation opens no editing view", async () => {
     const switched = await createSession();
+    await preloaded(switched);
     const res = await fetch(`${stack.gateUrl}/svc/embed/session/${switched.session_id}/mode`, {
       method: "POST",
       headers: { Authorization: `Bearer ${switched.token}`, "Content-Type": "application/json" },
@@ -127,6 +132,7 @@ describe("the connection cap cannot be walked past (through the proxy)", () => {
     expect((await connect(switched)).perm).toBe("readonly");
 
     const deleted = await createSession();
+    await preloaded(deleted);
     expect((await fetch(`${stack.gateUrl}/svc/embed/session/${deleted.session_id}`, { method: "DELETE", headers: { Authorization: `Bearer ${deleted.token}` } })).status).toBe(204);
     expect((await connect(deleted)).perm).not.toBe("edit");
     expect(editingViews()).toBe(0);

@@ -2,8 +2,8 @@
 // integrators of similar products most often cannot tell why a download failed.
 
 import { ServiceError } from "../errors";
-import { FetchError, checkUrl } from "./safe-fetch";
-import { mayConnect, normalizeHostName, parseIp, type AllowList } from "./ssrf";
+import { FetchError, checkUrl, portOf } from "./safe-fetch";
+import { isOwnListener, mayConnect, normalizeHostName, parseIp, type AllowList } from "./ssrf";
 
 const NOT_ALLOWED: Record<string, string> = {
   scheme: "URL phải dùng http hoặc https.",
@@ -11,6 +11,8 @@ const NOT_ALLOWED: Record<string, string> = {
   bad_url: "URL không hợp lệ: hãy kiểm tra lại địa chỉ.",
   forbidden_address:
     "URL trỏ tới địa chỉ nội bộ hoặc bị chặn (loopback, mạng riêng, link-local, metadata): hãy dùng địa chỉ công khai, hoặc thêm máy chủ vào SVC_FETCH_ALLOW_HOSTS.",
+  own_listener:
+    "URL trỏ tới chính dịch vụ này (cổng của gate, máy chủ soạn thảo hoặc proxy trên máy này): dịch vụ không bao giờ tải tài liệu từ chính nó, hãy dùng địa chỉ của máy chủ lưu tệp.",
 };
 
 const FAILED: Record<string, string> = {
@@ -52,7 +54,11 @@ export function precheckUrl(url: string, allow: AllowList): void {
     throw fetchErrorToService(e, 0);
   }
   const host = normalizeHostName(parsed.hostname);
-  if (parseIp(host) !== null && !mayConnect(allow, host, host)) {
+  const port = portOf(parsed);
+  if (parseIp(host) !== null && isOwnListener(allow, host, port)) {
+    throw new ServiceError("url_not_allowed", NOT_ALLOWED.own_listener, { rule: "own_listener", host, port });
+  }
+  if (parseIp(host) !== null && !mayConnect(allow, host, host, port)) {
     throw new ServiceError("url_not_allowed", NOT_ALLOWED.forbidden_address, { rule: "forbidden_address", host });
   }
 }

@@ -9,7 +9,10 @@ import https from "node:https";
 import tls from "node:tls";
 import { lookup } from "node:dns/promises";
 import { open, unlink } from "node:fs/promises";
-import { type AllowList, mayConnect, normalizeHostName, parseIp } from "./ssrf.ts";
+import { type AllowList, isOwnListener, mayConnect, normalizeHostName, parseIp } from "./ssrf.ts";
+
+/** The port a URL dials: its own, else its scheme's. */
+export const portOf = (url: URL): number => (url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port));
 
 export type FetchErrorKind = "url_not_allowed" | "download_failed" | "too_large";
 
@@ -108,8 +111,12 @@ export function checkUrl(input: string | URL): URL {
 // resolves to would make the service a DNS oracle for the private network.
 function checkAddresses(url: URL, addresses: string[], allow: AllowList): void {
   const host = normalizeHostName(url.hostname);
+  const port = portOf(url);
   for (const ip of addresses) {
-    if (!mayConnect(allow, host, ip)) {
+    if (isOwnListener(allow, ip, port)) {
+      throw notAllowed("own_listener", `host ${host} port ${port} is one of this service's own listeners, never a source`, { host, port });
+    }
+    if (!mayConnect(allow, host, ip, port)) {
       throw notAllowed(
         "forbidden_address",
         `host ${host} is or resolves to an internal address that is not listed in SVC_FETCH_ALLOW_HOSTS`,

@@ -1,3 +1,4 @@
+import { ownListeners } from "./own-listeners";
 import { describe, expect, test } from "bun:test";
 import { isAddressAllowed, isForbiddenAddress, mayConnect, parseAllowList, parseIp } from "./ssrf.ts";
 
@@ -112,6 +113,47 @@ describe("parseAllowList", () => {
     for (const e of ["10.0.0.0/33", "::1/129", "bad host", "http://x", "0x7f.1", "1.2.3"]) {
       expect(() => parseAllowList([e])).toThrow(/SVC_FETCH_ALLOW_HOSTS/);
     }
+  });
+});
+
+describe("allow-list entries may name ports", () => {
+  const allow = parseAllowList(["files.internal:8443", "10.0.0.5:8080", "[fd00::5]:9000", "10.1.0.0/16", "docs.internal"]);
+  test("an entry with a port allows that port only", () => {
+    expect(mayConnect(allow, "files.internal", "10.2.2.2", 8443)).toBe(true);
+    expect(mayConnect(allow, "files.internal", "10.2.2.2", 8444)).toBe(false);
+    expect(mayConnect(allow, "x", "10.0.0.5", 8080)).toBe(true);
+    expect(mayConnect(allow, "x", "10.0.0.5", 22)).toBe(false);
+    expect(mayConnect(allow, "x", "fd00::5", 9000)).toBe(true);
+    expect(mayConnect(allow, "x", "fd00::5", 9001)).toBe(false);
+  });
+  test("an entry without a port allows every port, as before", () => {
+    expect(mayConnect(allow, "docs.internal", "10.3.3.3", 1234)).toBe(true);
+    expect(mayConnect(allow, "x", "10.1.2.3", 1234)).toBe(true);
+  });
+  test("the same name with and without a port: the bare entry wins", () => {
+    expect(mayConnect(parseAllowList(["a.internal:80", "a.internal"]), "a.internal", "10.0.0.1", 9)).toBe(true);
+    expect(mayConnect(parseAllowList(["a.internal", "a.internal:80"]), "a.internal", "10.0.0.1", 9)).toBe(true);
+  });
+  test("a port out of range is an invalid entry", () => {
+    for (const e of ["x.internal:0", "x.internal:70000", "10.0.0.1:99999"]) expect(() => parseAllowList([e])).toThrow(/SVC_FETCH_ALLOW_HOSTS/);
+  });
+});
+
+describe("the service's own listeners are never a valid source, whatever the allow list says", () => {
+  const own = ownListeners([8081, 9980, 8080]);
+  const allow = parseAllowList(["127.0.0.1", "localhost", "127.0.0.0/8", "::1"], own);
+  test("this machine's addresses on our ports are refused", () => {
+    for (const ip of ["127.0.0.1", "127.0.0.2", "::1", "0.0.0.0", "::ffff:127.0.0.1"]) {
+      expect(mayConnect(allow, "localhost", ip, 8081)).toBe(false);
+      expect(mayConnect(allow, "localhost", ip, 9980)).toBe(false);
+      expect(mayConnect(allow, "localhost", ip, 8080)).toBe(false);
+    }
+  });
+  test("other ports of an allowed host stay allowed", () => {
+    expect(mayConnect(allow, "127.0.0.1", "127.0.0.1", 5000)).toBe(true);
+  });
+  test("another machine on the same port number is not us", () => {
+    expect(mayConnect(parseAllowList(["10.0.0.0/8"], own), "x", "10.123.45.67", 8081)).toBe(true);
   });
 });
 

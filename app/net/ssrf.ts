@@ -10,13 +10,28 @@ export interface IpAddr {
 
 export interface Cidr extends IpAddr {
   prefix: number;
+  /** Only these ports of the block (an entry `10.0.0.5:8443`); every port when absent. */
+  ports?: Set<number>;
 }
 
 export interface AllowList {
   /** Lower-cased host names without trailing dot; they allow whatever the name resolves to. */
   names: Set<string>;
+  /** Ports a name entry is limited to (`files.internal:8443`); names absent here allow every port. */
+  namePorts?: Map<string, Set<number>>;
   /** Pinned blocks: an address inside one is allowed even if internal. */
   cidrs: Cidr[];
+  /**
+   * The service's own listeners (gate, editing server, proxy): never a valid source, whatever the
+   * entries say. A dialled address of this machine on one of these ports is refused.
+   */
+  ownListeners?: OwnListeners;
+}
+
+export interface OwnListeners {
+  ports: Set<number>;
+  /** Whether an address is this machine's (loopback, unspecified, or one of its interfaces). */
+  isLocal(ip: string): boolean;
 }
 
 // Strict dotted quad only. Hex, octal (leading zero), shortened and integer forms are refused:
@@ -169,52 +184,89 @@ export function normalizeHostName(host: string): string {
 
 const HOST_NAME = /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 
+/** An entry's port suffix: `name:port`, `1.2.3.4:port`, `[v6]:port`; null when it has none. */
+function splitPort(entry: string): { host: string; port: number | null } {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry);
+  if (bracketed) return { host: bracketed[1]!, port: bracketed[2] ? Number(bracketed[2]) : null };
+  const m = /^([^:]+):(\d{1,5})$/.exec(entry); // one colon: not a bare IPv6 address
+  if (m) return { host: m[1]!, port: Number(m[2]) };
+  return { host: entry, port: null };
+}
+
+function addPort(map: Map<string, Set<number>>, key: string, port: number) {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(port);
+}
+
 /**
- * Parses SVC_FETCH_ALLOW_HOSTS entries: IPs and CIDR blocks (v4/v6) or host names.
- * Throws on an entry that is neither, so a typo fails at start-up instead of silently allowing nothing.
+ * Parses SVC_FETCH_ALLOW_HOSTS entries: IPs and CIDR blocks (v4/v6) or host names, each optionally
+ * with a port (`files.internal:8443`, `10.0.0.5:8080`, `[fd00::5]:8080`), which limits the entry
+ * to that port. Throws on an entry that is none of these, so a typo fails at start-up instead of
+ * silently allowing nothing.
  */
-export function parseAllowList(entries: string[]): AllowList {
-  const list: AllowList = { names: new Set(), cidrs: [] };
+export function parseAllowList(entries: string[], ownListeners?: OwnListeners): AllowList {
+  const list: AllowList = { names: new Set(), namePorts: new Map(), cidrs: [], ownListeners };
+  const invalid = (e: string) => new Error(`SVC_FETCH_ALLOW_HOSTS: invalid entry "${e}" (expected host name, IP or CIDR, optionally with :port)`);
   for (const raw of entries) {
     const e = raw.trim();
     if (e === "") continue;
-    const c = parseCidr(e);
+    const { host, port } = splitPort(e);
+    if (port !== null && (port < 1 || port > 65535)) throw invalid(e);
+    const c = parseCidr(host);
     if (c) {
-      list.cidrs.push(c);
+      const same = port === null ? undefined : list.cidrs.find((x) => x.ports && x.prefix === c.prefix && x.bytes.every((b, i) => b === c.bytes[i]));
+      if (same && port !== null) same.ports!.add(port);
+      else list.cidrs.push(port === null ? c : { ...c, ports: new Set([port]) });
       continue;
     }
-    const name = normalizeHostName(e);
+    const name = normalizeHostName(host);
     // A last label that is a number makes URL parsers read the host as an IPv4 address
     // ("0x7f.1" becomes 127.0.0.1), so such a name could never match a URL host.
     const last = name.slice(name.lastIndexOf(".") + 1);
-    if (!HOST_NAME.test(name) || /^(0x[0-9a-f]*|[0-9]+)$/.test(last)) {
-      throw new Error(`SVC_FETCH_ALLOW_HOSTS: invalid entry "${e}" (expected host name, IP or CIDR)`);
+    if (!HOST_NAME.test(name) || /^(0x[0-9a-f]*|[0-9]+)$/.test(last)) throw invalid(e);
+    if (port === null) {
+      list.names.add(name);
+      list.namePorts!.delete(name); // a bare entry allows every port
+    } else if (!list.names.has(name) || list.namePorts!.has(name)) {
+      list.names.add(name);
+      addPort(list.namePorts!, name, port);
     }
-    list.names.add(name);
   }
   return list;
 }
 
 export const EMPTY_ALLOW_LIST: AllowList = { names: new Set(), cidrs: [] };
 
-/** Whether the URL host name itself is listed by name (compared as the URL gives it). */
-export function isNameAllowed(allow: AllowList, urlHostName: string): boolean {
-  return allow.names.has(normalizeHostName(urlHostName));
+/** Whether the URL host name itself is listed by name (compared as the URL gives it), for that port. */
+export function isNameAllowed(allow: AllowList, urlHostName: string, port?: number): boolean {
+  const name = normalizeHostName(urlHostName);
+  if (!allow.names.has(name)) return false;
+  const ports = allow.namePorts?.get(name);
+  return !ports || port === undefined || ports.has(port);
 }
 
-/** Whether an address inside a listed CIDR; a v4-mapped v6 address also matches v4 blocks. */
-export function isAddressAllowed(allow: AllowList, ip: string): boolean {
+/** Whether an address inside a listed CIDR (for that port); a v4-mapped v6 address also matches v4 blocks. */
+export function isAddressAllowed(allow: AllowList, ip: string, port?: number): boolean {
   const a = parseIp(ip);
   if (!a) return false;
   const mapped = a.family === 6 && inCidr(a, V4_MAPPED) ? { family: 4 as const, bytes: a.bytes.slice(12) } : null;
-  return allow.cidrs.some((c) => inCidr(a, c) || (mapped !== null && inCidr(mapped, c)));
+  return allow.cidrs.some((c) => (inCidr(a, c) || (mapped !== null && inCidr(mapped, c))) && (!c.ports || port === undefined || c.ports.has(port)));
+}
+
+/** An address of this machine on one of the service's own ports: never dialled. */
+export function isOwnListener(allow: AllowList, ip: string, port: number | undefined): boolean {
+  const own = allow.ownListeners;
+  return !!own && port !== undefined && own.ports.has(port) && own.isLocal(ip);
 }
 
 /**
- * The single decision: an address may be dialled when it is public, when the URL named a listed
- * host, or when it sits in a listed CIDR.
+ * The single decision: an address may be dialled when it is not one of the service's own
+ * listeners, and it is public, or the URL named a listed host, or it sits in a listed CIDR (each
+ * for the entry's port when it names one).
  */
-export function mayConnect(allow: AllowList, urlHostName: string, ip: string): boolean {
+export function mayConnect(allow: AllowList, urlHostName: string, ip: string, port?: number): boolean {
   if (parseIp(ip) === null) return false;
-  return !isForbiddenAddress(ip) || isNameAllowed(allow, urlHostName) || isAddressAllowed(allow, ip);
+  if (isOwnListener(allow, ip, port)) return false;
+  return !isForbiddenAddress(ip) || isNameAllowed(allow, urlHostName, port) || isAddressAllowed(allow, ip, port);
 }
