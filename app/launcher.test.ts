@@ -1,9 +1,11 @@
-// The start command's launcher brings up the whole set behind real Caddy and stops it cleanly.
+// The start command's launcher brings up the whole set behind real Caddy, keeps it up when one of
+// its processes dies, and stops it in order without losing what was typed.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { strFromU8, unzipSync } from "fflate";
 import { ID_PATTERNS } from "./ids";
 import { TestSocket, docWsUrl } from "./edsrv/testing/ws-client";
 import { startChromium } from "./edsrv/testing/chromium";
@@ -29,22 +31,36 @@ beforeAll(async () => {
       SVC_APP_LISTEN: `127.0.0.1:${APP_PORT}`,
       SVC_EDSRV_LISTEN: `127.0.0.1:${EDSRV_PORT}`,
       SVC_DOCBUILDER_WORKERS: "1",
-      SVC_LOG_LEVEL: "warn",
+      SVC_LOG_LEVEL: "info",
       SVC_FETCH_ALLOW_HOSTS: "127.0.0.1",
     },
     stdout: "pipe",
     stderr: "pipe",
   });
-  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream) output += new TextDecoder().decode(chunk);
+  };
+  void pump(proc.stdout as ReadableStream<Uint8Array>);
+  void pump(proc.stderr as ReadableStream<Uint8Array>);
   const until = Date.now() + 90_000;
-  // Read up to the launcher's last line: the lines after "ready:" (the demo key) may come later.
-  while (!output.includes("press Ctrl+C to stop") && Date.now() < until) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    output += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
+  while (!output.includes("press Ctrl+C to stop") && Date.now() < until) await Bun.sleep(100);
 }, 120_000);
+
+/** The launcher's JSON events for one process, in order. */
+const events = (name: string, event?: string) =>
+  output
+    .split("\n")
+    .filter((l) => l.startsWith("{") && l.includes('"service":"launcher"'))
+    .map((l) => JSON.parse(l) as Record<string, any>)
+    .filter((e) => e.process === name && (!event || e.event === event));
+
+async function waitUntil(cond: () => boolean | Promise<boolean>, what: string, ms = 60_000) {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`never: ${what}\n${output.slice(-3000)}`);
+    await Bun.sleep(100);
+  }
+}
 
 afterAll(() => {
   proc?.kill("SIGKILL");
@@ -52,13 +68,14 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-test("the start command serves DocBuilder through the proxy with a demo key", async () => {
+test("the start command serves DocBuilder through the proxy with a demo key kept in the data directory and never printed", async () => {
   expect(output).toContain("ready:");
   const status = await fetch(`${base}/v1/status`);
   expect(status.status).toBe(200);
   expect(((await status.json()) as any).dev_mode).toBe(true);
   const key = readFileSync(path.join(dataDir, "demo-api-key"), "utf8").trim();
-  expect(output).toContain(key);
+  expect(output).not.toContain(key);
+  expect(output).toContain(path.join(dataDir, "demo-api-key"));
   const pdf = await fetch(`${base}/v1/convert`, {
     method: "POST",
     headers: { Authorization: `Bearer ${key}` },
@@ -150,9 +167,48 @@ test("the embedded default opens a document: a session through the proxy, the ed
   sock.close();
 }, 60_000);
 
-test("SIGTERM stops the whole set", async () => {
+test("a process that dies is restarted, not the whole service stopped: the editing server, the gate and the proxy each killed", async () => {
+  for (const name of ["edsrv", "gate+docbuilder", "caddy"]) {
+    const started = events(name, "process_started");
+    const pid = started.at(-1)!.pid as number;
+    process.kill(pid, "SIGKILL");
+    await waitUntil(() => events(name, "process_ready").length > started.length, `${name} restarted and ready`);
+    expect(events(name, "process_exited").at(-1)).toMatchObject({ signal: "SIGKILL" });
+    expect(proc.exitCode).toBeNull();
+  }
+  // Everything answers through the proxy again.
+  await waitUntil(async () => (await fetch(`${base}/v1/status`).catch(() => null))?.status === 200, "DocBuilder through the proxy");
+  expect((await fetch(`${base}/hosting/capabilities`)).status).toBe(200);
+  expect((await fetch(`${base}/svc/healthz`)).status).toBe(200);
+}, 180_000);
+
+test("SIGTERM stops the set in order (proxy, editing server, gate) and what was typed but not saved is stored as a version first", async () => {
+  const res = await fetch(`${base}/svc/embed/session`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Origin: base },
+    body: JSON.stringify({ document: { url: `http://127.0.0.1:${source.port}/hello.docx`, fileType: "docx", key: "launcher-stop" }, editor: { user: { id: "u1", name: "Lan" } } }),
+  });
+  const s = (await res.json()) as any;
+  const wopiSrc = new URL(s.editor_url, base).searchParams.get("WOPISrc")!;
+  const sock = new TestSocket(docWsUrl(base, wopiSrc, s.form.access_token), base);
+  await sock.opened;
+  sock.send(`load url=${encodeURIComponent(wopiSrc)}`);
+  await sock.waitText("status:");
+  const n = sock.frames.length;
+  sock.send(`textinput text=${encodeURIComponent("Typed before the stop ")}`);
+  await sock.waitText("statechanged: .uno:ModifiedStatus=true", n);
+
   proc.kill("SIGTERM");
   const code = await proc.exited;
   expect(code).toBe(0);
   await expect(fetch(`${base}/v1/status`)).rejects.toThrow();
-});
+  const stops = output
+    .split("\n")
+    .filter((l) => l.includes('"event":"process_stopping"'))
+    .map((l) => JSON.parse(l).process);
+  expect(stops).toEqual(["caddy", "edsrv", "gate+docbuilder"]);
+  expect(output).toMatch(/"event":"documents_stored_at_stop".*"stored":1/);
+  // The version the gate stored holds the typed text.
+  const v1 = path.join(dataDir, "embed", "files", s.doc_id, "v1.docx");
+  expect(strFromU8(unzipSync(new Uint8Array(readFileSync(v1)))["word/document.xml"]!)).toContain("Typed before the stop");
+}, 90_000);

@@ -52,8 +52,22 @@ fi
 $PODMAN build -q --network=host --pull=never "${CA_ARGS[@]}" -t "$IMAGE" . >/dev/null
 say "built in $(( $(date +%s) - b0 )) s; size $(podman image inspect "$IMAGE" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1000000}')"
 
+# Production settings: an API key of our own (the image makes none), and an enterprise license
+# mounted at the spec's default path /etc/svc/license.token (the image sets no other path).
+KEY="svc_container_$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+LICENSE_DIR=$(mktemp -d)
+LICENSE_PUBKEY=$(bun -e '
+  import { generateKeyPair, signToken, decodePrivateKey } from "./app/editions/license";
+  const k = generateKeyPair();
+  const token = signToken({ v: 1, prod: "svc-online", kind: "enterprise", conns: 60, plan: "year", exp: "2099-12-31", upd: "2100-01-07", feat: ["api_full"], key: "OOSY-CNTNR-AAAAA-BBBBB-CCCCC", cust: "Container test", iat: Math.floor(Date.now() / 1000) }, decodePrivateKey(k.privateKey));
+  await Bun.write(process.argv[1] + "/license.token", token + "\n");
+  console.log(k.publicKey);
+' "$LICENSE_DIR")
+chmod 0755 "$LICENSE_DIR"; chmod 0644 "$LICENSE_DIR/license.token"
 start() {
   $PODMAN run -d --name "$NAME" --network=host -v "$VOLUME:/data" \
+    -v "$LICENSE_DIR/license.token:/etc/svc/license.token:ro" -e SVC_LICENSE_PUBKEY="$LICENSE_PUBKEY" \
+    -e SVC_DOCBUILDER_API_KEYS="ci:$KEY" \
     -e SVC_PROXY_ADDRESS="127.0.0.1:${PORT}" -e SVC_PUBLIC_URL="$BASE" \
     -e SVC_APP_LISTEN=127.0.0.1:18081 -e SVC_EDSRV_LISTEN=127.0.0.1:19980 \
     -e SVC_EMBED_JWT_SECRET=container-test-jwt-secret-0123456789 -e SVC_FETCH_ALLOW_HOSTS=127.0.0.1/32 \
@@ -76,8 +90,10 @@ uid=$($PODMAN exec "$NAME" id -u)
 [ "$uid" != "0" ] || fail "the service runs as root"
 say "runs as uid $uid"
 
-KEY=$($PODMAN exec "$NAME" cat /data/demo-api-key)
-[ -n "$KEY" ] || fail "no demo API key in /data"
+$PODMAN exec "$NAME" test ! -e /data/demo-api-key || fail "the image made a demo API key in production"
+edition=$(curl -fsS "$BASE/svc/status" | bun -e 'const j = await Bun.stdin.json(); console.log(j.edition)')
+[ "$edition" = enterprise ] || fail "the license at /etc/svc/license.token was not read (edition $edition)"
+say "license read from /etc/svc/license.token: edition $edition"
 code=$(curl -s -o /tmp/svc-container.pdf -w '%{http_code}' -H "Authorization: Bearer $KEY" -F to=pdf -F "file=@fixtures/hello.docx" "$BASE/v1/convert")
 [ "$code" = 200 ] && head -c 4 /tmp/svc-container.pdf | grep -q '%PDF' || fail "convert answered $code"
 say "converted hello.docx to PDF ($(stat -c %s /tmp/svc-container.pdf) bytes)"
@@ -112,14 +128,13 @@ $PODMAN rm "$NAME" >/dev/null
 
 say "starting again on the same volume"
 start
-KEY2=$($PODMAN exec "$NAME" cat /data/demo-api-key)
-[ "$KEY2" = "$KEY" ] || fail "the demo API key changed"
 code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" "$BASE/v1/limits")
-[ "$code" = 200 ] || fail "the demo API key is refused after the restart ($code)"
+[ "$code" = 200 ] || fail "the API key is refused after the restart ($code)"
+if $PODMAN logs "$NAME" 2>&1 | grep -qF "$KEY"; then fail "the API key is in the container's log"; fi
 STATE2=$(curl -fsS -H "Authorization: Bearer $AT" "$BASE/svc/embed/session/$SID") || fail "the session's state is gone after the restart"
 DOC1=$(printf '%s' "$STATE1" | bun -e 'const j = await Bun.stdin.json(); console.log(JSON.stringify([j.doc_id, j.key, j.version, j.sha256]))')
 DOC2=$(printf '%s' "$STATE2" | bun -e 'const j = await Bun.stdin.json(); console.log(JSON.stringify([j.doc_id, j.key, j.version, j.sha256]))')
 [ "$DOC1" = "$DOC2" ] || fail "the document or its versions changed: $DOC1 → $DOC2"
-say "after the restart: the same demo key, the session, its document and versions ($DOC2)"
+say "after the restart: the API key (never logged), the session, its document and versions ($DOC2)"
 
 say "PASS in $(( $(date +%s) - t0 )) s"

@@ -680,13 +680,40 @@ export class DocumentBroker {
     }, delay);
   }
 
-  /** Closes every session (server shutdown) after trying to store unsaved changes. */
-  async shutdown(): Promise<void> {
-    if (this.state === "loaded" && this.modified && this.kit?.alive && !this.conflict && !this.tooLarge) {
-      await this.requestSave({ reason: "exit", force: false });
+  /**
+   * Server shutdown: stores what is unsaved through the WOPI host before closing every session. A
+   * save under way (an exit save started when the last view left) is waited for, and a failed one
+   * is tried again until the deadline, so a stop loses nothing while the host answers. Changes
+   * the host will not take (conflict, too large, token refused) are quarantined, as on close.
+   */
+  async shutdown(deadline: number): Promise<"stored" | "unmodified" | "quarantined" | "lost"> {
+    let outcome: "stored" | "unmodified" | "quarantined" | "lost" = "unmodified";
+    while (this.state !== "closed") {
+      if (this.saving) await this.saving.catch(() => {});
+      if (!this.modified || !this.kit?.alive) break;
+      if (this.retryTimer) clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+      const unstorable = this.conflict || this.tooLarge || this.authFor({}) === null;
+      const r = unstorable ? null : await this.requestSave({ reason: "exit", force: false });
+      if (r?.success) {
+        outcome = "stored";
+        continue; // typing may have gone on during the save
+      }
+      if (!r || ["conflict", "toolarge", "unauthorized"].includes(r.result)) {
+        await this.quarantine();
+        outcome = "quarantined";
+        break;
+      }
+      if (Date.now() + 500 >= deadline) {
+        outcome = "lost";
+        this.log.error("document_unsaved_at_stop", { result: r.result });
+        break;
+      }
+      await Bun.sleep(500);
     }
     for (const s of this.sessions.values()) s.send("close: shuttingdown");
     this.dispose();
+    return outcome;
   }
 }
 

@@ -24,8 +24,9 @@ export interface SvcDeps extends GateStatusDeps {
 
 export function svcRoutes(deps: SvcDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  // Liveness only: it never depends on the editing server or the engine.
-  route(app, "/healthz", { GET: (c) => c.json({ ok: true }) });
+  // Liveness of the gate: 200 whenever it answers. The body also says how the editing server was
+  // at its last sample (ok, down, auth_failed), so a restart of it shows here while it lasts.
+  route(app, "/healthz", { GET: (c) => c.json({ ok: true, edsrv: deps.edsrv?.state ?? "down" }, 200, { "Cache-Control": "no-store" }) });
   // Without a counter (tests of other parts), sampled_at is the time these routes were made.
   const startedAt = deps.now();
   route(app, "/status", { GET: (c) => c.json(gateStatus(deps, startedAt)) });

@@ -1,0 +1,138 @@
+// Runs the service's processes (gate + DocBuilder, editing server, Caddy) as one set: a process
+// that exits unexpectedly is started again after a back-off, so one crash never takes the others
+// (or the container) down; a crash loop (too many exits in a short window) is the one case where
+// the supervisor gives up, says why, and stops the set. A stop ends the processes one at a time in
+// the order given, each after the previous one has exited: the proxy first (no new connection),
+// then the editing server (it stores every modified document through the gate, which is still
+// up), then the gate (it finishes what it holds; its callbacks are in its persistent outbox).
+
+import { execa, type ResultPromise } from "execa";
+
+export interface ChildSpec {
+  name: string;
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  /** Resolves when the process serves; rejects when it does not within its own time. */
+  ready: () => Promise<void>;
+  /** How long a graceful stop may take before SIGKILL. */
+  stopGraceMs: number;
+}
+
+export interface SupervisorOptions {
+  /** One JSON-able event per line: start, exit, restart, give-up, stop. */
+  log: (event: string, fields?: Record<string, unknown>) => void;
+  /** Delays before the 1st, 2nd, … restart within the window; the last repeats. */
+  backoffMs?: number[];
+  /** Exits within `crashWindowMs` after which the supervisor gives up. */
+  maxRestarts?: number;
+  crashWindowMs?: number;
+  /** Called once when the set must end (a crash loop); the launcher stops and exits non-zero. */
+  onGiveUp: (name: string) => void;
+}
+
+interface Running {
+  spec: ChildSpec;
+  proc: ResultPromise | null;
+  exits: number[];
+  restartTimer: ReturnType<typeof setTimeout> | null;
+  state: "starting" | "up" | "down" | "stopped";
+}
+
+export class Supervisor {
+  private readonly children = new Map<string, Running>();
+  private stopping = false;
+  private readonly backoffMs: number[];
+  private readonly maxRestarts: number;
+  private readonly crashWindowMs: number;
+
+  constructor(private readonly o: SupervisorOptions) {
+    this.backoffMs = o.backoffMs ?? [500, 1000, 2000, 5000, 10_000];
+    this.maxRestarts = o.maxRestarts ?? 5;
+    this.crashWindowMs = o.crashWindowMs ?? 60_000;
+  }
+
+  /** Starts a process and waits until it serves. */
+  async start(spec: ChildSpec): Promise<void> {
+    const child: Running = { spec, proc: null, exits: [], restartTimer: null, state: "starting" };
+    this.children.set(spec.name, child);
+    await this.launch(child);
+  }
+
+  /** Each process's state, for health reports and tests. */
+  states(): Record<string, Running["state"]> {
+    return Object.fromEntries([...this.children].map(([n, c]) => [n, c.state]));
+  }
+
+  pid(name: string): number | undefined {
+    return this.children.get(name)?.proc?.pid;
+  }
+
+  private async launch(child: Running): Promise<void> {
+    const { spec } = child;
+    child.state = "starting";
+    const proc = execa(spec.file, spec.args, { env: spec.env, extendEnv: false, stdio: ["ignore", "inherit", "inherit"], reject: false, cleanup: true });
+    child.proc = proc;
+    this.o.log("process_started", { process: spec.name, pid: proc.pid });
+    void proc.then((r) => this.exited(child, proc, r.exitCode ?? null, r.signal ?? null));
+    await spec.ready();
+    if (child.proc === proc) {
+      child.state = "up";
+      this.o.log("process_ready", { process: spec.name, pid: proc.pid });
+    }
+  }
+
+  private exited(child: Running, proc: ResultPromise, code: number | null, signal: string | null): void {
+    if (child.proc !== proc) return;
+    child.proc = null;
+    if (this.stopping || child.state === "stopped") {
+      child.state = "stopped";
+      return;
+    }
+    child.state = "down";
+    const now = Date.now();
+    child.exits = [...child.exits.filter((t) => now - t < this.crashWindowMs), now];
+    if (child.exits.length > this.maxRestarts) {
+      this.o.log("process_crash_loop", {
+        process: child.spec.name,
+        exits: child.exits.length,
+        window_s: this.crashWindowMs / 1000,
+        message: `${child.spec.name} exited ${child.exits.length} times within ${this.crashWindowMs / 1000} s; giving up: read its log lines above for the cause`,
+      });
+      this.o.onGiveUp(child.spec.name);
+      return;
+    }
+    const delay = this.backoffMs[Math.min(child.exits.length - 1, this.backoffMs.length - 1)]!;
+    this.o.log("process_exited", { process: child.spec.name, code, signal, restart_in_ms: delay });
+    child.restartTimer = setTimeout(() => {
+      child.restartTimer = null;
+      if (this.stopping) return;
+      this.o.log("process_restarting", { process: child.spec.name });
+      this.launch(child).catch((err) => this.o.log("process_not_ready", { process: child.spec.name, error: (err as Error).message }));
+    }, delay);
+  }
+
+  /** Stops the processes one after the other, in this order; the rest (if any) after them. */
+  async stop(order: string[]): Promise<void> {
+    this.stopping = true;
+    const names = [...order, ...[...this.children.keys()].filter((n) => !order.includes(n))];
+    for (const name of names) {
+      const child = this.children.get(name);
+      if (!child) continue;
+      if (child.restartTimer) clearTimeout(child.restartTimer);
+      const proc = child.proc;
+      child.state = "stopped";
+      if (!proc) continue; // not running (exited, waiting for its restart)
+      const t0 = Date.now();
+      this.o.log("process_stopping", { process: name });
+      proc.kill("SIGTERM");
+      const inTime = await Promise.race([proc.then(() => true), Bun.sleep(child.spec.stopGraceMs).then(() => false)]);
+      if (!inTime) {
+        this.o.log("process_stop_timeout", { process: name, grace_ms: child.spec.stopGraceMs });
+        proc.kill("SIGKILL");
+        await proc;
+      }
+      this.o.log("process_stopped", { process: name, ms: Date.now() - t0 });
+    }
+  }
+}
