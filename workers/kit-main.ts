@@ -16,8 +16,8 @@
 // Input events (keys, mouse, text input) are processed asynchronously on that thread, so a save
 // first waits until input has settled (no input for 200 ms and no callback for 50 ms, at most 3 s).
 
-import { copyFileSync, mkdirSync, rmSync, existsSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { closeSync, copyFileSync, mkdirSync, openSync, readFileSync, readSync, rmSync, existsSync, writeFileSync } from "node:fs";
+import { extname, join, resolve } from "node:path";
 import { tmpdir } from "node:os";
 import { createInterface } from "node:readline";
 import {
@@ -40,6 +40,9 @@ import {
 } from "./lok";
 import { LOAD_OPTIONS, engineEnvironment, writeProfileConfig } from "./profile";
 import { encodeTilePng } from "./png";
+import { csvFileToFods, csvFilterOptions, csvInDialect, type CsvDialect } from "./csv-import";
+import { formatOf } from "./formats";
+import { sniff } from "./sniff";
 import { sendLine } from "./reply";
 
 const send = sendLine;
@@ -206,7 +209,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const path = String(req.path ?? "");
       if (!path.startsWith("/") || !existsSync(path)) throw new Error("path must be an existing absolute path");
       const t0 = performance.now();
-      const d = office.documentLoad(fileUrl(path), LOAD_OPTIONS);
+      const d = office.documentLoad(fileUrl(loadableSource(path, typeof req.name === "string" ? req.name : "")), LOAD_OPTIONS);
       if (!d) throw new Error(`load failed: ${office.getError() || "no detail"}`);
       doc = d;
       d.initializeForRendering("");
@@ -402,9 +405,11 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       await settle();
       rmSync(path, { force: true });
       const t0 = performance.now();
-      if (!d.saveAs(fileUrl(path), format, SAVE_OPTIONS[format] ?? "") || !existsSync(path)) {
+      const options = format === "csv" ? csvFilterOptions(csvSource) : (SAVE_OPTIONS[format] ?? "");
+      if (!d.saveAs(fileUrl(path), format, options) || !existsSync(path)) {
         throw new Error(`save failed: ${office.getError() || "no detail"}`);
       }
+      if (format === "csv" && csvSource) writeInSourceDialect(path, csvSource);
       log("info", "kit_document_saved", { ms: Math.round(performance.now() - t0), format });
       return {};
     }
@@ -413,6 +418,38 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
     default:
       throw new Error(`unknown op ${JSON.stringify(req.op)}`);
   }
+}
+
+/** The dialect of the CSV (or TSV) file the document was opened from; null for any other file. */
+let csvSource: CsvDialect | null = null;
+
+/**
+ * What the engine opens for the file at `path`: the file itself, or for CSV/TSV text (and text
+ * named as a spreadsheet) a flat ODS made from it, as DocBuilder does (engine.ts). Opened as is,
+ * CSV went to Calc's text-import dialog, which under LibreOfficeKit is cancelled (Batch=true):
+ * "loadComponentFromURL returned an empty reference". A save as csv writes the sheet back with the
+ * file's own delimiter, record separator, encoding and byte order mark (writeInSourceDialect).
+ */
+function loadableSource(path: string, name: string): string {
+  const ext = extname(path).slice(1).toLowerCase();
+  const spreadsheet = ext === "csv" || ext === "tsv" || formatOf(ext)?.family === "spreadsheet";
+  if (!spreadsheet) return path;
+  const fd = openSync(path, "r");
+  const head = new Uint8Array(8192);
+  const got = readSync(fd, head, 0, head.length, 0);
+  closeSync(fd);
+  if (sniff(head.subarray(0, got)) !== "text") return path;
+  const fods = join(kitTempDir, "source.fods");
+  const dialect = csvFileToFods(path, fods, { delimiter: ext === "tsv" ? "\t" : undefined, fileName: name || path });
+  const { rows, cols, ...source } = dialect;
+  csvSource = source;
+  log("info", "kit_csv_source", { encoding: dialect.encoding, delimiter: dialect.delimiter, rows, cols });
+  return fods;
+}
+
+/** A CSV the engine wrote, written again as the file it was opened from was (see csvInDialect). */
+function writeInSourceDialect(path: string, dialect: CsvDialect): void {
+  writeFileSync(path, csvInDialect(new TextDecoder("utf-8").decode(readFileSync(path)), dialect));
 }
 
 /**

@@ -47,3 +47,7 @@ test("engines make no network request: the engines' environment names the closed
   expect(env.NO_PROXY).toBe("");
   expect(env.SAL_DISABLE_CUPS).toBe("1");
 });
+
+test("every file type opens, edits and saves: the engines run with a UTF-8 character set (CSV and sheet text keep non-ASCII)", () => {
+  expect(engineEnvironment("/p", "/t").LC_CTYPE).toBe("C.UTF-8");
+});

@@ -109,6 +109,11 @@ export function engineEnvironment(profileDir: string, tempDir: string): Record<s
     // Under LibreOfficeKit only the languages listed here get spell checking (none when unset:
     // "No language allowlisted, turning off the language support"): the dictionaries setup installs.
     LOK_ALLOWLIST_LANGUAGES: SPELLING_LANGUAGES,
+    // LibreOffice's "system" text encoding comes from the locale's character set, and without a
+    // UTF-8 one (the image sets no LANG: POSIX) a sheet saved as CSV or read as text had "?" for
+    // every character outside ASCII ("作業NO" became "??NO"). The filters' own character-set
+    // option does not survive LOK's saveAs (engine.ts), so the engines run with UTF-8 as theirs.
+    LC_CTYPE: "C.UTF-8",
     // No network: see NETWORK_CONTENT_PROVIDERS. And no printer discovery: LibreOffice asks the
     // CUPS server for its printers (a connection to [::1]:631 and 127.0.0.1:631 at start, strace);
     // PDF export needs no printer.

@@ -344,7 +344,7 @@ export class DocumentBroker {
       if (crashed) this.onKitCrash();
     };
     try {
-      const st = await kit.request<{ type: string }>("load", { path: local });
+      const st = await kit.request<{ type: string }>("load", { path: local, name: info.BaseFileName });
       this.docType = st.type;
     } catch (err) {
       this.log.warn("document_load_failed", { error: err as Error });
