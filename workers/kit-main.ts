@@ -415,6 +415,11 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
     }
     case "ping":
       return { views: views.size, loaded: doc !== null };
+    case "settle":
+      // Answers once the engine has worked through every input posted before it (a journal
+      // replay's careful mode: a crash then names the input that caused it).
+      await quiesce();
+      return {};
     default:
       throw new Error(`unknown op ${JSON.stringify(req.op)}`);
   }

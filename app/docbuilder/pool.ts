@@ -186,6 +186,8 @@ export class WorkerPool {
       stdio: ["pipe", "pipe", "pipe", "pipe"],
       env: { SVC_WORKER_PROFILE_DIR: profileDir, SVC_WORKER_SLOT: String(slot) },
       extendEnv: true,
+      // Inside its profile: what LibreOffice writes to its working directory (NSS's pkcs11.txt) stays there.
+      cwd: profileDir,
       reject: false,
       buffer: false,
       cleanup: true,

@@ -565,22 +565,33 @@ describe("admin channel and kits", () => {
     a.close();
   });
 
-  test("a killed kit is reported to its users and the server keeps serving other documents", async () => {
+  test("a killed kit loses nothing: its pages are asked to reconnect, a new kit replays the journal, each page takes its view back with the unsaved text and the caret where it was; other documents are untouched", async () => {
     const src1 = newDoc(), src2 = newDoc();
     const s1 = await open(src1, "tok_edit_1");
     const s2 = await open(src2, "tok_edit_1");
+    let n = s1.frames.length;
+    s1.send(`textinput text=${encodeURIComponent("Unsaved before the crash ")}`);
+    await s1.waitText("statechanged: .uno:ModifiedStatus=true", n);
     const victim = [...ed.brokers.values()].find((b) => b.wopiSrc === src1)!;
     process.kill(victim.pid, "SIGKILL");
-    expect(await s1.waitText("error: cmd=internal")).toBe("error: cmd=internal kind=crashed");
     await s1.whenClosed();
-    // The other document still works, and the crashed one can be opened again.
-    const r = await typeAndSave(s2, "still here ");
-    expect(r.success).toBe(true);
-    const again = await open(src1, "tok_edit_1");
-    expect(again.texts()).toContain("perm: edit");
+    expect(s1.texts()).toContain("close: recovering");
+    // The other document still works.
+    expect((await typeAndSave(s2, "still here ")).success).toBe(true);
+    // The page reconnects with its token and goes on typing where its caret was.
+    const back = await open(src1, "tok_edit_1");
+    expect(back.texts()).toContain("perm: edit");
+    // Still unsaved, as it was: the recovered text is not stored yet.
+    await back.waitText("statechanged: .uno:ModifiedStatus=true");
+    back.send(`textinput text=${encodeURIComponent("and after it.")}`);
+    n = back.frames.length;
+    back.send("save dontTerminateEdit=1 notify=1");
+    expect(JSON.parse((await back.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: true });
+    const put = host.puts.filter((p) => p.fileId === fileId(src1)).at(-1)!;
+    expect(docxText(put.bytes)).toContain("Unsaved before the crash and after it.");
     const metrics = await (await fetch(`${ed.url}/ed/getMetrics`, { headers: { Authorization: `Basic ${Buffer.from("admin:admin-pw").toString("base64")}` } })).text();
     expect(metrics).toMatch(/kit_crashed_total [1-9]/);
     s2.close();
-    again.close();
+    back.close();
   });
 });

@@ -14,6 +14,8 @@
 // its kit stay until the last change is stored; only then is the kit recycled.
 
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { Journal, JOURNALLED_OPS, journalDirFor, tokenHashOf } from "./journal";
+import { replay, ReplayCrash, type RecoveredView } from "./recovery";
 import path from "node:path";
 import type { Logger } from "../log";
 import { EDITABLE_EXTENSIONS } from "./discovery";
@@ -70,7 +72,14 @@ export interface BrokerDeps {
   /** Files written for "download as" and print, fetched once by the page. */
   downloads: Downloads;
   onClosed(doc: DocumentBroker): void;
+  /** Where documents keep their input journals (journal.ts). */
+  journalRoot: string;
+  /** How long a view made again by a recovery waits for its page to come back. */
+  orphanWaitMs?: number;
 }
+
+/** How long a recovered view waits for its page, by default. */
+export const ORPHAN_WAIT_MS = 60_000;
 
 type SaveReason = "user" | "auto" | "exit";
 export interface SaveOutcome {
@@ -141,6 +150,13 @@ export class DocumentBroker {
   private retryDelay: number;
   private autosaveTimer: Timer | null = null;
   private lastAuth: WopiAuth | null = null;
+  /** Every input sent to the kit, written before it is sent (journal.ts); null until loaded. */
+  private journal: Journal | null = null;
+  /** The kit as the sessions' commands reach it: each request that changes the document is journalled first. */
+  private journaledKit: Kit | null = null;
+  /** Views made again by a recovery, waiting for their page to reconnect, by the session's token hash. */
+  private readonly orphans = new Map<string, RecoveredView & { actionDropped: boolean }>();
+  private orphanTimer: Timer | null = null;
   private saveCounter = 0;
   private lastModifiedNotified = false;
   private readonly log: Logger;
@@ -247,20 +263,33 @@ export class DocumentBroker {
   private async attachView(s: ClientSession, info: CheckFileInfo): Promise<boolean> {
     const kit = this.kit!;
     let viewId: number;
-    try {
-      viewId = (await kit.request<{ viewId: number }>("view", { readOnly: s.readOnly, author: s.userName })).viewId;
-    } catch (err) {
-      this.log.error("view_create_failed", { error: err as Error });
-      s.send("error: cmd=load kind=faileddocloading");
-      s.close();
-      return false;
+    const adopted = this.takeOrphan(s);
+    if (adopted) {
+      // The page of a view a recovery made again: it takes that view back, caret and selection as they were.
+      viewId = adopted.viewId;
+      if (adopted.actionDropped) s.send("error: cmd=recovery kind=actiondropped");
+      this.log.info("view_recovered", { session: s.id, view_id: viewId });
+    } else {
+      try {
+        const ref = this.journal?.append("view", { readOnly: s.readOnly, author: s.userName, token: tokenHashOf(s.auth.token) });
+        viewId = (await kit.request<{ viewId: number }>("view", { readOnly: s.readOnly, author: s.userName })).viewId;
+        if (ref !== undefined) this.journal?.append("viewmade", { ref, viewId });
+      } catch (err) {
+        this.log.error("view_create_failed", { error: err as Error });
+        s.send("error: cmd=load kind=faileddocloading");
+        s.close();
+        return false;
+      }
     }
     this.attaching!.viewId = viewId;
     s.viewId = viewId;
     s.tiles = new ViewTiles((tiles) => (this.kit && this.sessions.has(s.id) ? sendTiles(this.kit, s, tiles, "push") : Promise.resolve(null)));
     this.sessions.set(s.id, s);
     this.preloading = false;
-    if (!s.readOnly) this.lastAuth = s.auth;
+    if (!s.readOnly) {
+      this.lastAuth = s.auth;
+      this.journal?.setAuth(s.auth);
+    }
     this.lastActivity = Date.now();
     const wopiInfo = {
       BaseFileName: info.BaseFileName,
@@ -318,6 +347,21 @@ export class DocumentBroker {
     }
   }
 
+  /** Makes `kit` the document's kit: its callbacks go to the views, its crash starts a recovery. */
+  private useKit(kit: Kit): void {
+    this.kit = kit;
+    const journal = () => this.journal;
+    const request = (op: string, fields: Record<string, unknown> = {}) => {
+      if (JOURNALLED_OPS.has(op)) journal()?.append(op, fields);
+      return kit.request(op, fields);
+    };
+    this.journaledKit = new Proxy(kit, { get: (target, prop) => (prop === "request" ? request : Reflect.get(target, prop, target)) });
+    kit.onCallback = (e) => this.onKitCallback(e.viewId, e.cb, e.payload, e.version);
+    kit.onExit = ({ crashed }) => {
+      if (crashed && this.kit === kit) this.onKitCrash();
+    };
+  }
+
   private async load(auth: WopiAuth, info: CheckFileInfo): Promise<string | null> {
     this.state = "loading";
     this.fileName = info.BaseFileName;
@@ -338,17 +382,19 @@ export class DocumentBroker {
       this.log.error("kit_unavailable", { error: err as Error });
       return "error: cmd=internal kind=kitunavailable";
     }
-    this.kit = kit;
-    kit.onCallback = (e) => this.onKitCallback(e.viewId, e.cb, e.payload, e.version);
-    kit.onExit = ({ crashed }) => {
-      if (crashed) this.onKitCrash();
-    };
+    this.useKit(kit);
     try {
       const st = await kit.request<{ type: string }>("load", { path: local, name: info.BaseFileName });
       this.docType = st.type;
     } catch (err) {
       this.log.warn("document_load_failed", { error: err as Error });
       return "error: cmd=load kind=faileddocloading";
+    }
+    try {
+      this.journal = Journal.begin(journalDirFor(this.deps.journalRoot, this.docKey), local, { wopiSrc: this.wopiSrc, fileName: this.fileName, ext: this.ext, auth: info.UserCanWrite === true ? auth : null, lastModifiedTime: this.lastModifiedTime }, this.log);
+    } catch (err) {
+      // The data directory is full or read-only: the document opens, but a crash would lose input.
+      this.log.error("journal_unavailable", { error: err as Error, code: (err as NodeJS.ErrnoException).code ?? null });
     }
     this.state = "loaded";
     this.log.info("document_loaded", { kit_pid: kit.pid, ext: this.ext, bytes: file.bytes.byteLength });
@@ -402,9 +448,9 @@ export class DocumentBroker {
     if (!this.sessions.delete(s.id)) return false;
     this.deps.admin.removeView(this, s);
     this.log.info("view_removed", { session: s.id, views: this.sessions.size });
-    if (this.kit?.alive && s.viewId !== undefined) {
+    if (this.kit?.alive && this.journaledKit && s.viewId !== undefined) {
       try {
-        await this.kit.request("unview", { viewId: s.viewId });
+        await this.journaledKit.request("unview", { viewId: s.viewId });
       } catch {
         // the kit is going away anyway
       }
@@ -416,6 +462,7 @@ export class DocumentBroker {
   private maybeClose(): void {
     if (this.sessions.size > 0 || this.state === "closed" || this.state === "loading" || this.state === "new") return;
     if (this.preloading) return; // loaded ahead of a session that is on its way (preload's timer ends the wait)
+    if (this.orphans.size > 0) return; // recovered views waiting for their pages (endOrphans ends the wait)
     if (this.saving || this.retryTimer) return;
     if (this.modified && this.kit?.alive) {
       const storable = !this.conflict && !this.tooLarge && this.authFor({}) !== null;
@@ -457,20 +504,146 @@ export class DocumentBroker {
       s.close();
     }
     this.sessions.clear();
+    if (this.orphanTimer) clearTimeout(this.orphanTimer);
+    this.orphans.clear();
     if (this.kit) this.deps.pool.release(this.kit);
     rmSync(this.dir, { recursive: true, force: true });
-    this.log.info("document_closed", {});
+    // Kept only while it holds input no stored version has: the next start recovers it.
+    const keep = !!this.journal?.unstored && this.keepJournal;
+    this.journal?.close(!keep);
+    this.journal = null;
+    this.log.info("document_closed", keep ? { journal_kept: true } : {});
     this.deps.onClosed(this);
   }
 
   private onKitCrash(): void {
-    this.log.error("document_kit_crashed", { views: this.sessions.size, unsaved: this.modified });
-    for (const s of this.sessions.values()) {
-      s.send("error: cmd=internal kind=crashed");
-      s.send("close: docdisconnected");
-    }
+    this.log.error("document_kit_crashed", { views: this.sessions.size, unsaved: this.modified, journal: !!this.journal });
     this.kit = null;
+    this.journaledKit = null;
+    if (!this.journal || this.journal.failed || this.state === "closed") {
+      for (const s of this.sessions.values()) {
+        s.send("error: cmd=internal kind=crashed");
+        s.send("close: docdisconnected");
+      }
+      this.dispose();
+      return;
+    }
+    // Every page is asked to reconnect; meanwhile a new kit replays the journal, and each page then
+    // takes its own view back (takeOrphan).
+    for (const s of this.sessions.values()) {
+      this.deps.admin.removeView(this, s);
+      s.send("close: recovering");
+      s.close();
+    }
+    this.sessions.clear();
+    this.state = "loading";
+    void this.serial(() => this.recover("kit_crash"));
+  }
+
+  /** Set when the journal must outlive the document (a stop that could not store it). */
+  private keepJournal = false;
+
+  /**
+   * A new kit loads the file the journal started from and replays every input; a replay the
+   * engine crashes on again is made once more one input at a time, which finds the input, and
+   * then without it (its people are told when they come back). The views open at the end wait for
+   * their pages (ORPHAN_WAIT_MS); an orphan nobody takes back is ended then.
+   */
+  private async recover(cause: "kit_crash" | "restart"): Promise<boolean> {
+    const journal = this.journal!;
+    journal.flush();
+    const t0 = performance.now();
+    let careful = false;
+    let dropped = false;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const read = Journal.read(journal.dir);
+      if (!read) break;
+      let kit: Kit;
+      try {
+        kit = await this.deps.pool.acquire();
+      } catch (err) {
+        this.log.error("kit_unavailable", { error: err as Error });
+        break;
+      }
+      kit.onCallback = () => {}; // nobody to tell until the views are handed back
+      try {
+        const r = await replay(kit, journal.basePath, journal.meta.fileName, read.entries, new Set(journal.meta.poison), careful);
+        this.useKit(kit);
+        this.docType = String(r.status.type ?? this.docType);
+        this.state = "loaded";
+        for (const v of r.views) {
+          // Its id in the new kit, for the replay after a later crash.
+          journal.append("viewmade", { ref: v.ref, viewId: v.viewId });
+          if (v.tokenHash) this.orphans.set(v.tokenHash, { ...v, actionDropped: dropped });
+          else await this.journaledKit!.request("unview", { viewId: v.viewId }).catch(() => {});
+        }
+        this.orphanTimer = setTimeout(() => void this.serial(() => this.endOrphans()), this.deps.orphanWaitMs ?? ORPHAN_WAIT_MS);
+        this.log.info("document_recovered", { cause, entries: r.replayed, views: r.views.length, careful, dropped_input: dropped, ms: Math.round(performance.now() - t0) });
+        return true;
+      } catch (err) {
+        kit.kill();
+        if (!(err instanceof ReplayCrash)) {
+          this.log.error("document_recovery_failed", { error: err as Error });
+          break;
+        }
+        if (!careful) {
+          careful = true; // again, one input at a time, to find the one that crashes the engine
+          continue;
+        }
+        if (err.atSeq === null) break;
+        journal.markPoison(err.atSeq);
+        dropped = true;
+        careful = false;
+        this.log.error("document_input_dropped", { seq: err.atSeq, reason: "the engine crashes on it" });
+      }
+    }
+    this.log.error("document_not_recovered", { cause });
+    this.keepJournal = true;
     this.dispose();
+    return false;
+  }
+
+  /** The recovered view of a reconnecting session (same token, same permission), taken once. */
+  private takeOrphan(s: ClientSession): (RecoveredView & { actionDropped: boolean }) | null {
+    const key = tokenHashOf(s.auth.token);
+    const v = this.orphans.get(key);
+    if (!v || v.readOnly !== s.readOnly) return null;
+    this.orphans.delete(key);
+    return v;
+  }
+
+  /** Recovered views whose page did not come back: ended, and the document closes when nobody is left. */
+  private async endOrphans(): Promise<void> {
+    this.orphanTimer = null;
+    for (const v of this.orphans.values()) await this.journaledKit?.request("unview", { viewId: v.viewId }).catch(() => {});
+    this.orphans.clear();
+    this.maybeClose();
+  }
+
+  /**
+   * After a restart of the editing server: the document of a journal the previous process left,
+   * replayed into a kit and stored through its WOPI host as a new version (an autosave), so the
+   * host holds what was typed. Its pages, reconnecting, take their views back.
+   */
+  async recoverJournal(dir: string): Promise<boolean> {
+    return this.serial(async () => {
+      const resumed = Journal.resume(dir, this.log);
+      if (!resumed) return false;
+      const { journal } = resumed;
+      this.journal = journal;
+      this.fileName = journal.meta.fileName;
+      this.ext = journal.meta.ext;
+      this.lastModifiedTime = journal.meta.lastModifiedTime;
+      this.lastAuth = journal.meta.auth;
+      this.state = "loading";
+      if (!(await this.recover("restart"))) return false;
+      if (journal.unstored) {
+        this.editSeq = this.savedSeq + 1;
+        const out = await this.requestSave({ reason: "auto", force: false });
+        this.log.info("document_recovered_stored", { outcome: out.result });
+      }
+      return true;
+    });
   }
 
   // ----------------------------------------------------------------------------- messages
@@ -546,7 +719,7 @@ export class DocumentBroker {
     const sp = text.indexOf(" ");
     const cmd = sp < 0 ? text : text.slice(0, sp);
     try {
-      await runViewCommand({ doc: this, kit: this.kit, session: s }, cmd, parseArgs(sp < 0 ? "" : text.slice(sp + 1)));
+      await runViewCommand({ doc: this, kit: this.journaledKit ?? this.kit, session: s }, cmd, parseArgs(sp < 0 ? "" : text.slice(sp + 1)));
     } catch (err) {
       this.log.warn("command_failed", { cmd, error: err as Error });
       s.send(`error: cmd=${cmd} kind=failed`);
@@ -604,6 +777,9 @@ export class DocumentBroker {
     const seq = this.editSeq;
     const modifiedByUser = this.modified;
     const file = path.join(this.dir, `save-${++this.saveCounter}${this.ext ? "." + this.ext : ""}`);
+    // The kit runs requests in order: the file holds every journal entry written before this one.
+    const journalSeq = this.journal?.seq ?? 0;
+    mkdirSync(this.dir, { recursive: true });
     let body: Buffer;
     try {
       await kit.request("save", { path: file, format: this.ext });
@@ -629,6 +805,7 @@ export class DocumentBroker {
     switch (res.kind) {
       case "ok":
         if (res.lastModifiedTime !== null) this.lastModifiedTime = res.lastModifiedTime;
+        this.journal?.stored(journalSeq, this.lastModifiedTime, auth);
         this.savedSeq = Math.max(this.savedSeq, seq);
         this.conflict = false;
         this.everUploaded = true;
@@ -705,8 +882,10 @@ export class DocumentBroker {
         break;
       }
       if (Date.now() + 500 >= deadline) {
+        // Not lost for good: the journal stays, and the next start stores it (recoverJournal).
         outcome = "lost";
-        this.log.error("document_unsaved_at_stop", { result: r.result });
+        this.keepJournal = true;
+        this.log.error("document_unsaved_at_stop", { result: r.result, journal_kept: !!this.journal });
         break;
       }
       await Bun.sleep(500);

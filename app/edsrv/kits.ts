@@ -176,6 +176,8 @@ export class KitPool {
     const proc = execa(command[0]!, command.slice(1), {
       stdio: ["pipe", "pipe", "pipe", "pipe"],
       env: { SVC_KIT_PROFILE_DIR: profileDir },
+      // Inside its profile: what LibreOffice writes to its working directory (NSS's pkcs11.txt) stays there.
+      cwd: profileDir,
       reject: false,
       buffer: false,
       cleanup: true,

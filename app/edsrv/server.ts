@@ -3,7 +3,7 @@
 
 import { Hono } from "hono";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Server, ServerWebSocket } from "bun";
 import type { Config } from "../config";
@@ -11,6 +11,7 @@ import type { Logger } from "../log";
 import { AdminHub, type AdminSocket } from "./admin";
 import { browserAsset, capabilities, discoveryXml, EDSRV_VERSION, versionHash } from "./discovery";
 import { DocumentBroker, PRELOAD_WAIT_MS, type ClientSession } from "./documents";
+import { Journal, journalRoot } from "./journal";
 import { docKeyOf, matchGroup, parseAliasGroups, type AliasGroup } from "../alias-groups";
 import { parseHttpUrl } from "../net/http-url";
 import { attachment, Downloads } from "./exports";
@@ -33,6 +34,8 @@ export interface EdsrvDeps {
   autosaveSeconds?: number;
   /** How long a document loaded ahead of its session waits for it (default PRELOAD_WAIT_MS). */
   preloadWaitMs?: number;
+  /** How long a view made again by a recovery waits for its page (default 60 s). */
+  orphanWaitMs?: number;
 }
 
 /** `load`: the arguments of a `load` frame given in the socket's URL (our editor page: loading starts at the upgrade). */
@@ -116,8 +119,15 @@ export async function createEdsrv(deps: EdsrvDeps) {
     onClosed: (d: DocumentBroker) => {
       if (brokers.get(d.docKey) === d) brokers.delete(d.docKey);
     },
+    journalRoot: journalRoot(workRoot),
+    orphanWaitMs: deps.orphanWaitMs,
   };
   mkdirSync(brokerDeps.workRoot, { recursive: true });
+  mkdirSync(brokerDeps.journalRoot, { recursive: true, mode: 0o700 });
+  // Work folders of an earlier process (it died): what they held that matters is in the journals.
+  for (const name of readdirSync(brokerDeps.workRoot)) {
+    if (!name.startsWith(`doc-${process.pid}-`)) rmSync(path.join(brokerDeps.workRoot, name), { recursive: true, force: true });
+  }
 
   const app = new Hono();
   app.use("*", async (c, next) => {
@@ -394,6 +404,20 @@ export async function createEdsrv(deps: EdsrvDeps) {
 
   await pool.start();
   log.info("edsrv_started", { address: `${server.hostname}:${server.port}`, hash, idle_kits: deps.idleKits ?? config.edsrv.idleKits });
+
+  // Documents that were open when the previous process ended, with input only their journal
+  // holds: each is replayed into a kit and stored through its WOPI host (DocumentBroker.recoverJournal).
+  for (const dir of Journal.list(brokerDeps.journalRoot)) {
+    const read = Journal.read(dir);
+    const group = read ? matchGroup(groups, read.meta.wopiSrc) : null;
+    if (!read || !group) {
+      log.warn("journal_discarded", { reason: read ? "wopi_host_not_in_alias_groups" : "incomplete" });
+      rmSync(dir, { recursive: true, force: true });
+      continue;
+    }
+    log.info("journal_found", { entries: read.entries.length, unstored: (read.entries.at(-1)?.seq ?? 0) > read.meta.storedSeq });
+    void brokerFor(read.meta.wopiSrc, group).recoverJournal(dir);
+  }
 
   return {
     server,

@@ -1,0 +1,118 @@
+// What a person typed survives the editing server itself dying. The editing server runs as its own
+// process (bun app/edsrv/main.ts) with its real kits; the WOPI host is a loopback stand-in. Typing
+// that was never saved, then SIGKILL of the editing server: the next start finds the document's
+// journal, replays it into a kit and stores the result as a new version (an autosave), and the
+// page that reconnects takes its view back with the caret where it was.
+
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { strFromU8, unzipSync } from "fflate";
+import type { Subprocess } from "bun";
+import { freePort } from "../../caddy/testing";
+import { startWopiHost } from "./testing/wopi-host";
+import { TestSocket, docWsUrl } from "./testing/ws-client";
+
+const ROOT = path.resolve(import.meta.dir, "../..");
+const HELLO = readFileSync(path.join(ROOT, "fixtures/hello.docx"));
+let host: ReturnType<typeof startWopiHost>;
+let dataDir: string;
+let port: number;
+let ed: Subprocess | null = null;
+let output = "";
+
+const docxText = (bytes: Uint8Array) => strFromU8(unzipSync(bytes)["word/document.xml"]!).replace(/<[^>]+>/g, "");
+
+async function startEdsrv() {
+  ed = Bun.spawn([process.execPath, path.join(ROOT, "app/edsrv/main.ts")], {
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: process.env.HOME ?? "/tmp",
+      SVC_DATA_DIR: dataDir,
+      SVC_EDSRV_LISTEN: `127.0.0.1:${port}`,
+      SVC_ONLINE_ALIASGROUP1: host.origin,
+      SVC_EDSRV_ADMIN_PASSWORD: "pw",
+      SVC_EDSRV_IDLE_KITS: "1",
+      SVC_EDSRV_AUTOSAVE_SECONDS: "0",
+      SVC_LOG_LEVEL: "info",
+    },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const pump = async (s: ReadableStream<Uint8Array>) => {
+    for await (const c of s) output += new TextDecoder().decode(c);
+  };
+  void pump(ed.stdout as ReadableStream<Uint8Array>);
+  void pump(ed.stderr as ReadableStream<Uint8Array>);
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/hosting/capabilities`)).ok) return;
+    } catch {}
+    await Bun.sleep(100);
+  }
+  throw new Error(`the editing server did not start:\n${output}`);
+}
+
+async function open(src: string, token: string): Promise<TestSocket> {
+  const url = `http://127.0.0.1:${port}`;
+  const s = new TestSocket(docWsUrl(url, src, token), url);
+  await s.opened;
+  s.send(`load url=${encodeURIComponent(src)}`);
+  await s.waitText("status:");
+  return s;
+}
+
+beforeAll(async () => {
+  host = startWopiHost();
+  host.addToken("tok_lan", "u1", true, "Lan");
+  dataDir = mkdtempSync(path.join(os.tmpdir(), "svc-edsrv-recovery-"));
+  port = await freePort();
+  await startEdsrv();
+}, 60_000);
+
+afterAll(async () => {
+  ed?.kill("SIGKILL");
+  await ed?.exited;
+  host?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test("the editing server killed (SIGKILL) with unsaved typing: the next start replays the journal and stores it as a version; the page that reconnects goes on where its caret was", async () => {
+  const src = host.addFile("lost", "lost.docx", HELLO);
+  const page = await open(src, "tok_lan");
+  const n = page.frames.length;
+  page.send(`textinput text=${encodeURIComponent("Typed before the server died ")}`);
+  await page.waitText("statechanged: .uno:ModifiedStatus=true", n);
+  await Bun.sleep(300); // the journal's flush (at most 250 ms)
+  expect(host.puts.filter((p) => p.fileId === "lost")).toHaveLength(0);
+
+  ed!.kill("SIGKILL");
+  await ed!.exited;
+  await page.whenClosed();
+  const journals = path.join(dataDir, "edsrv", "journal");
+  expect(readdirSync(journals)).toHaveLength(1);
+
+  const t0 = Date.now();
+  await startEdsrv();
+  const stored = await host.waitPut((p) => p.fileId === "lost");
+  const recoveredMs = Date.now() - t0;
+  expect(docxText(stored.bytes)).toContain("Typed before the server died");
+  expect(stored.headers["x-cool-wopi-isautosave"]).toBe("true");
+  expect(output).toContain('"event":"document_recovered"');
+
+  // The page reconnects: its own view, the caret after what it typed.
+  const back = await open(src, "tok_lan");
+  expect(back.texts()).toContain("perm: edit");
+  back.send(`textinput text=${encodeURIComponent("and after it.")}`);
+  const m = back.frames.length;
+  back.send("save dontTerminateEdit=1 notify=1");
+  expect(JSON.parse((await back.waitText("saveresult:", m)).slice(12))).toMatchObject({ success: true });
+  const last = host.puts.filter((p) => p.fileId === "lost").at(-1)!;
+  expect(docxText(last.bytes)).toContain("Typed before the server died and after it.");
+  back.close();
+  // Everything stored and nobody left: the journal is gone.
+  for (let i = 0; i < 100 && existsSync(journals) && readdirSync(journals).length; i++) await Bun.sleep(100);
+  expect(readdirSync(journals)).toHaveLength(0);
+  console.log(`recovered and stored ${recoveredMs} ms after the restart began`);
+}, 120_000);
