@@ -10,6 +10,7 @@ import { parseConfig } from "../config";
 import { memoryLogger } from "../log";
 import { createEdsrv, type Edsrv } from "./server";
 import { startWopiHost } from "./testing/wopi-host";
+import { CORPUS } from "../testing/harness";
 import { TestSocket, docWsUrl } from "./testing/ws-client";
 
 const FIX = path.resolve(import.meta.dir, "../../fixtures");
@@ -564,6 +565,26 @@ describe("admin channel and kits", () => {
     s1.close();
     a.close();
   });
+
+  test("an input that crashes the engine is found and left out: the document comes back with everything before it, and its person is told their last action could not be applied", async () => {
+    // A real crash of LibreOffice 7.4: Tab selects the slide's chart, Enter starts editing it.
+    const src = host.addFile("poison", "chart.ppt", readFileSync(path.join(CORPUS, "ppt/tika_mschart_govdocs.ppt")));
+    const s = await open(src, "tok_edit_1");
+    const broker = [...ed.brokers.values()].find((b) => b.wopiSrc === src)!;
+    const firstKit = broker.pid;
+    s.send("key type=input char=9 key=1282");
+    s.send("key type=up char=9 key=1282");
+    s.send("key type=input char=13 key=1280");
+    s.send("key type=up char=13 key=1280");
+    await s.whenClosed();
+    expect(s.texts()).toContain("close: recovering");
+    const back = await open(src, "tok_edit_1");
+    expect(back.texts()).toContain("perm: edit");
+    await back.waitText("error: cmd=recovery kind=actiondropped");
+    expect(broker.pid).not.toBe(firstKit);
+    expect(logger.lines.some((l) => l.includes('"event":"document_input_dropped"'))).toBe(true);
+    back.close();
+  }, 120_000);
 
   test("a killed kit loses nothing: its pages are asked to reconnect, a new kit replays the journal, each page takes its view back with the unsaved text and the caret where it was; other documents are untouched", async () => {
     const src1 = newDoc(), src2 = newDoc();

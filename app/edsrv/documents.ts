@@ -15,7 +15,7 @@
 
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Journal, JOURNALLED_OPS, journalDirFor, tokenHashOf } from "./journal";
-import { replay, ReplayCrash, type RecoveredView } from "./recovery";
+import { lastActionSeqs, replay, ReplayCrash, type RecoveredView } from "./recovery";
 import path from "node:path";
 import type { Logger } from "../log";
 import { EDITABLE_EXTENSIONS } from "./discovery";
@@ -553,8 +553,8 @@ export class DocumentBroker {
     const journal = this.journal!;
     journal.flush();
     const t0 = performance.now();
-    let careful = false;
-    let dropped = false;
+    let dropped: number[] = [];
+    // The whole journal first; after a crash of the replay, without the last action, then the one before.
     for (let attempt = 0; attempt < 4; attempt++) {
       const read = Journal.read(journal.dir);
       if (!read) break;
@@ -566,19 +566,20 @@ export class DocumentBroker {
         break;
       }
       kit.onCallback = () => {}; // nobody to tell until the views are handed back
+      const skip = new Set([...journal.meta.poison]);
       try {
-        const r = await replay(kit, journal.basePath, journal.meta.fileName, read.entries, new Set(journal.meta.poison), careful);
+        const r = await replay(kit, journal.basePath, journal.meta.fileName, read.entries, skip);
         this.useKit(kit);
         this.docType = String(r.status.type ?? this.docType);
         this.state = "loaded";
         for (const v of r.views) {
           // Its id in the new kit, for the replay after a later crash.
           journal.append("viewmade", { ref: v.ref, viewId: v.viewId });
-          if (v.tokenHash) this.orphans.set(v.tokenHash, { ...v, actionDropped: dropped });
+          if (v.tokenHash) this.orphans.set(v.tokenHash, { ...v, actionDropped: dropped.length > 0 });
           else await this.journaledKit!.request("unview", { viewId: v.viewId }).catch(() => {});
         }
         this.orphanTimer = setTimeout(() => void this.serial(() => this.endOrphans()), this.deps.orphanWaitMs ?? ORPHAN_WAIT_MS);
-        this.log.info("document_recovered", { cause, entries: r.replayed, views: r.views.length, careful, dropped_input: dropped, ms: Math.round(performance.now() - t0) });
+        this.log.info("document_recovered", { cause, entries: r.replayed, views: r.views.length, attempts: attempt + 1, dropped_entries: dropped.length, ms: Math.round(performance.now() - t0) });
         return true;
       } catch (err) {
         kit.kill();
@@ -586,15 +587,11 @@ export class DocumentBroker {
           this.log.error("document_recovery_failed", { error: err as Error });
           break;
         }
-        if (!careful) {
-          careful = true; // again, one input at a time, to find the one that crashes the engine
-          continue;
-        }
-        if (err.atSeq === null) break;
-        journal.markPoison(err.atSeq);
-        dropped = true;
-        careful = false;
-        this.log.error("document_input_dropped", { seq: err.atSeq, reason: "the engine crashes on it" });
+        const action = lastActionSeqs(read.entries, skip);
+        if (!action.length) break;
+        for (const seq of action) journal.markPoison(seq);
+        dropped = [...dropped, ...action];
+        this.log.error("document_input_dropped", { seqs: action, op: read.entries.find((e) => e.seq === action[0])?.op, reason: "the engine crashed replaying it" });
       }
     }
     this.log.error("document_not_recovered", { cause });

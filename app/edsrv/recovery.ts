@@ -3,9 +3,11 @@
 // views still open at the end are handed back by their session's token hash, so a page that
 // reconnects takes its own view over, caret and selection where they were.
 //
-// An input that crashes the engine again (a "poison" input) is found by a second, careful replay
-// (one input at a time, each worked through before the next); it is then left out, the replay is
-// made once more without it, and the people are told that their last action could not be applied.
+// An input that crashes the engine again (a "poison" input) crashes the replay too, often a little
+// after it was worked through (LibreOffice acts on some input from its idle loop). The engine's
+// crash almost always follows the last thing a person did, so the caller replays again without the
+// last action (lastActionSeqs), then the one before, and tells the people that their last action
+// could not be applied.
 
 import type { Kit } from "./kits";
 import type { JournalEntry } from "./journal";
@@ -35,34 +37,37 @@ export class ReplayCrash extends Error {
   }
 }
 
+/** How long a replayed kit must stay up after its last input before the replay counts as whole. */
+export const REPLAY_GRACE_MS = 500;
+
 /**
- * Loads `basePath` into `kit` and replays `entries` (skipping `skip`). Pipelined by default: the kit
- * runs requests in the order they arrive, so only making a view is waited for (later entries name
- * it). `careful`: each entry is worked through (the kit's `settle`) before the next is sent, so a
- * crash names the entry that caused it.
+ * Loads `basePath` into `kit` and replays `entries` (skipping `skip`), pipelined: the kit runs
+ * requests in the order they arrive, so only making a view is waited for (later entries name it).
+ * Succeeds once the kit has worked through everything and is still up `graceMs` later.
  */
-export async function replay(kit: Kit, basePath: string, fileName: string, entries: JournalEntry[], skip: ReadonlySet<number>, careful = false): Promise<ReplayResult> {
-  const status = await kit.request<Record<string, unknown>>("load", { path: basePath, name: fileName });
+export async function replay(kit: Kit, basePath: string, fileName: string, entries: JournalEntry[], skip: ReadonlySet<number>, graceMs = REPLAY_GRACE_MS): Promise<ReplayResult> {
+  const crashed = (err: unknown) => {
+    if (!kit.alive) throw new ReplayCrash(null);
+    return err;
+  };
+  const loaded = await kit.request<Record<string, unknown>>("load", { path: basePath, name: fileName }).catch(crashed);
+  if (loaded instanceof Error) throw loaded;
+  const status = loaded as Record<string, unknown>;
   const madeBySeq = new Map<number, RecoveredView>(); // the `view` entry's seq → the view made for it
   const byOldId = new Map<number, RecoveredView>(); // the dead kit's viewId → the view made for it
   const open = new Set<RecoveredView>();
   const inFlight: Promise<unknown>[] = [];
   let replayed = 0;
-
   // A request the kit refuses (it refused it the first time too) changes nothing and is passed
   // over; a kit that is gone ends the replay.
-  const run = (e: JournalEntry, op: string, fields: Record<string, unknown>) =>
-    kit.request(op, fields).catch((err) => {
-      if (!kit.alive) throw new ReplayCrash(careful ? e.seq : null);
-      return err;
-    });
+  const run = (op: string, fields: Record<string, unknown>) => kit.request(op, fields).catch(crashed);
 
   for (const e of entries) {
     if (skip.has(e.seq)) continue;
     const { seq: _seq, op, ...fields } = e;
     replayed++;
     if (op === "view") {
-      const made = await run(e, "view", { readOnly: fields.readOnly === true, author: fields.author ?? "" });
+      const made = await run("view", { readOnly: fields.readOnly === true, author: fields.author ?? "" });
       if (made instanceof Error) continue;
       const v: RecoveredView = { viewId: (made as { viewId: number }).viewId, ref: e.seq, readOnly: fields.readOnly === true, author: String(fields.author ?? ""), tokenHash: String(fields.token ?? "") };
       madeBySeq.set(e.seq, v);
@@ -77,16 +82,35 @@ export async function replay(kit: Kit, basePath: string, fileName: string, entri
     const v = byOldId.get(Number(fields.viewId));
     if (!v) continue; // an input for a view that was never made (cannot happen in a whole journal)
     if (op === "unview") open.delete(v);
-    const done = run(e, op, { ...fields, viewId: v.viewId });
-    if (careful) {
-      await done;
-      await run(e, "settle", {});
-    } else {
-      inFlight.push(done);
-      done.catch(() => {});
-    }
+    const done = run(op, { ...fields, viewId: v.viewId });
+    inFlight.push(done);
+    done.catch(() => {});
   }
   await Promise.all(inFlight);
-  await run({ seq: 0, op: "settle" }, "settle", {});
+  await run("settle", {});
+  await Bun.sleep(graceMs);
+  await run("ping", {});
   return { views: [...open], replayed, status };
+}
+
+const ACTION_OPS = new Set(["key", "textinput", "mouse", "uno", "paste", "insertgraphic", "moveparts"]);
+
+/**
+ * The entries of the last action a person made before `before` (a seq; Infinity: the end), not
+ * counting `skip`: one UNO command, paste or text, or a key or mouse press with its release.
+ */
+export function lastActionSeqs(entries: JournalEntry[], skip: ReadonlySet<number>, before = Infinity): number[] {
+  const list = entries.filter((e) => ACTION_OPS.has(e.op) && !skip.has(e.seq) && e.seq < before);
+  const last = list.at(-1);
+  if (!last) return [];
+  const released = (last.op === "key" && last.type === "up") || (last.op === "mouse" && last.type === "buttonup");
+  if (!released) return [last.seq];
+  // The press that goes with this release: the latest one of the same view before it.
+  for (let i = list.length - 2; i >= 0; i--) {
+    const e = list[i]!;
+    if (e.viewId !== last.viewId || e.op !== last.op) continue;
+    const press = last.op === "key" ? e.type !== "up" && e.key === last.key : e.type === "buttondown";
+    if (press) return [e.seq, last.seq];
+  }
+  return [last.seq];
 }
