@@ -208,6 +208,8 @@ describe("WOPI client and saves", () => {
     const stored = await host.waitPut((p) => p.fileId === fileId(src) && p.status === 200);
     expect(docxText(stored.bytes)).toContain("retry me");
     expect(host.puts.filter((p) => p.fileId === fileId(src)).map((p) => p.status)).toEqual([500, 503, 200]);
+    // A person's save, tried again, is still theirs: never stored as an autosave.
+    expect(host.puts.filter((p) => p.fileId === fileId(src)).map((p) => p.headers["x-cool-wopi-isautosave"])).toEqual(["false", "false", "false"]);
     s.close();
   });
 

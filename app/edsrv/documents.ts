@@ -850,7 +850,8 @@ export class DocumentBroker {
         this.maybeClose();
         return;
       }
-      void this.requestSave({ reason: this.sessions.size === 0 ? "exit" : req.reason === "exit" ? "exit" : "auto", force: req.force, extendedData: req.extendedData });
+      // A person's save tried again is still theirs (the host's callback says autosave: false).
+      void this.requestSave({ reason: this.sessions.size === 0 ? "exit" : req.reason, force: req.force, extendedData: req.extendedData });
     }, delay);
   }
 

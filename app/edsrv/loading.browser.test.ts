@@ -1,6 +1,7 @@
 // Opening feedback (issue 12, item 4): an indicator from the page's first paint until the first
 // screen is drawn, and a message that says why when the document cannot be opened.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { strFromU8, unzipSync } from "fflate";
 import { hostPageHtml } from "./testing/chromium";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
 
@@ -76,4 +77,33 @@ describe("opening feedback", () => {
     expect(await box.textContent()).toContain("Reload the page to try again.");
     await ctx.close();
   }, 30_000);
+});
+
+describe("reconnecting", () => {
+  test("the document's engine killed while a person types: the page says it is reconnecting and refuses input meanwhile, comes back to its own view with the text and the caret, and types on", async () => {
+    const ctx = await env.browser.newContext();
+    const f = env.newFile("hello.docx");
+    const { page, frame } = await env.openEditor(ctx, f.src);
+    await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0);
+    await frame.focus("#ime");
+    await page.keyboard.type("Before the crash ");
+    await frame.waitForFunction(() => (window as any).edState.modified);
+    const broker = [...env.ed.brokers.values()].find((b) => b.wopiSrc === f.src)!;
+    process.kill(broker.pid, "SIGKILL");
+    await frame.waitForFunction(() => !(window as any).edState.connected, undefined, { polling: 10 });
+    expect(await frame.locator("#message").textContent()).toContain("reconnecting");
+    // Typed while away: refused, and said so (never dropped in silence).
+    await page.keyboard.type("x");
+    expect(await frame.locator("#message").textContent()).toContain("Not sent");
+    await frame.waitForFunction(() => (window as any).edState.connected && (window as any).edState.reconnects === 1, undefined, { timeout: 30_000 });
+    await frame.locator("#message").waitFor({ state: "hidden" });
+    await frame.focus("#ime");
+    await page.keyboard.type("and after it.");
+    await page.keyboard.press("Control+s");
+    await frame.waitForFunction(() => (window as any).edState.lastSave?.success === true, undefined, { timeout: 20_000 });
+    const text = strFromU8(unzipSync(env.lastStored(f.id))["word/document.xml"]!).replace(/<[^>]+>/g, "");
+    expect(text).toContain("Before the crash and after it.");
+    expect(text).not.toContain("crash x");
+    await ctx.close();
+  }, 60_000);
 });

@@ -83,6 +83,11 @@ const PAGE_TEXTS = {
     retry: "Reload the page to try again.",
     slide: "Slide",
     clipboard: "Copying needs the clipboard permission, which this page does not give the editor. Try again right after selecting.",
+    reconnecting: "Connection lost: reconnecting… Typing is paused until the editor is back; what you typed before is kept.",
+    offline: "Not sent: the editor is reconnecting. Type again once it is back.",
+    gaveUp: "The editor could not reconnect. Reload the page to go on; what you typed before the connection was lost is kept.",
+    actionDropped: "Your last action could not be applied: it stopped the document's engine. Everything before it is kept.",
+    replaced: "This document was opened again with the same session in another tab or window; editing continues there.",
   },
   vi: {
     opening: "Đang mở tài liệu…",
@@ -93,6 +98,11 @@ const PAGE_TEXTS = {
     retry: "Hãy tải lại trang để thử lại.",
     slide: "Trang chiếu",
     clipboard: "Trang này không cho trình soạn thảo quyền ghi vào bộ nhớ tạm. Hãy sao chép lại ngay sau khi chọn.",
+    reconnecting: "Mất kết nối: đang kết nối lại… Tạm dừng nhập cho tới khi trình soạn thảo trở lại; những gì bạn đã gõ trước đó vẫn được giữ.",
+    offline: "Chưa gửi được: trình soạn thảo đang kết nối lại. Hãy gõ lại khi kết nối trở lại.",
+    gaveUp: "Trình soạn thảo không kết nối lại được. Hãy tải lại trang để tiếp tục; những gì bạn đã gõ trước khi mất kết nối vẫn được giữ.",
+    actionDropped: "Không áp dụng được thao tác cuối cùng của bạn: nó làm bộ máy tài liệu dừng lại. Mọi thứ trước đó vẫn được giữ.",
+    replaced: "Tài liệu này vừa được mở lại bằng cùng phiên ở một thẻ hoặc cửa sổ khác; việc chỉnh sửa tiếp tục ở đó.",
   },
 };
 /** The page's language: Vietnamese for a `lang` of vi*, English otherwise. */

@@ -15,19 +15,27 @@
   if (q.get("permission") === "readonly") params += "&permission=readonly";
   // The window's size stands for the document area until the page is laid out (100 %, twips):
   // the server paints that first screen ahead; ed.js sends the exact area once it has it.
-  var w = Math.max(1, window.innerWidth) * 15, h = Math.max(1, window.innerHeight) * 15;
-  var load = "url=" + encodeURIComponent(docUrl) + " lang=" + lang + " tiledeltas=1 firstscreen=1 clientvisiblearea=0;0;" + w + ";" + h;
-  // `load` is also in the URL: the page hears "open" only once it has parsed, laid out and run its
-  // scripts, and our server starts the view at the upgrade (the frame then changes nothing).
-  var ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ed/" +
-    encodeURIComponent(docUrl + "?" + params) + "/ws?WOPISrc=" + encodeURIComponent(wopiSrc) + "&compat=/ws&load=" + encodeURIComponent(load));
-  ws.binaryType = "arraybuffer";
-  var early = window.edSocket = { ws: ws, frames: [], createdAt: performance.now(), openAt: 0, closed: false };
-  ws.onopen = function () {
-    early.openAt = performance.now();
-    ws.send("coolclient 0.1 " + Date.now() + " " + performance.now());
-    ws.send("load " + load);
-  };
+  /**
+   * A document socket with `load` sent as soon as it opens. `firstScreen`: the server paints the
+   * first screen ahead (the first connection); a reconnection (ed.js) asks for what it shows.
+   */
+  function connect(firstScreen, area) {
+    var w = Math.max(1, window.innerWidth) * 15, h = Math.max(1, window.innerHeight) * 15;
+    var load = "url=" + encodeURIComponent(docUrl) + " lang=" + lang + " tiledeltas=1" + (firstScreen ? " firstscreen=1" : "") + " clientvisiblearea=" + (area || "0;0;" + w + ";" + h);
+    // `load` is also in the URL: the page hears "open" only once it has parsed, laid out and run its
+    // scripts, and our server starts the view at the upgrade (the frame then changes nothing).
+    var ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ed/" +
+      encodeURIComponent(docUrl + "?" + params) + "/ws?WOPISrc=" + encodeURIComponent(wopiSrc) + "&compat=/ws&load=" + encodeURIComponent(load));
+    ws.binaryType = "arraybuffer";
+    ws.addEventListener("open", function () {
+      ws.send("coolclient 0.1 " + Date.now() + " " + performance.now());
+      ws.send("load " + load);
+    });
+    return ws;
+  }
+  var ws = connect(true);
+  var early = window.edSocket = { ws: ws, connect: connect, frames: [], createdAt: performance.now(), openAt: 0, closed: false };
+  ws.addEventListener("open", function () { early.openAt = performance.now(); });
   ws.onmessage = function (ev) { early.frames.push(ev.data); };
   ws.onclose = function () { early.closed = true; };
 })();

@@ -49,7 +49,9 @@
     if (!inFrame) return;
     window.parent.postMessage(JSON.stringify({ MessageId: id, SendTime: Date.now(), Values: values || {} }), targetOrigin);
   }
-  function showMessage(t) { msgEl.textContent = t; msgEl.hidden = !t; }
+  /** The page's one message line; `kind` lets the message go by itself when its cause clears (a save that works again). */
+  function showMessage(t, kind) { msgEl.textContent = t; msgEl.hidden = !t; msgEl.dataset.kind = t ? kind || "" : ""; }
+  function clearMessage(kind) { if (msgEl.dataset.kind === kind) showMessage(""); }
   /**
    * The indicator shown from the page's first paint (page.ts) goes once the first screen is drawn.
    * What the first screen does not need waits for it: the PNG decoder for typing (tiles decode
@@ -74,6 +76,8 @@
   /** An edit the user made: remembered for the keystroke → updated tile timing. */
   function sendInput(t) {
     if (readOnly) return;
+    // Never dropped without a word: while the editor reconnects, input is refused and the person told.
+    if (!connected) { showMessage(ds.textOffline, "offline"); return; }
     lastInputAt = performance.now();
     if (!S.inputAt) S.inputAt = lastInputAt;
     send(t);
@@ -108,7 +112,49 @@
   // its socket (and the document, the kit and a counted connection) until the browser evicts it.
   window.addEventListener("pagehide", function () { S.leaving = true; try { ws.close(1000); } catch (e) { /* closing */ } });
   window.addEventListener("pageshow", function (ev) { if (ev.persisted) location.reload(); });
-  function onClose() { S.closed = true; if (S.leaving) return; if (docLoaded) stateEl.textContent = "disconnected"; else loadFailed(ds.textLost); }
+  // ---- reconnecting: the editing server restarted, or the document's engine is being recovered
+  // (its server replays what was typed into a new one); the page comes back to its own view.
+  var connected = true, reconnectTries = 0, reconnectTimer = 0, stayClosed = false, framePosted = false;
+  var RECONNECT_DELAYS = [250, 500, 1000, 2000, 4000, 8000, 15000, 30000, 30000, 30000]; // about two minutes
+  S.connected = true; S.reconnects = 0;
+  function onClose() {
+    S.closed = true;
+    if (S.leaving) return;
+    if (!docLoaded) return loadFailed(ds.textLost);
+    if (stayClosed) { stateEl.textContent = "disconnected"; return; }
+    connected = S.connected = false;
+    body.classList.add("offline");
+    if (msgEl.dataset.kind !== "offline") showMessage(ds.textReconnecting, "reconnecting");
+    if (reconnectTries >= RECONNECT_DELAYS.length) {
+      showMessage(ds.textGaveUp, "gaveup");
+      stateEl.textContent = "disconnected";
+      post("Session_Closed", { Reason: "Disconnected" });
+      return;
+    }
+    clearTimeout(reconnectTimer);
+    reconnectTimer = setTimeout(reconnect, RECONNECT_DELAYS[reconnectTries++]);
+  }
+  function reconnect() {
+    // What the page holds was drawn by the old view: kept on screen, asked again once the view is back.
+    for (var k in cache) { cache[k].stale = true; cache[k].need = -1; }
+    pending = {}; dirty = {}; arriving = {}; sentArea = "";
+    var v = visible();
+    ws = early.connect(false, [v.x, v.y, v.w, v.h].map(function (n) { return Math.round(n * twipsPerPx); }).join(";"));
+    ws.onmessage = onMessage;
+    ws.onclose = onClose;
+    S.closed = false;
+  }
+  /** The view is back (its status arrived). */
+  function backOnline() {
+    if (connected) return;
+    connected = S.connected = true;
+    S.reconnects++;
+    reconnectTries = 0;
+    body.classList.remove("offline");
+    clearMessage("reconnecting"); clearMessage("offline");
+    stateEl.textContent = "";
+    showState();
+  }
   function onMessage(ev) {
     if (typeof ev.data !== "string") return onTile(new Uint8Array(ev.data));
     var t = ev.data, sp = t.indexOf(": "), cmd = sp < 0 ? t : t.slice(0, sp), arg = sp < 0 ? "" : t.slice(sp + 2);
@@ -121,7 +167,8 @@
         $("docname").textContent = w.BaseFileName || "";
         document.title = w.BaseFileName || document.title;
         $("save").hidden = !!w.HideSaveOption;
-        post("App_LoadingStatus", { Status: "Frame_Ready", Features: { VersionStates: true } });
+        if (!framePosted) post("App_LoadingStatus", { Status: "Frame_Ready", Features: { VersionStates: true } });
+        framePosted = true;
         break;
       }
       case "perm":
@@ -129,7 +176,7 @@
         body.classList.toggle("readonly", readOnly);
         showState();
         break;
-      case "status": mark("status"); onStatus(JSON.parse(arg)); break;
+      case "status": mark("status"); backOnline(); onStatus(JSON.parse(arg)); break;
       case "invalidatetiles": onInvalidate(arg); break;
       case "invalidatecursor": onCursor(arg); break;
       case "cursorvisible": cursorEl.hidden = arg.trim() !== "true" || !S.cursor; break;
@@ -168,22 +215,28 @@
       case "saveresult": {
         var r = JSON.parse(arg);
         S.lastSave = r;
-        if (!r.success && r.result !== "unmodified") showMessage("Not saved: " + (r.errorMsg || r.result));
+        if (!r.success && r.result !== "unmodified") showMessage("Not saved: " + (r.errorMsg || r.result), "save");
+        else if (r.success) clearMessage("save");
         if (r.notify) post("Action_Save_Resp", { success: r.success, result: r.result, errorMsg: r.errorMsg || "" });
         break;
       }
       case "error":
         S.errors.push(arg);
-        if (/kind=(unauthorized|faileddocloading|crashed|documentconflict|savetoolarge|savefailed|saveunauthorized|docunloading|kitunavailable)/.test(arg)) showMessage("Error: " + arg);
+        if (arg.indexOf("cmd=recovery kind=actiondropped") >= 0) showMessage(ds.textActionDropped, "recovery");
+        else if (/kind=(unauthorized|faileddocloading|crashed|documentconflict|savetoolarge|savefailed|saveunauthorized|docunloading|kitunavailable)/.test(arg)) showMessage("Error: " + arg, /cmd=storage/.test(arg) ? "save" : "");
         if (!docLoaded && /cmd=(load|internal)/.test(arg)) {
           post("App_LoadingStatus", { Status: "Failed" });
           loadFailed(/kind=unauthorized/.test(arg) ? ds.textUnauthorized : /kind=(kitunavailable|docunloading)/.test(arg) ? ds.textUnavailable : ds.textFailed);
         }
         break;
       case "close": {
-        var reasons = { ownertermination: "OwnerTermination", idle: "DocumentIdle", oom: "OOM", shuttingdown: "ShuttingDown", docdisconnected: "DocumentDisconnected", replaced: "SessionReplaced" };
-        post("Session_Closed", { Reason: reasons[arg.trim()] || arg.trim() });
-        showMessage(arg.trim() === "replaced" ? "This document was opened again with the same session in another tab or window; editing continues there." : "The document was closed (" + arg.trim() + "). Reload to continue.");
+        var why = arg.trim();
+        // The server is restarting or recovering the document's engine: the page reconnects (onClose).
+        if (why === "recovering" || why === "shuttingdown") { showMessage(ds.textReconnecting, "reconnecting"); break; }
+        stayClosed = true;
+        var reasons = { ownertermination: "OwnerTermination", idle: "DocumentIdle", oom: "OOM", docdisconnected: "DocumentDisconnected", replaced: "SessionReplaced" };
+        post("Session_Closed", { Reason: reasons[why] || why });
+        showMessage(why === "replaced" ? ds.textReplaced : "The document was closed (" + why + "). Reload to continue.", "closed");
         break;
       }
     }
@@ -791,6 +844,12 @@
   /** A UNO command with Collabora's argument object ({"Name": {"type": "string", "value": …}}). */
   function uno(cmd, args) { if (readOnly) return; sendInput("uno " + cmd + (args ? " " + JSON.stringify(args) : "")); }
   function doSave(dontTerminateEdit, dontSaveIfUnmodified, notify, extendedData) {
+    // Not sent while reconnecting: the host hears at once instead of waiting for its time-out.
+    if (!connected) {
+      showMessage(ds.textOffline, "offline");
+      if (notify) post("Action_Save_Resp", { success: false, result: "disconnected", errorMsg: "the editor is reconnecting" });
+      return;
+    }
     emit("savesent", "");
     send("save dontTerminateEdit=" + (dontTerminateEdit ? 1 : 0) + " dontSaveIfUnmodified=" + (dontSaveIfUnmodified ? 1 : 0) + " notify=" + (notify ? 1 : 0) + (extendedData ? " extendedData=" + encodeURIComponent(extendedData) : ""));
   }
@@ -810,13 +869,14 @@
     var v = msg.Values || {};
     switch (msg.MessageId) {
       case "Host_PostmessageReady": S.hostReady = true; break;
-      case "Close_Session": send("closedocument"); break;
+      case "Close_Session": stayClosed = true; send("closedocument"); break;
       case "Grab_Focus": ime.focus({ preventScroll: true }); break;
       case "Action_Save":
         if (!docLoaded) return;
         doSave(!!v.DontTerminateEdit, !!v.DontSaveIfUnmodified, !!v.Notify, v.ExtendedData || "");
         break;
       case "Action_Close":
+        stayClosed = true;
         if (ws) ws.close();
         break;
       case "Send_UNO_Command":

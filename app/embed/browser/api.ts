@@ -233,6 +233,8 @@ class Editor implements SVC.Editor {
         this.emit("onClose", { reason: "user" });
         return;
       case "Session_Closed":
+        // The editor gave up reconnecting to its server: the host hears why, then that it closed.
+        if (v.Reason === "Disconnected") this.fail(errorInfo("network_error", undefined, { reason: "editing_server_unreachable" }));
         this.emit("onClose", { reason: String(v.Reason ?? "closed") });
         return;
     }
