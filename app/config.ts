@@ -167,6 +167,8 @@ export const CONFIG_SCHEMA = z.object({
   SVC_EDSRV_ADMIN_WS_PATH: z.string().trim().regex(/^\/[A-Za-z0-9._~\/-]*$/, { message: "must be a path such as /ed/adminws" }).prefault("/ed/adminws"),
   /** Seconds between autosaves of a modified document; 0 switches autosave off. */
   SVC_EDSRV_AUTOSAVE_SECONDS: int(0, 86_400).prefault("60"),
+  /** Seconds after the last input a modified document is stored (Collabora's idle save); 0 switches it off. */
+  SVC_EDSRV_IDLE_SAVE_SECONDS: int(0, 3_600).prefault("10"),
   /** Idle kit processes kept started, so a document opens without engine start-up. */
   SVC_EDSRV_IDLE_KITS: int(0, 16).prefault("2"),
 });
@@ -231,6 +233,7 @@ export interface Config {
     listen: { hostname: string; port: number };
     /** 0 = autosave off. */
     autosaveSeconds: number;
+    idleSaveSeconds: number;
     idleKits: number;
   };
 }
@@ -307,6 +310,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     edsrv: {
       listen: c.SVC_EDSRV_LISTEN,
       autosaveSeconds: c.SVC_EDSRV_AUTOSAVE_SECONDS,
+      idleSaveSeconds: c.SVC_EDSRV_IDLE_SAVE_SECONDS,
       idleKits: c.SVC_EDSRV_IDLE_KITS,
     },
   };

@@ -255,6 +255,41 @@ describe("leaving", () => {
   });
 });
 
+describe("idle save", () => {
+  test("a modified document is stored a few seconds after its last input (the idle save), as an autosave, once", async () => {
+    const own = await createEdsrv({
+      config: parseConfig({ SVC_DATA_DIR: mkdtempSync(path.join(tmpdir(), "edsrv-idle-")), SVC_ONLINE_ALIASGROUP1: host.origin }),
+      logger: memoryLogger("warn"),
+      listen: { hostname: "127.0.0.1", port: 0 },
+      idleKits: 1,
+      autosaveSeconds: 0,
+      idleSaveSeconds: 1,
+    });
+    try {
+      const src = newDoc();
+      const s = new TestSocket(docWsUrl(own.url, src, "tok_edit_1"), `http://${new URL(own.url).host}`);
+      await s.opened;
+      s.send(`load url=${encodeURIComponent(src)}`);
+      await s.waitText("status:");
+      s.send(`textinput text=${encodeURIComponent("Idle ")}`);
+      await Bun.sleep(400);
+      s.send(`textinput text=${encodeURIComponent("save")}`);
+      // Not while typing goes on: one store, a second after the last input.
+      await Bun.sleep(700);
+      expect(host.puts.filter((p) => p.fileId === fileId(src))).toHaveLength(0);
+      const put = await host.waitPut((p) => p.fileId === fileId(src));
+      expect(put.headers["x-cool-wopi-isautosave"]).toBe("true");
+      expect(docxText(put.bytes)).toContain("Idle save");
+      await s.waitText("statechanged: .uno:ModifiedStatus=false");
+      await Bun.sleep(1500);
+      expect(host.puts.filter((p) => p.fileId === fileId(src))).toHaveLength(1);
+      s.close();
+    } finally {
+      await own.close();
+    }
+  }, 60_000);
+});
+
 describe("views", () => {
   test("one editing view per access token: a second editing connection with the same token replaces the first, which is told why; another token's view stays", async () => {
     const src = newDoc();

@@ -64,6 +64,8 @@ export interface BrokerDeps {
   logger: Logger;
   workRoot: string;
   autosaveSeconds: number;
+  /** A modified document is stored this long after its last input (0: never). */
+  idleSaveSeconds: number;
   /** First retry delay of a failed save; doubles up to 60 s. */
   saveRetryMs: number;
   /** How long a preloaded document waits for its first session. */
@@ -149,6 +151,7 @@ export class DocumentBroker {
   private retryTimer: Timer | null = null;
   private retryDelay: number;
   private autosaveTimer: Timer | null = null;
+  private idleSaveTimer: Timer | null = null;
   private lastAuth: WopiAuth | null = null;
   /** Every input sent to the kit, written before it is sent (journal.ts); null until loaded. */
   private journal: Journal | null = null;
@@ -497,6 +500,7 @@ export class DocumentBroker {
     if (this.state === "closed") return;
     this.state = "closed";
     if (this.autosaveTimer) clearInterval(this.autosaveTimer);
+    if (this.idleSaveTimer) clearTimeout(this.idleSaveTimer);
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
     for (const s of this.sessions.values()) {
@@ -690,6 +694,19 @@ export class DocumentBroker {
     this.editSeq++;
     this.lastActivity = Date.now();
     this.notifyModified();
+    this.scheduleIdleSave();
+  }
+
+  /** Collabora's idle save: a few seconds after the last input the document is stored, so a version rarely lags the screen. */
+  private scheduleIdleSave(): void {
+    if (this.deps.idleSaveSeconds <= 0) return;
+    if (this.idleSaveTimer) clearTimeout(this.idleSaveTimer);
+    this.idleSaveTimer = setTimeout(() => {
+      this.idleSaveTimer = null;
+      if (this.modified && !this.saving && !this.retryTimer && !this.conflict && !this.tooLarge && this.state === "loaded") {
+        void this.requestSave({ reason: "auto", force: false });
+      }
+    }, this.deps.idleSaveSeconds * 1000);
   }
 
   private notifyModified(): void {

@@ -32,6 +32,8 @@ export interface EdsrvDeps {
   idleKits?: number;
   saveRetryMs?: number;
   autosaveSeconds?: number;
+  /** Seconds after the last input a modified document is stored; default: the setting, or 0 when autosaveSeconds is 0 (tests that switch autosave off). */
+  idleSaveSeconds?: number;
   /** How long a document loaded ahead of its session waits for it (default PRELOAD_WAIT_MS). */
   preloadWaitMs?: number;
   /** How long a view made again by a recovery waits for its page (default 60 s). */
@@ -113,6 +115,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
     logger: deps.logger,
     workRoot: path.join(workRoot, "docs"),
     autosaveSeconds: deps.autosaveSeconds ?? config.edsrv.autosaveSeconds,
+    idleSaveSeconds: deps.idleSaveSeconds ?? (deps.autosaveSeconds === 0 ? 0 : config.edsrv.idleSaveSeconds),
     saveRetryMs: deps.saveRetryMs ?? 2000,
     preloadWaitMs: deps.preloadWaitMs ?? PRELOAD_WAIT_MS,
     admin: adminEvents,
