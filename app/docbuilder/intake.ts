@@ -10,6 +10,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { ServiceError } from "../errors";
 import { asClientGone, isClientGone, readTextBounded } from "../request-body";
+import { diskProblem, diskServiceError } from "../disk-errors";
 
 export type Source =
   | { type: "upload"; path: string; filename: string; size: number }
@@ -115,7 +116,8 @@ function readMultipart(req: Request, dir: string, maxFileMb: number): Promise<In
       try {
         await fileWrite;
       } catch (e) {
-        fail(badRequest(`Không nhận được tệp tải lên: ${(e as Error).message}.`));
+        const disk = diskProblem(e);
+        fail(disk ? diskServiceError(disk) : badRequest(`Không nhận được tệp tải lên: ${(e as Error).message}.`));
       }
       if (failed) reject(failed);
       else resolve({ source: source ?? (typeof params.url === "string" ? { type: "url", url: params.url } : null), params });

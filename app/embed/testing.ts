@@ -174,6 +174,8 @@ export interface EmbedStackOptions {
   idleKits?: number;
   /** Editing-server save retry delay (ms). */
   saveRetryMs?: number;
+  /** The gate's data directory (default: a new temporary one). */
+  dataDir?: string;
 }
 
 /** The real editing server and the real gate, each knowing the other's address. */
@@ -181,7 +183,7 @@ export async function startEmbedStack(o: EmbedStackOptions = {}): Promise<EmbedS
   const [gatePort, edPort] = [await freePort(), await freePort()];
   const gateUrl = `http://127.0.0.1:${gatePort}`;
   const edDir = mkdtempSync(path.join(os.tmpdir(), "svc-embed-ed-"));
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "svc-embed-gate-"));
+  const dataDir = o.dataDir ?? mkdtempSync(path.join(os.tmpdir(), "svc-embed-gate-"));
   const env = {
     SVC_DOCBUILDER_WORKERS: "1",
     SVC_APP_LISTEN: `127.0.0.1:${gatePort}`,

@@ -6,6 +6,7 @@ import { HTTPException } from "hono/http-exception";
 import { routePath } from "hono/route";
 import { ServiceError, errorBody, isServiceError } from "../errors";
 import { isClientGone } from "../request-body";
+import { DiskError, diskProblem, diskServiceError } from "../disk-errors";
 import { newRequestId } from "../ids";
 import type { Logger } from "../log";
 import type { SessionRow } from "../embed/store";
@@ -53,7 +54,16 @@ export function errorResponse(c: Context<AppEnv>, err: ServiceError): Response {
 }
 
 export function onError(err: Error, c: Context<AppEnv>): Response {
-  if (isServiceError(err)) return errorResponse(c, err);
+  if (isServiceError(err)) {
+    if (err.detail.reason === "disk_full" || err.detail.reason === "disk_read_only") c.get("log")?.error("data_directory_unwritable", { reason: err.detail.reason });
+    return errorResponse(c, err);
+  }
+  // The data directory is full or read-only: named for what it is, and the operator told (error level).
+  const disk = err instanceof DiskError ? err.problem : diskProblem(err);
+  if (disk) {
+    c.get("log")?.error("data_directory_unwritable", { reason: disk, code: (err as NodeJS.ErrnoException).code ?? (err.cause as NodeJS.ErrnoException | undefined)?.code ?? null });
+    return errorResponse(c, diskServiceError(disk));
+  }
   // The client closed the connection mid-body: its request ends here, nobody reads the answer.
   if (isClientGone(err)) {
     c.get("log")?.info("request_aborted", { reason: "client_closed_mid_body" });

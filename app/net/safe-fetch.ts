@@ -9,6 +9,7 @@ import https from "node:https";
 import tls from "node:tls";
 import { lookup } from "node:dns/promises";
 import { open, unlink } from "node:fs/promises";
+import { asDiskError, diskProblem } from "../disk-errors";
 import { type AllowList, isOwnListener, mayConnect, normalizeHostName, parseIp } from "./ssrf.ts";
 
 /** The port a URL dials: its own, else its scheme's. */
@@ -273,7 +274,7 @@ async function readBody(
     req.destroy();
   };
   signal.addEventListener("abort", onAbort, { once: true });
-  const file = toFile ? await open(toFile, "w") : undefined;
+  const file = toFile ? await open(toFile, "w").catch((e) => Promise.reject(asDiskError(e))) : undefined;
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   try {
@@ -292,6 +293,8 @@ async function readBody(
     if (toFile) await unlink(toFile).catch(() => {});
     if (timedOut) throw timeoutError(timeoutMs);
     if (e instanceof FetchError) throw e;
+    // Our disk, not their server: the data directory is full or read-only.
+    if (diskProblem(e)) throw asDiskError(e);
     throw new FetchError("download_failed", "connection broke off while reading the body", { reason: "connect" });
   } finally {
     signal.removeEventListener("abort", onAbort);
