@@ -8,7 +8,7 @@ import type { Config } from "./config";
 import { WorkerPool } from "./docbuilder/pool";
 import { JobStore } from "./docbuilder/jobs";
 import { DocBuilderService, type SourceFetcher } from "./docbuilder/service";
-import type { EntitlementSource } from "./editions/limits";
+import { docbuilderLimits, type EntitlementSource } from "./editions/limits";
 import { LicenseSource, resolveInstanceId } from "./editions/license-source";
 import { BUILD_DATE } from "./editions/build-info";
 import { createAuthenticator } from "./http/auth";
@@ -99,8 +99,13 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
   });
   license.start();
 
+  // The edition decides parallel_jobs; the pool asks at every dispatch (the license file is re-read
+  // at run time), through the same figures GET /v1/limits shows.
+  const docbuilderEntitlements = opts.entitlements ?? license.docbuilderSource();
+  const lowerOnly = { maxFileMbCap: config.docbuilder.maxFileMbCap, jobTimeoutSecondsCap: config.docbuilder.jobTimeoutSecondsCap };
   const pool = new WorkerPool({
     size: config.docbuilder.workers,
+    parallelJobs: () => docbuilderLimits(docbuilderEntitlements.current(), config.docbuilder.workers, lowerOnly).parallel_jobs,
     maxJobs: config.docbuilder.workerMaxJobs,
     maxAgeMs: config.docbuilder.workerMaxAgeMinutes * 60_000,
     profileRoot: path.join(dataDir, "profiles"),
@@ -135,8 +140,8 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     jobs,
     clock,
     logger,
-    entitlements: opts.entitlements ?? license.docbuilderSource(),
-    lowerOnly: { maxFileMbCap: config.docbuilder.maxFileMbCap, jobTimeoutSecondsCap: config.docbuilder.jobTimeoutSecondsCap },
+    entitlements: docbuilderEntitlements,
+    lowerOnly,
     workers: config.docbuilder.workers,
     fetchSource: sourceFetcher(fetchAllow),
     fetchAllow,

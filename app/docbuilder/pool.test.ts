@@ -2,17 +2,21 @@
 // that never return, recycling, a full queue, and shutdown.
 
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { ManualClock } from "../clock";
 import { memoryLogger } from "../log";
 import { ServiceError } from "../errors";
 import { AUTH, CORPUS, FIXTURES, form, startTestService, waitForJob, type Harness } from "../testing/harness";
+import type { Entitlement } from "../editions/limits";
 import { WorkerPool } from "./pool";
 
 const slowFile = { path: path.join(CORPUS, "txt/unstructured_war_and_peace_1225p.txt"), name: "war.txt" };
 const smallFile = { path: path.join(FIXTURES, "hello.docx"), name: "hello.docx" };
 
 const status = async (base: string) => (await (await fetch(`${base}/v1/status`)).json()) as any;
+const limits = async (base: string) => (await (await fetch(`${base}/v1/limits`, { headers: AUTH })).json()) as any;
+const job = async (base: string, id: string) => (await (await fetch(`${base}/v1/jobs/${id}`, { headers: AUTH })).json()) as any;
 
 async function until(check: () => Promise<boolean> | boolean, ms = 30_000) {
   const end = Date.now() + ms;
@@ -44,7 +48,8 @@ describe("worker faults", () => {
     const before = (await status(svc.url)).workers.restarts;
     const victim = fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(slowFile, { to: "pdf" }) });
     const pid = await busyWorkerPid(svc);
-    // The other worker keeps serving while its neighbour dies.
+    // The next job (waiting: community runs one at a time) is served by the other worker once its
+    // neighbour has died.
     const neighbour = fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "pdf" }) });
     process.kill(pid, "SIGKILL");
     const res = await victim;
@@ -87,8 +92,9 @@ describe("worker faults", () => {
     for (const pid of pids) process.kill(pid, "SIGSTOP");
     try {
       const accepted: string[] = [];
-      // Two go to the frozen workers, ten wait in the queue (max_queued_jobs = 10 on community).
-      for (let i = 0; i < 12; i++) {
+      // One goes to a frozen worker (parallel_jobs = 1 on community), ten wait in the queue
+      // (max_queued_jobs = 10 on community).
+      for (let i = 0; i < 11; i++) {
         clock.advance(60_000); // stay under the per-minute rate limit
         const r = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "odt", async: "true" }) });
         expect(r.status).toBe(202);
@@ -104,6 +110,144 @@ describe("worker faults", () => {
     }
     await until(async () => (await status(svc.url)).queue.queued === 0 && (await status(svc.url)).workers.idle === 2, 60_000);
   }, 90_000);
+});
+
+describe("parallel_jobs (spec: DocBuilder limits)", () => {
+  // The edition comes from a source the tests switch, as a license file re-read at run time does.
+  let edition: Entitlement = { edition: "community", features: [] };
+  const community: Entitlement = { edition: "community", features: [] };
+  const enterprise: Entitlement = { edition: "enterprise", features: ["api_full"], conns: 5000 };
+  const clock = new ManualClock(Date.UTC(2026, 10, 22, 3, 0, 0));
+  let svc: Harness;
+  beforeAll(async () => {
+    svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "2" }, { clock, entitlements: { current: () => edition } });
+  }, 120_000);
+  afterAll(() => svc?.close());
+  beforeEach(() => {
+    edition = community;
+  });
+
+  /** Sends an async conversion of a small file (its own rate-limit minute) and returns the job id. */
+  async function submit(): Promise<string> {
+    clock.advance(60_000);
+    const r = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "odt", async: "true" }) });
+    expect(r.status).toBe(202);
+    return ((await r.json()) as any).id;
+  }
+
+  /** Every worker frozen (SIGSTOP) while `fn` runs: a job taken stays running until they go on. */
+  async function frozen(fn: () => Promise<string[]>) {
+    const pids = svc.pool.pids();
+    for (const pid of pids) process.kill(pid, "SIGSTOP");
+    let ids: string[] = [];
+    try {
+      ids = await fn();
+    } finally {
+      for (const pid of pids) process.kill(pid, "SIGCONT");
+    }
+    for (const id of ids) expect((await waitForJob(svc.url, id, 60_000)).status).toBe("done");
+    await until(() => svc.pool.status().idle === 2 && svc.pool.queueStats().running === 0);
+  }
+
+  const counts = async () => {
+    const [s, l] = [await status(svc.url), await limits(svc.url)];
+    return { status_queue: s.queue, busy: s.workers.busy, idle: s.workers.idle, running_jobs: l.usage.running_jobs, queued_jobs: l.usage.queued_jobs, parallel_jobs: l.limits.parallel_jobs };
+  };
+
+  test("community parallel_jobs is 1: a second job waits while the first runs", async () => {
+    await frozen(async () => {
+      const first = await submit();
+      await until(() => svc.pool.status().busy === 1);
+      // The pool decides at once: by the time the 202 arrives the second job runs or waits.
+      const second = await submit();
+      expect((await job(svc.url, first)).status).toBe("running");
+      expect((await job(svc.url, second)).status).toBe("queued");
+      expect(await counts()).toEqual({ status_queue: { queued: 1, running: 1 }, busy: 1, idle: 1, running_jobs: 1, queued_jobs: 1, parallel_jobs: 1 });
+      return [first, second];
+    });
+  }, 90_000);
+
+  test("enterprise runs one job per worker", async () => {
+    edition = enterprise;
+    await frozen(async () => {
+      const ids = [await submit(), await submit()];
+      await until(() => svc.pool.status().busy === 2);
+      const third = await submit();
+      expect(await Promise.all(ids.map(async (id) => (await job(svc.url, id)).status))).toEqual(["running", "running"]);
+      expect((await job(svc.url, third)).status).toBe("queued");
+      expect(await counts()).toEqual({ status_queue: { queued: 1, running: 2 }, busy: 2, idle: 0, running_jobs: 2, queued_jobs: 1, parallel_jobs: 2 });
+      return [...ids, third];
+    });
+  }, 90_000);
+
+  test("parallel_jobs is read at every dispatch: an edition change at run time applies to the jobs already waiting", async () => {
+    await frozen(async () => {
+      const first = await submit();
+      const second = await submit();
+      expect((await counts()).status_queue).toEqual({ queued: 1, running: 1 });
+      // The license turns enterprise: nothing else happens in the pool, and the waiting job starts.
+      edition = enterprise;
+      await until(async () => (await job(svc.url, second)).status === "running", 5000);
+      expect(await counts()).toEqual({ status_queue: { queued: 0, running: 2 }, busy: 2, idle: 0, running_jobs: 2, queued_jobs: 0, parallel_jobs: 2 });
+      return [first, second];
+    });
+    // And back to community: one at a time again.
+    edition = community;
+    await frozen(async () => {
+      const ids = [await submit(), await submit()];
+      expect((await counts()).status_queue).toEqual({ queued: 1, running: 1 });
+      return ids;
+    });
+  }, 90_000);
+});
+
+describe("a job's parallel slot", () => {
+  // Workers that answer every request after 100 ms, without an engine: the pool's own scheduling.
+  const FAKE_WORKER = `
+    const fs = require("node:fs");
+    const send = (m) => fs.writeSync(3, JSON.stringify(m) + "\\n");
+    send({ type: "ready", pid: process.pid, core: { name: "fake", version: "0", source: "test" }, startMs: 0 });
+    require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
+      const r = JSON.parse(line);
+      setTimeout(() => send({ type: "result", id: r.id, ok: true, result: { family: "text", pages: 1 } }), 100);
+    });`;
+
+  test("a job keeps its one slot between its requests: no other job starts between a build's two conversions", async () => {
+    const pool = new WorkerPool({
+      size: 2,
+      maxJobs: 100,
+      maxAgeMs: 600_000,
+      profileRoot: path.join(tmpdir(), `svc-pool-slot-${process.pid}`),
+      logger: memoryLogger(),
+      clock: new ManualClock(),
+      workerCommand: [process.execPath, "-e", FAKE_WORKER],
+      parallelJobs: () => 1,
+    });
+    await pool.start();
+    try {
+      const started: string[] = [];
+      const step = (job: string, n: number) =>
+        pool.run({ op: "text", id: job, input: `/${job}${n}` }, { runTimeoutMs: 10_000, job, onStart: () => started.push(`${job}${n}`) });
+      const a1 = step("A", 1);
+      const b1 = step("B", 1);
+      expect(pool.queueStats()).toEqual({ queued: 1, running: 1 });
+      await a1;
+      // Job A is between its two requests (writing its first output): it still runs, B still waits.
+      expect(pool.queueStats()).toEqual({ queued: 1, running: 1 });
+      await Bun.sleep(300);
+      expect(started).toEqual(["A1"]);
+      const a2 = step("A", 2);
+      expect(started).toEqual(["A1", "A2"]);
+      await a2;
+      pool.release("A");
+      await b1;
+      pool.release("B");
+      expect(started).toEqual(["A1", "A2", "B1"]);
+      expect(pool.queueStats()).toEqual({ queued: 0, running: 0 });
+    } finally {
+      await pool.shutdown(0);
+    }
+  });
 });
 
 describe("worker recycling", () => {

@@ -1,6 +1,12 @@
 // The pool of office-engine worker processes. Each worker hosts one LibreOfficeKit engine with its
 // own profile and runs one request at a time. Work waits in an in-memory FIFO queue; the pool
-// hands the next request to the first idle worker.
+// hands the next request to the first idle worker, as long as fewer jobs than the edition's
+// `parallel_jobs` run (spec "DocBuilder limits": 1 on community, the worker count on enterprise).
+// That limit is asked at every dispatch, never kept: the license file is re-read at run time.
+//
+// A job may send several requests (a build converting to two formats). It holds one parallel slot
+// from its first request's dispatch until release(job): its next request goes ahead of jobs that
+// have not started, and no other job slips in between its steps.
 //
 // A worker is replaced after maxJobs requests, after maxAge, after a timeout (it is killed: a
 // stuck load cannot be cancelled inside the engine) and after a crash. A crash fails only the
@@ -28,6 +34,11 @@ export interface PoolOptions {
   startTimeoutMs?: number;
   /** The command that starts one worker; tests can point it at another script. */
   workerCommand?: string[];
+  /**
+   * How many jobs may run at once (`parallel_jobs` of the current edition), asked at every
+   * dispatch. Without it, one job per worker.
+   */
+  parallelJobs?: () => number;
 }
 
 export interface RunOptions {
@@ -37,6 +48,12 @@ export interface RunOptions {
   deadline?: number;
   /** Called when a worker takes the request (the job moves from queued to running). */
   onStart?: () => void;
+  /**
+   * The job the request belongs to. Requests of one job share one parallel slot, held from the
+   * first one's dispatch until release(job). Without it the request is a job of its own, whose
+   * slot is freed when it settles.
+   */
+  job?: string;
 }
 
 type Resolver = { resolve: (r: unknown) => void; reject: (e: Error) => void };
@@ -46,6 +63,10 @@ interface Task extends Resolver {
   options: RunOptions;
   queuedAt: number;
   deadlineTimer?: Timer;
+  /** The parallel slot it runs under: its job, or a key of its own. */
+  slot: string;
+  /** The slot is the request's own, freed when it settles. */
+  ownSlot: boolean;
 }
 
 type WorkerState = "starting" | "idle" | "busy" | "stopping";
@@ -70,11 +91,19 @@ interface Worker {
 /** Wait before starting again a slot whose worker could not start. */
 const START_RETRY_MS = 5000;
 
+/** How soon requests held back only by parallel_jobs look again whether the limit rose. */
+const LIMIT_RECHECK_MS = 1000;
+
 const WORKER_ENTRY = path.resolve(import.meta.dir, "../../workers/worker-main.ts");
 
 export class WorkerPool {
   private readonly workers = new Map<number, Worker>();
   private readonly queue: Task[] = [];
+  /** Jobs holding a parallel slot: started and not yet released. */
+  private readonly running = new Set<string>();
+  private ownSlots = 0;
+  /** Set while a request waits only for the parallel limit, which may rise without any event. */
+  private limitTimer?: Timer;
   private restarts = 0;
   private coreInfo: CoreInfo | null = null;
   private closing = false;
@@ -108,7 +137,9 @@ export class WorkerPool {
     if (this.closing) return Promise.reject(new ServiceError("pool_unavailable", "Dịch vụ đang dừng: hãy thử lại sau."));
     if (this.liveCount() === 0) return Promise.reject(new ServiceError("pool_unavailable"));
     return new Promise<T>((resolve, reject) => {
-      const task: Task = { request, options, queuedAt: this.opts.clock.now(), resolve: resolve as (r: unknown) => void, reject };
+      const ownSlot = options.job === undefined;
+      const slot = options.job ?? `request:${++this.ownSlots}`;
+      const task: Task = { request, options, queuedAt: this.opts.clock.now(), resolve: resolve as (r: unknown) => void, reject, slot, ownSlot };
       if (options.deadline !== undefined) {
         const wait = Math.max(0, options.deadline - this.opts.clock.now());
         task.deadlineTimer = setTimeout(() => this.onDeadline(task), wait);
@@ -128,8 +159,18 @@ export class WorkerPool {
     return { total: this.opts.size, idle, busy, restarts: this.restarts };
   }
 
+  /**
+   * Jobs waiting for a slot and jobs running (spec: GET /v1/status `queue`, GET /v1/limits
+   * `usage`). A running job's next request waiting for a worker is not a queued job.
+   */
   queueStats() {
-    return { queued: this.queue.length, running: this.status().busy };
+    const waiting = new Set(this.queue.filter((t) => !this.running.has(t.slot)).map((t) => t.slot));
+    return { queued: waiting.size, running: this.running.size };
+  }
+
+  /** The job is over: its parallel slot goes to the next job waiting. */
+  release(job: string): void {
+    if (this.running.delete(job)) this.dispatch();
   }
 
   core(): CoreInfo | null {
@@ -153,6 +194,7 @@ export class WorkerPool {
   async shutdown(graceMs: number): Promise<void> {
     this.closing = true;
     clearInterval(this.ageTimer);
+    clearTimeout(this.limitTimer);
     for (const task of this.queue.splice(0)) this.fail(task, new ServiceError("pool_unavailable", "Dịch vụ đang dừng: yêu cầu chưa được xử lý."));
     const until = Date.now() + graceMs;
     while (this.status().busy > 0 && Date.now() < until) await Bun.sleep(50);
@@ -263,10 +305,22 @@ export class WorkerPool {
   }
 
   private dispatch() {
-    while (this.queue.length > 0) {
+    clearTimeout(this.limitTimer);
+    this.limitTimer = undefined;
+    let limited = false;
+    for (let i = 0; i < this.queue.length; ) {
       const worker = [...this.workers.values()].find((w) => w.state === "idle");
       if (!worker) return;
-      const task = this.queue.shift()!;
+      const task = this.queue[i]!;
+      // A running job's next request goes first; a new job needs a free slot, read now (the
+      // edition, hence parallel_jobs, can change between two dispatches).
+      if (!this.running.has(task.slot) && this.running.size >= this.parallelLimit()) {
+        limited = true;
+        i++;
+        continue;
+      }
+      this.queue.splice(i, 1);
+      this.running.add(task.slot);
       worker.state = "busy";
       worker.task = task;
       worker.jobs++;
@@ -275,9 +329,17 @@ export class WorkerPool {
       if (task.options.deadline !== undefined) runMs = Math.min(runMs, task.options.deadline - now);
       worker.runTimer = setTimeout(() => this.onRunTimeout(worker), Math.max(0, runMs));
       task.options.onStart?.();
-      this.log.debug("job_dispatched", { worker: worker.slot, job_id: task.request.id, request_id: task.request.requestId, queued_ms: now - task.queuedAt });
+      this.log.debug("job_dispatched", { worker: worker.slot, job_id: task.request.id, request_id: task.request.requestId, queued_ms: now - task.queuedAt, running: this.running.size });
       worker.requests.write(JSON.stringify(task.request) + "\n");
     }
+    // Held back by the limit alone while a worker is idle: a license change raises the limit
+    // without any event of the pool, so look again shortly.
+    if (limited && !this.closing) this.limitTimer = setTimeout(() => this.dispatch(), LIMIT_RECHECK_MS).unref();
+  }
+
+  private parallelLimit(): number {
+    const n = this.opts.parallelJobs?.() ?? this.opts.size;
+    return Number.isFinite(n) && n >= 1 ? Math.floor(n) : 1;
   }
 
   private onResult(worker: Worker, msg: Extract<WorkerReply, { type: "result" }>) {
@@ -364,6 +426,8 @@ export class WorkerPool {
 
   private settle(task: Task, action: () => void) {
     clearTimeout(task.deadlineTimer);
+    // A request that was its own job frees its slot; a job's slot waits for release(job).
+    if (task.ownSlot && this.running.delete(task.slot)) queueMicrotask(() => this.dispatch());
     action();
   }
 

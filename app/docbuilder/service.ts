@@ -290,11 +290,13 @@ export class DocBuilderService {
     const started = this.deps.clock.now();
     const deadline = prepared.async ? undefined : started + limits.sync_timeout_seconds * 1000;
     const files: string[] = [];
+    // Every engine request of the job runs under the job's one parallel slot (parallel_jobs).
     const run = <T>(request: EngineStep) =>
       this.deps.pool.run<T>({ ...request, id: jobId, requestId } as WorkerRequest, {
         runTimeoutMs: limits.job_timeout_seconds * 1000,
         deadline,
         onStart: () => this.deps.jobs.markRunning(jobId),
+        job: jobId,
       });
     const ctx: JobContext = {
       run,
@@ -307,7 +309,7 @@ export class DocBuilderService {
         files.push(file);
       },
     };
-    const finished = prepared.work(ctx).then(
+    const finished = prepared.work(ctx).finally(() => this.deps.pool.release(jobId)).then(
       () => null,
       (err) => {
         const e = err instanceof ServiceError ? err : new ServiceError("internal");
