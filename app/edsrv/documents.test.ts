@@ -623,6 +623,50 @@ describe("admin channel and kits", () => {
     back.close();
   }, 120_000);
 
+  test("a replay reproduces two people's typing, formatting and a table exactly: the document stored after a kit crash is the one stored before it", async () => {
+    const src = newDoc();
+    const alice = await open(src, "tok_edit_1");
+    const bob = await open(src, "tok_edit_2");
+    const typed = async (s: TestSocket, text: string) => {
+      s.send(`textinput text=${encodeURIComponent(text)}`);
+      await Bun.sleep(50);
+    };
+    await typed(alice, "Alice writes ");
+    alice.send("uno .uno:Bold");
+    await typed(alice, "boldly");
+    alice.send("uno .uno:Bold");
+    alice.send("key type=input char=13 key=1280");
+    alice.send("key type=up char=13 key=1280");
+    alice.send('uno .uno:InsertTable {"Columns":{"type":"long","value":3},"Rows":{"type":"long","value":2}}');
+    await typed(alice, "cell one");
+    alice.send("key type=input char=9 key=1282");
+    alice.send("key type=up char=9 key=1282");
+    await typed(alice, "cell two");
+    await typed(bob, "Bob was here. ");
+    let n = alice.frames.length;
+    alice.send("save dontTerminateEdit=1 notify=1");
+    expect(JSON.parse((await alice.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: true });
+    const before = host.puts.filter((p) => p.fileId === fileId(src)).at(-1)!.bytes;
+
+    const broker = [...ed.brokers.values()].find((b) => b.wopiSrc === src)!;
+    process.kill(broker.pid, "SIGKILL");
+    await Promise.all([alice.whenClosed(), bob.whenClosed()]);
+    const [alice2, bob2] = [await open(src, "tok_edit_1"), await open(src, "tok_edit_2")];
+    n = alice2.frames.length;
+    alice2.send("save dontTerminateEdit=1 notify=1");
+    expect(JSON.parse((await alice2.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: true });
+    const after = host.puts.filter((p) => p.fileId === fileId(src)).at(-1)!.bytes;
+    // The document's body as stored, revision ids aside (LibreOffice numbers each editing session).
+    const body = (b: Uint8Array) => strFromU8(unzipSync(b)["word/document.xml"]!).replace(/ w:rsid\w*="[^"]*"/g, "");
+    expect(body(before)).toContain("<w:tbl>");
+    // The fixture's first word is bold, so the toggle made "boldly" explicitly not bold: formatting either way.
+    expect(body(before)).toMatch(/<w:rPr><w:b [^>]*\/><w:bCs [^>]*\/><\/w:rPr><w:t>boldly/);
+    expect(docxText(before)).toContain("Bob was here.");
+    expect(body(after)).toBe(body(before));
+    alice2.close();
+    bob2.close();
+  }, 60_000);
+
   test("a killed kit loses nothing: its pages are asked to reconnect, a new kit replays the journal, each page takes its view back with the unsaved text and the caret where it was; other documents are untouched", async () => {
     const src1 = newDoc(), src2 = newDoc();
     const s1 = await open(src1, "tok_edit_1");

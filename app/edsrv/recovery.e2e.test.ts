@@ -35,6 +35,8 @@ async function startEdsrv() {
       SVC_EDSRV_ADMIN_PASSWORD: "pw",
       SVC_EDSRV_IDLE_KITS: "1",
       SVC_EDSRV_AUTOSAVE_SECONDS: "0",
+      // Nothing stored behind the tests' backs: what is unsaved stays unsaved until the fault.
+      SVC_EDSRV_IDLE_SAVE_SECONDS: "0",
       SVC_LOG_LEVEL: "info",
     },
     stdout: "pipe",
@@ -116,3 +118,30 @@ test("the editing server killed (SIGKILL) with unsaved typing: the next start re
   expect(readdirSync(journals)).toHaveLength(0);
   console.log(`recovered and stored ${recoveredMs} ms after the restart began`);
 }, 120_000);
+
+test("a graceful stop (SIGTERM) with 20 modified documents open stores every one through its WOPI host before the process exits", async () => {
+  if (ed && ed.exitCode === null) {
+    ed.kill("SIGTERM");
+    await ed.exited;
+  }
+  output = "";
+  await startEdsrv();
+  const pages: TestSocket[] = [];
+  const ids = Array.from({ length: 20 }, (_, i) => `stop${i}`);
+  for (const id of ids) {
+    const page = await open(host.addFile(id, `${id}.docx`, HELLO), "tok_lan");
+    page.send(`textinput text=${encodeURIComponent(`Unsaved in ${id} `)}`);
+    pages.push(page);
+  }
+  await Promise.all(pages.map((p) => p.waitText("statechanged: .uno:ModifiedStatus=true")));
+  const t0 = Date.now();
+  ed!.kill("SIGTERM");
+  expect(await ed!.exited).toBe(0);
+  const stopMs = Date.now() - t0;
+  for (const id of ids) {
+    const last = host.puts.filter((p) => p.fileId === id).at(-1);
+    expect(last && docxText(last.bytes)).toContain(`Unsaved in ${id}`);
+  }
+  expect(output).toMatch(/"event":"documents_stored_at_stop".*"documents":20,"stored":20/);
+  console.log(`20 modified documents stored and the process gone in ${stopMs} ms`);
+}, 180_000);
