@@ -683,8 +683,9 @@ describe("admin channel and kits", () => {
     // The page reconnects with its token and goes on typing where its caret was.
     const back = await open(src1, "tok_edit_1");
     expect(back.texts()).toContain("perm: edit");
-    // Still unsaved, as it was: the recovered text is not stored yet.
-    await back.waitText("statechanged: .uno:ModifiedStatus=true");
+    // The recovered text is stored at once (an autosave): the host holds it even before the page is back.
+    const recovered = await host.waitPut((p) => p.fileId === fileId(src1) && p.headers["x-cool-wopi-isautosave"] === "true");
+    expect(docxText(recovered.bytes)).toContain("Unsaved before the crash");
     back.send(`textinput text=${encodeURIComponent("and after it.")}`);
     n = back.frames.length;
     back.send("save dontTerminateEdit=1 notify=1");

@@ -541,7 +541,10 @@ export class DocumentBroker {
     }
     this.sessions.clear();
     this.state = "loading";
-    void this.serial(() => this.recover("kit_crash"));
+    void this.serial(async () => {
+      // Recovered input that no stored version holds is stored at once: the host holds what was typed.
+      if ((await this.recover("kit_crash")) && this.modified) void this.requestSave({ reason: "auto", force: false });
+    });
   }
 
   /** Set when the journal must outlive the document (a stop that could not store it). */
