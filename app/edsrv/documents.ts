@@ -25,31 +25,9 @@ import { redactUrl, type CheckFileInfo, type WopiAuth, type WopiClient } from ".
 import { parseArgs, runViewCommand, sendTiles, sendTilesStale, statusFrame } from "./view-commands";
 import { exportName, type Downloads } from "./exports";
 import { ViewTiles, firstScreenTiles } from "./tile-push";
+import type { ClientSession, SaveOutcome, SaveReason } from "./session";
 
-export interface ClientSession {
-  id: string;
-  send(frame: string | Uint8Array): void;
-  close(): void;
-  auth: WopiAuth;
-  /** permission=readonly in the document URL. */
-  requestedReadOnly: boolean;
-  lang: string;
-  readOnly: boolean;
-  viewId?: number;
-  /** The view's tiles sent without asking (tile-push.ts), once attached. */
-  tiles?: ViewTiles;
-  /** The page applies tile deltas (`tiledeltas=1` in its `load`): a changed band of rows of a tile it holds. */
-  tileDeltas?: boolean;
-  /** The area of the page's first screen, when it asks for it to be painted ahead (`firstscreen=1`). */
-  firstScreenArea?: string;
-  /** Callback frames waiting for the tiles pushed for an invalidation (see deliverAfterPushes). */
-  held?: { frames: string[]; pushes: number; timer: ReturnType<typeof setTimeout> };
-  info?: CheckFileInfo;
-  userId: string;
-  userName: string;
-  joinedAt: number;
-  lastActivity: number;
-}
+export type { ClientSession, SaveOutcome } from "./session";
 
 export interface AdminEvents {
   addView(doc: DocumentBroker, s: ClientSession): void;
@@ -82,13 +60,6 @@ export interface BrokerDeps {
 
 /** How long a recovered view waits for its page, by default. */
 export const ORPHAN_WAIT_MS = 60_000;
-
-type SaveReason = "user" | "auto" | "exit";
-export interface SaveOutcome {
-  success: boolean;
-  result: "stored" | "unmodified" | "conflict" | "toolarge" | "unauthorized" | "failed" | "readonly" | "unavailable";
-  errorMsg?: string;
-}
 
 const CALLBACK_NAMES: Record<number, string> = {
   0: "invalidatetiles",

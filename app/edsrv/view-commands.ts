@@ -2,7 +2,7 @@
 // "Page → server"), each turned into kit requests for the session's view. Read-only sessions are
 // refused every command that could change the document; an edit is counted as it is sent.
 
-import type { DocumentBroker, ClientSession, SaveOutcome } from "./documents";
+import type { ClientSession, SaveOutcome, ViewDocument } from "./session";
 import type { Kit } from "./kits";
 import type { SentTile, TileRequest } from "./tile-push";
 import { EXPORT_FORMATS } from "./exports";
@@ -41,7 +41,7 @@ export function parseUno(text: string): { command: string; args: string; viewOnl
 }
 
 export interface ViewCommandTarget {
-  doc: Pick<DocumentBroker, "docType" | "modified" | "markEdited" | "requestSave" | "exportAs">;
+  doc: ViewDocument;
   kit: Kit;
   session: ClientSession;
 }

@@ -1,0 +1,48 @@
+// What a document's view and the commands a page sends share with the document broker: the
+// session of one page (its socket, access, view and what it is shown) and the outcome of a save.
+// Its own module, so that the broker (documents.ts) and the page's commands (view-commands.ts)
+// both depend on it and not on each other.
+
+import type { ViewTiles } from "./tile-push";
+import type { CheckFileInfo, WopiAuth } from "./wopi-client";
+
+export interface ClientSession {
+  id: string;
+  send(frame: string | Uint8Array): void;
+  close(): void;
+  auth: WopiAuth;
+  /** permission=readonly in the document URL. */
+  requestedReadOnly: boolean;
+  lang: string;
+  readOnly: boolean;
+  viewId?: number;
+  /** The view's tiles sent without asking (tile-push.ts), once attached. */
+  tiles?: ViewTiles;
+  /** The page applies tile deltas (`tiledeltas=1` in its `load`): a changed band of rows of a tile it holds. */
+  tileDeltas?: boolean;
+  /** The area of the page's first screen, when it asks for it to be painted ahead (`firstscreen=1`). */
+  firstScreenArea?: string;
+  /** Callback frames waiting for the tiles pushed for an invalidation (see deliverAfterPushes). */
+  held?: { frames: string[]; pushes: number; timer: ReturnType<typeof setTimeout> };
+  info?: CheckFileInfo;
+  userId: string;
+  userName: string;
+  joinedAt: number;
+  lastActivity: number;
+}
+
+export type SaveReason = "user" | "auto" | "exit";
+export interface SaveOutcome {
+  success: boolean;
+  result: "stored" | "unmodified" | "conflict" | "toolarge" | "unauthorized" | "failed" | "readonly" | "unavailable";
+  errorMsg?: string;
+}
+
+/** What a page's commands may ask of its document (view-commands.ts). */
+export interface ViewDocument {
+  readonly docType: string;
+  readonly modified: boolean;
+  markEdited(): void;
+  requestSave(req: { reason: SaveReason; force: boolean; extendedData?: string; session?: ClientSession }): Promise<SaveOutcome>;
+  exportAs(format: string): Promise<string>;
+}
