@@ -6,6 +6,7 @@
 // stored through a gate that is still up.
 
 import path from "node:path";
+import { watchSources } from "./dev-watch";
 import { launcherEnvironment } from "./launcher-env";
 import { createLogger } from "./log";
 import { Supervisor } from "./supervisor";
@@ -13,7 +14,9 @@ import { Supervisor } from "./supervisor";
 const root = path.resolve(import.meta.dir, "..");
 const say = (msg: string) => console.log(`[svc] ${msg}`);
 
-const { env, devMode, proxyAddress, publicPort, unsignedEmbed, demoKeyFile } = launcherEnvironment(process.env, root);
+// `bun run dev` (--watch): development mode, and each process restarted when its code changes (dev-watch.ts).
+const watchMode = process.argv.includes("--watch");
+const { env, devMode, proxyAddress, publicPort, unsignedEmbed, demoKeyFile } = launcherEnvironment(watchMode ? { ...process.env, SVC_DEV_MODE: "1" } : process.env, root);
 
 const log = createLogger((["debug", "info", "warn", "error"].includes(env.SVC_LOG_LEVEL ?? "") ? env.SVC_LOG_LEVEL : "info") as "info", { service: "launcher" });
 let stopping = false;
@@ -106,4 +109,11 @@ if (demoKeyFile) {
 }
 say(`  ${base}/svc/embed/session  embed sessions (POST a config; docs/embedding.md)`);
 if (unsignedEmbed) say("  embedding: unsigned configs accepted (development default); set SVC_EMBED_JWT_SECRET in production");
+if (watchMode) {
+  watchSources(root, (name, files) => {
+    say(`${files.slice(0, 3).join(", ")}${files.length > 3 ? ` and ${files.length - 3} more` : ""} changed: restarting ${name}`);
+    void supervisor.restart(name);
+  });
+  say("watching app/, workers/, schemas/ and the Caddyfile: a change restarts the process it belongs to; the demo reloads itself");
+}
 say("press Ctrl+C to stop");

@@ -37,6 +37,9 @@ interface Running {
   exits: number[];
   restartTimer: ReturnType<typeof setTimeout> | null;
   state: "starting" | "up" | "down" | "stopped";
+  /** A development restart under way (restart()), and whether another was asked meanwhile. */
+  restarting?: Promise<void> | null;
+  restartAgain?: boolean;
 }
 
 export class Supervisor {
@@ -110,6 +113,42 @@ export class Supervisor {
       this.o.log("process_restarting", { process: child.spec.name });
       this.launch(child).catch((err) => this.o.log("process_not_ready", { process: child.spec.name, error: (err as Error).message }));
     }, delay);
+  }
+
+  /**
+   * Stops a process gracefully and starts it again (development: its code changed); not counted
+   * as a crash. Restarts asked while one runs are folded into one more after it.
+   */
+  async restart(name: string): Promise<void> {
+    const child = this.children.get(name);
+    if (!child || this.stopping) return;
+    if (child.restarting) {
+      child.restartAgain = true;
+      return child.restarting;
+    }
+    child.restarting = (async () => {
+      do {
+        child.restartAgain = false;
+        if (child.restartTimer) clearTimeout(child.restartTimer);
+        child.restartTimer = null;
+        const proc = child.proc;
+        child.state = "stopped"; // its exit is expected
+        if (proc) {
+          proc.kill("SIGTERM");
+          const inTime = await Promise.race([proc.then(() => true), Bun.sleep(child.spec.stopGraceMs).then(() => false)]);
+          if (!inTime) {
+            proc.kill("SIGKILL");
+            await proc;
+          }
+        }
+        if (this.stopping) return;
+        this.o.log("process_reloading", { process: name });
+        await this.launch(child).catch((err) => this.o.log("process_not_ready", { process: name, error: (err as Error).message }));
+      } while (child.restartAgain && !this.stopping);
+    })().finally(() => {
+      child.restarting = null;
+    });
+    return child.restarting;
   }
 
   /** Stops the processes one after the other, in this order; the rest (if any) after them. */

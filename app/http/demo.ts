@@ -19,6 +19,8 @@ export interface DemoDeps {
   publicUrl: string;
   jwtSecret: string;
   now: () => number;
+  /** What else the demo's build depends on: the gate process that serves api.js. */
+  apiBuild?: () => string;
 }
 
 export function demoRoutes(deps: DemoDeps): Hono<AppEnv> {
@@ -41,6 +43,16 @@ export function demoRoutes(deps: DemoDeps): Hono<AppEnv> {
       const raw = new Uint8Array(await c.req.arrayBuffer());
       const r = deps.receiver.receive(c.req.raw.headers, raw);
       return c.json(r.check.ok ? { ok: true } : { ok: false, reason: r.check.reason }, r.status as 200);
+    },
+  });
+  // What the demo page is built from now (its files, read on every request, and api.js): the page
+  // polls this and reloads when it changes (`bun run dev`).
+  route(app, "/build", {
+    GET: (c) => {
+      const h = new Bun.CryptoHasher("sha256");
+      for (const f of ["demo.html", "demo.js", "demo.css"]) h.update(page(f));
+      h.update(deps.apiBuild?.() ?? "");
+      return c.json({ build: h.digest("hex").slice(0, 16) }, 200, noStore);
     },
   });
   // The spec: "JSON list of the last 20 received callbacks with their signature check result".

@@ -93,7 +93,8 @@ export function svcRoutes(deps: SvcDeps): Hono<AppEnv> {
     app.route("/wopi", wopiRoutes(deps.embed));
   }
   if (deps.demo) {
-    app.route("/demo", demoRoutes({ ...deps.demo, now: deps.now }));
+    // A gate started again (its code or api.js changed) is a new build for the demo page.
+    app.route("/demo", demoRoutes({ ...deps.demo, now: deps.now, apiBuild: () => String(startedAt) }));
   }
   return app;
 }

@@ -107,4 +107,20 @@
     pollCallbacks();
     open();
   })();
+
+  // Development: the page reloads itself when it, api.js (a restarted gate) or the editor's page
+  // (a new /browser/<hash>/) changes, as `bun run dev` restarts what changed.
+  var builds = null;
+  function checkBuild() {
+    Promise.all([
+      fetch("/svc/demo/build", { cache: "no-store" }).then(function (r) { return r.ok ? r.json() : null; }),
+      fetch("/hosting/capabilities", { cache: "no-store" }).then(function (r) { return r.ok ? r.json() : null; }),
+    ]).then(function (r) {
+      if (!r[0] || !r[1]) return; // a process restarting: ask again later
+      var now = r[0].build + "/" + r[1].productVersionHash;
+      if (builds && builds !== now) location.reload();
+      builds = now;
+    }, function () {}).then(function () { setTimeout(checkBuild, 1500); });
+  }
+  checkBuild();
 })();
