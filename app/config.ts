@@ -130,6 +130,12 @@ export const CONFIG_SCHEMA = z.object({
   SVC_DOCBUILDER_CALLBACK_SECRET: z.string().prefault(""),
   SVC_DOCBUILDER_MAX_FILE_MB: optionalInt(1, 300).prefault(""),
   SVC_DOCBUILDER_JOB_TIMEOUT_SECONDS: optionalInt(1, 600).prefault(""),
+  /**
+   * Resident memory one office-engine process (a DocBuilder worker, an editing kit) may use, in
+   * MB; past it the process is killed and the document refused. The heaviest corpus files
+   * measured peak at 477 MB in a worker; an idle kit uses about 270 MB.
+   */
+  SVC_ENGINE_MEMORY_LIMIT_MB: int(512, 65_536).prefault("2048"),
 
   // Gate and embedding
   SVC_EMBED_ENABLED: bool.prefault("1"),
@@ -169,6 +175,8 @@ export const CONFIG_SCHEMA = z.object({
   SVC_EDSRV_AUTOSAVE_SECONDS: int(0, 86_400).prefault("60"),
   /** Seconds after the last input a modified document is stored (Collabora's idle save); 0 switches it off. */
   SVC_EDSRV_IDLE_SAVE_SECONDS: int(0, 3_600).prefault("10"),
+  /** Seconds a kit may take to load a document before the page is told the load failed. */
+  SVC_EDSRV_LOAD_TIMEOUT_SECONDS: int(1, 600).prefault("60"),
   /** Idle kit processes kept started, so a document opens without engine start-up. */
   SVC_EDSRV_IDLE_KITS: int(0, 16).prefault("2"),
 });
@@ -196,6 +204,8 @@ export interface Config {
     maxFileMbCap?: number;
     jobTimeoutSecondsCap?: number;
   };
+  /** Resident memory one engine process (worker or kit) may use, in MB. */
+  engineMemoryLimitMb: number;
   embed: {
     enabled: boolean;
     allowedOrigins: string[];
@@ -234,6 +244,8 @@ export interface Config {
     /** 0 = autosave off. */
     autosaveSeconds: number;
     idleSaveSeconds: number;
+    /** How long a kit may take to load a document. */
+    loadTimeoutSeconds: number;
     idleKits: number;
   };
 }
@@ -281,6 +293,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       maxFileMbCap: c.SVC_DOCBUILDER_MAX_FILE_MB,
       jobTimeoutSecondsCap: c.SVC_DOCBUILDER_JOB_TIMEOUT_SECONDS,
     },
+    engineMemoryLimitMb: c.SVC_ENGINE_MEMORY_LIMIT_MB,
     embed: {
       enabled: c.SVC_EMBED_ENABLED,
       allowedOrigins: c.SVC_EMBED_ALLOWED_ORIGINS,
@@ -311,6 +324,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       listen: c.SVC_EDSRV_LISTEN,
       autosaveSeconds: c.SVC_EDSRV_AUTOSAVE_SECONDS,
       idleSaveSeconds: c.SVC_EDSRV_IDLE_SAVE_SECONDS,
+      loadTimeoutSeconds: c.SVC_EDSRV_LOAD_TIMEOUT_SECONDS,
       idleKits: c.SVC_EDSRV_IDLE_KITS,
     },
   };

@@ -106,6 +106,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
   const pool = new WorkerPool({
     size: config.docbuilder.workers,
     parallelJobs: () => docbuilderLimits(docbuilderEntitlements.current(), config.docbuilder.workers, lowerOnly).parallel_jobs,
+    memoryLimitBytes: config.engineMemoryLimitMb * 1024 * 1024,
     maxJobs: config.docbuilder.workerMaxJobs,
     maxAgeMs: config.docbuilder.workerMaxAgeMinutes * 60_000,
     profileRoot: path.join(dataDir, "profiles"),

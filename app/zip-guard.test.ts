@@ -8,8 +8,8 @@ import path from "node:path";
 import { unzipSync, zipSync } from "fflate";
 import { ServiceError } from "./errors";
 import { CORPUS, FIXTURES } from "./testing/harness";
-import { docxBomb } from "./testing/zip-bomb";
-import { ZIP_LIMITS, checkInflatedSizes, checkZipContainer, zipEntries, type ZipLimits } from "./zip-guard";
+import { docxBomb, plausibleHeavyDocx, smallDocxHugeXml } from "./testing/zip-bomb";
+import { XML_LIMITS, ZIP_LIMITS, checkInflatedSizes, checkZipContainer, zipEntries, zipXmlParts, type XmlLimits, type ZipLimits } from "./zip-guard";
 
 let dir: string;
 beforeAll(() => {
@@ -34,9 +34,9 @@ async function refusal(file: string): Promise<ServiceError> {
   return refusal2(file, ZIP_LIMITS);
 }
 
-async function refusal2(file: string, limits: ZipLimits): Promise<ServiceError> {
+async function refusal2(file: string, limits: ZipLimits, xmlLimits: XmlLimits = XML_LIMITS): Promise<ServiceError> {
   try {
-    await checkZipContainer(file, limits);
+    await checkZipContainer(file, limits, xmlLimits);
   } catch (e) {
     if (e instanceof ServiceError) return e;
     throw e;
@@ -114,14 +114,15 @@ describe("zip bombs are refused from the central directory alone", () => {
   test("a part that inflates past what it declares is refused before anything in this process inflates it whole", async () => {
     // 256 MiB inside, 200 KB declared: plausible sizes, so only inflating can tell.
     const liar = put("liar.docx", docxBomb({ pieces: 256, declaredSize: 200_000 }));
-    await checkZipContainer(liar);
-    const rss = process.memoryUsage().rss;
-    const t0 = performance.now();
-    let e: ServiceError | null = null;
-    await checkInflatedSizes(liar).catch((x) => (e = x));
-    expect(performance.now() - t0).toBeLessThan(500);
-    expect(process.memoryUsage().rss - rss).toBeLessThan(64 * 1024 * 1024);
-    expect({ code: e!.code, reason: e!.detail.reason, part: e!.detail.part }).toEqual({ code: "corrupt_source", reason: "zip_size_mismatch", part: "word/document.xml" });
+    for (const check of [() => checkZipContainer(liar), () => checkInflatedSizes(liar)]) {
+      const rss = process.memoryUsage().rss;
+      const t0 = performance.now();
+      let e: ServiceError | null = null;
+      await check().catch((x) => (e = x));
+      expect(performance.now() - t0).toBeLessThan(500);
+      expect(process.memoryUsage().rss - rss).toBeLessThan(64 * 1024 * 1024);
+      expect({ code: e!.code, reason: e!.detail.reason, part: e!.detail.part }).toEqual({ code: "corrupt_source", reason: "zip_size_mismatch", part: "word/document.xml" });
+    }
   });
 
   test("every zip of the corpus and the fixtures inflates to no more than it declares", async () => {
@@ -138,5 +139,68 @@ describe("zip bombs are refused from the central directory alone", () => {
     await checkZipContainer(put("a.txt", new TextEncoder().encode("PK\x05\x06 just text that mentions a zip signature")));
     await checkZipContainer(put("empty.bin", new Uint8Array()));
     await checkZipContainer(put("ok.docx", zipSync({ "a.xml": new Uint8Array(100_000) })));
+  });
+});
+
+describe("what one document's XML may cost (issue 21 item 2)", () => {
+  test("a 50 KB docx with 15 MiB of XML is refused on its XML ratio, in milliseconds", async () => {
+    const file = put("issue.docx", smallDocxHugeXml());
+    expect(statSync(file).size).toBeLessThan(60 * 1024);
+    const t0 = performance.now();
+    const e = await refusal(file);
+    expect(performance.now() - t0).toBeLessThan(200);
+    expect({ status: e.status, code: e.code, reason: e.detail.reason, part: e.detail.part, limit: e.detail.limit_ratio }).toEqual({
+      status: 422,
+      code: "corrupt_source",
+      reason: "xml_ratio",
+      part: "word/document.xml",
+      limit: XML_LIMITS.maxXmlRatio,
+    });
+    expect(e.detail.uncompressed).toBeGreaterThan(15 * 1024 * 1024);
+    // A Vietnamese sentence naming the part, the bound and what to do.
+    expect(e.message).toContain("word/document.xml");
+    expect(e.message).toContain("tối đa 200:1");
+    expect(e.message).toContain("lưu lại rồi gửi tệp mới");
+  });
+
+  test("XML is known by its first bytes, not its name: a main part named document.bin is judged as XML", async () => {
+    const e = await refusal(put("renamed.docx", docxBomb({ pieces: 15, partName: "word/document.bin" })));
+    expect({ reason: e.detail.reason, part: e.detail.part }).toEqual({ reason: "xml_ratio", part: "word/document.bin" });
+  });
+
+  test("XML spread over parts each under the floor is judged as a whole", async () => {
+    const empty = new TextEncoder().encode("<w:hdr>" + "<w:p/>".repeat(40_000) + "</w:hdr>"); // 240 KB each
+    const parts: Record<string, Uint8Array> = {};
+    for (let i = 1; i <= 64; i++) parts[`word/header${i}.xml`] = empty;
+    const e = await refusal(put("split.docx", zipSync(parts, { level: 9 })));
+    expect({ reason: e.detail.reason, parts: e.detail.parts, limit: e.detail.limit_ratio }).toEqual({ reason: "xml_package_ratio", parts: 64, limit: XML_LIMITS.maxXmlRatio });
+  });
+
+  test("more XML than the budget is refused even when it compresses like a real text", async () => {
+    // 23 MB of random paragraphs (6:1), against a budget lowered to 16 MiB.
+    const file = put("heavy.docx", plausibleHeavyDocx(400_000));
+    const e = await refusal2(file, ZIP_LIMITS, { ...XML_LIMITS, maxXmlBytes: 16 * 1024 * 1024 });
+    expect({ code: e.code, reason: e.detail.reason, limit: e.detail.limit_bytes }).toEqual({ code: "corrupt_source", reason: "xml_total", limit: 16 * 1024 * 1024 });
+    expect(e.message).toContain("hãy chia tài liệu thành nhiều tệp nhỏ hơn");
+    await checkZipContainer(file); // the real budget (256 MiB) lets it through: the engine's own bounds are for it
+  });
+
+  test("the corpus's XML stays four times or more under every XML limit", async () => {
+    let most = 0;
+    let ratio = 0;
+    let packageRatio = 0;
+    for (const f of [...files(CORPUS), ...files(FIXTURES)]) {
+      const xml = await zipXmlParts(f).catch(() => null);
+      if (!xml?.length) continue;
+      const inflated = xml.reduce((n, p) => n + p.uncompressedSize, 0);
+      most = Math.max(most, inflated);
+      for (const p of xml) if (p.uncompressedSize >= XML_LIMITS.xmlRatioFloorBytes) ratio = Math.max(ratio, p.uncompressedSize / Math.max(1, p.compressedSize));
+      if (inflated >= XML_LIMITS.xmlRatioFloorBytes) packageRatio = Math.max(packageRatio, inflated / Math.max(1, xml.reduce((n, p) => n + p.compressedSize, 0)));
+    }
+    // Measured: 59 MB (ods/lo_large_data_formula_chart.ods), 36:1, 27:1.
+    expect(most).toBeGreaterThan(50_000_000);
+    expect(most * 4).toBeLessThan(XML_LIMITS.maxXmlBytes);
+    expect(ratio * 4).toBeLessThan(XML_LIMITS.maxXmlRatio);
+    expect(packageRatio * 4).toBeLessThan(XML_LIMITS.maxXmlRatio);
   });
 });

@@ -1,15 +1,25 @@
 // Zip bombs: an OOXML or ODF document is a zip, and the engine inflates its parts while it loads.
 // A 2.4 MB docx whose word/document.xml inflates to 1 GB held a worker for the whole 60 s sync
 // limit and then cost a recycle. Every document taken in (DocBuilder uploads and URLs, embed
-// sources) is therefore judged on its zip central directory before anything else reads it:
-// declared sizes only, nothing is ever inflated, and a refusal costs a few milliseconds.
+// sources, what the editing server is about to load) is therefore judged here before anything
+// else reads it, in two steps:
 //
-// Why the declared sizes are enough for the engine: a part that inflates past what its directory
-// declares is not read on: LibreOffice refused such a bomb (declared 200 KB, 1 GiB inside) in
-// ~120 ms, measured. The template filler is another matter: PizZip inflates every part whole, in
-// this process, before it compares with the declared size (measured: 256 MiB inflated, 574 MB
-// resident, then "size mismatch"). Templates therefore also pass checkInflatedSizes, which
-// inflates as a stream and stops at the first byte past what a part declares.
+// 1. The zip central directory alone (declared sizes, nothing inflated, a few milliseconds): an
+//    absurd ratio or total of any part (ZIP_LIMITS), and the XML the engine would parse
+//    (XML_LIMITS): its total, and its ratio part by part and all parts together. The XML is the
+//    cost: a 50 KB docx with 15 MiB of paragraphs (336:1, under ZIP_LIMITS' 16 MiB floor) took
+//    the engine over 2 minutes and 770 MB to convert, measured. Which parts are XML is read from
+//    their first bytes, not their names: a package may name its main part anything.
+// 2. The XML parts are inflated as a stream (native zlib, off the event loop, one chunk of memory)
+//    and refused at the first byte past what they declare, so the declared sizes the limits
+//    judged are the truth. The time is bounded by XML_LIMITS.maxXmlBytes: 59 MB of XML (the
+//    corpus's largest) takes about 0.3 s.
+//
+// LibreOffice itself stops reading a part that inflates past its declared size (a bomb declaring
+// 200 KB with 1 GiB inside was refused in ~120 ms, measured), so the other parts (pictures,
+// embedded objects) are judged on their declared sizes only. The template filler is another
+// matter: PizZip inflates every part whole, in this process (measured: 256 MiB inflated, 574 MB
+// resident, then "size mismatch"); templates therefore pass checkInflatedSizes on every part.
 //
 // Why our own reader and not fflate's unzipSync with a filter (which also reads sizes without
 // inflating): fflate needs the whole archive in memory, its directory offsets index into that one
@@ -17,8 +27,9 @@
 // directory sits at the end of the file; this reads only that. The tests check this reader
 // against fflate on every zip of the corpus.
 
-import { open } from "node:fs/promises";
-import { Inflate } from "fflate";
+import { createReadStream } from "node:fs";
+import { open, type FileHandle } from "node:fs/promises";
+import zlib from "node:zlib";
 import { ServiceError } from "./errors";
 
 /**
@@ -36,7 +47,33 @@ export const ZIP_LIMITS = {
   ratioFloorBytes: 16 * 1024 * 1024,
 } as const;
 
+/**
+ * What one document's XML may cost (issue 21 item 2). Measured on the corpus and the fixtures
+ * (73 zips): the most XML in one file is 59 MB (ods/lo_large_data_formula_chart.ods, its
+ * content.xml; then 21 MB, 7.4 MB, 5.5 MB), the highest ratio of an XML part 37:1 (a 117 KB
+ * slide master), 27.5:1 among parts of 256 KiB or more, 27:1 for a package's XML taken together.
+ * Real documents that compress best (an empty Word table with the same rsid on every row, ODF
+ * rows a producer did not merge) reach 117:1 and 137:1 (made and measured); a bomb is 300:1 to
+ * 1000:1.
+ */
+export const XML_LIMITS = {
+  /**
+   * Sum of the declared sizes of the XML parts: 256 MiB, 4.3× the corpus's largest. That one
+   * (59 MB) took the engine 14 s and 350 MB to convert to csv, 240 s to pdf: four times more
+   * would not finish within enterprise's 600 s job limit.
+   */
+  maxXmlBytes: 256 * 1024 * 1024,
+  /** Ratio of one XML part, and of all XML parts together: 200:1, 5× the corpus's highest. */
+  maxXmlRatio: 200,
+  /**
+   * XML parts (each, and all together) under this size are not judged on their ratio: 256 KiB
+   * of empty paragraphs (44,000) still opens in seconds.
+   */
+  xmlRatioFloorBytes: 256 * 1024,
+} as const;
+
 export type ZipLimits = { maxTotalBytes: number; maxRatio: number; ratioFloorBytes: number };
+export type XmlLimits = { maxXmlBytes: number; maxXmlRatio: number; xmlRatioFloorBytes: number };
 
 export interface ZipEntry {
   name: string;
@@ -187,10 +224,11 @@ const RESAVE = "hãy mở tài liệu bằng ứng dụng văn phòng, lưu lạ
 
 /**
  * Refuses (422 corrupt_source) a zip-based document whose directory declares an absurd size or
- * ratio, or a file that starts like a zip but whose directory cannot be read. Anything that is
- * not a zip passes untouched: legacy binary formats, text, PDF.
+ * ratio, whose XML is more or more compressed than a real document's, or whose XML parts inflate
+ * past what they declare; also a file that starts like a zip but whose directory cannot be read.
+ * Anything that is not a zip passes untouched: legacy binary formats, text, PDF.
  */
-export async function checkZipContainer(file: string, limits: ZipLimits = ZIP_LIMITS): Promise<void> {
+export async function checkZipContainer(file: string, limits: ZipLimits = ZIP_LIMITS, xmlLimits: XmlLimits = XML_LIMITS): Promise<void> {
   let entries: ZipEntry[] | null;
   try {
     entries = await readDirectory(file);
@@ -220,52 +258,159 @@ export async function checkZipContainer(file: string, limits: ZipLimits = ZIP_LI
       { reason: "zip_total", uncompressed: total, limit_bytes: limits.maxTotalBytes },
     );
   }
+  const fh = await open(file, "r");
+  let xml: ZipEntry[];
+  try {
+    xml = await xmlParts(fh, entries);
+  } finally {
+    await fh.close();
+  }
+  // Declared sizes first (milliseconds), then the truth of those sizes (inflating the XML).
+  checkXml(xml, xmlLimits);
+  await checkInflated(file, xml);
+}
+
+/** The parts of a zip that hold XML (by their first bytes); null when the file is not a zip. */
+export async function zipXmlParts(file: string): Promise<ZipEntry[] | null> {
+  const entries = await readDirectory(file);
+  if (!entries) return null;
+  const fh = await open(file, "r");
+  try {
+    return await xmlParts(fh, entries);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** The XML budget of a package, on the declared sizes of its XML parts. */
+function checkXml(xml: ZipEntry[], limits: XmlLimits): void {
+  let inflated = 0;
+  let compressed = 0;
+  for (const en of xml) {
+    const ratio = en.uncompressedSize / Math.max(en.compressedSize, 1);
+    if (en.uncompressedSize >= limits.xmlRatioFloorBytes && ratio > limits.maxXmlRatio) {
+      throw new ServiceError(
+        "corrupt_source",
+        `Tệp nguồn chứa phần XML ${en.name} nén ${mb(en.uncompressedSize)} vào ${mb(en.compressedSize)} (tỉ lệ ${Math.round(ratio)}:1, tối đa ${limits.maxXmlRatio}:1): tài liệu thật không nén được như vậy, tệp này sẽ làm bộ xử lý tài liệu tốn hàng phút và hàng GB bộ nhớ; ${RESAVE}.`,
+        { reason: "xml_ratio", part: en.name, compressed: en.compressedSize, uncompressed: en.uncompressedSize, limit_ratio: limits.maxXmlRatio },
+      );
+    }
+    inflated += en.uncompressedSize;
+    compressed += en.compressedSize;
+  }
+  // The same XML spread over many parts, each under the floor, is judged as a whole.
+  const ratio = inflated / Math.max(compressed, 1);
+  if (inflated >= limits.xmlRatioFloorBytes && ratio > limits.maxXmlRatio) {
+    throw new ServiceError(
+      "corrupt_source",
+      `Tệp nguồn chứa ${xml.length} phần XML nén tổng cộng ${mb(inflated)} vào ${mb(compressed)} (tỉ lệ ${Math.round(ratio)}:1, tối đa ${limits.maxXmlRatio}:1): tài liệu thật không nén được như vậy; ${RESAVE}.`,
+      { reason: "xml_package_ratio", parts: xml.length, compressed, uncompressed: inflated, limit_ratio: limits.maxXmlRatio },
+    );
+  }
+  if (inflated > limits.maxXmlBytes) {
+    throw new ServiceError(
+      "corrupt_source",
+      `Các phần XML của tệp nguồn khai báo tổng cộng ${mb(inflated)} khi giải nén, vượt giới hạn ${mb(limits.maxXmlBytes)} cho một tài liệu: hãy chia tài liệu thành nhiều tệp nhỏ hơn rồi gửi từng tệp.`,
+      { reason: "xml_total", uncompressed: inflated, limit_bytes: limits.maxXmlBytes },
+    );
+  }
 }
 
 /**
- * For a zip inflated in this process (templates): every deflated part is inflated as a stream, a
- * chunk at a time, and the file refused (422 corrupt_source, zip_size_mismatch) at the first byte
- * past what the part declares. Memory stays at one chunk; time is bounded by the declared sizes,
- * which checkZipContainer has already bounded.
+ * The parts that hold XML, by their first bytes (a byte-order mark, then optional whitespace and
+ * "<"), whatever their names: only the first compressed kilobytes of each part are inflated.
+ */
+async function xmlParts(fh: FileHandle, entries: ZipEntry[]): Promise<ZipEntry[]> {
+  const out: ZipEntry[] = [];
+  for (const en of entries) {
+    if (en.uncompressedSize === 0 || (en.method !== 0 && en.method !== 8)) continue;
+    const start = await dataStart(fh, en);
+    if (start === null) continue;
+    const len = Math.min(en.compressedSize, en.method === 0 ? 64 : 4096);
+    const raw = Buffer.alloc(len);
+    const { bytesRead } = await fh.read(raw, 0, len, start);
+    let head: Buffer;
+    if (en.method === 0) head = raw.subarray(0, bytesRead);
+    else {
+      try {
+        head = zlib.inflateRawSync(raw.subarray(0, bytesRead), { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: 8 << 20 });
+      } catch {
+        continue; // a broken stream is for the engine to refuse, not a bomb
+      }
+    }
+    if (looksXml(head)) out.push(en);
+  }
+  return out;
+}
+
+function looksXml(head: Buffer): boolean {
+  let i = 0;
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) i = 3; // UTF-8
+  else if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)) return true; // UTF-16 text
+  while (i < head.length && (head[i] === 0x20 || head[i] === 0x09 || head[i] === 0x0a || head[i] === 0x0d)) i++;
+  return head[i] === 0x3c; // "<"
+}
+
+/** Where a part's data begins (after its local header), or null when the local header is not there. */
+async function dataStart(fh: FileHandle, en: ZipEntry): Promise<number | null> {
+  const loc = Buffer.alloc(30);
+  if ((await fh.read(loc, 0, 30, en.localOffset)).bytesRead !== 30 || loc.readUInt32LE(0) !== LOC_SIG) return null;
+  return en.localOffset + 30 + loc.readUInt16LE(26) + loc.readUInt16LE(28);
+}
+
+/**
+ * For a zip inflated in this process (templates): every deflated part is inflated as a stream
+ * and the file refused (422 corrupt_source, zip_size_mismatch) at the first byte past what the
+ * part declares. Memory stays at one chunk; time is bounded by the declared sizes, which
+ * checkZipContainer has already bounded.
  */
 export async function checkInflatedSizes(file: string): Promise<void> {
   const entries = await readDirectory(file).catch(() => null);
-  if (!entries) return;
+  if (entries) await checkInflated(file, entries);
+}
+
+async function checkInflated(file: string, entries: ZipEntry[]): Promise<void> {
   const fh = await open(file, "r");
+  const deflated: { en: ZipEntry; start: number }[] = [];
   try {
     for (const en of entries) {
-      if (en.method !== 8) continue;
-      const loc = Buffer.alloc(30);
-      if ((await fh.read(loc, 0, 30, en.localOffset)).bytesRead !== 30 || loc.readUInt32LE(0) !== LOC_SIG) continue;
-      let pos = en.localOffset + 30 + loc.readUInt16LE(26) + loc.readUInt16LE(28);
-      let left = en.compressedSize;
-      let produced = 0;
-      let over = false;
-      const inflate = new Inflate((chunk) => {
-        produced += chunk.length;
-        if (produced > en.uncompressedSize) over = true;
-      });
-      const buf = Buffer.alloc(16 * 1024); // ≤ 16 MiB out per chunk even at deflate's 1032:1
-      while (left > 0 && !over) {
-        const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, left), pos);
-        if (bytesRead === 0) break;
-        pos += bytesRead;
-        left -= bytesRead;
-        try {
-          inflate.push(buf.subarray(0, bytesRead), left === 0);
-        } catch {
-          break; // a broken stream is for the reader to refuse, not a bomb
-        }
-      }
-      if (over) {
-        throw new ServiceError(
-          "corrupt_source",
-          `Tệp nguồn không phải tài liệu thật (zip bomb): phần ${en.name} giải nén ra nhiều hơn ${mb(en.uncompressedSize)} mà danh mục của gói khai báo; ${RESAVE}.`,
-          { reason: "zip_size_mismatch", part: en.name, declared: en.uncompressedSize },
-        );
-      }
+      if (en.method !== 8 || en.compressedSize === 0) continue;
+      const start = await dataStart(fh, en);
+      if (start !== null) deflated.push({ en, start });
     }
   } finally {
     await fh.close();
   }
+  for (const { en, start } of deflated) {
+    if ((await inflatedPast(file, start, en.compressedSize, en.uncompressedSize)) === "over") {
+      throw new ServiceError(
+        "corrupt_source",
+        `Tệp nguồn không phải tài liệu thật (zip bomb): phần ${en.name} giải nén ra nhiều hơn ${mb(en.uncompressedSize)} mà danh mục của gói khai báo; ${RESAVE}.`,
+        { reason: "zip_size_mismatch", part: en.name, declared: en.uncompressedSize },
+      );
+    }
+  }
+}
+
+/** Inflates compressed bytes [start, start+length) with native zlib, stopping past `declared`. */
+function inflatedPast(file: string, start: number, length: number, declared: number): Promise<"over" | "within"> {
+  return new Promise((resolve) => {
+    let produced = 0;
+    const source = createReadStream(file, { start, end: start + length - 1, highWaterMark: 64 * 1024 });
+    const inflate = zlib.createInflateRaw({ chunkSize: 64 * 1024 });
+    const done = (outcome: "over" | "within") => {
+      source.destroy();
+      inflate.destroy();
+      resolve(outcome);
+    };
+    inflate.on("data", (chunk: Buffer) => {
+      produced += chunk.length;
+      if (produced > declared) done("over");
+    });
+    inflate.on("end", () => done("within"));
+    // A broken stream is for the reader (the engine, PizZip) to refuse, not a bomb.
+    inflate.on("error", () => done("within"));
+    source.on("error", () => done("within"));
+    source.pipe(inflate);
+  });
 }

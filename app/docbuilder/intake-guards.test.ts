@@ -7,17 +7,21 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import path from "node:path";
 import { existsSync, readdirSync } from "node:fs";
 import { AUTH, FIXTURES, enterpriseEnv, form } from "../testing/harness";
-import { docxBomb } from "../testing/zip-bomb";
+import { docxBomb, smallDocxHugeXml } from "../testing/zip-bomb";
 import { embedToken, startEmbedStack, startSource, type EmbedStack } from "../embed/testing";
 
 let stack: EmbedStack;
 let source: ReturnType<typeof startSource>;
 let bombUrl: string;
+let hugeXmlUrl: string;
 const BOMB = docxBomb();
+/** Issue 21 item 2: 50 KB, 15 MiB of XML; it took the engine minutes and 770 MB before. */
+const HUGE_XML = smallDocxHugeXml();
 
 beforeAll(async () => {
   source = startSource();
   bombUrl = source.add("/files/report.docx", BOMB);
+  hugeXmlUrl = source.add("/files/minutes.docx", HUGE_XML);
   stack = await startEmbedStack({ env: { ...enterpriseEnv({ feat: ["api_full", "callback"] }) } });
 }, 120_000);
 afterAll(async () => {
@@ -95,6 +99,51 @@ describe("zip bombs are refused at intake, before the engine sees them", () => {
   test("a real document still goes through (the guard is not in the way)", async () => {
     const res = await post("/v1/convert", form({ path: path.join(FIXTURES, "hello.docx"), name: "hello.docx" }, { to: "txt" }));
     expect(res.status).toBe(200);
+  });
+});
+
+describe("a small docx with huge XML is refused before anyone waits (issue 21 item 2)", () => {
+  const part = () => ({ bytes: HUGE_XML, name: "minutes.docx" });
+  const cases: [string, () => Promise<Response>][] = [
+    ["convert, upload", () => post("/v1/convert", form(part(), { to: "pdf" }))],
+    ["convert, url, async", () => post("/v1/convert", ...json({ url: hugeXmlUrl, to: "pdf", async: true }))],
+    ["extract/text", () => post("/v1/extract/text", form(part()))],
+  ];
+  for (const [name, send] of cases) {
+    test(`${name}: a 50 KB docx with 15 MiB of XML gets 422 corrupt_source (xml_ratio) in under a second, no worker touched`, async () => {
+      expect(HUGE_XML.length).toBeLessThan(60 * 1024);
+      const before = stack.gate.pool.status();
+      const t0 = performance.now();
+      const res = await send();
+      const body = (await res.json()) as any;
+      expect(performance.now() - t0).toBeLessThan(1000);
+      expect({ status: res.status, code: body.error.code, reason: body.error.detail.reason, part: body.error.detail.part, limit_ratio: body.error.detail.limit_ratio }).toEqual({
+        status: 422,
+        code: "corrupt_source",
+        reason: "xml_ratio",
+        part: "word/document.xml",
+        limit_ratio: 200,
+      });
+      expect(body.error.message).toContain("tối đa 200:1");
+      const after = stack.gate.pool.status();
+      expect({ busy: after.busy, restarts: after.restarts }).toEqual({ busy: 0, restarts: before.restarts });
+    });
+  }
+
+  test("embed: a session whose document.url gives a 50 KB docx with 15 MiB of XML is refused at creation (422 corrupt_source, xml_ratio)", async () => {
+    const config = {
+      document: { url: hugeXmlUrl, title: "minutes.docx", fileType: "docx", key: `huge-xml-${Date.now()}` },
+      editor: { mode: "edit", lang: "en", user: { id: "u1", name: "Lan" } },
+    };
+    const t0 = performance.now();
+    const r = await stack.create({ token: await embedToken(config) });
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect({ status: r.status, code: r.body.error.code, reason: r.body.error.detail.reason, field: r.body.error.detail.field }).toEqual({
+      status: 422,
+      code: "corrupt_source",
+      reason: "xml_ratio",
+      field: "document.url",
+    });
   });
 });
 

@@ -9,6 +9,7 @@ import { memoryLogger } from "../log";
 import { ServiceError } from "../errors";
 import { AUTH, CORPUS, FIXTURES, form, startTestService, waitForJob, type Harness } from "../testing/harness";
 import type { Entitlement } from "../editions/limits";
+import { plausibleHeavyDocx } from "../testing/zip-bomb";
 import { WorkerPool } from "./pool";
 
 const slowFile = { path: path.join(CORPUS, "txt/unstructured_war_and_peace_1225p.txt"), name: "war.txt" };
@@ -248,6 +249,33 @@ describe("a job's parallel slot", () => {
       await pool.shutdown(0);
     }
   });
+});
+
+describe("engine memory ceiling (issue 21 item 2)", () => {
+  let svc: Harness;
+  beforeAll(async () => {
+    svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1", SVC_ENGINE_MEMORY_LIMIT_MB: "512" });
+  }, 120_000);
+  afterAll(() => svc?.close());
+
+  test("a worker past SVC_ENGINE_MEMORY_LIMIT_MB is killed, its job answered 422 corrupt_source (engine_memory), and a new worker started", async () => {
+    // 400,000 paragraphs of random text (3.8 MB, 6:1): the zip guard cannot tell it from a long
+    // real text; LibreOffice grows past 800 MB opening it (measured).
+    const heavy = { bytes: plausibleHeavyDocx(400_000), name: "heavy.docx" };
+    const [pid] = svc.pool.pids();
+    const restarts = svc.pool.status().restarts;
+    const t0 = performance.now();
+    const res = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(heavy, { to: "txt" }) });
+    const body = (await res.json()) as any;
+    expect({ status: res.status, code: body.error.code, reason: body.error.detail.reason, limit_mb: body.error.detail.limit_mb }).toEqual({ status: 422, code: "corrupt_source", reason: "engine_memory", limit_mb: 512 });
+    expect(body.error.message).toContain("512 MB");
+    expect(performance.now() - t0).toBeLessThan(30_000);
+    expect(svc.logLines.some((l) => l.includes('"worker_memory_exceeded"'))).toBe(true);
+    await until(() => svc.pool.status().idle === 1);
+    expect(svc.pool.pids()).not.toContain(pid!);
+    expect(svc.pool.status().restarts).toBe(restarts + 1);
+    expect((await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "txt" }) })).status).toBe(200);
+  }, 90_000);
 });
 
 describe("worker recycling", () => {

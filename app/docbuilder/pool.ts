@@ -9,8 +9,10 @@
 // have not started, and no other job slips in between its steps.
 //
 // A worker is replaced after maxJobs requests, after maxAge, after a timeout (it is killed: a
-// stuck load cannot be cancelled inside the engine) and after a crash. A crash fails only the
-// request that worker was running; every replacement counts in `restarts`.
+// stuck load cannot be cancelled inside the engine), after a crash, and when its resident memory
+// passes memoryLimitBytes (it is killed; its request gets corrupt_source, reason engine_memory:
+// app/engine-memory.ts). A crash fails only the request that worker was running; every
+// replacement counts in `restarts`.
 
 import { execa, type ResultPromise } from "execa";
 import { mkdirSync, rmSync } from "node:fs";
@@ -21,6 +23,7 @@ import type { Clock } from "../clock";
 import { ServiceError } from "../errors";
 import type { Logger } from "../log";
 import type { CoreInfo, WorkerReply, WorkerRequest } from "../../workers/protocol";
+import { MEMORY_CHECK_MS, MIB, engineMemoryError, residentBytes } from "../engine-memory";
 
 export interface PoolOptions {
   size: number;
@@ -39,6 +42,10 @@ export interface PoolOptions {
    * dispatch. Without it, one job per worker.
    */
   parallelJobs?: () => number;
+  /** Resident memory one worker may use (SVC_ENGINE_MEMORY_LIMIT_MB); none when absent. */
+  memoryLimitBytes?: number;
+  /** How often resident memory is read (MEMORY_CHECK_MS). */
+  memoryCheckMs?: number;
 }
 
 export interface RunOptions {
@@ -81,7 +88,7 @@ interface Worker {
   task?: Task;
   runTimer?: Timer;
   /** Set when we killed it on purpose, so its exit is not counted as a crash. */
-  retiring?: "recycle" | "timeout" | "shutdown";
+  retiring?: "recycle" | "timeout" | "shutdown" | "memory";
   requests: Writable;
   everReady: boolean;
   /** Resolves when the process has exited (its pipes may outlive it; we do not wait for them). */
@@ -108,6 +115,7 @@ export class WorkerPool {
   private coreInfo: CoreInfo | null = null;
   private closing = false;
   private ageTimer?: Timer;
+  private memoryTimer?: Timer;
   /** Slots whose last worker exited before it was ready. */
   private readonly failedSlots = new Set<number>();
   private readonly log: Logger;
@@ -130,6 +138,7 @@ export class WorkerPool {
     this.ageTimer = setInterval(() => {
       for (const w of this.workers.values()) this.maybeRecycle(w);
     }, Math.min(30_000, this.opts.maxAgeMs)).unref();
+    if (this.opts.memoryLimitBytes) this.memoryTimer = setInterval(() => this.checkMemory(), this.opts.memoryCheckMs ?? MEMORY_CHECK_MS).unref();
   }
 
   /** Queues a request and resolves with the worker's result; rejects with a ServiceError. */
@@ -194,6 +203,7 @@ export class WorkerPool {
   async shutdown(graceMs: number): Promise<void> {
     this.closing = true;
     clearInterval(this.ageTimer);
+    clearInterval(this.memoryTimer);
     clearTimeout(this.limitTimer);
     for (const task of this.queue.splice(0)) this.fail(task, new ServiceError("pool_unavailable", "Dịch vụ đang dừng: yêu cầu chưa được xử lý."));
     const until = Date.now() + graceMs;
@@ -379,6 +389,24 @@ export class WorkerPool {
     worker.process.kill("SIGKILL");
   }
 
+  /** Kills a worker past the memory ceiling: its request gets corrupt_source (engine_memory). */
+  private checkMemory() {
+    const limit = this.opts.memoryLimitBytes!;
+    for (const worker of this.workers.values()) {
+      if (worker.pid === undefined || (worker.state !== "busy" && worker.state !== "idle")) continue;
+      const rss = residentBytes(worker.pid);
+      if (rss === null || rss <= limit) continue;
+      const task = worker.task;
+      worker.task = undefined;
+      clearTimeout(worker.runTimer);
+      worker.retiring = "memory";
+      worker.state = "stopping";
+      this.log.warn("worker_memory_exceeded", { worker: worker.slot, pid: worker.pid, rss_mb: Math.round(rss / MIB), limit_mb: Math.round(limit / MIB), job_id: task?.request.id, request_id: task?.request.requestId });
+      if (task) this.fail(task, engineMemoryError(limit));
+      worker.process.kill("SIGKILL");
+    }
+  }
+
   private onDeadline(task: Task) {
     const queued = this.queue.indexOf(task);
     if (queued >= 0) {
@@ -411,8 +439,8 @@ export class WorkerPool {
       setTimeout(() => this.respawn(worker.slot), START_RETRY_MS).unref();
       return;
     }
-    if (reason === "crash") {
-      // A crash may have left the profile half-written: start the next engine on a fresh one.
+    if (reason === "crash" || reason === "memory") {
+      // A crash (or a kill mid-work) may have left the profile half-written: start the next engine on a fresh one.
       rmSync(path.join(this.opts.profileRoot, `worker-${worker.slot}`), { recursive: true, force: true });
     }
     this.respawn(worker.slot);

@@ -3,6 +3,13 @@
 // started so that opening a document pays no engine start-up. A kit is never reused: when its
 // document closes it is killed and a fresh idle kit is started (recycling). A kit that dies
 // fails only its own document; the pool notices the exit and tops the idle set up again.
+//
+// What one document may cost a kit is bounded (issue 21 item 2): a file the zip guard refuses is
+// never loaded (app/zip-guard.ts), a load has loadTimeoutMs, and a kit whose resident memory
+// passes memoryLimitBytes is killed (app/engine-memory.ts). A load that fails any of these
+// rejects like any failed load, so the page gets `error: cmd=load kind=faileddocloading`; the kit
+// is then killed as retired, not counted as a crash. A kit past the ceiling with its document
+// already loaded dies as a crash, which the document's recovery handles.
 
 import { execa, type ResultPromise } from "execa";
 import { mkdirSync, rmSync } from "node:fs";
@@ -10,6 +17,9 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import type { Logger } from "../log";
+import { MEMORY_CHECK_MS, MIB, residentBytes } from "../engine-memory";
+import { ServiceError } from "../errors";
+import { checkZipContainer } from "../zip-guard";
 
 const KIT_ENTRY = path.resolve(import.meta.dir, "../../workers/kit-main.ts");
 
@@ -30,6 +40,12 @@ export interface KitPoolOptions {
   command?: string[];
   /** How long after handing a kit out the idle set is topped up (TOP_UP_DELAY_MS). */
   topUpDelayMs?: number;
+  /** How long a kit may take to load a document (SVC_EDSRV_LOAD_TIMEOUT_SECONDS); no bound when absent. */
+  loadTimeoutMs?: number;
+  /** Resident memory one kit may use (SVC_ENGINE_MEMORY_LIMIT_MB); no ceiling when absent. */
+  memoryLimitBytes?: number;
+  /** How often resident memory is read (MEMORY_CHECK_MS). */
+  memoryCheckMs?: number;
 }
 
 /** A document's open and first screen take well under this on a warm kit. */
@@ -45,8 +61,12 @@ export class Kit {
   alive = true;
   /** Set by the pool user: the kit now belongs to a document. */
   assigned = false;
-  /** Killed on purpose (recycle/shutdown): its exit is not a crash. */
+  /** Killed on purpose (recycle/shutdown, a load over its bounds): its exit is not a crash. */
   retiring = false;
+  /** A document has been loaded in it (a kill after this is the document's crash). */
+  loaded = false;
+  /** Set by the pool: how long a load may take. */
+  loadTimeoutMs?: number;
   onCallback: (e: KitCallback) => void = () => {};
   onExit: (info: { code: number | null; signal: string | null; crashed: boolean }) => void = () => {};
   private seq = 0;
@@ -128,8 +148,59 @@ export class Kit {
     proc.catch(() => {});
   }
 
-  /** Sends one request and resolves with its result (rejects with KitError). */
+  /** Sends one request and resolves with its result (rejects with KitError). `load` is bounded (see the top). */
   request<T = any>(op: string, fields: Record<string, unknown> = {}): Promise<T> {
+    if (op === "load") return this.load<T>(fields);
+    return this.send<T>(op, fields);
+  }
+
+  private async load<T>(fields: Record<string, unknown>): Promise<T> {
+    if (typeof fields.path === "string") {
+      try {
+        await checkZipContainer(fields.path);
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+        this.log.warn("kit_load_refused", { pid: this.pid, reason: err.detail.reason, part: err.detail.part ?? null });
+        throw new KitError(`document refused before loading: ${String(err.detail.reason)}`);
+      }
+    }
+    const timeoutMs = this.loadTimeoutMs;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const sent = this.send<T>("load", fields);
+    if (!timeoutMs) return this.loadedWith(sent);
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        // A load cannot be cancelled inside LibreOffice: the kit goes, the page hears it failed.
+        this.log.warn("kit_load_timeout", { pid: this.pid, timeout_ms: timeoutMs });
+        reject(new KitError(`document load took more than ${timeoutMs} ms`));
+        this.kill();
+      }, timeoutMs);
+    });
+    try {
+      return await this.loadedWith(Promise.race([sent, timedOut]));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async loadedWith<T>(p: Promise<T>): Promise<T> {
+    const result = await p;
+    this.loaded = true;
+    return result;
+  }
+
+  /**
+   * Kills the kit for using more than `limit` bytes: a load under way fails (and the kit is
+   * retired, not crashed); with its document loaded, it is that document's crash.
+   */
+  killForMemory(rss: number, limit: number): void {
+    if (!this.alive) return;
+    this.log.warn("kit_memory_exceeded", { pid: this.pid, rss_mb: Math.round(rss / MIB), limit_mb: Math.round(limit / MIB), loaded: this.loaded });
+    if (!this.loaded) this.retiring = true;
+    this.proc.kill("SIGKILL");
+  }
+
+  private send<T>(op: string, fields: Record<string, unknown>): Promise<T> {
     if (!this.alive) return Promise.reject(new KitError("kit is not running"));
     const id = String(++this.seq);
     return new Promise<T>((resolve, reject) => {
@@ -151,6 +222,7 @@ export class KitPool {
   private nextSlot = 0;
   private closing = false;
   private topUpTimer: ReturnType<typeof setTimeout> | null = null;
+  private memoryTimer: ReturnType<typeof setInterval> | null = null;
   private readonly log: Logger;
   spawned = 0;
   crashes = 0;
@@ -158,6 +230,17 @@ export class KitPool {
   constructor(private readonly opts: KitPoolOptions) {
     this.log = opts.logger.child({ component: "kits" });
     mkdirSync(opts.profileRoot, { recursive: true });
+    const limit = opts.memoryLimitBytes;
+    if (limit) {
+      this.memoryTimer = setInterval(() => {
+        for (const kit of this.all) {
+          if (!kit.alive || kit.pid === 0) continue;
+          const rss = residentBytes(kit.pid);
+          if (rss !== null && rss > limit) kit.killForMemory(rss, limit);
+        }
+      }, opts.memoryCheckMs ?? MEMORY_CHECK_MS);
+      this.memoryTimer.unref?.();
+    }
   }
 
   /** Starts the idle kits; resolves when they are warm. */
@@ -183,6 +266,7 @@ export class KitPool {
       cleanup: true,
     });
     const kit = new Kit(slot, profileDir, proc, this.log, this.opts.startTimeoutMs ?? 60_000);
+    kit.loadTimeoutMs = this.opts.loadTimeoutMs;
     this.spawned++;
     this.all.add(kit);
     void kit.exited.then(({}) => {
@@ -249,6 +333,11 @@ export class KitPool {
     return { idle: this.idle.length, assigned: total - this.idle.length, total };
   }
 
+  /** Process ids of the live kits (tests). */
+  pids(): number[] {
+    return [...this.all].filter((k) => k.alive && k.pid !== 0).map((k) => k.pid);
+  }
+
   version(): string {
     for (const k of this.all) if (k.version) return k.version;
     return "";
@@ -257,6 +346,7 @@ export class KitPool {
   async close(): Promise<void> {
     this.closing = true;
     if (this.topUpTimer) clearTimeout(this.topUpTimer);
+    if (this.memoryTimer) clearInterval(this.memoryTimer);
     const kits = [...this.all];
     for (const k of kits) k.kill();
     await Promise.all(kits.map((k) => k.exited));

@@ -80,7 +80,14 @@ export async function createEdsrv(deps: EdsrvDeps) {
   const groups = parseAliasGroups(config.online.aliasGroups, (item) => log.warn("alias_group_invalid", { item }));
   if (!groups.length) log.warn("alias_groups_empty", { hint: "set SVC_ONLINE_ALIASGROUP1; no document can open" });
 
-  const pool = new KitPool({ idle: deps.idleKits ?? config.edsrv.idleKits, profileRoot: path.join(workRoot, "kits"), logger: deps.logger });
+  const pool = new KitPool({
+    idle: deps.idleKits ?? config.edsrv.idleKits,
+    profileRoot: path.join(workRoot, "kits"),
+    logger: deps.logger,
+    // What one document may cost a kit (issue 21 item 2): load time and resident memory.
+    loadTimeoutMs: config.edsrv.loadTimeoutSeconds * 1000,
+    memoryLimitBytes: config.engineMemoryLimitMb * 1024 * 1024,
+  });
   const wopi = new WopiClient(serverId);
   const brokers = new Map<string, DocumentBroker>();
   const saves = { ok: 0, failed: 0 };
