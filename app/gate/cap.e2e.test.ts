@@ -118,9 +118,11 @@ describe("the connection cap cannot be walked past (through the proxy)", () => {
 
   /** The document loaded ahead by the session's warm start (its CheckFileInfo answered with edit rights). */
   const preloaded = (s: { wopiSrc: string }) =>
-    until(() => [...stack.ed.brokers.values()].find((b) => b.wopiSrc === s.wopiSrc)?.state, (st) => st === "loaded", "the warm start loaded the document");
+    until(() => [...stack.ed.brokers.values()].find((b) => b.wopiSrc === s.wopiSrc)?.state, (st) => st === "loaded", "the warm start loaded the document", 30_000);
 
   test("a session switched to view, or deleted, right after creation opens no editing view", async () => {
+    // The warm start preloads only on a ready idle kit (the earlier tests' documents took them).
+    await until(() => stack.ed.pool.hasReadyKit, (ready) => ready, "a ready idle kit", 60_000);
     const switched = await createSession();
     await preloaded(switched);
     const res = await fetch(`${stack.gateUrl}/svc/embed/session/${switched.session_id}/mode`, {
@@ -131,6 +133,7 @@ describe("the connection cap cannot be walked past (through the proxy)", () => {
     expect(res.status).toBe(200);
     expect((await connect(switched)).perm).toBe("readonly");
 
+    await until(() => stack.ed.pool.hasReadyKit, (ready) => ready, "a ready idle kit", 60_000);
     const deleted = await createSession();
     await preloaded(deleted);
     expect((await fetch(`${stack.gateUrl}/svc/embed/session/${deleted.session_id}`, { method: "DELETE", headers: { Authorization: `Bearer ${deleted.token}` } })).status).toBe(204);

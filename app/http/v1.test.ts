@@ -36,9 +36,15 @@ async function expectError(res: Response, status: number, code: string) {
 }
 
 /** A valid .docx made in memory whose text is `paragraphs` repetitions of a line. */
+/**
+ * A docx of many paragraphs of words drawn at random from a small vocabulary: text that compresses
+ * like prose (about 10:1), not like one sentence repeated (which the intake refuses as a bomb).
+ */
 function bigTextDocx(paragraphs: number): Uint8Array {
-  const p = "<w:p><w:r><w:t>The quick brown fox jumps over the lazy dog again and again.</w:t></w:r></w:p>";
-  const xml = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${p.repeat(paragraphs)}</w:body></w:document>`;
+  const words = ["quick", "brown", "fox", "jumps", "over", "lazy", "dog", "again", "river", "stone", "light", "green", "house", "paper", "music", "table"];
+  const sentence = () => Array.from({ length: 10 }, () => words[Math.floor(Math.random() * words.length)]).join(" ");
+  const body = Array.from({ length: paragraphs }, () => `<w:p><w:r><w:t>${sentence()}.</w:t></w:r></w:p>`).join("");
+  const xml = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`;
   return zipSync({
     "[Content_Types].xml": strToU8(
       '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
@@ -182,8 +188,8 @@ describe("POST /v1/convert", () => {
   });
 
   test("file_too_large for an output over max_file_mb", async () => {
-    const docx = bigTextDocx(45_000); // ~2.7 MB of text, a few kB zipped
-    expect(docx.length).toBeLessThan(200_000);
+    const docx = bigTextDocx(45_000); // ~2.6 MB of text, well under the 2 MB input limit zipped
+    expect(docx.length).toBeLessThan(1_000_000);
     const err = await expectError(await post("/v1/convert", form({ bytes: docx, name: "big.docx" }, { to: "txt" })), 413, "file_too_large");
     expect(err.detail.limit_mb).toBe(2);
   });
