@@ -28,7 +28,7 @@
 // against fflate on every zip of the corpus.
 
 import { createReadStream } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
+import { open, readFile, stat, type FileHandle } from "node:fs/promises";
 import zlib from "node:zlib";
 import { ServiceError } from "./errors";
 
@@ -258,6 +258,15 @@ export async function checkZipContainer(file: string, limits: ZipLimits = ZIP_LI
       { reason: "zip_total", uncompressed: total, limit_bytes: limits.maxTotalBytes },
     );
   }
+  // A document of ordinary size is judged in memory, read once: a read and a zlib stream per part
+  // cost more than the checks (38 ms for a 44 kB deck of 65 parts, against 2 ms in memory).
+  if ((await stat(file)).size <= IN_MEMORY_BYTES) {
+    const buf = await readFile(file);
+    const xml = xmlPartsIn(buf, entries);
+    checkXml(xml, xmlLimits);
+    checkInflatedIn(buf, xml);
+    return;
+  }
   const fh = await open(file, "r");
   let xml: ZipEntry[];
   try {
@@ -268,6 +277,56 @@ export async function checkZipContainer(file: string, limits: ZipLimits = ZIP_LI
   // Declared sizes first (milliseconds), then the truth of those sizes (inflating the XML).
   checkXml(xml, xmlLimits);
   await checkInflated(file, xml);
+}
+
+/** Files up to this size are checked in memory. */
+const IN_MEMORY_BYTES = 32 * 1024 * 1024;
+
+function dataStartIn(buf: Buffer, en: ZipEntry): number | null {
+  const at = en.localOffset;
+  if (at + 30 > buf.length || buf.readUInt32LE(at) !== LOC_SIG) return null;
+  return at + 30 + buf.readUInt16LE(at + 26) + buf.readUInt16LE(at + 28);
+}
+
+/** xmlParts, on a file in memory. */
+function xmlPartsIn(buf: Buffer, entries: ZipEntry[]): ZipEntry[] {
+  const out: ZipEntry[] = [];
+  for (const en of entries) {
+    if (en.uncompressedSize === 0 || (en.method !== 0 && en.method !== 8)) continue;
+    const start = dataStartIn(buf, en);
+    if (start === null) continue;
+    const raw = buf.subarray(start, Math.min(buf.length, start + Math.min(en.compressedSize, en.method === 0 ? 64 : 4096)));
+    let head: Buffer;
+    if (en.method === 0) head = raw;
+    else {
+      try {
+        head = zlib.inflateRawSync(raw, { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: 8 << 20 });
+      } catch {
+        continue; // a broken stream is for the engine to refuse, not a bomb
+      }
+    }
+    if (looksXml(head)) out.push(en);
+  }
+  return out;
+}
+
+/** checkInflated, on a file in memory: each deflated part inflated at most one byte past what it declares. */
+function checkInflatedIn(buf: Buffer, entries: ZipEntry[]): void {
+  for (const en of entries) {
+    if (en.method !== 8 || en.compressedSize === 0) continue;
+    const start = dataStartIn(buf, en);
+    if (start === null) continue;
+    try {
+      zlib.inflateRawSync(buf.subarray(start, Math.min(buf.length, start + en.compressedSize)), { maxOutputLength: en.uncompressedSize + 1 });
+    } catch (e) {
+      if (!(e instanceof RangeError) && (e as NodeJS.ErrnoException).code !== "ERR_BUFFER_TOO_LARGE") continue; // broken: for the reader to refuse
+      throw new ServiceError(
+        "corrupt_source",
+        `Tệp nguồn không phải tài liệu thật (zip bomb): phần ${en.name} giải nén ra nhiều hơn ${mb(en.uncompressedSize)} mà danh mục của gói khai báo; ${RESAVE}.`,
+        { reason: "zip_size_mismatch", part: en.name, declared: en.uncompressedSize },
+      );
+    }
+  }
 }
 
 /** The parts of a zip that hold XML (by their first bytes); null when the file is not a zip. */
