@@ -147,10 +147,15 @@ export class DocumentBroker {
   // ----------------------------------------------------------------------------- sessions
 
   /** CheckFileInfo for the new view, load on the first view, then create the view. */
-  addSession(s: ClientSession): Promise<boolean> {
+  /**
+   * Attaches a session's view; "closed" when this broker closed while the session waited for it
+   * (its last view left just before): the caller hands the session to a new broker instead.
+   */
+  addSession(s: ClientSession): Promise<boolean | "closed"> {
     this.waiting++;
-    return this.serial(() => {
+    return this.serial<boolean | "closed">(async () => {
       this.waiting--;
+      if (this.state === "closed") return "closed";
       return this.attach(s);
     });
   }

@@ -320,12 +320,19 @@ export async function createEdsrv(deps: EdsrvDeps) {
         s.close();
         return;
       }
-      const broker = brokerFor(data.wopiSrc, group);
-      data.broker = broker;
-      const b = broker;
-      void b.addSession(s).then((ok) => {
-        if (ok && data.closed) b.removeSession(s);
-      });
+      // A document whose last view left just before this one came closes first; the view then
+      // opens it again in a new broker (once), rather than being told the document is unloading.
+      const attachTo = (b: DocumentBroker, again: boolean) => {
+        data.broker = b;
+        void b.addSession(s).then((ok) => {
+          if (ok === "closed" && again && !data.closed) return attachTo(brokerFor(data.wopiSrc, group), false);
+          if (ok === "closed") {
+            s.send("error: cmd=internal kind=docunloading");
+            s.close();
+          } else if (ok && data.closed) b.removeSession(s);
+        });
+      };
+      attachTo(brokerFor(data.wopiSrc, group), true);
       return;
     }
     if (data.broker) void data.broker.handleMessage(s, text);
