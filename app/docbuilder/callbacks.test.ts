@@ -62,7 +62,13 @@ describe("job callbacks", () => {
     expect(body.event).toBe("job.done");
     expect(body.job).toMatchObject({ id: done.id, kind: "convert", status: "done" });
     expect(body.job.outputs[0].file_id).toBe(done.outputs[0].file_id);
-    const after = (await (await fetch(`${svc.url}/v1/jobs/${done.id}`, { headers: AUTH })).json()) as any;
+    // The attempt is recorded once the receiver's answer is read, a moment after the receiver has the body.
+    let after: any;
+    for (let i = 0; i < 100; i++) {
+      after = await (await fetch(`${svc.url}/v1/jobs/${done.id}`, { headers: AUTH })).json();
+      if (after.callback?.state !== "pending") break;
+      await Bun.sleep(20);
+    }
     expect(after.callback).toMatchObject({ state: "delivered", attempts: 1, last_status: 200, delivery_id: cb.headers.get("X-SVC-Delivery") });
   });
 
