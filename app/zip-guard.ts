@@ -279,6 +279,15 @@ export async function checkZipContainer(file: string, limits: ZipLimits = ZIP_LI
   await checkInflated(file, xml);
 }
 
+/** A part that inflates past what the package's directory declares for it. */
+function sizeMismatch(en: ZipEntry): ServiceError {
+  return new ServiceError(
+    "corrupt_source",
+    `Tệp nguồn không phải tài liệu thật (zip bomb): phần ${en.name} giải nén ra nhiều hơn ${mb(en.uncompressedSize)} mà danh mục của gói khai báo; ${RESAVE}.`,
+    { reason: "zip_size_mismatch", part: en.name, declared: en.uncompressedSize },
+  );
+}
+
 /** Files up to this size are checked in memory. */
 const IN_MEMORY_BYTES = 32 * 1024 * 1024;
 
@@ -320,11 +329,7 @@ function checkInflatedIn(buf: Buffer, entries: ZipEntry[]): void {
       zlib.inflateRawSync(buf.subarray(start, Math.min(buf.length, start + en.compressedSize)), { maxOutputLength: en.uncompressedSize + 1 });
     } catch (e) {
       if (!(e instanceof RangeError) && (e as NodeJS.ErrnoException).code !== "ERR_BUFFER_TOO_LARGE") continue; // broken: for the reader to refuse
-      throw new ServiceError(
-        "corrupt_source",
-        `Tệp nguồn không phải tài liệu thật (zip bomb): phần ${en.name} giải nén ra nhiều hơn ${mb(en.uncompressedSize)} mà danh mục của gói khai báo; ${RESAVE}.`,
-        { reason: "zip_size_mismatch", part: en.name, declared: en.uncompressedSize },
-      );
+      throw sizeMismatch(en);
     }
   }
 }
@@ -442,11 +447,7 @@ async function checkInflated(file: string, entries: ZipEntry[]): Promise<void> {
   }
   for (const { en, start } of deflated) {
     if ((await inflatedPast(file, start, en.compressedSize, en.uncompressedSize)) === "over") {
-      throw new ServiceError(
-        "corrupt_source",
-        `Tệp nguồn không phải tài liệu thật (zip bomb): phần ${en.name} giải nén ra nhiều hơn ${mb(en.uncompressedSize)} mà danh mục của gói khai báo; ${RESAVE}.`,
-        { reason: "zip_size_mismatch", part: en.name, declared: en.uncompressedSize },
-      );
+      throw sizeMismatch(en);
     }
   }
 }
