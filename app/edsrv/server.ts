@@ -419,10 +419,9 @@ export async function createEdsrv(deps: EdsrvDeps) {
     },
   });
 
-  await pool.start();
-  log.info("edsrv_started", { address: `${server.hostname}:${server.port}`, hash, idle_kits: deps.idleKits ?? config.edsrv.idleKits });
-
   // Documents that were open when the previous process ended, with input only their journal
+  // (registered before anything is awaited: a page reconnecting while the kits start must find its
+  // document recovering, not load the stored version and start a new journal over the old one)
   // holds: each is replayed into a kit and stored through its WOPI host (DocumentBroker.recoverJournal).
   for (const dir of Journal.list(brokerDeps.journalRoot)) {
     const read = Journal.read(dir);
@@ -435,6 +434,9 @@ export async function createEdsrv(deps: EdsrvDeps) {
     log.info("journal_found", { entries: read.entries.length, unstored: (read.entries.at(-1)?.seq ?? 0) > read.meta.storedSeq });
     void brokerFor(read.meta.wopiSrc, group).recoverJournal(dir);
   }
+  await pool.start();
+  log.info("edsrv_started", { address: `${server.hostname}:${server.port}`, hash, idle_kits: deps.idleKits ?? config.edsrv.idleKits });
+
 
   return {
     server,
