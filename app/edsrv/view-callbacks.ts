@@ -2,9 +2,10 @@
 // the order in which they are sent against the tiles pushed for an invalidation.
 
 import type { ClientSession } from "./session";
+import type { ServerFrameName } from "./protocol/frames";
 
 /** LibreOfficeKit callback types → the frame names of Collabora's protocol that pages understand. */
-export const CALLBACK_NAMES: Record<number, string> = {
+export const CALLBACK_NAMES: Record<number, ServerFrameName> = {
   0: "invalidatetiles",
   1: "invalidatecursor",
   2: "textselection",

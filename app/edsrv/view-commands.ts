@@ -6,6 +6,21 @@ import type { ClientSession, SaveOutcome, ViewDocument } from "./session";
 import type { Kit } from "./kits";
 import type { SentTile, TileRequest } from "./tile-push";
 import { EXPORT_FORMATS } from "./exports";
+import {
+  downloadAsFrame,
+  errorFrame,
+  parseCommandArgs,
+  saveResultFrame,
+  serverFrame,
+  statusFrame,
+  textSelectionContentFrame,
+  thumbnailFrame,
+  tileHeader,
+  tileStaleFrame,
+  type ClientCommand,
+} from "./protocol/frames";
+
+export { statusFrame };
 
 /** VCL key codes that only move or select (they do not change the document). */
 const NAVIGATION_KEYS = new Set([1024, 1025, 1026, 1027, 1028, 1029, 1030, 1031, 1281]);
@@ -50,8 +65,9 @@ export interface ViewCommandTarget {
 export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Record<string, string>): Promise<void> {
   const { doc, kit, session: s } = t;
   const viewId = s.viewId!;
-  const refuse = () => s.send(`error: cmd=${cmd} kind=readonly`);
-  switch (cmd) {
+  const refuse = () => s.send(errorFrame(cmd, "readonly"));
+  // The wire name may be anything; the cases are checked against the protocol's commands.
+  switch (cmd as ClientCommand) {
     case "tile":
     case "tilecombine": {
       // `tile part= width= height= x= y= w= h= [need=] [have=]` or Collabora's combined form
@@ -60,7 +76,7 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
       const xs = combined ? listArg(args.tileposx) : [intArg(args.x, 0)];
       const ys = combined ? listArg(args.tileposy) : [intArg(args.y, 0)];
       const needs = listArg(args.need), haves = listArg(args.have);
-      if (xs.length !== ys.length || xs.length < 1 || xs.length > MAX_TILES_PER_REQUEST || [...xs, ...ys].some(Number.isNaN)) return s.send(`error: cmd=${cmd} kind=badtiles`);
+      if (xs.length !== ys.length || xs.length < 1 || xs.length > MAX_TILES_PER_REQUEST || [...xs, ...ys].some(Number.isNaN)) return s.send(errorFrame(cmd, "badtiles"));
       const size = {
         part: intArg(args.part, 0),
         width: intArg(args.width, 256),
@@ -120,7 +136,7 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
     }
     case "uno": {
       const u = parseUno(args._ ?? "");
-      if (!u) return s.send("error: cmd=uno kind=badcommand");
+      if (!u) return s.send(errorFrame("uno", "badcommand"));
       if (s.readOnly && !u.viewOnly) return refuse();
       const sent = kit.request("uno", { viewId, command: u.command, args: u.args });
       if (!u.viewOnly) doc.markEdited();
@@ -130,20 +146,20 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
     case "commandvalues": {
       // `commandvalues command=.uno:CharFontName` → `commandvalues: <LibreOffice's JSON>` (Collabora's form).
       const r = await kit.request<{ json: string }>("commandvalues", { viewId, command: args.command ?? "" });
-      if (r.json) s.send(`commandvalues: ${r.json}`);
+      if (r.json) s.send(serverFrame("commandvalues", r.json));
       return;
     }
     case "thumbnail": {
       // `thumbnail part= width=` → `thumbnail: part=N width= height= <PNG as a data URL>` (the slide panel).
       const r = await kit.request<{ width: number; height: number; png: string }>("thumbnail", { viewId, part: intArg(args.part, -1), width: intArg(args.width, 0) });
-      s.send(`thumbnail: part=${intArg(args.part, -1)} width=${r.width} height=${r.height} data:image/png;base64,${r.png}`);
+      s.send(thumbnailFrame(intArg(args.part, -1), r.width, r.height, r.png));
       return;
     }
     case "moveparts": {
       // `moveparts parts=2,3 position=0 [duplicate=1]`: reorder (or copy) slides; answers the new status.
       if (s.readOnly) return refuse();
       const parts = listArg(args.parts);
-      if (!parts.length || parts.length > 1000 || parts.some(Number.isNaN)) return s.send(`error: cmd=moveparts kind=badparts`);
+      if (!parts.length || parts.length > 1000 || parts.some(Number.isNaN)) return s.send(errorFrame("moveparts", "badparts"));
       const st = await kit.request("moveparts", { viewId, parts, position: intArg(args.position, -1), duplicate: args.duplicate === "1" });
       doc.markEdited();
       s.send(statusFrame(st, viewId, doc.docType));
@@ -153,17 +169,17 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
       // `downloadas name= id=export|print|slideshow format= [options=]` → `downloadas: downloadid= port= id=`.
       const format = (args.format ?? "").toLowerCase();
       const purpose = /^[a-z]{1,16}$/.test(args.id ?? "") ? args.id! : "export";
-      if (s.info?.DisableExport === true || (purpose === "print" && s.info?.DisablePrint === true)) return s.send(`error: cmd=downloadas kind=notallowed`);
-      if (!(EXPORT_FORMATS[doc.docType] ?? []).includes(format)) return s.send(`error: cmd=downloadas kind=badformat`);
+      if (s.info?.DisableExport === true || (purpose === "print" && s.info?.DisablePrint === true)) return s.send(errorFrame("downloadas", "notallowed"));
+      if (!(EXPORT_FORMATS[doc.docType] ?? []).includes(format)) return s.send(errorFrame("downloadas", "badformat"));
       const id = await doc.exportAs(format);
-      s.send(`downloadas: downloadid=${id} port=0 id=${purpose}`);
+      s.send(downloadAsFrame(id, purpose));
       return;
     }
     case "gettextselection": {
       // Copy: the selection as HTML and plain text (Collabora's answer to several types: JSON by type).
       const r = await kit.request<{ html?: string; text?: string; tooLarge?: boolean }>("selection", { viewId });
-      if (r.tooLarge) return s.send("error: cmd=gettextselection kind=toolarge");
-      s.send(`textselectioncontent: ${JSON.stringify({ "text/html": r.html ?? "", "text/plain;charset=utf-8": r.text ?? "" })}`);
+      if (r.tooLarge) return s.send(errorFrame("gettextselection", "toolarge"));
+      s.send(textSelectionContentFrame(r.html ?? "", r.text ?? ""));
       return;
     }
     case "paste":
@@ -178,13 +194,13 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
     }
     case "save": {
       if (s.readOnly) {
-        if (args.notify === "1") s.send(`saveresult: ${JSON.stringify({ success: false, result: "readonly", errorMsg: "read-only session", notify: true })}`);
+        if (args.notify === "1") s.send(saveResultFrame({ success: false, result: "readonly", errorMsg: "read-only session", notify: true }));
         return;
       }
       const out = args.dontSaveIfUnmodified === "1" && !doc.modified
         ? ({ success: true, result: "unmodified" } as SaveOutcome)
         : await doc.requestSave({ reason: "user", force: args.force === "1", extendedData: args.extendedData, session: s });
-      s.send(`saveresult: ${JSON.stringify({ ...out, notify: args.notify === "1" })}`);
+      s.send(saveResultFrame({ ...out, notify: args.notify === "1" }));
       return;
     }
     case "closedocument":
@@ -194,7 +210,7 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
     case "load":
       return;
     default:
-      s.send(`error: cmd=${cmd} kind=unknown`);
+      s.send(errorFrame(cmd, "unknown"));
   }
 }
 
@@ -226,8 +242,7 @@ export async function sendTiles(kit: Kit, s: ClientSession, tiles: TileRequest[]
   const version = r.version ?? 0;
   const sent = tiles.map((t, i) => {
     const { wid, png, delta, dy } = r.tiles![i]!;
-    const band = delta !== undefined ? ` delta=${delta} dy=${dy ?? 0}` : "";
-    const head = Buffer.from(`tile: ${tileWhere(t, id)} width=${width} height=${height} ver=${version} wid=${wid}${band}\n`);
+    const head = Buffer.from(tileHeader(t, id, width, height, version, wid, delta !== undefined ? { delta, dy: dy ?? 0 } : undefined));
     s.send(new Uint8Array(png ? Buffer.concat([head, Buffer.from(png, "base64")]) : head));
     s.tiles?.noteSent(t, wid);
     return delta !== undefined ? { wid, picture: true, base: delta } : { wid, picture: png !== undefined };
@@ -235,33 +250,13 @@ export async function sendTiles(kit: Kit, s: ClientSession, tiles: TileRequest[]
   return { version, sent };
 }
 
-/** A tile frame's place: `id= part= x= y= w= h=`. */
-const tileWhere = (t: TileRequest, id: string) => `id=${id} part=${t.part} x=${t.x} y=${t.y} w=${t.w} h=${t.h}`;
-
 /** Tells the page that tiles it asked for (or was told were coming) will not come: it asks again if it needs them. */
 export function sendTilesStale(s: ClientSession, tiles: TileRequest[], id: string): void {
-  for (const t of tiles) s.send(`tilestale: ${tileWhere(t, id)}`);
+  for (const t of tiles) s.send(tileStaleFrame(t, id));
 }
 
-/** The `status:` frame of a view: the kit's status plus the view id and the document type. */
-export function statusFrame(st: unknown, viewId: number, docType: string): string {
-  return `status: ${JSON.stringify({ ...(st as object), viewid: viewId, docType })}`;
-}
-
-/** `name=value` pairs of a frame (values URI-decoded); `_` is the whole argument text. */
-export function parseArgs(text: string): Record<string, string> {
-  const out: Record<string, string> = { _: text };
-  for (const tok of text.split(" ")) {
-    const eq = tok.indexOf("=");
-    if (eq <= 0) continue;
-    try {
-      out[tok.slice(0, eq)] = decodeURIComponent(tok.slice(eq + 1));
-    } catch {
-      out[tok.slice(0, eq)] = tok.slice(eq + 1);
-    }
-  }
-  return out;
-}
+/** `name=value` pairs of a command (values URI-decoded); `_` is the whole argument text. */
+export const parseArgs = parseCommandArgs;
 
 /** A comma-separated list of integers (`tileposx=0,3840`); anything else in it is NaN. */
 function listArg(v: string | undefined): number[] {
