@@ -10,19 +10,29 @@ import tls from "node:tls";
 import { lookup } from "node:dns/promises";
 import { open, unlink } from "node:fs/promises";
 import { asDiskError, diskProblem } from "../disk-errors";
-import { type AllowList, isOwnListener, mayConnect, normalizeHostName, parseIp } from "./ssrf.ts";
+import { type AllowList, forbiddenRange, isOwnListener, mayConnect, normalizeHostName, parseIp } from "./ssrf.ts";
 
 /** The port a URL dials: its own, else its scheme's. */
 export const portOf = (url: URL): number => (url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port));
 
 export type FetchErrorKind = "url_not_allowed" | "download_failed" | "too_large";
 
-/** Errors are log-safe: messages and details never carry the query string or credentials. */
+/**
+ * Errors are log-safe: messages and details never carry the query string or credentials.
+ * `detail.reason` (download_failed) or `detail.rule` (url_not_allowed) names the step that
+ * refused: dns, connect, tls, status, redirect, too_many_redirects, timeout (with `during`), or
+ * an SSRF rule with the refused block (`address_range`).
+ */
 export class FetchError extends Error {
+  /**
+   * The exact refused address, for the operator's log and `svc doctor` only: never put in an
+   * answer to a caller (it would make the service a DNS oracle for the private network).
+   */
+  address?: string;
   constructor(
     readonly kind: FetchErrorKind,
     message: string,
-    readonly detail: Record<string, string | number> = {},
+    readonly detail: Record<string, string | number | boolean> = {},
   ) {
     super(message);
     this.name = "FetchError";
@@ -79,7 +89,7 @@ export function redactUrl(url: string | URL): string {
   }
 }
 
-const notAllowed = (rule: string, message: string, detail: Record<string, string | number> = {}) =>
+const notAllowed = (rule: string, message: string, detail: Record<string, string | number | boolean> = {}) =>
   new FetchError("url_not_allowed", message, { rule, ...detail });
 
 /** Static checks that need no DNS: syntax, scheme, credentials, numeric host forms. */
@@ -110,32 +120,42 @@ export function checkUrl(input: string | URL): URL {
 
 // A user-facing reason without the internal address: telling a caller what an internal name
 // resolves to would make the service a DNS oracle for the private network.
-function checkAddresses(url: URL, addresses: string[], allow: AllowList): void {
+// The detail names the refused block ("10.0.0.0/8 private"), not the address itself.
+function checkAddresses(url: URL, addresses: string[], allow: AllowList, hop = 0): void {
   const host = normalizeHostName(url.hostname);
   const port = portOf(url);
+  const where: Record<string, number> = hop > 0 ? { redirect_hop: hop } : {};
   for (const ip of addresses) {
     if (isOwnListener(allow, ip, port)) {
-      throw notAllowed("own_listener", `host ${host} port ${port} is one of this service's own listeners, never a source`, { host, port });
+      const e = notAllowed("own_listener", `host ${host} port ${port} is one of this service's own listeners, never a source`, { host, port, ...where });
+      e.address = ip;
+      throw e;
     }
     if (!mayConnect(allow, host, ip, port)) {
-      throw notAllowed(
+      const range = forbiddenRange(ip) ?? "listed for another port";
+      const e = notAllowed(
         "forbidden_address",
-        `host ${host} is or resolves to an internal address that is not listed in SVC_FETCH_ALLOW_HOSTS`,
-        { host },
+        `host ${host} is or resolves to an internal address (${range}) that is not listed in SVC_FETCH_ALLOW_HOSTS`,
+        { host, port, address_range: range, literal: parseIp(host) !== null, ...where },
       );
+      e.address = ip;
+      throw e;
     }
   }
 }
 
-const timeoutError = (ms: number) =>
-  new FetchError("download_failed", `no complete answer within ${ms} ms`, { reason: "timeout", timeoutMs: ms });
+/** The step a time-out cut: dns, connect (no connection yet), answer (connected, no status line), body. */
+export type TimeoutStep = "dns" | "connect" | "answer" | "body";
+
+const timeoutError = (ms: number, during: TimeoutStep = "answer") =>
+  new FetchError("download_failed", `no complete answer within ${ms} ms (cut during ${during})`, { reason: "timeout", timeoutMs: ms, during });
 
 async function resolveHost(url: URL, resolver: Resolver, signal: AbortSignal, timeoutMs: number): Promise<string[]> {
   const host = normalizeHostName(url.hostname);
   if (parseIp(host)) return [host];
   let addresses: string[];
   try {
-    addresses = await raceAbort(resolver(host), signal, () => timeoutError(timeoutMs));
+    addresses = await raceAbort(resolver(host), signal, () => timeoutError(timeoutMs, "dns"));
   } catch (e) {
     if (e instanceof FetchError) throw e;
     throw new FetchError("download_failed", `host ${host} could not be resolved`, { reason: "dns", host });
@@ -193,9 +213,13 @@ function openOnce(
   }
   return new Promise<Exchange>((resolve, reject) => {
     const req = (isHttps ? https : http).request(options);
+    let connected = false;
+    req.on("socket", (sock) => {
+      sock.once(isHttps ? "secureConnect" : "connect", () => (connected = true));
+    });
     const onAbort = () => {
       req.destroy();
-      reject(timeoutError(timeoutMs));
+      reject(timeoutError(timeoutMs, connected ? "answer" : "connect"));
     };
     signal.addEventListener("abort", onAbort, { once: true });
     // Kept for the socket's whole life: Bun re-emits a response error on the request, and an
@@ -236,8 +260,8 @@ async function openAny(
   const tlsProblem = /CERT|TLS|SSL/i.test(code);
   throw new FetchError(
     "download_failed",
-    tlsProblem ? `TLS handshake with ${host} failed (${code})` : `could not connect to ${host} (${code})`,
-    { reason: tlsProblem ? "tls" : "connect", host, code },
+    tlsProblem ? `TLS handshake with ${host} failed (${code})` : `could not connect to ${host} port ${portOf(url)} (${code})`,
+    { reason: tlsProblem ? "tls" : "connect", host, port: portOf(url), code },
   );
 }
 
@@ -251,8 +275,13 @@ function toHeaders(raw: http.IncomingHttpHeaders): Headers {
 }
 
 // The status travels with the error: a caller that ignores bodies (callbacks) still knows the answer.
-const tooLarge = (limit: number, status: number) =>
-  new FetchError("too_large", `response is larger than ${limit} bytes`, { limitBytes: limit, status });
+const tooLarge = (limit: number, status: number, declared?: number) =>
+  new FetchError("too_large", `response is larger than ${limit} bytes`, {
+    reason: "too_large",
+    limitBytes: limit,
+    status,
+    ...(declared !== undefined ? { declared_bytes: declared } : {}),
+  });
 
 async function readBody(
   ex: Exchange,
@@ -263,7 +292,7 @@ async function readBody(
 ): Promise<{ bytes: number; body?: Uint8Array }> {
   const { req, res } = ex;
   const declared = Number(res.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes, res.statusCode ?? 0);
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes, res.statusCode ?? 0, declared);
 
   let timedOut = false;
   // Destroying without an error argument: for-await then ends or throws "aborted", and the
@@ -284,18 +313,18 @@ async function readBody(
       if (file) await file.write(chunk);
       else chunks.push(chunk);
     }
-    if (timedOut) throw timeoutError(timeoutMs);
+    if (timedOut) throw timeoutError(timeoutMs, "body");
     if (!res.complete) throw new Error("connection closed early");
   } catch (e) {
     res.destroy();
     req.destroy();
     await file?.close().catch(() => {});
     if (toFile) await unlink(toFile).catch(() => {});
-    if (timedOut) throw timeoutError(timeoutMs);
+    if (timedOut) throw timeoutError(timeoutMs, "body");
     if (e instanceof FetchError) throw e;
     // Our disk, not their server: the data directory is full or read-only.
     if (diskProblem(e)) throw asDiskError(e);
-    throw new FetchError("download_failed", "connection broke off while reading the body", { reason: "connect" });
+    throw new FetchError("download_failed", `connection broke off after ${bytes} bytes of the body`, { reason: "connect", during: "body", received_bytes: bytes });
   } finally {
     signal.removeEventListener("abort", onAbort);
   }
@@ -327,6 +356,43 @@ export async function checkTarget(url: string, allow: AllowList, opts: { resolve
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * What the first bytes of a refused answer look like (html, json, xml, text, binary, empty):
+ * an HTML sign-in page instead of the file says the URL needs a browser session. Reads at most
+ * one chunk, for at most 1 s; never returns the bytes themselves.
+ */
+async function peekBodyKind(ex: Exchange): Promise<string> {
+  const first = await new Promise<Buffer | null>((resolve) => {
+    const done = (b: Buffer | null) => {
+      clearTimeout(timer);
+      ex.res.off("data", onData);
+      ex.res.off("end", onEnd);
+      ex.res.off("error", onEnd);
+      resolve(b);
+    };
+    const onData = (b: Buffer) => done(b);
+    const onEnd = () => done(null);
+    const timer = setTimeout(onEnd, 1000);
+    ex.res.on("data", onData);
+    ex.res.once("end", onEnd);
+    ex.res.once("error", onEnd);
+  });
+  return sniffKind(first);
+}
+
+export function sniffKind(bytes: Uint8Array | null): string {
+  if (!bytes || bytes.length === 0) return "empty";
+  const head = Buffer.from(bytes.subarray(0, 256)).toString("utf8").replace(/^\uFEFF/, "").trimStart().toLowerCase();
+  if (head.startsWith("<!doctype html") || head.startsWith("<html") || /^<(head|body|title|meta)\b/.test(head)) return "html";
+  if (head.startsWith("<?xml") || head.startsWith("<")) return "xml";
+  if (head.startsWith("{") || head.startsWith("[")) return "json";
+  if (bytes[0] === 0x50 && bytes[1] === 0x4b) return "zip";
+  const sample = bytes.subarray(0, 256);
+  let binary = 0;
+  for (const b of sample) if (b < 32 && b !== 9 && b !== 10 && b !== 13) binary++;
+  return binary > 0 ? "binary" : "text";
+}
 const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 
 /**
@@ -351,7 +417,7 @@ export async function safeFetch(url: string | URL, opts: SafeFetchOptions): Prom
     let current = checkUrl(url);
     for (let hop = 0; ; hop++) {
       const addresses = await resolveHost(current, resolver, ac.signal, opts.timeoutMs);
-      checkAddresses(current, addresses, opts.allow);
+      checkAddresses(current, addresses, opts.allow, hop);
 
       const sent: Record<string, string> = { ...headers, host: current.host };
       if (body) sent["content-length"] = String(body.byteLength);
@@ -373,9 +439,14 @@ export async function safeFetch(url: string | URL, opts: SafeFetchOptions): Prom
         try {
           next = new URL(location, current);
         } catch {
-          throw notAllowed("bad_url", "redirect target is not a valid URL", { host: normalizeHostName(current.hostname) });
+          throw notAllowed("bad_url", "redirect target is not a valid URL", { host: normalizeHostName(current.hostname), redirect_hop: hop + 1 });
         }
-        next = checkUrl(next);
+        try {
+          next = checkUrl(next);
+        } catch (e) {
+          if (e instanceof FetchError) Object.assign(e.detail, { redirect_hop: hop + 1 });
+          throw e;
+        }
         if (next.origin !== current.origin) for (const h of CREDENTIAL_HEADERS) delete headers[h];
         // Same rewrite browsers do: 303 always, and 301/302 for POST, continue as a body-less GET.
         if (status === 303 ? method !== "HEAD" : (status === 301 || status === 302) && method === "POST") {
@@ -388,12 +459,32 @@ export async function safeFetch(url: string | URL, opts: SafeFetchOptions): Prom
       }
 
       if (requireOk && status !== 200) {
+        const kind = await peekBodyKind(ex);
         ex.res.destroy();
         ex.req.destroy();
-        throw new FetchError("download_failed", `server answered ${status}, expected 200`, {
+        const host = normalizeHostName(current.hostname);
+        const contentType = String(ex.res.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase().slice(0, 100);
+        if (REDIRECTS.has(status) || (status >= 300 && status < 400)) {
+          // Redirects not followed here (followRedirects 0): the answer was a redirect.
+          let target = "";
+          try {
+            target = location ? new URL(location, current).host : "";
+          } catch {
+            target = "";
+          }
+          throw new FetchError("download_failed", `server answered ${status} (a redirect${target ? ` to ${target}` : ""}), and redirects are not followed here`, {
+            reason: "redirect",
+            status,
+            host,
+            ...(target ? { location_host: target } : {}),
+          });
+        }
+        throw new FetchError("download_failed", `server answered ${status}, expected 200 (body: ${contentType || "no content type"}, looks like ${kind})`, {
           reason: "status",
           status,
-          host: normalizeHostName(current.hostname),
+          host,
+          content_type: contentType,
+          body_kind: kind,
         });
       }
       const read = await readBody(ex, opts.maxBytes, opts.toFile, ac.signal, opts.timeoutMs);

@@ -117,35 +117,45 @@ function inCidr(addr: IpAddr, c: Cidr): boolean {
 
 const cidrs = (list: string[]): Cidr[] => list.map((s) => parseCidr(s)!);
 
-const FORBIDDEN_V4 = cidrs([
-  "0.0.0.0/8", // "this network", 0.0.0.0 reaches the local host on Linux
-  "10.0.0.0/8",
-  "100.64.0.0/10", // CGNAT; also holds 100.100.100.200 (Alibaba metadata)
-  "127.0.0.0/8",
-  "169.254.0.0/16", // link-local; holds 169.254.169.254 (cloud metadata)
-  "172.16.0.0/12",
-  "192.0.0.0/24", // IETF protocol assignments
-  "192.0.2.0/24", // documentation
-  "192.88.99.0/24", // 6to4 relay anycast
-  "192.168.0.0/16",
-  "198.18.0.0/15", // benchmarking
-  "198.51.100.0/24", // documentation
-  "203.0.113.0/24", // documentation
-  "224.0.0.0/4", // multicast
-  "240.0.0.0/4", // reserved, includes 255.255.255.255
-]);
+// Each refused IPv4 block with the name an operator knows it by (doctor and error details name it).
+const V4_RANGES: [string, string][] = [
+  ["0.0.0.0/8", "this network"], // 0.0.0.0 reaches the local host on Linux
+  ["10.0.0.0/8", "private"],
+  ["100.64.0.0/10", "carrier-grade NAT"], // also holds 100.100.100.200 (Alibaba metadata)
+  ["127.0.0.0/8", "loopback"],
+  ["169.254.0.0/16", "link-local, cloud metadata"], // holds 169.254.169.254
+  ["172.16.0.0/12", "private"],
+  ["192.0.0.0/24", "IETF protocol assignments"],
+  ["192.0.2.0/24", "documentation"],
+  ["192.88.99.0/24", "6to4 relay anycast"],
+  ["192.168.0.0/16", "private"],
+  ["198.18.0.0/15", "benchmarking"],
+  ["198.51.100.0/24", "documentation"],
+  ["203.0.113.0/24", "documentation"],
+  ["224.0.0.0/4", "multicast"],
+  ["240.0.0.0/4", "reserved"], // includes 255.255.255.255
+];
+const FORBIDDEN_V4 = cidrs(V4_RANGES.map((r) => r[0]));
 
 // IPv6 is judged by default-deny: only global unicast 2000::/3 may pass, so ULA (fc00::/7, incl.
 // fd00:ec2::254), link-local, site-local, multicast, discard and local NAT64 are all outside.
 const GLOBAL_V6 = parseCidr("2000::/3")!;
-const FORBIDDEN_V6 = cidrs([
-  "2001::/32", // Teredo: the embedded client address is obfuscated, so it cannot be judged
-  "2001:2::/48", // benchmarking
-  "2001:10::/28", // ORCHID
-  "2001:20::/28", // ORCHIDv2
-  "2001:db8::/32", // documentation
-  "3fff::/20", // documentation
-]);
+const V6_RANGES: [string, string][] = [
+  ["2001::/32", "Teredo"], // the embedded client address is obfuscated, so it cannot be judged
+  ["2001:2::/48", "benchmarking"],
+  ["2001:10::/28", "ORCHID"],
+  ["2001:20::/28", "ORCHIDv2"],
+  ["2001:db8::/32", "documentation"],
+  ["3fff::/20", "documentation"],
+];
+const FORBIDDEN_V6 = cidrs(V6_RANGES.map((r) => r[0]));
+// Names of the usual IPv6 space outside 2000::/3, for messages only (everything outside is refused).
+const V6_OUTSIDE: [string, string][] = [
+  ["::1/128", "loopback"],
+  ["fe80::/10", "link-local"],
+  ["fc00::/7", "unique local (private)"],
+  ["ff00::/8", "multicast"],
+];
 
 // IPv6 forms that carry an IPv4 address the packet may end up at; judged by that address.
 const V4_MAPPED = parseCidr("::ffff:0:0/96")!;
@@ -168,6 +178,32 @@ function forbiddenAddr(a: IpAddr): boolean {
   if (v4) return forbiddenAddr(v4);
   if (!inCidr(a, GLOBAL_V6)) return true;
   return FORBIDDEN_V6.some((c) => inCidr(a, c));
+}
+
+/**
+ * The refused block an address falls in, named ("127.0.0.0/8 loopback"); null for a public
+ * address. Used in error details and by `svc doctor`: it says which rule refused a URL without
+ * telling a caller the exact internal address a name resolves to.
+ */
+export function forbiddenRange(ip: string): string | null {
+  const a = parseIp(ip);
+  if (a === null) return "not an IP address";
+  if (!forbiddenAddr(a)) return null;
+  if (a.family === 4) {
+    const i = FORBIDDEN_V4.findIndex((c) => inCidr(a, c));
+    return `${V4_RANGES[i]![0]} ${V4_RANGES[i]![1]}`;
+  }
+  if (inCidr(a, parseCidr("::1/128")!)) return "::1/128 loopback";
+  const v4 = embeddedV4(a);
+  if (v4) {
+    const dotted = [...v4.bytes].join(".");
+    const inner = forbiddenRange(dotted);
+    return inner === null ? null : `IPv4 inside IPv6: ${inner}`;
+  }
+  const j = FORBIDDEN_V6.findIndex((c) => inCidr(a, c));
+  if (j >= 0) return `${V6_RANGES[j]![0]} ${V6_RANGES[j]![1]}`;
+  for (const [block, name] of V6_OUTSIDE) if (inCidr(a, parseCidr(block)!)) return `${block} ${name}`;
+  return "outside the global unicast block 2000::/3";
 }
 
 /** True for anything that is not a plainly public unicast address. Unparsable input is forbidden. */
