@@ -1,0 +1,172 @@
+// A document's views: making one for a page (its first frames and first screen), replacing or
+// removing one, and routing the engine's callbacks to the views they are for.
+
+import { tokenHashOf } from "./journal";
+import type { RecoveredView } from "./recovery";
+import { sendTiles, sendTilesStale, statusFrame } from "./view-commands";
+import { ViewTiles, firstScreenTiles } from "./tile-push";
+import { CALLBACK_NAMES, deliverAfterPushes } from "./view-callbacks";
+import type { CheckFileInfo } from "./wopi-client";
+import type { ClientSession } from "./session";
+import type { DocumentState } from "./document-state";
+
+/** Callbacks kept for a view while it is attached (its first ones are a handful; a state dump is ~200). */
+const MAX_HELD_CALLBACKS = 1000;
+
+/** A view a recovery made again, waiting for its page; `actionDropped` when input was left out to recover. */
+export type OrphanView = RecoveredView & { actionDropped: boolean };
+
+export class DocumentViews {
+  /**
+   * While a view is being attached: the engine's callbacks for it (its first cursor, selection
+   * and tile invalidation are emitted while the view is created, and can arrive in the same read
+   * as the kit's answer, before the session knows its view id). They are handed to the session
+   * once it has its first status, in the order they came. `viewId` is unknown until the kit answers.
+   */
+  private attaching: { viewId?: number; held: Map<number, string[]> } | null = null;
+
+  constructor(private readonly doc: DocumentState) {}
+
+  /**
+   * Makes the session's view in the loaded document (or hands it the view a recovery made again
+   * for it, `adopted`) and sends the page its first frames and first screen.
+   */
+  async attach(s: ClientSession, info: CheckFileInfo, adopted: OrphanView | null): Promise<boolean> {
+    this.attaching = { held: new Map() };
+    try {
+      return await this.attachView(s, info, adopted);
+    } finally {
+      this.attaching = null;
+    }
+  }
+
+  private async attachView(s: ClientSession, info: CheckFileInfo, adopted: OrphanView | null): Promise<boolean> {
+    const doc = this.doc;
+    const kit = doc.kit!;
+    let viewId: number;
+    if (adopted) {
+      // The page of a view a recovery made again: it takes that view back, caret and selection as they were.
+      viewId = adopted.viewId;
+      if (adopted.actionDropped) s.send("error: cmd=recovery kind=actiondropped");
+      doc.log.info("view_recovered", { session: s.id, view_id: viewId });
+    } else {
+      try {
+        const ref = doc.journal?.append("view", { readOnly: s.readOnly, author: s.userName, token: tokenHashOf(s.auth.token) });
+        viewId = (await kit.request<{ viewId: number }>("view", { readOnly: s.readOnly, author: s.userName })).viewId;
+        if (ref !== undefined) doc.journal?.append("viewmade", { ref, viewId });
+      } catch (err) {
+        doc.log.error("view_create_failed", { error: err as Error });
+        s.send("error: cmd=load kind=faileddocloading");
+        s.close();
+        return false;
+      }
+    }
+    this.attaching!.viewId = viewId;
+    s.viewId = viewId;
+    s.tiles = new ViewTiles((tiles) => (doc.kit && doc.sessions.has(s.id) ? sendTiles(doc.kit, s, tiles, "push") : Promise.resolve(null)));
+    doc.sessions.set(s.id, s);
+    doc.preloading = false;
+    if (!s.readOnly) {
+      doc.lastAuth = s.auth;
+      doc.journal?.setAuth(s.auth);
+    }
+    doc.lastActivity = Date.now();
+    const wopiInfo = {
+      BaseFileName: info.BaseFileName,
+      UserCanWrite: info.UserCanWrite === true,
+      PostMessageOrigin: info.PostMessageOrigin,
+      UserId: s.userId,
+      UserFriendlyName: s.userName,
+      IsOwner: info.OwnerId !== undefined && info.OwnerId === info.UserId,
+      HideSaveOption: info.HideSaveOption,
+      HidePrintOption: info.HidePrintOption === true,
+      HideExportOption: info.HideExportOption === true,
+      DisablePrint: info.DisablePrint === true,
+      DisableExport: info.DisableExport === true,
+      DisableCopy: info.DisableCopy === true,
+      EnableOwnerTermination: info.EnableOwnerTermination,
+    };
+    s.send(`wopi: ${JSON.stringify(wopiInfo)}`);
+    s.send(`perm: ${s.readOnly ? "readonly" : "edit"}`);
+    s.send(`filemode: ${JSON.stringify({ readOnly: s.readOnly })}`);
+    if (doc.lastModifiedTime !== null) s.send(`lastmodtime: ${doc.lastModifiedTime}`);
+    const st = await kit.request<Record<string, unknown>>("status", { viewId });
+    const ahead = firstScreenTiles(s.firstScreenArea, st);
+    const grid = ahead[0];
+    // Announced before the status, so the page's first request leaves these out.
+    if (grid) s.send(`firstscreen: part=${grid.part} tileposx=${ahead.map((t) => t.x).join(",")} tileposy=${ahead.map((t) => t.y).join(",")} tilewidth=${grid.w} tileheight=${grid.h} width=${grid.width} height=${grid.height}`);
+    s.send(statusFrame(st, viewId, doc.docType));
+    s.send(`statechanged: .uno:ModifiedStatus=${doc.modified}`);
+    if (grid) {
+      s.tiles?.noteRequest(grid);
+      void sendTiles(kit, s, ahead, "first").catch(() => sendTilesStale(s, ahead, "first")); // the page asks for them itself
+    }
+    for (const frame of this.attaching!.held.get(viewId) ?? []) s.send(frame);
+    this.attaching = null;
+    doc.broadcastViews();
+    doc.deps.admin.addView(doc, s);
+    doc.log.info("view_added", { session: s.id, view_id: viewId, read_only: s.readOnly, views: doc.sessions.size });
+    return true;
+  }
+
+  /**
+   * One editing view per access token: a new editing view replaces an earlier one of the same
+   * token (a reload or reconnect whose old socket has not closed yet, or the token reused in a
+   * second tab), before it is made, so the document never holds both. The gate admits a token's
+   * later connections as reconnects of the view it counted, so a reused token never holds more
+   * than one connection of the cap. The earlier page is told why (`close: replaced`).
+   */
+  async replaceEarlierViews(s: ClientSession): Promise<void> {
+    for (const other of [...this.doc.sessions.values()]) {
+      if (other.readOnly || other.auth.token !== s.auth.token) continue;
+      this.doc.log.info("view_replaced", { session: other.id, by: s.id });
+      other.send("close: replaced");
+      await this.detach(other);
+      other.close();
+    }
+  }
+
+  /** Takes a session's view out of the document (inside the serial chain); false when it was not in. */
+  async detach(s: ClientSession): Promise<boolean> {
+    const doc = this.doc;
+    if (!doc.sessions.delete(s.id)) return false;
+    doc.deps.admin.removeView(doc, s);
+    doc.log.info("view_removed", { session: s.id, views: doc.sessions.size });
+    if (doc.kit?.alive && doc.journaledKit && s.viewId !== undefined) {
+      try {
+        await doc.journaledKit.request("unview", { viewId: s.viewId });
+      } catch {
+        // the kit is going away anyway
+      }
+    }
+    return true;
+  }
+
+  /** An engine callback of one view: to its session, after the tiles pushed for it (or held while it is attached). */
+  onKitCallback(viewId: number, cb: number, payload: string, version?: number): void {
+    const doc = this.doc;
+    if (cb === 13) {
+      // The document size changed: send that view its new status.
+      const s = [...doc.sessions.values()].find((x) => x.viewId === viewId);
+      if (s && doc.kit) void doc.kit.request("status", { viewId }).then((st) => s.send(statusFrame(st, viewId, doc.docType)), () => {});
+      return;
+    }
+    const name = CALLBACK_NAMES[cb];
+    if (!name) return;
+    if (cb === 8 && payload.startsWith(".uno:ModifiedStatus")) return; // the broker owns the modified state
+    const frame = version === undefined ? `${name}: ${payload}` : `${name}: ${payload} ver=${version}`;
+    if (this.attaching && (this.attaching.viewId === viewId || ![...doc.sessions.values()].some((x) => x.viewId === viewId))) {
+      const held = this.attaching.held.get(viewId) ?? [];
+      // Bounded: a view being attached cannot grow the server's memory without limit.
+      if (held.length >= MAX_HELD_CALLBACKS) held.shift();
+      held.push(frame);
+      this.attaching.held.set(viewId, held);
+      return;
+    }
+    for (const s of doc.sessions.values()) {
+      if (s.viewId !== viewId) continue;
+      const pushed = cb === 0 && version !== undefined ? s.tiles?.onInvalidation(payload, version) : null;
+      deliverAfterPushes(s, frame, pushed ?? null);
+    }
+  }
+}
