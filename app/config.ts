@@ -341,5 +341,15 @@ function gateOrigin(group: string): string | null {
   }
 }
 
+/** The HMAC secrets of a configuration, each known by its setting's name (diagnostics name them, never print them). */
+export function namedSecrets(c: Config): { name: string; value: string }[] {
+  return [
+    { name: "SVC_EMBED_JWT_SECRET", value: c.embed.jwtSecret },
+    { name: "SVC_DOCBUILDER_JWT_SECRET", value: c.docbuilder.jwtSecret },
+    { name: "SVC_EMBED_CALLBACK_SECRET", value: c.embed.callbackSecret },
+    { name: "SVC_DOCBUILDER_CALLBACK_SECRET", value: c.docbuilder.callbackSecret },
+  ];
+}
+
 /** Every variable this service reads, for documentation and tests. */
 export const CONFIG_VARIABLES = Object.keys(CONFIG_SCHEMA.shape);

@@ -5,6 +5,7 @@
 // hono/jwt; the time rules here, against the injected clock.
 
 import { verify } from "hono/jwt";
+import { timingSafeEqual } from "node:crypto";
 
 export const MAX_JWT_LIFETIME_S = 24 * 3600;
 export const JWT_CLOCK_SKEW_S = 60;
@@ -43,4 +44,58 @@ export async function verifyHs256(token: string, secret: string, nowMs: number, 
   if (exp - now > MAX_JWT_LIFETIME_S + rules.expSkewS) return { ok: false, failure: "too_long" };
   if (typeof payload.nbf === "number" && payload.nbf - JWT_CLOCK_SKEW_S > now) return { ok: false, failure: "not_yet_valid" };
   return { ok: true, payload };
+}
+
+/** Why a token's signature check failed: not a JWT at all, another algorithm, or another key. */
+export type SignatureCause = "malformed" | "algorithm" | "wrong_secret";
+
+export interface DecodedJwt {
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Reads a JWT's header and payload WITHOUT verifying anything: for telling an integrator why a
+ * token was refused (which algorithm it names, what its payload holds). Never trust the result.
+ * Returns null when the text is not three base64url parts of JSON objects.
+ */
+export function decodeJwtUnverified(token: string): DecodedJwt | null {
+  const parts = token.trim().split(".");
+  if (parts.length !== 3) return null;
+  const part = (s: string): Record<string, unknown> | null => {
+    try {
+      if (!/^[A-Za-z0-9_-]*$/.test(s)) return null;
+      const v = JSON.parse(Buffer.from(s, "base64url").toString("utf8"));
+      return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+    } catch {
+      return null;
+    }
+  };
+  const header = part(parts[0]!);
+  const payload = part(parts[1]!);
+  return header && payload ? { header, payload } : null;
+}
+
+/** The cause of a "signature" failure, read from the token itself. */
+export function signatureCause(token: string): { cause: SignatureCause; alg?: string } {
+  const d = decodeJwtUnverified(token);
+  if (!d) return { cause: "malformed" };
+  const alg = typeof d.header.alg === "string" ? d.header.alg : String(d.header.alg);
+  if (alg !== "HS256") return { cause: "algorithm", alg };
+  return { cause: "wrong_secret", alg };
+}
+
+/** Whether `secret` is the key that signed this HS256 token (constant-time compare). */
+export function signedWith(token: string, secret: string): boolean {
+  if (!secret) return false;
+  const parts = token.trim().split(".");
+  if (parts.length !== 3) return false;
+  const want = new Bun.CryptoHasher("sha256", secret).update(`${parts[0]}.${parts[1]}`).digest();
+  let got: Buffer;
+  try {
+    got = Buffer.from(parts[2]!, "base64url");
+  } catch {
+    return false;
+  }
+  return got.length === want.length && timingSafeEqual(got, want);
 }

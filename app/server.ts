@@ -4,7 +4,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { systemClock, type Clock } from "./clock";
-import type { Config } from "./config";
+import { namedSecrets, type Config } from "./config";
 import { WorkerPool } from "./docbuilder/pool";
 import { JobStore } from "./docbuilder/jobs";
 import { DocBuilderService, type SourceFetcher } from "./docbuilder/service";
@@ -240,7 +240,19 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
       edsrv: sampler,
       admission,
       embed,
-      demo: config.devMode ? { receiver: new DemoReceiver(config.embed.callbackSecret), publicUrl: config.publicUrl, jwtSecret: config.embed.jwtSecret } : undefined,
+      demo: config.devMode
+        ? {
+            receiver: new DemoReceiver(config.embed.callbackSecret),
+            publicUrl: config.publicUrl,
+            jwtSecret: config.embed.jwtSecret,
+            tokenCheck: {
+              auth: { jwtSecret: config.embed.jwtSecret, allowUnsigned: config.embed.allowUnsigned },
+              secrets: namedSecrets(config),
+              allow: fetchAllow,
+              exempt: (url: string) => demo?.local(url) != null,
+            },
+          }
+        : undefined,
     },
   });
 

@@ -5,7 +5,7 @@
 
 import { randomBytes } from "node:crypto";
 import { ServiceError } from "../errors";
-import { verifyHs256 } from "../jwt";
+import { decodeJwtUnverified, MAX_JWT_LIFETIME_S, signatureCause, verifyHs256 } from "../jwt";
 import { zodErrors, type FieldError } from "../validation";
 import {
   EMBED_FILE_TYPES,
@@ -46,6 +46,22 @@ const TOKEN_FAILURES: Record<string, string> = {
   not_yet_valid: "Token chưa có hiệu lực (nbf ở tương lai): hãy kiểm tra đồng hồ máy chủ ký token.",
 };
 
+/** detail.cause of a "signature" failure: which of the three it is, and what to change. */
+const SIGNATURE_CAUSES: Record<string, (alg?: string) => string> = {
+  malformed: () => "Token không hợp lệ: không phải JWT (cần ba phần base64url header.payload.signature, header và payload là JSON).",
+  algorithm: (alg) => `Token không hợp lệ: ký bằng thuật toán ${alg ?? "?"}, máy chủ chỉ nhận HS256: hãy ký với alg HS256.`,
+  wrong_secret: () =>
+    "Token không hợp lệ: chữ ký không khớp SVC_EMBED_JWT_SECRET: máy chủ của bạn đang ký bằng một khóa khác (hãy so hai khóa, kể cả khoảng trắng và xuống dòng ở cuối).",
+};
+
+/** Fields of the body sent beside `token`: a valid token replaces them (spec), so they are never used. */
+export function outsideToken(body: SessionBody): string[] {
+  return body.token === undefined ? [] : (["document", "editor", "ui"] as const).filter((k) => body[k] !== undefined);
+}
+
+const outsideNote = (outside: string[]) =>
+  outside.length ? ` Trường ${outside.join(", ")} nằm ngoài token nên bị bỏ qua: mọi cấu hình phải nằm trong payload của token.` : "";
+
 async function configFromToken(body: SessionBody, auth: EmbedAuthSettings, now: number): Promise<{ config: Record<string, unknown>; signed: boolean }> {
   if (!auth.jwtSecret) {
     if (!auth.allowUnsigned) {
@@ -67,8 +83,37 @@ async function configFromToken(body: SessionBody, auth: EmbedAuthSettings, now: 
   // No skew on exp: the spec grants it to DocBuilder JWTs only.
   const r = await verifyHs256(body.token, auth.jwtSecret, now, { expSkewS: 0 });
   if (!r.ok) {
-    if (r.failure === "expired") throw new ServiceError("token_expired", "Token đã hết hạn (exp đã qua): hãy ký token mới.", { reason: "expired" });
-    throw new ServiceError("invalid_token", TOKEN_FAILURES[r.failure], { reason: r.failure });
+    const outside = outsideToken(body);
+    const extra: Record<string, unknown> = outside.length ? { outside_token: outside } : {};
+    const claims = decodeJwtUnverified(body.token)?.payload ?? {};
+    const exp = typeof claims.exp === "number" ? claims.exp : null;
+    const nowS = Math.floor(now / 1000);
+    if (r.failure === "expired") {
+      throw new ServiceError(
+        "token_expired",
+        `Token đã hết hạn ${nowS - exp!} giây trước (exp ${new Date(exp! * 1000).toISOString()}): hãy ký token mới cho mỗi phiên và kiểm tra đồng hồ máy chủ ký.${outsideNote(outside)}`,
+        { reason: "expired", exp: new Date(exp! * 1000).toISOString(), expired_seconds_ago: nowS - exp!, ...extra },
+      );
+    }
+    if (r.failure === "signature") {
+      const { cause, alg } = signatureCause(body.token);
+      throw new ServiceError("invalid_token", SIGNATURE_CAUSES[cause]!(alg) + outsideNote(outside), {
+        reason: "signature",
+        cause,
+        ...(alg !== undefined ? { alg } : {}),
+        ...extra,
+      });
+    }
+    if (r.failure === "too_long") {
+      throw new ServiceError("invalid_token", `${TOKEN_FAILURES.too_long} (exp còn ${exp! - nowS} giây, tối đa ${MAX_JWT_LIFETIME_S}.)${outsideNote(outside)}`, {
+        reason: "too_long",
+        exp: new Date(exp! * 1000).toISOString(),
+        seconds_ahead: exp! - nowS,
+        max_seconds: MAX_JWT_LIFETIME_S,
+        ...extra,
+      });
+    }
+    throw new ServiceError("invalid_token", TOKEN_FAILURES[r.failure]! + outsideNote(outside), { reason: r.failure, ...extra });
   }
   // The payload is the configuration itself, with the JWT's own claims beside it.
   const { document, editor, ui, ...rest } = r.payload;
@@ -95,13 +140,16 @@ export async function resolveConfig(body: SessionBody, auth: EmbedAuthSettings, 
   const parsed = EmbedConfig.safeParse(config);
   if (!parsed.success) {
     const errors: FieldError[] = zodErrors(parsed.error);
+    // A partly signed config (document beside the token, editor inside it): say so, since the
+    // missing field was sent, only in the wrong place.
+    const outside = signed ? outsideToken(body) : [];
     throw new ServiceError(
       "invalid_config",
       `Cấu hình nhúng có ${errors.length} lỗi: ${errors
         .slice(0, 3)
         .map((e) => `${e.path || "/"} ${e.message}`)
-        .join("; ")}.`,
-      { errors },
+        .join("; ")}.${outsideNote(outside)}`,
+      outside.length ? { errors, outside_token: outside } : { errors },
     );
   }
   const c = parsed.data;

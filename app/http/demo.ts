@@ -8,6 +8,8 @@ import path from "node:path";
 import { demoConfig } from "../demo/demo-config";
 import type { DemoReceiver } from "../demo/receiver";
 import { DEMO_SAMPLES } from "../demo/samples";
+import { checkToken, parseCheckInput, type TokenCheckSettings } from "../demo/token-check";
+import { ServiceError } from "../errors";
 import { CONTENT_TYPES } from "../embed/downloads";
 import { route, type AppEnv } from "./common";
 
@@ -21,6 +23,8 @@ export interface DemoDeps {
   now: () => number;
   /** What else the demo's build depends on: the gate process that serves api.js. */
   apiBuild?: () => string;
+  /** The token checker's view of the service: its embed auth, its secrets by name, its SSRF rules. */
+  tokenCheck?: Omit<TokenCheckSettings, "now">;
 }
 
 export function demoRoutes(deps: DemoDeps): Hono<AppEnv> {
@@ -28,6 +32,8 @@ export function demoRoutes(deps: DemoDeps): Hono<AppEnv> {
   const noStore = { "Cache-Control": "no-store" };
   route(app, "/", { GET: (c) => c.html(page("demo.html"), 200, noStore) });
   route(app, "/demo.js", { GET: (c) => c.body(page("demo.js"), 200, { "Content-Type": "text/javascript; charset=utf-8", ...noStore }) });
+  route(app, "/token", { GET: (c) => c.html(page("token.html"), 200, noStore) });
+  route(app, "/token.js", { GET: (c) => c.body(page("token.js"), 200, { "Content-Type": "text/javascript; charset=utf-8", ...noStore }) });
   route(app, "/demo.css", { GET: (c) => c.body(page("demo.css"), 200, { "Content-Type": "text/css; charset=utf-8", ...noStore }) });
   route(app, "/samples", { GET: (c) => c.json(DEMO_SAMPLES.map(({ id, label, file, fileType }) => ({ id, label, file, fileType }))) });
   for (const s of DEMO_SAMPLES) {
@@ -50,9 +56,19 @@ export function demoRoutes(deps: DemoDeps): Hono<AppEnv> {
   route(app, "/build", {
     GET: (c) => {
       const h = new Bun.CryptoHasher("sha256");
-      for (const f of ["demo.html", "demo.js", "demo.css"]) h.update(page(f));
+      for (const f of ["demo.html", "demo.js", "demo.css", "token.html", "token.js"]) h.update(page(f));
       h.update(deps.apiBuild?.() ?? "");
       return c.json({ build: h.digest("hex").slice(0, 16) }, 200, noStore);
+    },
+  });
+  // The token checker: a pasted signed config (the bare token, or the JSON body with `token`).
+  route(app, "/token-check", {
+    POST: async (c) => {
+      const input = parseCheckInput(await c.req.text());
+      if (!input || !deps.tokenCheck) {
+        throw new ServiceError("bad_request", "Hãy dán một token (JWT) hoặc thân JSON có trường token.", { reason: "no_token" });
+      }
+      return c.json(await checkToken(input, { ...deps.tokenCheck, now: deps.now() }), 200, noStore);
     },
   });
   // The spec: "JSON list of the last 20 received callbacks with their signature check result".
