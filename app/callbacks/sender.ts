@@ -62,6 +62,10 @@ export interface DeliveryState {
   last_error: DeliveryError | null;
   /** ISO 8601 UTC time of the next attempt while one is scheduled; null otherwise. */
   next_attempt_at: string | null;
+  /** Milliseconds the last attempt took, from its start to its answer or its failure; null before the first. */
+  last_latency_ms?: number | null;
+  /** The last attempt's failure in words (log-safe: no query string, no secret); null when it succeeded. */
+  last_message?: string | null;
 }
 
 /** Where a delivery interrupted by a restart stands: it goes on with the same id and the attempts left. */
@@ -318,6 +322,15 @@ export class CallbackSender {
     st.attempts++;
     st.last_attempt_at = iso(now);
     st.last_status = null;
+    st.last_message = null;
+    const t0 = performance.now();
+    const outcome = await this.attemptOnce(d, st, fixed, now, timestamp);
+    st.last_latency_ms = Math.round(performance.now() - t0);
+    st.last_message = outcome.delivered ? null : (outcome.message ?? null);
+    return outcome;
+  }
+
+  private async attemptOnce(d: Delivery, st: DeliveryState, fixed: Uint8Array | null, now: number, timestamp: number): Promise<AttemptOutcome> {
     let raw: Uint8Array;
     try {
       raw = fixed ?? serialise((d.body as (t: number) => object)(now));

@@ -11,6 +11,7 @@ import type { CallbackSender, DeliveryState } from "../callbacks/sender";
 import { iso, type Clock } from "../clock";
 import type { Logger } from "../log";
 import { redactUrl } from "../net/safe-fetch";
+import { attemptInWords } from "./delivery-words";
 import type { DeliveryRow, DocumentRow, EmbedStore, VersionRow } from "./store";
 
 export interface SaveCallbackBody {
@@ -43,6 +44,43 @@ export interface CallbackView {
   last_attempt_at: string | null;
   next_attempt_at: string | null;
 }
+
+/** One attempt as the session state shows it (beyond the spec: the callback history). */
+export interface AttemptView {
+  attempt: number;
+  at: string;
+  /** HTTP status of the answer; null when none came (network error, SSRF refusal). */
+  status: number | null;
+  /** Why it failed: status, redirect, timeout, connect, tls, dns, too_large, url_not_allowed…; null when delivered. */
+  error: string | null;
+  message: string | null;
+  latency_ms: number | null;
+  next_attempt_at: string | null;
+  /** The attempt in words (Vietnamese): what happened and what to change. */
+  explanation: string;
+}
+
+/** One save callback with all its attempts. */
+export interface DeliveryHistoryView {
+  delivery_id: string;
+  event: string;
+  version: number;
+  url_host: string;
+  state: string;
+  created_at: string;
+  attempts: AttemptView[];
+}
+
+/** Deliveries shown per document in the state read, newest first. */
+export const HISTORY_LIMIT = 10;
+
+const hostOf = (url: string) => {
+  try {
+    return new URL(redactUrl(url)).host;
+  } catch {
+    return "";
+  }
+};
 
 export interface SaveCallbacksOptions {
   store: EmbedStore;
@@ -77,6 +115,18 @@ export class SaveCallbacks {
   private persist(id: string, st: DeliveryState) {
     // A delivery cut by shutdown stays pending with its due attempt: the next start resumes it.
     if (st.state === "failed" && st.last_error === "shutdown") return;
+    if (st.attempts > 0 && st.last_attempt_at !== null) {
+      this.o.store.insertAttempt({
+        delivery_id: id,
+        attempt: st.attempts,
+        at: Date.parse(st.last_attempt_at),
+        status: st.last_status,
+        error: st.state === "delivered" ? null : st.last_error,
+        message: st.last_message ?? null,
+        latency_ms: st.last_latency_ms ?? null,
+        next_attempt_at: toMs(st.next_attempt_at),
+      });
+    }
     this.o.store.updateDelivery(id, {
       state: st.state,
       attempts: st.attempts,
@@ -202,6 +252,28 @@ export class SaveCallbacks {
   /** Resolves when every delivery started so far has ended (tests, shutdown). */
   async idle(): Promise<void> {
     while (this.running.size) await Promise.allSettled([...this.running.values()].flatMap((s) => [...s]));
+  }
+
+  /** The document's latest save callbacks with every attempt (beyond the spec: the callback history). */
+  history(docId: string): DeliveryHistoryView[] {
+    return this.o.store.deliveriesOf(docId, HISTORY_LIMIT).map((d) => ({
+      delivery_id: d.delivery_id,
+      event: d.event,
+      version: d.version,
+      url_host: hostOf(d.url),
+      state: d.state,
+      created_at: iso(d.created_at),
+      attempts: this.o.store.attemptsOf(d.delivery_id).map((a) => ({
+        attempt: a.attempt,
+        at: iso(a.at),
+        status: a.status,
+        error: a.error,
+        message: a.message,
+        latency_ms: a.latency_ms,
+        next_attempt_at: a.next_attempt_at === null ? null : iso(a.next_attempt_at),
+        explanation: attemptInWords(a),
+      })),
+    }));
   }
 
   view(docId: string): CallbackView | null {

@@ -14,7 +14,7 @@ import { resolveConfig, uiDefaults, type EmbedAuthSettings, type SessionBody } f
 import { editorUrl, type EditorDiscovery } from "./discovery-client";
 import type { EmbedDocuments } from "./documents";
 import type { DocumentPresence } from "./presence";
-import type { CallbackView, SaveCallbacks } from "./save-callbacks";
+import type { CallbackView, DeliveryHistoryView, SaveCallbacks } from "./save-callbacks";
 import { accessTokenHash, newAccessToken, sameDigest } from "./secrets";
 import type { DocumentRow, EmbedStore, SessionRow } from "./store";
 
@@ -48,6 +48,8 @@ export interface SessionStateResponse extends SessionIdentity {
   users: { id: string; name: string }[];
   /** Beyond the spec: the document's last callback delivery, so an integrator can see why one did not arrive. */
   callback: CallbackView | null;
+  /** Beyond the spec: the document's latest save callbacks (up to 10, newest first), each with every attempt. */
+  callback_history: DeliveryHistoryView[];
 }
 
 export interface EmbedSessionsOptions {
@@ -220,6 +222,7 @@ export class EmbedSessions {
       users: this.usersOf(doc.doc_id),
       expires_at: iso(session.expires_at),
       callback: o.callbacks.view(doc.doc_id),
+      callback_history: o.callbacks.history(doc.doc_id),
     };
   }
 

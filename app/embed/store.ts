@@ -86,6 +86,21 @@ export interface DeliveryRow {
   created_at: number;
 }
 
+/** One attempt of a callback delivery: when, what came back (or what failed), how long, what next. */
+export interface AttemptRow {
+  delivery_id: string;
+  attempt: number;
+  at: number;
+  status: number | null;
+  /** The sender's DeliveryError ("status", "connect", "timeout", …); null when delivered. */
+  error: string | null;
+  /** The failure in words (log-safe). */
+  message: string | null;
+  latency_ms: number | null;
+  /** When the next attempt is due; null after the last one. */
+  next_attempt_at: number | null;
+}
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS documents (
   doc_id TEXT PRIMARY KEY,
@@ -153,6 +168,17 @@ CREATE TABLE IF NOT EXISTS deliveries (
 );
 CREATE INDEX IF NOT EXISTS deliveries_doc ON deliveries(doc_id, created_at);
 CREATE INDEX IF NOT EXISTS deliveries_state ON deliveries(state);
+CREATE TABLE IF NOT EXISTS delivery_attempts (
+  delivery_id TEXT NOT NULL REFERENCES deliveries(delivery_id) ON DELETE CASCADE,
+  attempt INTEGER NOT NULL,
+  at INTEGER NOT NULL,
+  status INTEGER,
+  error TEXT,
+  message TEXT,
+  latency_ms INTEGER,
+  next_attempt_at INTEGER,
+  PRIMARY KEY (delivery_id, attempt)
+);
 `;
 
 export class EmbedStore {
@@ -331,6 +357,25 @@ export class EmbedStore {
 
   pendingDeliveriesOf(docId: string): DeliveryRow[] {
     return this.db.query<DeliveryRow, [string]>("SELECT * FROM deliveries WHERE doc_id = ? AND state = 'pending' ORDER BY created_at").all(docId);
+  }
+
+  /** Records an attempt once (a resumed delivery reporting it again changes nothing). */
+  insertAttempt(a: AttemptRow): void {
+    this.db
+      .query(
+        `INSERT OR IGNORE INTO delivery_attempts (delivery_id, attempt, at, status, error, message, latency_ms, next_attempt_at)
+         VALUES ($delivery_id, $attempt, $at, $status, $error, $message, $latency_ms, $next_attempt_at)`,
+      )
+      .run(a as never);
+  }
+
+  /** A document's latest deliveries, newest first. */
+  deliveriesOf(docId: string, limit: number): DeliveryRow[] {
+    return this.db.query<DeliveryRow, [string, number]>("SELECT * FROM deliveries WHERE doc_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?").all(docId, limit);
+  }
+
+  attemptsOf(deliveryId: string): AttemptRow[] {
+    return this.db.query<AttemptRow, [string]>("SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt").all(deliveryId);
   }
 
   lastDelivery(docId: string): DeliveryRow | null {

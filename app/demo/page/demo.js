@@ -89,6 +89,22 @@
     } catch (err) { /* the next poll tries again */ }
   }
 
+  // Why a callback did or did not arrive, in words: the session state's delivery history.
+  async function pollDeliveries() {
+    var e = state.editor;
+    if (!e) return;
+    try {
+      var info = await e.getInfo();
+      state.deliveries = info.callbackHistory;
+      $("deliveries").innerHTML = info.callbackHistory.map(function (d) {
+        var head = "<b>" + esc(d.event) + "</b> v" + esc(d.version) + " → " + esc(d.url_host) + ": " +
+          (d.state === "delivered" ? '<span class="ok">đã giao</span>' : d.state === "failed" ? '<span class="bad">thất bại</span>' : "đang giao");
+        var attempts = d.attempts.map(function (a) { return "<br>" + esc(a.explanation); }).join("");
+        return '<li class="' + esc(d.state) + '">' + head + attempts + "</li>";
+      }).join("");
+    } catch (err) { /* the next poll tries again */ }
+  }
+
   (async function init() {
     var samples = await (await fetch("/svc/demo/samples")).json();
     $("sample").innerHTML = samples.map(function (s) { return '<option value="' + esc(s.id) + '">' + esc(s.label) + "</option>"; }).join("");
@@ -104,6 +120,7 @@
     $("new").addEventListener("click", function () { q.set("key", newKey($("sample").value)); open(); });
     document.querySelectorAll("[data-call]").forEach(function (b) { b.addEventListener("click", function () { call(b.getAttribute("data-call")); }); });
     setInterval(pollCallbacks, 1500);
+    setInterval(pollDeliveries, 2000);
     pollCallbacks();
     open();
   })();

@@ -33,6 +33,27 @@ const MESSAGES: Record<string, string> = {
   not_loaded: "Tài liệu chưa được mở xong.",
 };
 
+// What the person in front of the editor is told when it cannot open: a plain sentence (the
+// integrator's message is technical), then the code and request id for a support ticket.
+const PERSON: Record<string, string> = {
+  download_failed: "Không lấy được tài liệu từ nơi lưu trữ.",
+  url_not_allowed: "Không lấy được tài liệu từ nơi lưu trữ.",
+  file_too_large: "Tài liệu quá lớn để mở trong trình soạn thảo.",
+  unsupported_file_type: "Loại tài liệu này không mở được trong trình soạn thảo.",
+  corrupt_source: "Tài liệu bị hỏng nên không mở được.",
+  editor_unavailable: "Máy chủ soạn thảo đang tạm dừng. Hãy thử lại sau ít phút.",
+  network_error: "Không kết nối được tới máy chủ soạn thảo. Hãy kiểm tra mạng rồi thử lại.",
+  internal: "Máy chủ soạn thảo gặp lỗi. Hãy thử lại sau ít phút.",
+  load_failed: "Không mở được tài liệu trong trình soạn thảo.",
+};
+const SETUP = ["invalid_config", "token_required", "invalid_token", "token_expired", "embed_auth_not_configured", "origin_not_allowed", "bad_request", "not_found"];
+
+function personSentence(code: string): string {
+  if (PERSON[code]) return PERSON[code]!;
+  if (SETUP.includes(code)) return "Trình soạn thảo chưa được thiết lập đúng trên trang này.";
+  return "Không mở được trình soạn thảo.";
+}
+
 function errorInfo(code: string, message?: string, detail: Record<string, unknown> = {}): SVC.ErrorInfo {
   return { code, message: message || MESSAGES[code] || "Lỗi không xác định.", detail };
 }
@@ -49,6 +70,7 @@ class Editor implements SVC.Editor {
   private readonly saveMs: number;
   private readonly width: string;
   private readonly height: string;
+  private readonly errorScreen: boolean;
   private session: SVC.Session | null = null;
   private frame: HTMLIFrameElement | null = null;
   private loaded = false;
@@ -72,6 +94,7 @@ class Editor implements SVC.Editor {
     this.saveMs = config.timeouts?.saveMs ?? SAVE_TIMEOUT_MS;
     this.width = config.ui?.width ?? "100%";
     this.height = config.ui?.height ?? "100%";
+    this.errorScreen = config.errorScreen !== false;
     this.openedAt = performance.now();
     window.addEventListener("message", this.onMessage);
     this.started = this.start(config);
@@ -96,6 +119,34 @@ class Editor implements SVC.Editor {
   private fail(e: SVC.ErrorInfo): SVC.ErrorInfo {
     this.emit("onError", e);
     return e;
+  }
+
+  /**
+   * The error screen, in place of the editor when it cannot open: a plain sentence for the person,
+   * and the code and request id for the integrator (a support ticket starts with the answer).
+   */
+  private showError(e: SVC.ErrorInfo): void {
+    if (!this.errorScreen || this.destroyed) return;
+    const box = document.createElement("div");
+    box.className = "svc-error";
+    box.setAttribute("role", "alert");
+    box.style.cssText = `width:${this.width};height:${this.height};display:flex;flex-direction:column;justify-content:center;align-items:center;gap:8px;font:15px/1.4 system-ui,sans-serif;color:#1d2330;background:#f6f7f9;text-align:center;padding:16px;box-sizing:border-box`;
+    const sentence = document.createElement("p");
+    sentence.className = "svc-error-sentence";
+    sentence.style.cssText = "margin:0;font-size:17px";
+    sentence.textContent = personSentence(e.code);
+    const help = document.createElement("p");
+    help.style.cssText = "margin:0;color:#4a5160";
+    help.textContent = "Nếu lỗi lặp lại, hãy gửi các mã dưới đây cho bộ phận hỗ trợ.";
+    const codes = document.createElement("p");
+    codes.className = "svc-error-codes";
+    codes.style.cssText = "margin:0;font:13px ui-monospace,monospace;color:#4a5160";
+    const rid = typeof e.detail.request_id === "string" ? e.detail.request_id : "—";
+    codes.textContent = `Mã lỗi: ${e.code} · Mã yêu cầu: ${rid}`;
+    box.append(sentence, help, codes);
+    this.frame?.remove();
+    this.frame = null;
+    this.host.replaceChildren(box);
   }
 
   // ------------------------------------------------------------------ session API
@@ -135,7 +186,7 @@ class Editor implements SVC.Editor {
       try {
         session = (await this.api("/svc/embed/session", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) })) as SVC.Session;
       } catch (e) {
-        this.fail(e as SVC.ErrorInfo);
+        this.showError(this.fail(e as SVC.ErrorInfo));
         return false;
       }
     }
@@ -179,7 +230,7 @@ class Editor implements SVC.Editor {
     form.remove();
     if (this.loadTimer) clearTimeout(this.loadTimer);
     this.loadTimer = setTimeout(() => {
-      if (!this.loaded) this.fail(errorInfo("load_failed", MESSAGES.load_timeout, { reason: "timeout", timeout_ms: this.loadMs }));
+      if (!this.loaded) this.showError(this.fail(errorInfo("load_failed", MESSAGES.load_timeout, { reason: "timeout", timeout_ms: this.loadMs })));
     }, this.loadMs);
   }
 
@@ -213,7 +264,7 @@ class Editor implements SVC.Editor {
           this.emit("onDocumentLoaded", { loadTimeMs: Math.round(performance.now() - this.openedAt) });
         } else if (v.Status === "Failed") {
           if (this.loadTimer) clearTimeout(this.loadTimer);
-          this.fail(errorInfo("load_failed", undefined, { status: "Failed" }));
+          this.showError(this.fail(errorInfo("load_failed", undefined, { status: "Failed" })));
         }
         return;
       case "Doc_ModifiedStatus":
@@ -346,6 +397,8 @@ class Editor implements SVC.Editor {
       users: st.users,
       expiresAt: st.expires_at,
       loaded: this.loaded,
+      callback: st.callback ?? null,
+      callbackHistory: st.callback_history ?? [],
     };
   }
 }

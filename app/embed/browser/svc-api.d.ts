@@ -132,6 +132,32 @@ declare namespace SVC {
     serverUrl?: string;
     /** For tests only: the spec's load time-out (120 s) and save() time-out (30 s). */
     timeouts?: { loadMs?: number; saveMs?: number };
+    /** When the editor cannot open, show the person a plain sentence with the error code and the
+     *  request id in its place (default true); false leaves the element to the page's onError. */
+    errorScreen?: boolean;
+  }
+
+  /** One attempt of a save callback (the session state's `callback_history`). */
+  interface CallbackAttempt {
+    attempt: number;
+    at: string;
+    status: number | null;
+    error: string | null;
+    message: string | null;
+    latency_ms: number | null;
+    next_attempt_at: string | null;
+    /** The attempt in words (Vietnamese): what happened and what to change. */
+    explanation: string;
+  }
+
+  interface CallbackDelivery {
+    delivery_id: string;
+    event: string;
+    version: number;
+    url_host: string;
+    state: "pending" | "delivered" | "failed" | string;
+    created_at: string;
+    attempts: CallbackAttempt[];
   }
 
   interface Info {
@@ -154,6 +180,10 @@ declare namespace SVC {
     expiresAt: string;
     /** The document is shown in the frame. */
     loaded: boolean;
+    /** The document's last callback delivery (the state's `callback`); null before any. */
+    callback: Record<string, unknown> | null;
+    /** The document's latest save callbacks, newest first, with every attempt. */
+    callbackHistory: CallbackDelivery[];
   }
 
   class Editor {
