@@ -2,39 +2,11 @@
 // them (protocol notes §1–§2, spec "Editing-server discovery and capabilities"), with the spec's
 // page name ed.html and no proof-key element.
 
-import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import type { Config } from "../config";
 import { SERVICE_VERSION } from "../version";
 
 /** The editing server's own version (its protocol and page); part of the /browser/<hash>/ segment. */
 export const EDSRV_VERSION = `${SERVICE_VERSION}-edsrv.1`;
-
-const BROWSER_DIR = path.join(import.meta.dir, "browser");
-
-/**
- * Libraries the editor page loads from the project's locked dependencies, by the name it asks for:
- * fflate's inflate decodes tiles on the page's own thread while the user types (see ed.js).
- */
-export const BROWSER_LIBRARIES: Record<string, string> = {
-  // The browser build its package names for CDNs ("unpkg"); the package does not export the path.
-  "fflate.js": path.join(path.dirname(Bun.resolveSync("fflate/package.json", import.meta.dir)), "umd/index.js"),
-};
-
-/** The file served for an editor asset name (ed.js, ed.css, a library), or null. */
-export function browserAsset(file: string): string | null {
-  if (!/^[a-z0-9-]+\.(js|css)$/.test(file)) return null;
-  return BROWSER_LIBRARIES[file] ?? path.join(BROWSER_DIR, file);
-}
-
-/** 10 hex characters that change with the server version and the served browser files. */
-export function versionHash(): string {
-  const h = createHash("sha256").update(EDSRV_VERSION);
-  for (const f of readdirSync(BROWSER_DIR).sort()) h.update(f).update(readFileSync(path.join(BROWSER_DIR, f)));
-  for (const [name, file] of Object.entries(BROWSER_LIBRARIES)) h.update(name).update(readFileSync(file));
-  return h.digest("hex").slice(0, 10);
-}
 
 interface AppDef {
   name: string;

@@ -6,17 +6,8 @@
 
 import type { Config } from "../config";
 import { matchGroup, type AliasGroup } from "../alias-groups";
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import path from "node:path";
+import type { BrowserClient } from "./browser-bundle";
 import { wopiAuthFrom } from "./wopi-client";
-
-/**
- * browser/connect.js, inlined in the page's <head> (allowed by its hash in the CSP): it opens the
- * document socket before anything else of the page is fetched.
- */
-const CONNECT_JS = readFileSync(path.join(import.meta.dir, "browser/connect.js"), "utf8");
-const CONNECT_JS_HASH = `'sha256-${createHash("sha256").update(CONNECT_JS).digest("base64")}'`;
 
 const html = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
@@ -42,7 +33,8 @@ export function uiDefaultsToJson(value: string): Record<string, unknown> {
   return out;
 }
 
-export function cspFor(config: Config, requestHost: string, wopiSrc: string | null): string {
+/** `connectCspSource`: the hash of connect.js, inlined in the page's <head>, which opens the document socket before anything else of the page is fetched. */
+export function cspFor(config: Config, requestHost: string, wopiSrc: string | null, connectCspSource: string): string {
   const ancestors = new Set<string>();
   for (const a of config.online.frameAncestors.split(/[\s,]+/).filter(Boolean)) ancestors.add(a);
   // Pages allowed to create embed sessions are the ones that frame the editor: one list to keep.
@@ -58,7 +50,7 @@ export function cspFor(config: Config, requestHost: string, wopiSrc: string | nu
   }
   return [
     "default-src 'none'",
-    `script-src 'self' ${CONNECT_JS_HASH}`,
+    `script-src 'self' ${connectCspSource}`,
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "connect-src 'self' ws: wss:",
@@ -116,14 +108,14 @@ export interface PageInput {
 
 export type PageResult = { status: number; headers: Record<string, string>; body: string };
 
-export function renderPage(config: Config, groups: AliasGroup[], input: PageInput): PageResult {
+export function renderPage(config: Config, groups: AliasGroup[], client: Pick<BrowserClient, "connectScript" | "connectCspSource">, input: PageInput): PageResult {
   const wopiSrc = input.query.get("WOPISrc") ?? input.form.WOPISrc ?? null;
   const headers: Record<string, string> = {
     "Content-Type": "text/html; charset=utf-8",
     "Cache-Control": "no-store",
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
-    "Content-Security-Policy": cspFor(config, input.requestHost, wopiSrc),
+    "Content-Security-Policy": cspFor(config, input.requestHost, wopiSrc, client.connectCspSource),
   };
   if (!wopiSrc || !matchGroup(groups, wopiSrc)) {
     return {
@@ -157,7 +149,7 @@ export function renderPage(config: Config, groups: AliasGroup[], input: PageInpu
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Editor</title>
-<script>${CONNECT_JS}</script>
+<script>${client.connectScript}</script>
 <link rel="stylesheet" href="ed.css">
 </head>
 <body ${attrs}>

@@ -3,13 +3,14 @@
 
 import { Hono } from "hono";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Server, ServerWebSocket } from "bun";
 import type { Config } from "../config";
 import type { Logger } from "../log";
 import { AdminHub, type AdminSocket } from "./admin";
-import { browserAsset, capabilities, discoveryXml, EDSRV_VERSION, versionHash } from "./discovery";
+import { buildBrowserClient } from "./browser-bundle";
+import { capabilities, discoveryXml, EDSRV_VERSION } from "./discovery";
 import { DocumentBroker, PRELOAD_WAIT_MS, type ClientSession } from "./documents";
 import { Journal, journalRoot } from "./journal";
 import { docKeyOf, matchGroup, parseAliasGroups, type AliasGroup } from "../alias-groups";
@@ -47,7 +48,6 @@ type WsData = DocWsData | AdminWsData;
 
 /** Documents loaded ahead of their session (DocumentBroker.preload) at one time. */
 const MAX_PRELOADS = 2;
-const STATIC_TYPES: Record<string, string> = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8", svg: "image/svg+xml" };
 const ICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32"><rect x="6" y="3" width="20" height="26" rx="2" fill="#fff" stroke="#555"/></svg>';
 
 /** The document, token and permission of a document WebSocket: the gate's own reader (one parser for both). */
@@ -74,7 +74,9 @@ export async function createEdsrv(deps: EdsrvDeps) {
   const log = deps.logger.child({ component: "edsrv" });
   const startedAt = Date.now();
   const serverId = randomBytes(4).toString("hex");
-  const hash = versionHash();
+  // Before anything listens: the page's scripts are bundled once (their hash names /browser/<hash>/).
+  const client = await buildBrowserClient({ dev: config.devMode, version: EDSRV_VERSION });
+  const hash = client.hash;
   const workRoot = deps.workRoot ?? path.join(config.dataDir, "edsrv");
   mkdirSync(workRoot, { recursive: true });
   const groups = parseAliasGroups(config.online.aliasGroups, (item) => log.warn("alias_group_invalid", { item }));
@@ -169,7 +171,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
     const url = new URL(c.req.url);
     // Query fields count too (Poco HTMLForm reads both), the body wins.
     for (const [k, v] of url.searchParams) if (!(k in form) && k !== "WOPISrc") form[k] = v;
-    const r = renderPage(config, groups, { form, query: url.searchParams, requestHost: c.req.header("host") ?? "" });
+    const r = renderPage(config, groups, client, { form, query: url.searchParams, requestHost: c.req.header("host") ?? "" });
     if (r.status !== 200) log.warn("page_refused", { reason: "unauthorized_wopi_host" });
     else preload(url.searchParams.get("WOPISrc") ?? "", form);
     return c.body(r.body, r.status, r.headers);
@@ -197,13 +199,12 @@ export async function createEdsrv(deps: EdsrvDeps) {
 
   app.get("/browser/:hash/images/:file", (c) => c.body(ICON_SVG, 200, { "Content-Type": "image/svg+xml" }));
   app.get("/browser/:hash/:file", (c) => {
-    const file = c.req.param("file");
-    const p = browserAsset(file);
-    if (!p || !existsSync(p)) return c.text("Not found", 404);
+    const asset = client.asset(c.req.param("file"));
+    if (!asset) return c.text("Not found", 404);
     // The hash is made from these files' contents: under the current one they never change, and
     // a page opened again does not wait for them (under an old hash: served, but not kept).
     const cache = c.req.param("hash") === hash ? "public, max-age=31536000, immutable" : "no-cache";
-    return c.body(readFileSync(p), 200, { "Content-Type": STATIC_TYPES[file.split(".").pop()!]!, "Cache-Control": cache });
+    return c.body(asset.body, 200, { "Content-Type": asset.contentType, "Cache-Control": cache });
   });
 
   app.get("/ed/getMetrics", (c) => {

@@ -201,6 +201,18 @@ export const errorFrame = (cmd: string, kind: string): string => serverFrame("er
 export type CloseReason = "recovering" | "shuttingdown" | "ownertermination" | "idle" | "oom" | "docdisconnected" | "replaced";
 export const closeFrame = (why: CloseReason): string => serverFrame("close", why);
 
+/** What the page reads of `wopi:` (the host's CheckFileInfo, as the server passes it on). */
+export interface WopiInfo {
+  BaseFileName?: string;
+  PostMessageOrigin?: string;
+  HideSaveOption?: boolean;
+  HideExportOption?: boolean;
+  HidePrintOption?: boolean;
+  DisableExport?: boolean;
+  DisablePrint?: boolean;
+  [field: string]: unknown;
+}
+
 /** A view in `viewinfo:`. */
 export interface ViewInfo {
   viewid: number | string;

@@ -1,0 +1,51 @@
+// window.edApi: the hooks the interface (ui.js) is built on, one place where every command leaves.
+
+import type { UnoArguments } from "../../protocol/frames";
+import { insertGraphic, pasteData } from "./clipboard";
+import { doSave, uno } from "./commands";
+import { on } from "./events";
+import { scrollIntoView } from "./geometry";
+import { showMarks } from "./marks";
+import { viewColor } from "./other-views";
+import { focusDocument, viewport } from "./page";
+import { switchPart } from "./parts";
+import { send } from "./socket";
+import { editor, type Rect } from "./state";
+import { setZoom } from "./zoom";
+
+export interface EditorApi {
+  send(text: string): void;
+  uno(cmd: string, args?: UnoArguments): void;
+  /** Twips per CSS pixel (15 = 100 %): tiles are asked for again at the new scale. */
+  setZoom(twipsPerPx: number): void;
+  zoom(): number;
+  switchPart(part: number): void;
+  focus(): void;
+  reveal(r: Rect): void;
+  paste(mime: string, bytes: Uint8Array): void;
+  insertGraphic(mime: string, bytes: Uint8Array): void;
+  marks(name: string, rects: Rect[]): void;
+  viewColor(viewId: unknown): string;
+  viewportPx(): { w: number; h: number };
+  on: typeof on;
+  save(): void;
+}
+
+export function installApi(): void {
+  window.edApi = {
+    send,
+    uno,
+    setZoom,
+    zoom: () => editor.twipsPerPx,
+    switchPart,
+    focus: () => { focusDocument(); },
+    reveal: (r) => { scrollIntoView(r); },
+    paste: pasteData,
+    insertGraphic,
+    marks: showMarks,
+    viewColor,
+    viewportPx: () => ({ w: viewport.clientWidth, h: viewport.clientHeight }),
+    on,
+    save: () => { doSave(true, false, false, ""); },
+  };
+}

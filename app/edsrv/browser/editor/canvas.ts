@@ -1,0 +1,62 @@
+// The canvas: the size of the viewport, moved over the visible part of the document and painted
+// from the tile cache; the server is told that area (it pushes the tiles an edit invalidates there).
+
+import { clientVisibleAreaCommand } from "../../protocol/frames";
+import { eachTile, forgetGeometry, geometry, visible, type Area } from "./geometry";
+import { canvas, canvasContext as ctx, sizer, viewport } from "./page";
+import { send } from "./socket";
+import { currentPart, editor, TILE_PX } from "./state";
+import { cache, type TilePixels } from "./tile-cache";
+import { requestVisible } from "./tiles";
+
+/** The area the canvas shows, as last laid out. */
+export let drawnArea: Area | undefined;
+let sentArea = "";
+
+/** A new view (a reconnection) has not been told its area yet. */
+export function forgetSentArea(): void {
+  sentArea = "";
+}
+
+/** Moves the canvas over the visible rectangle and paints it from the cache. */
+export function layout(): void {
+  const v = visible();
+  canvas.style.left = v.x + "px"; canvas.style.top = v.y + "px";
+  if (canvas.width !== v.w || canvas.height !== v.h) { canvas.width = Math.max(v.w, 1); canvas.height = Math.max(v.h, 1); }
+  ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, canvas.width, canvas.height);
+  const p = currentPart();
+  eachTile(v, (tx, ty) => {
+    const e = cache[p + ":" + tx + ":" + ty];
+    if (e) ctx.drawImage(e.bmp, tx * TILE_PX - v.x, ty * TILE_PX - v.y);
+  });
+  drawnArea = v;
+  // The server pushes the tiles of this area that an edit invalidates (twips, Collabora's frame).
+  const tpp = editor.twipsPerPx;
+  const area = clientVisibleAreaCommand(Math.round(v.x * tpp), Math.round(v.y * tpp), Math.round(v.w * tpp), Math.round(v.h * tpp));
+  if (area !== sentArea && v.w > 0 && v.h > 0) { sentArea = area; send(area); }
+}
+
+/** Draws one tile (grid position from its key) where it belongs on the canvas as last laid out. */
+export function drawTile(key: string, bmp: TilePixels): void {
+  const v = drawnArea, parts = key.split(":");
+  if (v) ctx.drawImage(bmp, Number(parts[1]) * TILE_PX - v.x, Number(parts[2]) * TILE_PX - v.y);
+}
+
+/** Lays out and asks again when the viewport scrolls or changes size, or the document moves in it. */
+export function installCanvas(): void {
+  if (window.ResizeObserver) {
+    const resized = new ResizeObserver(() => {
+      const before = forgetGeometry();
+      const now = geometry();
+      if (before && (before.ox !== now.ox || before.oy !== now.oy || before.cw !== now.cw || before.ch !== now.ch)) { layout(); requestVisible(); }
+    });
+    resized.observe(viewport); resized.observe(sizer);
+  }
+  let scrollQueued = false;
+  viewport.addEventListener("scroll", () => {
+    if (scrollQueued) return;
+    scrollQueued = true;
+    requestAnimationFrame(() => { scrollQueued = false; layout(); requestVisible(); });
+  });
+  window.addEventListener("resize", () => { forgetGeometry(); layout(); requestVisible(); });
+}

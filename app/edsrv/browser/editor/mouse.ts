@@ -1,0 +1,49 @@
+// The mouse: a click places the cursor, a drag selects, a double click selects a word, a right
+// click asks the engine for its context menu.
+
+import { mouseCommand, type MouseEventType } from "../../protocol/frames";
+import { SHIFT, MOD1 } from "./keyboard";
+import { focusDocument, overlays, sizer, viewport } from "./page";
+import { send } from "./socket";
+import { editor } from "./state";
+
+/** The left button is down over the document (a drag): the caret does not scroll the page meanwhile. */
+export let mouseDown = false;
+let moveQueued: MouseEvent | null = null;
+
+function mouse(type: MouseEventType, e: MouseEvent, buttons?: number): void {
+  if (editor.readOnly) return;
+  const r = sizer.getBoundingClientRect(), tpp = editor.twipsPerPx;
+  const x = Math.round((e.clientX - r.left) * tpp), y = Math.round((e.clientY - r.top) * tpp);
+  send(mouseCommand(type, x, y, type === "move" ? 1 : e.detail || 1, buttons || (type === "move" && !mouseDown ? 0 : 1), (e.shiftKey ? SHIFT : 0) + (e.ctrlKey ? MOD1 : 0)));
+}
+
+export function installMouse(): void {
+  const surface = overlays.parentNode as HTMLElement;
+  // A right click goes to the engine as its right button: it answers with its context menu (`contextmenu:`).
+  surface.addEventListener("contextmenu", (e) => {
+    e.preventDefault();
+    if (editor.readOnly) return;
+    mouse("buttondown", e, 4); mouse("buttonup", e, 4);
+    focusDocument();
+  });
+  surface.addEventListener("mousedown", (e) => {
+    if (e.button !== 0) return;
+    e.preventDefault();
+    mouseDown = true;
+    mouse("buttondown", e);
+    focusDocument();
+  });
+  window.addEventListener("mousemove", (e) => {
+    if (!mouseDown) return;
+    if (!moveQueued) requestAnimationFrame(() => { const m = moveQueued; moveQueued = null; if (m && mouseDown) mouse("move", m); });
+    moveQueued = e;
+  });
+  window.addEventListener("mouseup", (e) => {
+    if (!mouseDown || e.button !== 0) return;
+    mouseDown = false; moveQueued = null;
+    mouse("buttonup", e);
+    focusDocument();
+  });
+  viewport.addEventListener("focus", () => { focusDocument(); });
+}

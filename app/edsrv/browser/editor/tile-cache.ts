@@ -1,0 +1,84 @@
+// The tiles the page holds and the ones on their way, by "part:tx:ty" (the 256 px grid at the
+// current zoom).
+
+import { visible } from "./geometry";
+import { currentPart, TILE_PX } from "./state";
+
+export type TilePixels = ImageBitmap | HTMLCanvasElement;
+
+export interface CachedTile {
+  bmp: TilePixels;
+  /** Invalidated: asked for again. */
+  stale: boolean;
+  /** The pixel version it shows. */
+  ver: number;
+  /** The server's wire id of these pixels (a request says it holds them: `have=`). */
+  wid: number;
+  /** The version an invalidation asks for (-1: any; undefined: none). */
+  need?: number;
+}
+
+const CACHE_MAX = 400;
+
+export let cache: Record<string, CachedTile> = {};
+/** "part:tx:ty" → request time (performance.now()). */
+export let pending: Record<string, number> = {};
+/**
+ * Tiles invalidated while their request was in flight, with the pixel version they must have
+ * reached (Infinity from a server that numbers nothing): the reply may have been painted before.
+ */
+export let dirty: Record<string, number> = {};
+/** "part:tx:ty" → the application of the frames received for it so far. */
+export let arriving: Record<string, Promise<void>> = {};
+/** Insertion order, for eviction. */
+let cacheKeys: string[] = [];
+
+/** The cache key of the tile at twips x, y of a part, on a grid of tw twips. */
+export function tileKeyAt(p: unknown, x: unknown, y: unknown, tw: number): string {
+  return (Number(p) || 0) + ":" + Math.round(Number(x) / tw) + ":" + Math.round(Number(y) / tw);
+}
+
+export function closePixels(bmp: TilePixels): void {
+  if ("close" in bmp) bmp.close();
+}
+
+/** A new tile in the cache (replacing the one held, if any). */
+export function storeTile(key: string, tile: CachedTile): CachedTile {
+  const old = cache[key];
+  if (old) closePixels(old.bmp);
+  else cacheKeys.push(key);
+  return (cache[key] = tile);
+}
+
+/** What the page holds was drawn by the old view: kept on screen, asked again once the view is back. */
+export function forgetRequests(): void {
+  for (const k in cache) { cache[k]!.stale = true; cache[k]!.need = -1; }
+  pending = {}; dirty = {}; arriving = {};
+}
+
+/** Another zoom: nothing held fits the new grid. */
+export function dropAll(): void {
+  cache = {}; cacheKeys = []; pending = {}; dirty = {};
+}
+
+export function evict(): void {
+  if (cacheKeys.length <= CACHE_MAX) return;
+  const v = visible(), p = currentPart();
+  const keep = (k: string) => {
+    const s = k.split(":"), x = Number(s[1]) * TILE_PX, y = Number(s[2]) * TILE_PX;
+    return Number(s[0]) === p && x + TILE_PX > v.x - 1024 && x < v.x + v.w + 1024 && y + TILE_PX > v.y - 2048 && y < v.y + v.h + 2048;
+  };
+  cacheKeys = cacheKeys.filter((k) => {
+    if (cacheKeys.length <= CACHE_MAX / 2 || keep(k)) return true;
+    const e = cache[k];
+    if (e) closePixels(e.bmp);
+    delete cache[k];
+    return false;
+  });
+}
+
+/** Marks a cached tile to be asked for again, for pixel version `ver` (Infinity: unnumbered). */
+export function staleFor(e: CachedTile, ver: number): void {
+  e.stale = true;
+  e.need = isFinite(ver) && !(e.need === -1) ? Math.max(e.need === undefined ? -1 : e.need, ver) : -1;
+}

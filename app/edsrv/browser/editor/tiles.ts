@@ -1,0 +1,179 @@
+// Tiles: asking for the visible ones that are missing or stale, receiving them (whole, "same", or
+// the band of rows that changed), and the invalidations that make them stale.
+
+import { frameWords, tileCombineCommand } from "../../protocol/frames";
+import { drawnArea, drawTile } from "./canvas";
+import { cursorWaiting, showCursor, tilesAwaited } from "./cursors";
+import { eachTile, rect, visible } from "./geometry";
+import { loaded } from "./notices";
+import { decodeNow } from "./png-decode";
+import { lastInputAt, send } from "./socket";
+import { currentPart, edState as S, editor, mark, TILE_PX } from "./state";
+import { arriving, cache, dirty, evict, pending, staleFor, storeTile, tileKeyAt, type CachedTile, type TilePixels } from "./tile-cache";
+
+let tileSeq = 0;
+/** The tiles the first screen waits for, until each is drawn (then the indicator goes). */
+let firstPaintKeys: string[] | null = null;
+const headerText = new TextDecoder(); // one for every tile frame's header line
+
+/** The screen is painted when every visible tile is: those just asked and those the server paints ahead (firstscreen). */
+export function awaitFirstPaint(): void {
+  firstPaintKeys = [];
+  const fp = currentPart();
+  eachTile(visible(), (tx, ty) => { const k = fp + ":" + tx + ":" + ty; if (pending[k]) firstPaintKeys!.push(k); });
+  if (!firstPaintKeys.length) loaded();
+}
+
+/** Asks for every visible tile that is missing or stale, in one request. */
+export function requestVisible(): void {
+  if (!editor.status) return;
+  const p = currentPart(), tw = TILE_PX * editor.twipsPerPx, now = performance.now();
+  const xs: number[] = [], ys: number[] = [], needs: number[] = [], haves: number[] = [];
+  eachTile(visible(), (tx, ty) => {
+    const key = p + ":" + tx + ":" + ty, e = cache[key];
+    if (e && !e.stale) return;
+    if (pending[key]) return;
+    pending[key] = now;
+    xs.push(tx * tw); ys.push(ty * tw);
+    // The version an invalidation asks for (-1: any): a tile the server pushed for it answers.
+    needs.push(e && e.need !== undefined && e.need >= 0 ? e.need : -1);
+    // The copy held: if its pixels did not change, the server says so instead of sending them.
+    haves.push(e && e.wid ? e.wid : 0);
+  });
+  // The server paints the tiles of one request as one rectangle (Collabora's tilecombine).
+  for (let i = 0; i < xs.length; i += 64) {
+    S.tilesRequested += Math.min(64, xs.length - i);
+    send(tileCombineCommand({
+      part: p, size: TILE_PX, twips: tw,
+      xs: xs.slice(i, i + 64), ys: ys.slice(i, i + 64), needs: needs.slice(i, i + 64), haves: haves.slice(i, i + 64),
+      id: ++tileSeq,
+    }));
+  }
+}
+
+/** `firstscreen:` tiles the server paints ahead for the first screen (our server only): counted as asked. */
+export function onFirstScreen(arg: string): void {
+  const fs = frameWords(arg), ftw = Number(fs.tilewidth);
+  if (ftw !== TILE_PX * editor.twipsPerPx || Number(fs.width) !== TILE_PX) return;
+  const fx = String(fs.tileposx).split(","), fy = String(fs.tileposy).split(","), at = performance.now();
+  for (let fi = 0; fi < fx.length; fi++) {
+    const fk = tileKeyAt(fs.part, fx[fi], fy[fi], ftw);
+    if (!cache[fk] && !pending[fk]) { pending[fk] = at; S.tilesRequested++; }
+  }
+}
+
+/** `tilestale:` a tile of a part the view had left when the request arrived: forget it (asked again if that part comes back). */
+export function onTileStale(arg: string): void {
+  const t = frameWords(arg);
+  delete pending[tileKeyAt(t.part, t.x, t.y, Number(t.w))];
+}
+
+/** A binary `tile:` frame: its header line, then the PNG (none: the pixels held are still current). */
+export function onTile(bytes: Uint8Array<ArrayBuffer>): void {
+  mark("tile");
+  const nl = bytes.indexOf(10);
+  const a = frameWords(headerText.decode(bytes.subarray(0, nl < 0 ? bytes.length : nl)).replace(/^tile: /, ""));
+  const tw = Number(a.w), p = Number(a.part) || 0, ver = a.ver === undefined ? -1 : Number(a.ver), wid = Number(a.wid) || 0;
+  const base = a.delta === undefined ? 0 : Number(a.delta) || -1, dy = Number(a.dy) || 0;
+  const key = tileKeyAt(p, a.x, a.y, tw);
+  const askedAt = pending[key];
+  // Asked (or painted ahead) before a zoom change, which forgot every request: a request at this
+  // zoom for the same place may be pending, and stays.
+  if (tw !== TILE_PX * editor.twipsPerPx) return;
+  const png = nl < 0 ? null : bytes.subarray(nl + 1);
+  // Decoded in parallel, applied in the order the frames came: a newer tile decoded sooner than
+  // an older one of the same place must not be covered by it afterwards.
+  const now = png && png.length && (base || performance.now() - lastInputAt < 1000) ? decodeNow(png) : null;
+  const decoded: Promise<TilePixels> | null = now ? Promise.resolve(now) : png && png.length ? createImageBitmap(new Blob([png], { type: "image/png" })) : null;
+  // The request is answered once the tile is in the cache: forgotten while it decodes, the tile
+  // was neither pending nor held, and a screen update meanwhile asked for it again.
+  const answered = () => { if (pending[key] === askedAt) delete pending[key]; };
+  const done: Promise<void> = (arriving[key] || Promise.resolve()).then(() => {
+    let held = cache[key];
+    if (!decoded) {
+      answered();
+      // "Same": the pixels of the copy held, at a newer version. Without that copy (dropped from
+      // the cache meanwhile) the tile is asked for again, whole.
+      if (!held || held.wid !== wid) { if (held) staleFor(held, Infinity); requestVisible(); return; }
+      held.stale = false; held.ver = ver; held.need = undefined;
+      tileReady(key, p, held, askedAt, false);
+      return;
+    }
+    return decoded.then((bmp) => {
+      answered();
+      // The zoom changed meanwhile, or a newer copy is already here.
+      if (tw !== TILE_PX * editor.twipsPerPx || (cache[key] && cache[key]!.ver > ver)) { if ("close" in bmp) bmp.close(); return; }
+      if (base) {
+        // The rows from `dy` that changed in the copy `base`: without that copy (dropped, or
+        // replaced meanwhile) the tile is asked for again, whole.
+        held = cache[key];
+        if (!held || held.wid !== base) { if (held) staleFor(held, Infinity); requestVisible(); return; }
+        let c = held.bmp;
+        if (!(c instanceof HTMLCanvasElement)) {
+          const copy = document.createElement("canvas"); copy.width = TILE_PX; copy.height = TILE_PX;
+          copy.getContext("2d")!.drawImage(c, 0, 0);
+          c.close();
+          c = copy;
+        }
+        c.getContext("2d")!.drawImage(bmp, 0, dy);
+        S.tileDeltas++;
+        held.bmp = c; held.stale = false; held.ver = ver; held.wid = wid; held.need = undefined;
+        tileReady(key, p, held, askedAt, true);
+        return;
+      }
+      tileReady(key, p, storeTile(key, { bmp, stale: false, ver, wid }), askedAt, true);
+      evict();
+    }, answered); // not drawn: asked again at the next invalidation or scroll
+  });
+  arriving[key] = done;
+  done.then(() => { if (arriving[key] === done) delete arriving[key]; });
+}
+
+/** A tile is current in the cache (new pixels, or the same ones confirmed): draw it and account for it. */
+function tileReady(key: string, p: number, e: CachedTile, askedAt: number | undefined, draw: boolean): void {
+  if (dirty[key] !== undefined) { if (dirty[key]! > e.ver) staleFor(e, dirty[key]!); delete dirty[key]; }
+  if (p === currentPart()) {
+    if (drawnArea && draw) drawTile(key, e.bmp);
+    if (askedAt === undefined) S.tilesPushed++; // sent by the server before the page asked
+    else S.tilesDrawn++;
+    // Input → the first new pixels after it: a tile pushed (askedAt undefined) or asked for since.
+    if (S.inputAt && draw && (askedAt === undefined || askedAt >= S.inputAt)) {
+      S.inputLatencies.push(performance.now() - S.inputAt);
+      S.inputAt = 0;
+    }
+    if (firstPaintKeys) {
+      const i = firstPaintKeys.indexOf(key);
+      if (i >= 0) firstPaintKeys.splice(i, 1);
+      if (!firstPaintKeys.length) {
+        firstPaintKeys = null;
+        loaded();
+        S.firstPaintAt = performance.timeOrigin + performance.now();
+        if (performance.mark) performance.mark("ed-first-paint");
+      }
+    }
+  }
+  if (e.stale) requestVisible();
+  else if (cursorWaiting() && !tilesAwaited()) showCursor();
+}
+
+/** `invalidatetiles:` "x, y, w, h, part ver=n" or "EMPTY, part": a tile painted at version n or later already shows this change. */
+export function onInvalidate(arg: string): void {
+  S.invalidations++;
+  const vm = / ver=(\d+)$/.exec(arg), ver = vm ? Number(vm[1]) : Infinity;
+  if (vm) arg = arg.slice(0, vm.index);
+  const n = arg.split(",").map((s) => s.trim());
+  let p: number | null = n.length >= 5 ? Number(n[4]) : n[0] === "EMPTY" && n.length >= 2 ? Number(n[1]) : null;
+  if (p === null || !isFinite(p)) p = currentPart();
+  const tw = TILE_PX * editor.twipsPerPx, all = n[0] === "EMPTY";
+  const r = all ? null : rect(arg);
+  if (!all && !r) return;
+  Object.keys(cache).concat(Object.keys(pending)).forEach((key) => {
+    const s = key.split(":");
+    if (Number(s[0]) !== p) return;
+    const tx = Number(s[1]) * tw, ty = Number(s[2]) * tw;
+    if (r && (tx + tw <= r.x || tx > r.x + r.w || ty + tw <= r.y || ty > r.y + r.h)) return;
+    if (cache[key] && !(cache[key]!.ver >= ver)) staleFor(cache[key]!, ver);
+    if (pending[key]) dirty[key] = Math.max(dirty[key] === undefined ? -1 : dirty[key]!, ver);
+  });
+  requestVisible();
+}

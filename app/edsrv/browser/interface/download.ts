@@ -1,0 +1,67 @@
+// Download as and print: the server exports the document, the page fetches the file.
+
+import { downloadAsCommand, type WopiInfo } from "../../protocol/frames";
+import { button, el, I } from "./controls";
+import { showNote } from "./note";
+import { api, UI } from "./state";
+import { T } from "./texts";
+
+const FORMATS: Record<string, string[]> = {
+  text: ["docx", "odt", "pdf", "rtf", "txt", "html", "epub"],
+  spreadsheet: ["xlsx", "ods", "pdf", "csv", "html"],
+  presentation: ["pptx", "odp", "pdf"],
+  drawing: ["odg", "pdf", "png"],
+};
+let wopiInfo: WopiInfo = {};
+let downloadPicker: HTMLSelectElement | undefined, printButton: HTMLButtonElement | undefined;
+
+export function buildDownload(): HTMLElement[] {
+  const picker = (downloadPicker = el("select", { "class": "tb-select", id: "download", "aria-label": T.download, title: T.download }));
+  picker.addEventListener("change", () => {
+    const f = picker.value; picker.value = "";
+    if (f) requestDownload(f, "export");
+    api.focus();
+  });
+  printButton = button("print", T.print, I.print, { view: true, click: () => { requestDownload("pdf", "print"); } });
+  return [picker, printButton];
+}
+/** What the host allows (CheckFileInfo): export and print hidden when it says so. */
+export function applyWopi(): void {
+  if (!downloadPicker || !printButton) return;
+  downloadPicker.hidden = wopiInfo.HideExportOption === true || wopiInfo.DisableExport === true;
+  printButton.hidden = wopiInfo.HidePrintOption === true || wopiInfo.DisablePrint === true || wopiInfo.DisableExport === true;
+}
+export function fillDownload(type: string): void {
+  const picker = downloadPicker!;
+  picker.innerHTML = "";
+  picker.appendChild(el("option", { value: "", text: T.download + "…" }));
+  (FORMATS[type] || []).forEach((f) => { picker.appendChild(el("option", { value: f, text: f.toUpperCase() })); });
+}
+export function requestDownload(format: string, purpose: string): void {
+  const name = (wopiInfo.BaseFileName || "document").replace(/\.[^.]*$/, "") + "." + format;
+  api.send(downloadAsCommand(name, purpose, format));
+}
+
+export function installWopiInfo(): void {
+  api.on("wopi", (a) => {
+    try { wopiInfo = JSON.parse(a) as WopiInfo; } catch { wopiInfo = {}; }
+    applyWopi();
+  });
+}
+
+export function installDownloads(): void {
+  api.on("downloadas", (a) => {
+    const m = /downloadid=([0-9a-f]+).*id=(\w+)/.exec(a);
+    if (!m) return;
+    const url = location.origin + "/ed/document/download/" + m[1];
+    UI.lastDownload = { url, purpose: m[2]! };
+    if (m[2] === "print") {
+      // The browser's PDF viewer prints it (a new tab: printing a PDF inside this frame is not portable).
+      window.open(url + "?inline=1", "_blank", "noopener");
+    } else {
+      const a2 = el("a", { href: url, download: "" });
+      document.body.appendChild(a2); a2.click(); a2.remove();
+    }
+  });
+  api.on("error", (a) => { if (/cmd=downloadas/.test(a)) showNote(T.downloadFailed); });
+}

@@ -1,0 +1,74 @@
+// Find and replace, with every match highlighted on the current part.
+
+import { unoCommand } from "../../protocol/frames";
+import { arg, button, el } from "./controls";
+import { api, S, UI } from "./state";
+import { T } from "./texts";
+import type { Rect } from "../editor/state";
+
+let findInput: HTMLInputElement, replaceInput: HTMLInputElement, findCount: HTMLSpanElement, findbar: HTMLDivElement;
+
+export function buildFindBar(): HTMLDivElement {
+  findInput = el("input", { type: "search", id: "find-text", "aria-label": T.find, placeholder: T.find, autocomplete: "off" });
+  replaceInput = el("input", { type: "text", id: "replace-text", "class": "edit-only", "aria-label": T.replace, placeholder: T.replace, autocomplete: "off" });
+  findCount = el("span", { id: "find-count", "aria-live": "polite" });
+  findbar = el("div", { id: "findbar", role: "search", hidden: "" }, [
+    findInput,
+    button("findprev", T.findPrev, "&#8593;", { view: true, click: () => { search(0, true); } }),
+    button("findnext", T.findNext, "&#8595;", { view: true, click: () => { search(0, false); } }),
+    findCount,
+    replaceInput,
+    button("replace", T.replaceOne, T.replaceOne, { click: () => { search(2, false); } }),
+    button("replaceall", T.replaceAll, T.replaceAll, { click: () => { search(3, false); } }),
+    button("findclose", T.close, "&#10005;", { view: true, click: closeFind }),
+  ]);
+  let t: ReturnType<typeof setTimeout> | undefined;
+  findInput.addEventListener("input", () => { clearTimeout(t); t = setTimeout(() => { if (findInput.value) search(1, false); else findCount.textContent = ""; }, 250); });
+  findbar.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") { e.preventDefault(); closeFind(); }
+    if (e.key === "Enter" && e.target === findInput) { e.preventDefault(); search(0, e.shiftKey); }
+    if (e.key === "Enter" && e.target === replaceInput) { e.preventDefault(); search(2, false); }
+  });
+  api.on("searchresultselection", (a) => {
+    let found: { part?: unknown; rectangles?: string }[];
+    try { found = (JSON.parse(a) as { searchResultSelection?: typeof found }).searchResultSelection || []; } catch { return; }
+    UI.matches = found.length;
+    findCount.textContent = T.matches(UI.matches);
+    // Every match highlighted on the current part (the engine selects only one of them).
+    const here = S.status && S.status.type !== "text" ? String(S.status.selectedPart) : null;
+    const rects: Rect[] = [];
+    found.forEach((m) => {
+      if (here !== null && m.part !== undefined && String(m.part) !== here) return;
+      String(m.rectangles || "").split(";").forEach((t) => {
+        const n = t.split(",").map(Number);
+        if (n.length >= 4 && !isNaN(n[0]!)) rects.push({ x: n[0]!, y: n[1]!, w: n[2]!, h: n[3]! });
+      });
+    });
+    api.marks("find", rects);
+    if (rects[0]) api.reveal(rects[0]);
+  });
+  api.on("searchnotfound", () => { UI.matches = 0; findCount.textContent = T.noMatch; api.marks("find", []); });
+  return findbar;
+}
+
+/** SvxSearchCmd: 0 find, 1 find all (highlights every match), 2 replace, 3 replace all. */
+function search(command: number, backward: boolean): void {
+  if (!findInput.value) return;
+  const args = {
+    "SearchItem.SearchString": arg("string", findInput.value),
+    "SearchItem.ReplaceString": arg("string", replaceInput.value),
+    "SearchItem.Backward": arg("boolean", !!backward),
+    "SearchItem.Command": arg("long", command),
+  };
+  // Sent as is: finding is allowed in read-only views (the server lets find commands through).
+  api.send(unoCommand(".uno:ExecuteSearch", args));
+}
+export function openFind(withReplace: boolean): void {
+  findbar.hidden = false;
+  findbar.classList.toggle("with-replace", !!withReplace && !S.readOnly);
+  (withReplace && !S.readOnly ? replaceInput : findInput).focus();
+  findInput.select();
+}
+function closeFind(): void {
+  findbar.hidden = true; findCount.textContent = ""; api.marks("find", []); api.focus();
+}

@@ -1,0 +1,24 @@
+// The people in the document: one chip per view, in its colour.
+
+import type { ViewInfo } from "../../protocol/frames";
+import { el } from "./controls";
+import { api } from "./state";
+import { T } from "./texts";
+
+export const people = el("div", { id: "people", role: "list", "aria-label": T.people });
+
+export function installPeople(): void {
+  api.on("viewinfo", (a) => {
+    let list: ViewInfo[];
+    try { list = JSON.parse(a); } catch { return; }
+    people.innerHTML = "";
+    list.forEach((v) => {
+      const name = v.username || v.userid || "?";
+      const initials = name.split(/\s+/).filter(Boolean).slice(0, 2).map((w) => w[0]!.toUpperCase()).join("");
+      const title = name + (v.current ? " (" + T.you + ")" : "") + (v.readonly ? " — " + T.readonly : "");
+      const chip = el("span", { "class": "person", role: "listitem", title, "aria-label": title, "data-view": String(v.viewid), text: initials });
+      chip.style.background = api.viewColor(v.viewid);
+      people.appendChild(chip);
+    });
+  });
+}

@@ -1,0 +1,73 @@
+// A sheet's column letters and row numbers: the engine's own sizes and labels for what is visible.
+
+import { commandValuesCommand } from "../../protocol/frames";
+import { el } from "./controls";
+import { api, UI, type SheetHeaders } from "./state";
+
+interface Headers {
+  cols: HTMLCanvasElement;
+  rows: HTMLCanvasElement;
+  viewport: HTMLElement;
+  data: SheetHeaders | null;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+let headers: Headers | null = null;
+
+export function buildHeaders(): void {
+  const viewport = document.getElementById("viewport")!;
+  const grid = el("div", { id: "sheetgrid" });
+  viewport.parentNode!.insertBefore(grid, viewport);
+  const corner = el("div", { "class": "hdr-corner" });
+  const cols = el("canvas", { id: "colheaders", "aria-hidden": "true" }), rows = el("canvas", { id: "rowheaders", "aria-hidden": "true" });
+  grid.appendChild(corner); grid.appendChild(cols); grid.appendChild(rows); grid.appendChild(viewport);
+  const h: Headers = (headers = { cols, rows, viewport, data: null, timer: undefined });
+  viewport.addEventListener("scroll", () => { drawHeaders(); askHeaders(120); });
+  window.addEventListener("resize", () => { askHeaders(50); });
+  api.on("invalidatetiles", () => { askHeaders(300); });
+  api.on("commandvalues", (a) => {
+    if (a.indexOf('"commandName": ".uno:ViewRowColumnHeaders"') < 0 && a.indexOf('"commandName":".uno:ViewRowColumnHeaders"') < 0) return;
+    try { h.data = UI.headers = JSON.parse(a) as SheetHeaders; } catch { return; }
+    drawHeaders();
+  });
+}
+
+/** Asks the engine for the headers of what is visible, `ms` from now (once for a burst of changes); nothing without a sheet. */
+export function askHeaders(ms: number): void {
+  if (!headers) return;
+  const h = headers;
+  clearTimeout(h.timer);
+  h.timer = setTimeout(() => {
+    const v = h.viewport, tpp = api.zoom();
+    const x = Math.floor(v.scrollLeft * tpp), y = Math.floor(v.scrollTop * tpp), w = Math.ceil(v.clientWidth * tpp), hh = Math.ceil(v.clientHeight * tpp);
+    api.send(commandValuesCommand(encodeURIComponent(".uno:ViewRowColumnHeaders?x=" + x + "&y=" + y + "&width=" + w + "&height=" + hh)));
+  }, ms);
+}
+
+/** The engine gives each row's and column's end at its own 100 % (15 twips a pixel); the page draws at its zoom. */
+function drawHeaders(): void {
+  if (!headers || !headers.data) return;
+  const v = headers.viewport, k = 15 / api.zoom(), dpr = window.devicePixelRatio || 1;
+  const draw = (canvas: HTMLCanvasElement, list: SheetHeaders["rows"], across: boolean, scroll: number, length: number) => {
+    const thick = across ? 20 : 40;
+    canvas.width = (across ? length : thick) * dpr; canvas.height = (across ? thick : length) * dpr;
+    canvas.style.width = (across ? length : thick) + "px"; canvas.style.height = (across ? thick : length) + "px";
+    const c = canvas.getContext("2d")!;
+    c.scale(dpr, dpr);
+    c.fillStyle = "#f0f0f0"; c.fillRect(0, 0, across ? length : thick, across ? thick : length);
+    c.strokeStyle = "#c0c0c0"; c.fillStyle = "#333"; c.font = "11px system-ui, sans-serif"; c.textAlign = "center"; c.textBaseline = "middle";
+    let prev: number | null = null;
+    (list || []).forEach((e) => {
+      const end = Number(e.size) * k - scroll;
+      if (prev !== null && e.text !== 0 && e.text !== "0") {
+        c.beginPath();
+        if (across) { c.moveTo(end + 0.5, 0); c.lineTo(end + 0.5, thick); } else { c.moveTo(0, end + 0.5); c.lineTo(thick, end + 0.5); }
+        c.stroke();
+        const mid = (prev + end) / 2;
+        if (end - prev > 8) { if (across) c.fillText(String(e.text), mid, thick / 2); else c.fillText(String(e.text), thick / 2, mid); }
+      }
+      prev = end;
+    });
+  };
+  draw(headers.cols, headers.data.columns, true, v.scrollLeft, v.clientWidth);
+  draw(headers.rows, headers.data.rows, false, v.scrollTop, v.clientHeight);
+}

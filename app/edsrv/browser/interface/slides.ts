@@ -1,0 +1,84 @@
+// The toolbar of presentations and drawings, and the slide panel: thumbnails painted by the
+// engine for each slide.
+
+import { movePartsCommand, thumbnailCommand, type DocStatus } from "../../protocol/frames";
+import { add, button, el, I, sep } from "./controls";
+import { startSlideshow } from "./slideshow";
+import { api, S } from "./state";
+import { T } from "./texts";
+import { paragraphAlign, textFormatting } from "./toolbar-text";
+
+let slidePanel: HTMLElement | null = null, thumbTimer: ReturnType<typeof setTimeout> | undefined;
+let thumbs: Record<string, HTMLImageElement> = {}, thumbDirty: Record<string, boolean> = {};
+
+export function buildPresentation(): void {
+  textFormatting(false).forEach(add);
+  add(sep()); paragraphAlign().forEach(add);
+  add(button(".uno:DefaultBullet", T.bullets, I.bullets, { toggle: true }));
+  add(sep());
+  add(button(".uno:InsertPage", T.newSlide, I.newSlide));
+  add(button(".uno:DuplicatePage", T.duplicateSlide, I.dupSlide));
+  add(button(".uno:DeletePage", T.deleteSlide, I.delSlide));
+  add(button("moveup", T.slideUp, I.up, { click: () => { moveSlide(-1); } }));
+  add(button("movedown", T.slideDown, I.down, { click: () => { moveSlide(1); } }));
+  add(button("slideshow", T.slideshow, I.show, { view: true, click: startSlideshow }));
+  buildSlidePanel();
+}
+
+function moveSlide(d: number): void {
+  const st = S.status;
+  if (!st) return;
+  const i = st.selectedPart, to = d < 0 ? i - 1 : i + 2;
+  if (to < 0 || to > st.parts) return;
+  api.send(movePartsCommand(i, to));
+  api.focus();
+}
+
+function buildSlidePanel(): void {
+  const panel = (slidePanel = el("nav", { id: "slides", "aria-label": T.slides }));
+  const main = el("div", { id: "main" });
+  const viewport = document.getElementById("viewport")!;
+  viewport.parentNode!.insertBefore(main, viewport);
+  main.appendChild(panel);
+  main.appendChild(viewport);
+  api.on("thumbnail", (a) => {
+    const m = /^part=(\d+) width=(\d+) height=(\d+) (data:image\/png;base64,.*)$/.exec(a);
+    if (!m) return;
+    const img = thumbs[m[1]!];
+    if (img) { img.src = m[4]!; img.dataset.loaded = "1"; }
+  });
+  api.on("invalidatetiles", (a) => {
+    const n = a.split(",").map((x) => x.trim());
+    let p = n[0] === "EMPTY" ? n[1] : n[4];
+    if (p === undefined || p === "") p = S.status ? String(S.status.selectedPart) : "0";
+    thumbDirty[p] = true;
+    scheduleThumbs(600);
+  });
+}
+
+/** The panel follows the status: a button per slide, the current one marked. */
+export function renderSlidePanel(st: DocStatus): void {
+  if (!slidePanel) return;
+  const panel = slidePanel;
+  const count = st.parts;
+  if (panel.childElementCount !== count) {
+    panel.innerHTML = ""; thumbs = {};
+    for (let i = 0; i < count; i++) {
+      const img = el("img", { alt: "", width: "160" });
+      const b = el("button", { type: "button", "class": "thumb", "aria-label": T.slide + " " + (i + 1), title: T.slide + " " + (i + 1) }, [el("span", { "class": "thumb-n", text: String(i + 1) }), img]);
+      b.addEventListener("click", () => { api.switchPart(i); });
+      thumbs[i] = img; thumbDirty[i] = true;
+      panel.appendChild(b);
+    }
+  }
+  Array.prototype.forEach.call(panel.children, (b: Element, i: number) => { b.classList.toggle("active", i === st.selectedPart); b.setAttribute("aria-current", i === st.selectedPart ? "true" : "false"); });
+  scheduleThumbs(50);
+}
+
+function scheduleThumbs(ms: number): void {
+  clearTimeout(thumbTimer);
+  thumbTimer = setTimeout(() => {
+    Object.keys(thumbDirty).forEach((p) => { if (thumbs[p]) api.send(thumbnailCommand(p, 160)); });
+    thumbDirty = {};
+  }, ms);
+}

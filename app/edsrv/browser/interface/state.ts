@@ -1,0 +1,66 @@
+// window.edUi, what the interface shows (read by the tests), and the engine's state at the cursor
+// (`statechanged:`) with the controls that show it: nothing here keeps its own idea of the document.
+
+import type { EditorApi } from "../editor/api";
+
+export interface InterfaceState {
+  /** ".uno:Bold" → "true", as the engine last reported for this view. */
+  state: Record<string, string>;
+  /** Matches of the last search, -1 before any. */
+  matches: number;
+  comments: Comment[];
+  lastDownload: { url: string; purpose: string } | null;
+  headers: SheetHeaders | null;
+}
+
+/** A comment as `.uno:ViewAnnotations` lists it. */
+export interface Comment {
+  id: string | number;
+  author?: string;
+  text?: string;
+  resolved?: string;
+  anchorPos?: string;
+}
+
+/** `.uno:ViewRowColumnHeaders`: each row's and column's end (twips at 100 %) and its label. */
+export interface SheetHeaders {
+  columns?: { size: number | string; text: string | number }[];
+  rows?: { size: number | string; text: string | number }[];
+}
+
+/** The editor's hooks (ed.js): ui.ts runs only when they are there. */
+export const api = window.edApi as EditorApi;
+export const S = window.edState;
+
+/** Published as window.edUi by ui.ts, once it knows the editor is there. */
+export const UI: InterfaceState = { state: {}, matches: -1, comments: [], lastDownload: null, headers: null };
+const state = UI.state;
+const watchers: Record<string, ((value: string) => void)[]> = {};
+
+/** Calls `fn` with a command's state now (if known) and at each change. */
+export function watch(cmd: string, fn: (value: string) => void): void {
+  (watchers[cmd] = watchers[cmd] || []).push(fn);
+  if (state[cmd] !== undefined) fn(state[cmd]);
+}
+
+/** `statechanged:` ".uno:Bold=true" or Collabora's JSON `{"commandName": …, "state": …}`; answers the command and its value. */
+export function parseStateChange(a: string): { cmd: string; value: string } | null {
+  let cmd: string | undefined, value: string;
+  if (a.charAt(0) === "{") {
+    let j: { commandName?: string; state?: unknown };
+    try { j = JSON.parse(a); } catch { return null; }
+    cmd = j.commandName; value = typeof j.state === "string" ? j.state : JSON.stringify(j.state);
+  } else {
+    const eq = a.indexOf("=");
+    if (eq < 0) return null;
+    cmd = a.slice(0, eq); value = a.slice(eq + 1);
+  }
+  if (!cmd) return null;
+  return { cmd, value };
+}
+
+/** Records a command's state and shows it. */
+export function setState(cmd: string, value: string): void {
+  state[cmd] = value;
+  (watchers[cmd] || []).forEach((fn) => { fn(value); });
+}

@@ -1,0 +1,113 @@
+// The toolbar of spreadsheets, the formula bar, and the sheet tabs' actions.
+
+import { unoCommand, type UnoArguments } from "../../protocol/frames";
+import { ask } from "./ask";
+import { add, arg, button, colour, el, I, picker, ribbon, run, sep } from "./controls";
+import { buildHeaders } from "./sheet-headers";
+import { api, S } from "./state";
+import { T } from "./texts";
+import { textFormatting } from "./toolbar-text";
+
+const NUMBER_FORMATS = [["", T.numberFormat], [".uno:NumberFormatStandard", T.general], [".uno:NumberFormatDecimal", T.number], [".uno:NumberFormatPercent", T.percent], [".uno:NumberFormatDate", T.date], [".uno:NumberFormatCurrency", T.currency]] as const;
+
+export function buildSheet(): void {
+  textFormatting(false).forEach(add);
+  add(colour(T.fill, I.fill, (c) => { run(".uno:BackgroundColor", { BackgroundColor: arg("long", c) }); }));
+  add(sep());
+  add(button(".uno:AlignLeft", T.left, I.left, { toggle: true }));
+  add(button(".uno:AlignHorizontalCenter", T.center, I.center, { toggle: true }));
+  add(button(".uno:AlignRight", T.right, I.right, { toggle: true }));
+  add(button(".uno:ToggleMergeCells", T.merge, I.merge, { toggle: true }));
+  add(button(".uno:WrapText", T.wrap, I.wrap, { toggle: true }));
+  const nf = picker(T.numberFormat, "tb-numfmt", (v) => { if (v) run(v); nf.value = ""; });
+  NUMBER_FORMATS.forEach((f) => { nf.appendChild(el("option", { value: f[0], text: f[1] })); });
+  add(nf);
+  const borders = picker(T.borders, "tb-borders", (v) => { if (v) run(".uno:SetBorderStyle", borderArgs(v)); borders.value = ""; });
+  [["", T.borders], ["all", "▦"], ["outer", "□"], ["none", "⬚"]].forEach((f) => { borders.appendChild(el("option", { value: f[0], text: f[1] })); });
+  add(borders);
+  add(sep());
+  add(button(".uno:InsertRowsBefore", T.rowAbove, I.rowAbove));
+  add(button(".uno:InsertRowsAfter", T.rowBelow, I.rowBelow));
+  add(button(".uno:InsertColumnsBefore", T.colLeft, I.colLeft));
+  add(button(".uno:InsertColumnsAfter", T.colRight, I.colRight));
+  add(button(".uno:DeleteRows", T.deleteRow, I.delRow));
+  add(button(".uno:DeleteColumns", T.deleteCol, I.delCol));
+  add(sep());
+  add(button(".uno:SortAscending", T.sortAsc, I.sortAsc));
+  add(button(".uno:SortDescending", T.sortDesc, I.sortDesc));
+  // Not a toggle: LibreOffice 7.4 reports no state for the autofilter.
+  add(button(".uno:DataFilterAutoFilter", T.autofilter, I.filter));
+  add(button(".uno:FreezePanes", T.freeze, I.freeze, { toggle: true }));
+  buildFormulaBar();
+  buildSheetTabs();
+  buildHeaders();
+}
+
+/** `.uno:SetBorderStyle` arguments as Collabora sends them: a thin black line where asked, none elsewhere. */
+function borderArgs(kind: string): UnoArguments {
+  const line = (on: boolean) => ({
+    type: "com.sun.star.table.BorderLine2",
+    value: { Color: arg("com.sun.star.util.Color", 0), InnerLineWidth: arg("short", 0), OuterLineWidth: arg("short", on ? 1 : 0), LineDistance: arg("short", 0), LineStyle: arg("short", 0), LineWidth: arg("unsigned long", 0) },
+  });
+  const outer = kind !== "none", inner = kind === "all";
+  return {
+    OuterBorder: { type: "[]any", value: [line(outer), line(outer), line(outer), line(outer), arg("long", 0), arg("long", 0), arg("long", 0), arg("long", 0), arg("long", 0)] },
+    InnerBorder: { type: "[]any", value: [line(inner), line(inner), arg("short", 0), arg("short", 127), arg("long", 0)] },
+  };
+}
+
+function buildFormulaBar(): void {
+  const address = el("input", { id: "address", type: "text", "aria-label": T.address, title: T.address, spellcheck: "false", autocomplete: "off" });
+  const formula = el("input", { id: "formula", type: "text", "class": "edit-only-input", "aria-label": T.formula, title: T.formula, spellcheck: "false", autocomplete: "off" });
+  const bar = el("div", { id: "formulabar" }, [address, el("span", { "class": "fx", "aria-hidden": "true", text: "fx" }), formula]);
+  ribbon.after(bar);
+  // A read-only view moves around with the address box but does not edit through the formula bar.
+  formula.readOnly = !!S.readOnly;
+  api.on("perm", () => { formula.readOnly = !!S.readOnly; });
+  api.on("celladdress", (a) => { if (document.activeElement !== address) address.value = a.trim(); });
+  api.on("cellformula", (f) => { if (document.activeElement !== formula) formula.value = f; });
+  address.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") { e.preventDefault(); api.send(unoCommand(".uno:GoToCell", { ToPoint: arg("string", address.value.trim()) })); api.focus(); }
+    if (e.key === "Escape") api.focus();
+  });
+  formula.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") {
+      // Entered as if typed into the cell: the engine keeps its own parsing, undo and recalculation.
+      e.preventDefault();
+      api.uno(".uno:EnterString", { StringName: arg("string", formula.value) });
+      api.focus();
+    } else if (e.key === "Escape") { api.focus(); }
+  });
+}
+
+function buildSheetTabs(): void {
+  const parts = document.getElementById("parts")!;
+  const bar = el("div", { id: "sheetactions", "class": "edit-only" }, [
+    button(".uno:Insert", T.addSheet, "+", { click: () => {
+      const n = (S.status && S.status.parts) || 1, names = (S.status && S.status.partNames) || [];
+      let i = n + 1;
+      while (names.indexOf("Sheet" + i) >= 0) i++;
+      run(".uno:Insert", { Name: arg("string", "Sheet" + i), Index: arg("long", n + 1) });
+    } }),
+    button(".uno:Name", T.renameSheet, "&#9998;", { click: renameSheet }),
+    button(".uno:Remove", T.deleteSheet, "&#10006;", { click: () => {
+      if (!S.status || S.status.parts < 2) return;
+      run(".uno:Remove", { Index: arg("long", S.status.selectedPart + 1) });
+    } }),
+  ]);
+  const tabbar = el("div", { id: "tabbar" });
+  parts.parentNode!.insertBefore(tabbar, parts);
+  tabbar.appendChild(parts); tabbar.appendChild(bar);
+  parts.addEventListener("dblclick", (e) => {
+    const target = e.target as Element;
+    if (target.closest && target.closest("button") && !S.readOnly) renameSheet();
+  });
+}
+
+function renameSheet(): void {
+  if (!S.status) return;
+  const i = S.status.selectedPart, name = (S.status.partNames || [])[i] || "";
+  ask(T.renameSheet, [{ label: T.sheetName, value: name }]).then((v) => {
+    if (v && v[0] && v[0] !== name) run(".uno:Name", { Name: arg("string", v[0]), Index: arg("long", i + 1) });
+  });
+}

@@ -1,0 +1,49 @@
+// Zoom: ed.js draws at `twips per CSS pixel` (15 = 100 %); steps, fit width, fit page, Ctrl+wheel.
+
+import { el } from "./controls";
+import { askHeaders } from "./sheet-headers";
+import { api, S } from "./state";
+
+const ZOOMS = [0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25, 1.5, 1.75, 2, 3, 4];
+
+/** The zoom in the status bar. */
+export const zoomLabel = el("span", { id: "zoomlevel", "aria-live": "polite" });
+export function showZoom(): void {
+  zoomLabel.textContent = zoomPercent() + " %";
+}
+function zoomPercent(): number {
+  return Math.round((15 / api.zoom()) * 100);
+}
+
+export function setZoomFactor(z: number): void {
+  api.setZoom(15 / Math.min(4, Math.max(0.25, z)));
+  showZoom();
+  askHeaders(0);
+}
+export function zoomStep(d: number): void {
+  const z = 15 / api.zoom(), next = d > 0 ? ZOOMS.filter((x) => x > z + 0.001)[0] : ZOOMS.filter((x) => x < z - 0.001).pop();
+  if (next) setZoomFactor(next);
+}
+export function fitWidth(): void {
+  const st = S.status;
+  if (!st) return;
+  const px = api.viewportPx().w - 24;
+  setZoomFactor((px * 15) / st.width);
+}
+export function fitPage(): void {
+  const st = S.status;
+  if (!st) return;
+  const box = api.viewportPx();
+  // A text document's status is the whole document: a page is as tall as its width × √2 (A4)
+  // unless the document is shorter.
+  const h = st.type === "text" ? Math.min(st.height, st.width * 1.42) : st.height;
+  setZoomFactor(Math.min(((box.w - 24) * 15) / st.width, ((box.h - 24) * 15) / h));
+}
+
+export function installWheelZoom(): void {
+  document.getElementById("viewport")!.addEventListener("wheel", (e) => {
+    if (!e.ctrlKey) return;
+    e.preventDefault();
+    zoomStep(e.deltaY < 0 ? 1 : -1);
+  }, { passive: false });
+}

@@ -1,0 +1,87 @@
+// The editor's interface (docs/editing-server.md, "The interface"): one compact toolbar row for
+// the document's family, a formula bar for sheets, a slide panel for decks, find and replace, zoom,
+// download and print, comments, the people in the document and a status bar, in the page's
+// language. Built only on ed.js's hooks (window.edApi): every control sends a UNO command and
+// shows the engine's state at the cursor (`statechanged:`), so nothing here keeps its own idea of
+// the document. Each part lives in interface/; they are installed here in the order their
+// listeners must run (the capturing keydown listeners: slideshow, menu, shortcuts).
+
+import { commandValuesCommand, type DocStatus } from "../protocol/frames";
+import { buildComments } from "./interface/comments";
+import { installContextMenu } from "./interface/context-menu";
+import { add, button, I, ribbon, sep, setOptions } from "./interface/controls";
+import { applyWopi, buildDownload, fillDownload, installDownloads, installWopiInfo } from "./interface/download";
+import { buildFindBar, openFind } from "./interface/find";
+import { installPeople, people } from "./interface/people";
+import { installShortcuts } from "./interface/shortcuts";
+import { installSlideshow } from "./interface/slideshow";
+import { buildPresentation, renderSlidePanel } from "./interface/slides";
+import { askHeaders } from "./interface/sheet-headers";
+import { api, UI } from "./interface/state";
+import { installStateChanges, installStatusBar, partPosition, statusbar } from "./interface/status-bar";
+import { T } from "./interface/texts";
+import { buildSheet } from "./interface/toolbar-sheet";
+import { buildText, fontPicker } from "./interface/toolbar-text";
+import { fitPage, fitWidth, installWheelZoom, showZoom, zoomStep } from "./interface/zoom";
+
+function install(): void {
+  window.edUi = UI;
+  installSlideshow();
+  installWheelZoom();
+  installWopiInfo();
+  installDownloads();
+  installContextMenu();
+  installPeople();
+  installStatusBar();
+  installStateChanges();
+  installShortcuts();
+
+  // ---- assembly, once the document's family is known
+  let family: string | null = null;
+  const toolbar = document.getElementById("toolbar")!;
+  toolbar.after(ribbon);
+  ribbon.after(buildFindBar());
+  document.body.appendChild(statusbar);
+  api.on("firststatus", (st) => {
+    if (family) return;
+    family = st.type;
+    document.body.classList.add("family-" + family);
+    if (family === "text") buildText();
+    else if (family === "spreadsheet") buildSheet();
+    else if (family === "presentation" || family === "drawing") buildPresentation();
+    add(sep());
+    add(button("zoomout", T.zoomOut, I.zoomOut, { view: true, click: () => { zoomStep(-1); } }));
+    add(button("zoomin", T.zoomIn, I.zoomIn, { view: true, click: () => { zoomStep(1); } }));
+    add(button("fitwidth", T.fitWidth, I.fitWidth, { view: true, click: fitWidth }));
+    add(button("fitpage", T.fitPage, I.fitPage, { view: true, click: fitPage }));
+    add(sep());
+    add(button("find", T.find, I.find, { view: true, click: () => { openFind(false); } }));
+    if (family === "text") buildComments().forEach(add);
+    buildDownload().forEach(add);
+    fillDownload(family);
+    applyWopi();
+    toolbar.appendChild(people);
+    showZoom();
+    // A slide is shown whole, as in every presentation program (before the first tiles are asked).
+    if (family === "presentation" || family === "drawing") fitPage();
+  });
+  // The font list is long to make; asked once the first screen is painted, it does not delay it.
+  api.on("firstpaint", () => { if (fontPicker) api.send(commandValuesCommand(".uno:CharFontName")); });
+  api.on("status", (a) => {
+    let st: DocStatus;
+    try { st = JSON.parse(a); } catch { return; }
+    partPosition(st);
+    renderSlidePanel(st);
+    askHeaders(0);
+  });
+  api.on("commandvalues", (a) => {
+    let j: { commandName?: string; commandValues?: Record<string, unknown> };
+    try { j = JSON.parse(a); } catch { return; }
+    if (j.commandName === ".uno:CharFontName" && j.commandValues && fontPicker) {
+      const current = UI.state[".uno:CharFontName"];
+      setOptions(fontPicker, Object.keys(j.commandValues).sort((x, y) => x.localeCompare(y)), current);
+    }
+  });
+}
+
+if (window.edApi) install();
