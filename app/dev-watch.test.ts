@@ -6,7 +6,10 @@ import { processesFor } from "./dev-watch";
 describe("bun run dev", () => {
   test("a changed file restarts the process it belongs to", () => {
     expect(processesFor("app/edsrv/documents.ts")).toEqual(["edsrv"]);
-    expect(processesFor("app/edsrv/browser/ed.js")).toEqual(["edsrv"]);
+    expect(processesFor("app/edsrv/browser/ed.ts")).toEqual(["edsrv"]);
+    expect(processesFor("app/edsrv/browser/editor/tiles.ts")).toEqual(["edsrv"]);
+    expect(processesFor("app/edsrv/browser/ed.css")).toEqual(["edsrv"]);
+    expect(processesFor("app/edsrv/protocol/frames.ts")).toEqual(["edsrv"]);
     expect(processesFor("workers/kit-main.ts")).toEqual(["edsrv"]);
     expect(processesFor("app/gate/admission.ts")).toEqual(["gate+docbuilder"]);
     expect(processesFor("app/docbuilder/pool.ts")).toEqual(["gate+docbuilder"]);
@@ -18,7 +21,7 @@ describe("bun run dev", () => {
   });
 
   test("tests, the demo page (read on every request) and other files restart nothing", () => {
-    for (const f of ["app/edsrv/documents.test.ts", "app/testing/harness.ts", "app/demo/page/demo.js", "docs/architecture.md", "app/edsrv/browser/.ed.js.swp"]) {
+    for (const f of ["app/edsrv/documents.test.ts", "app/testing/harness.ts", "app/demo/page/demo.js", "docs/architecture.md", "app/edsrv/browser/.ed.ts.swp"]) {
       expect(processesFor(f)).toEqual([]);
     }
   });

@@ -1,8 +1,8 @@
 // `bun run dev`: which process a changed file belongs to, and a watcher that restarts only that
 // one (app/supervisor.ts). The gate runs app/ and the DocBuilder workers (workers/worker-main.ts
 // and what it imports); the editing server runs app/edsrv/ and its kits (workers/kit-main.ts and
-// what it imports); a few modules serve both. The editor page's files (app/edsrv/browser/) are
-// read when the editing server starts (their hash names /browser/<hash>/), so they restart it too;
+// what it imports); a few modules serve both. The editor page's scripts (app/edsrv/browser/*.ts and
+// app/edsrv/protocol/) are bundled when the editing server starts (their hash names /browser/<hash>/), so they restart it too;
 // the demo page notices the new build and reloads (app/demo/page/demo.js). Open documents survive
 // an editing-server restart: its stop stores them, and the pages reconnect.
 
