@@ -1,0 +1,60 @@
+// What the engines need on this machine: LibreOffice, fonts and the spelling dictionaries.
+
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { fail, ok, warn, type Finding } from "./types";
+
+export interface HostPaths {
+  libreoffice: string;
+  fonts: string[];
+  dictionaries: string;
+}
+
+export const DEFAULT_HOST_PATHS: HostPaths = {
+  libreoffice: "/usr/lib/libreoffice/program",
+  fonts: ["/usr/share/fonts"],
+  dictionaries: "/usr/share/hunspell",
+};
+
+function fontFiles(dir: string, found: string[] = [], depth = 0): string[] {
+  if (depth > 4 || found.length > 200) return found;
+  let entries: import("node:fs").Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return found;
+  }
+  for (const e of entries) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) fontFiles(p, found, depth + 1);
+    else if (/\.(ttf|otf|ttc)$/i.test(e.name)) found.push(e.name);
+  }
+  return found;
+}
+
+export function checkHost(p: HostPaths = DEFAULT_HOST_PATHS): Finding[] {
+  const out: Finding[] = [];
+  const lok = path.join(p.libreoffice, "libmergedlo.so");
+  out.push(
+    existsSync(lok)
+      ? ok("host.libreoffice", `LibreOffice found (${lok}).`)
+      : fail("host.libreoffice", `LibreOffice is missing (${lok} not found): no conversion and no editing.`, "Install Debian's libreoffice-writer, libreoffice-calc and libreoffice-impress (npm run start does it)."),
+  );
+  const fonts = p.fonts.flatMap((d) => fontFiles(d));
+  const need = [
+    ["DejaVu", "fonts-dejavu-core"],
+    ["Liberation", "fonts-liberation2"],
+    ["Noto", "fonts-noto-core"],
+  ] as const;
+  const missing = need.filter(([name]) => !fonts.some((f) => f.toLowerCase().includes(name.toLowerCase())));
+  if (!fonts.length) out.push(fail("host.fonts", "No font is installed: documents render with missing glyphs.", "Install fonts-dejavu-core fonts-liberation2 fonts-noto-core fonts-noto-cjk."));
+  else if (missing.length) out.push(warn("host.fonts", `Fonts missing: ${missing.map((m) => m[0]).join(", ")} (layout differs from Office documents).`, `Install ${missing.map((m) => m[1]).join(" ")}.`));
+  else out.push(ok("host.fonts", `${fonts.length} font files, DejaVu, Liberation and Noto among them.`));
+  const dicts = ["vi_VN", "en_US"].filter((d) => !existsSync(path.join(p.dictionaries, `${d}.dic`)));
+  out.push(
+    dicts.length
+      ? warn("host.dictionaries", `Spelling dictionaries missing: ${dicts.join(", ")} (no red underlines in those languages).`, `Install ${dicts.map((d) => (d === "vi_VN" ? "hunspell-vi" : "hunspell-en-us")).join(" ")}.`)
+      : ok("host.dictionaries", "Spelling dictionaries vi_VN and en_US are installed."),
+  );
+  return out;
+}
