@@ -177,10 +177,21 @@ async function waitQuiet(inputMs: number, callbackMs: number, maxMs: number, pol
     await Bun.sleep(pollMs);
   }
 }
-/** The engine has processed what was posted (25 ms without input or callback). */
-const quiesce = () => waitQuiet(25, 25, 1000, 2);
+/**
+ * The engine has processed what was posted: the text and characters typed into each view are
+ * answered by that view's cursor (see inputAnswered), then 25 ms without input or callback. Quiet
+ * alone was not enough on a loaded machine: with the engine's thread not yet scheduled, nothing
+ * happens for 25 ms, and a bold or a table inserted after "boldly" was run before it.
+ */
+const quiesce = async () => {
+  await inputAnswered(INPUT_ANSWER_MAX_MS);
+  await waitQuiet(25, 25, 1000, 2);
+};
 /** The user's input has settled (no input for 200 ms, no callback for 50 ms): for saves and leaving views. */
-const settle = () => waitQuiet(200, 50, 3000, 20);
+const settle = async () => {
+  await inputAnswered(INPUT_ANSWER_MAX_MS);
+  await waitQuiet(200, 50, 3000, 20);
+};
 
 /**
  * Requests handled strictly one after another: user input; copies and pastes, which must see the
@@ -233,6 +244,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       sentTiles.delete(viewId);
       cursorSeenAt.delete(viewId);
       textPostedAt.delete(viewId);
+      awaitingAnswer.delete(viewId);
       if (d.getViewsCount() > 1) d.destroyView(viewId);
       const rest = [...views][0];
       if (rest !== undefined) d.setView(rest);
@@ -246,6 +258,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const char = num(req.char ?? 0, "char"), key = num(req.key ?? 0, "key");
       d.postKeyEvent(type, char, key);
       inputPosted();
+      if (type === LOK_KEYEVENT_KEYINPUT && !keyIsQueuedCommand(char, key)) awaitingAnswer.set(req.viewId as number, cursorSeq);
       if (type === LOK_KEYEVENT_KEYINPUT && keyIsQueuedCommand(char, key)) await quiesce();
       return {};
     }
@@ -272,6 +285,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT, batch.text);
       if (req.end !== false) d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT_END, batch.text);
       inputPosted();
+      awaitingAnswer.set(req.viewId as number, cursorSeq);
       return {};
     }
     case "uno": {
@@ -622,6 +636,29 @@ function joinTyping(req: Record<string, unknown>): void {
 let cursorSeq = 0;
 const cursorSeenAt = new Map<number, number>();
 const textPostedAt = new Map<number, number>();
+
+/**
+ * Views whose typed text or characters the engine has not answered yet, with `cursorSeq` when
+ * they were posted. A command waits for the answer (quiesce), bounded: input that moves no
+ * cursor (typing where nothing can be typed) is given up on after INPUT_ANSWER_MAX_MS.
+ */
+const awaitingAnswer = new Map<number, number>();
+const INPUT_ANSWER_MAX_MS = 1000;
+
+/** Until every view's typed input has its cursor answer (or `maxMs` passed). */
+async function inputAnswered(maxMs: number): Promise<void> {
+  const until = performance.now() + maxMs;
+  for (;;) {
+    pump();
+    for (const [viewId, posted] of awaitingAnswer) if ((cursorSeenAt.get(viewId) ?? 0) > posted || !views.has(viewId)) awaitingAnswer.delete(viewId);
+    if (awaitingAnswer.size === 0) return;
+    if (performance.now() >= until) {
+      awaitingAnswer.clear();
+      return;
+    }
+    await Bun.sleep(2);
+  }
+}
 
 /** Until the engine has finished the text last posted to this view, at most 50 ms. */
 async function engineCaughtUp(viewId: number): Promise<void> {
