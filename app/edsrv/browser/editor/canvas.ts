@@ -3,15 +3,19 @@
 
 import { clientVisibleAreaCommand } from "../../protocol/frames";
 import { eachTile, forgetGeometry, geometry, visible, type Area } from "./geometry";
+
 import { canvas, canvasContext as ctx, sizer, viewport } from "./page";
 import { send } from "./socket";
 import { currentPart, editor, TILE_PX } from "./state";
 import { cache, type TilePixels } from "./tile-cache";
 import { requestVisible } from "./tiles";
 
-/** The area the canvas shows, as last laid out. */
-export let drawnArea: Area | undefined;
 let sentArea = "";
+
+/** The area the canvas shows, as last laid out (document px). */
+export function drawnArea(): Area | undefined {
+  return canvas._v;
+}
 
 /** A new view (a reconnection) has not been told its area yet. */
 export function forgetSentArea(): void {
@@ -29,7 +33,7 @@ export function layout(): void {
     const e = cache[p + ":" + tx + ":" + ty];
     if (e) ctx.drawImage(e.bmp, tx * TILE_PX - v.x, ty * TILE_PX - v.y);
   });
-  drawnArea = v;
+  canvas._v = v;
   // The server pushes the tiles of this area that an edit invalidates (twips, Collabora's frame).
   const tpp = editor.twipsPerPx;
   const area = clientVisibleAreaCommand(Math.round(v.x * tpp), Math.round(v.y * tpp), Math.round(v.w * tpp), Math.round(v.h * tpp));
@@ -38,7 +42,7 @@ export function layout(): void {
 
 /** Draws one tile (grid position from its key) where it belongs on the canvas as last laid out. */
 export function drawTile(key: string, bmp: TilePixels): void {
-  const v = drawnArea, parts = key.split(":");
+  const v = canvas._v, parts = key.split(":");
   if (v) ctx.drawImage(bmp, Number(parts[1]) * TILE_PX - v.x, Number(parts[2]) * TILE_PX - v.y);
 }
 

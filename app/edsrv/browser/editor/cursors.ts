@@ -30,7 +30,7 @@ export function cursorWaiting(): boolean {
 
 /** Whether a visible tile waits for the new pixels of an edit (invalidated, not here yet). */
 export function tilesAwaited(): boolean {
-  const v = drawnArea, p = currentPart();
+  const v = drawnArea(), p = currentPart();
   let waiting = false;
   if (v) eachTile(v, (tx, ty) => { const e = cache[p + ":" + tx + ":" + ty]; if (e && e.stale) waiting = true; });
   return waiting;

@@ -8,7 +8,11 @@ export const body = document.body;
 /** The page's data attributes: its texts (`textRetry`…) and the host's postMessage origin. */
 export const pageData = body.dataset;
 
-export const canvas = byId<HTMLCanvasElement>("canvas");
+/**
+ * The canvas keeps the area it shows as last laid out (document px) as `_v`: the tests and the
+ * keystroke benchmark read it there to find pixels on screen.
+ */
+export const canvas = byId<HTMLCanvasElement & { _v?: { x: number; y: number; w: number; h: number } }>("canvas");
 export const canvasContext = canvas.getContext("2d")!;
 export const viewport = byId<HTMLDivElement>("viewport");
 /** Gives the viewport the scroll range of the whole document. */

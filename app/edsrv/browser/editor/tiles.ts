@@ -133,7 +133,7 @@ export function onTile(bytes: Uint8Array<ArrayBuffer>): void {
 function tileReady(key: string, p: number, e: CachedTile, askedAt: number | undefined, draw: boolean): void {
   if (dirty[key] !== undefined) { if (dirty[key]! > e.ver) staleFor(e, dirty[key]!); delete dirty[key]; }
   if (p === currentPart()) {
-    if (drawnArea && draw) drawTile(key, e.bmp);
+    if (drawnArea() && draw) drawTile(key, e.bmp);
     if (askedAt === undefined) S.tilesPushed++; // sent by the server before the page asked
     else S.tilesDrawn++;
     // Input → the first new pixels after it: a tile pushed (askedAt undefined) or asked for since.
