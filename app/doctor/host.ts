@@ -17,7 +17,8 @@ export const DEFAULT_HOST_PATHS: HostPaths = {
 };
 
 function fontFiles(dir: string, found: string[] = [], depth = 0): string[] {
-  if (depth > 4 || found.length > 200) return found;
+  // Every file is listed (Noto alone is hundreds): a cap on the count hid the families read after it.
+  if (depth > 4 || found.length > 20_000) return found;
   let entries: import("node:fs").Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
