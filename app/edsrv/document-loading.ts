@@ -7,6 +7,7 @@ import { Journal, journalDirFor } from "./journal";
 import type { Kit } from "./kits";
 import type { CheckFileInfo, WopiAuth } from "./wopi-client";
 import type { DocumentState } from "./document-state";
+import { errorFrame } from "./protocol/frames";
 
 export class DocumentLoading {
   /** Sessions queued behind the work in progress (a preload, another attach). */
@@ -29,7 +30,7 @@ export class DocumentLoading {
     const file = await doc.deps.wopi.getFile(doc.wopiSrc, auth, typeof info.FileUrl === "string" && info.FileUrl ? info.FileUrl : undefined);
     if (!("bytes" in file)) {
       doc.log.warn("getfile_failed", { status: file.status });
-      return "error: cmd=load kind=faileddocloading";
+      return errorFrame("load", "faileddocloading");
     }
     const local = path.join(doc.dir, `original${doc.ext ? "." + doc.ext : ""}`);
     writeFileSync(local, file.bytes);
@@ -38,7 +39,7 @@ export class DocumentLoading {
       kit = await doc.deps.pool.acquire();
     } catch (err) {
       doc.log.error("kit_unavailable", { error: err as Error });
-      return "error: cmd=internal kind=kitunavailable";
+      return errorFrame("internal", "kitunavailable");
     }
     this.useKit(kit);
     try {
@@ -46,7 +47,7 @@ export class DocumentLoading {
       doc.docType = st.type;
     } catch (err) {
       doc.log.warn("document_load_failed", { error: err as Error });
-      return "error: cmd=load kind=faileddocloading";
+      return errorFrame("load", "faileddocloading");
     }
     try {
       doc.journal = Journal.begin(

@@ -9,6 +9,7 @@ import type { ClientSession } from "./session";
 import type { DocumentState, SaveRequest } from "./document-state";
 import type { SaveOutcome } from "./session";
 import type { OrphanView } from "./document-views";
+import { closeFrame, errorFrame } from "./protocol/frames";
 
 /** How long a recovered view waits for its page, by default. */
 export const ORPHAN_WAIT_MS = 60_000;
@@ -51,8 +52,8 @@ export class DocumentRecovery {
     doc.journaledKit = null;
     if (!doc.journal || doc.journal.failed || doc.state === "closed") {
       for (const s of doc.sessions.values()) {
-        s.send("error: cmd=internal kind=crashed");
-        s.send("close: docdisconnected");
+        s.send(errorFrame("internal", "crashed"));
+        s.send(closeFrame("docdisconnected"));
       }
       doc.dispose();
       return;
@@ -61,7 +62,7 @@ export class DocumentRecovery {
     // takes its own view back (takeOrphan).
     for (const s of doc.sessions.values()) {
       doc.deps.admin.removeView(doc, s);
-      s.send("close: recovering");
+      s.send(closeFrame("recovering"));
       s.close();
     }
     doc.sessions.clear();

@@ -15,6 +15,7 @@ import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import type { DocumentState, SaveRequest } from "./document-state";
 import type { SaveOutcome } from "./session";
+import { errorFrame, serverFrame } from "./protocol/frames";
 
 export type StopOutcome = "stored" | "unmodified" | "quarantined" | "lost";
 
@@ -138,31 +139,31 @@ export class DocumentSaving {
         doc.everUploaded = true;
         this.retryDelay = doc.deps.saveRetryMs;
         doc.notifyModified();
-        if (doc.lastModifiedTime !== null) doc.broadcast(`lastmodtime: ${doc.lastModifiedTime}`);
+        if (doc.lastModifiedTime !== null) doc.broadcast(serverFrame("lastmodtime", doc.lastModifiedTime));
         doc.deps.admin.uploaded(doc, true);
         return { success: true, result: "stored" };
       case "conflict":
         doc.conflict = true;
-        doc.broadcast("error: cmd=storage kind=documentconflict");
+        doc.broadcast(errorFrame("storage", "documentconflict"));
         return { success: false, result: "conflict", errorMsg: "the file was changed by someone else" };
       case "toolarge":
         doc.tooLarge = true;
         for (const s of doc.sessions.values()) {
           s.readOnly = true;
-          s.send("error: cmd=storage kind=savetoolarge");
-          s.send("perm: readonly");
-          s.send(`filemode: ${JSON.stringify({ readOnly: true })}`);
+          s.send(errorFrame("storage", "savetoolarge"));
+          s.send(serverFrame("perm", "readonly"));
+          s.send(serverFrame("filemode", JSON.stringify({ readOnly: true })));
         }
         doc.broadcastViews();
         return { success: false, result: "toolarge", errorMsg: "the file is too large for the storage" };
       case "unauthorized":
-        if (req.session) req.session.send("error: cmd=storage kind=saveunauthorized");
-        else doc.broadcast("error: cmd=storage kind=saveunauthorized");
+        if (req.session) req.session.send(errorFrame("storage", "saveunauthorized"));
+        else doc.broadcast(errorFrame("storage", "saveunauthorized"));
         if (auth === doc.lastAuth) doc.lastAuth = null;
         for (const s of doc.sessions.values()) if (s.auth === auth) s.readOnly = true;
         return { success: false, result: "unauthorized", errorMsg: "the storage refused the token" };
       default:
-        doc.broadcast("error: cmd=storage kind=savefailed");
+        doc.broadcast(errorFrame("storage", "savefailed"));
         doc.deps.admin.uploaded(doc, false);
         this.scheduleRetry(req);
         return { success: false, result: "failed", errorMsg: res.message };

@@ -14,6 +14,7 @@ import { redactUrl, type WopiAuth, type WopiClient } from "./wopi-client";
 import type { Downloads } from "./exports";
 import type { Journal } from "./journal";
 import type { ClientSession, SaveReason } from "./session";
+import { serverFrame } from "./protocol/frames";
 
 /** The admin channel's view of a document's life (admin.ts). */
 export interface AdminEvents {
@@ -132,7 +133,7 @@ export abstract class DocumentState {
 
   broadcastViews(): void {
     const list = [...this.sessions.values()].map((v) => ({ viewid: v.viewId, userid: v.userId, username: v.userName, readonly: v.readOnly }));
-    for (const s of this.sessions.values()) s.send(`viewinfo: ${JSON.stringify(list.map((v) => ({ ...v, current: v.viewid === s.viewId })))}`);
+    for (const s of this.sessions.values()) s.send(serverFrame("viewinfo", JSON.stringify(list.map((v) => ({ ...v, current: v.viewid === s.viewId })))));
   }
 
   /** Tells every view (and the admin channel) when the document turns modified or stored. */
@@ -140,7 +141,7 @@ export abstract class DocumentState {
     const m = this.modified;
     if (m === this.lastModifiedNotified) return;
     this.lastModifiedNotified = m;
-    this.broadcast(`statechanged: .uno:ModifiedStatus=${m}`);
+    this.broadcast(serverFrame("statechanged", `.uno:ModifiedStatus=${m}`));
     this.deps.admin.modified(this);
   }
 

@@ -3,12 +3,13 @@
 
 import { tokenHashOf } from "./journal";
 import type { RecoveredView } from "./recovery";
-import { sendTiles, sendTilesStale, statusFrame } from "./view-commands";
+import { sendTiles, sendTilesStale } from "./view-commands";
 import { ViewTiles, firstScreenTiles } from "./tile-push";
 import { CALLBACK_NAMES, deliverAfterPushes } from "./view-callbacks";
 import type { CheckFileInfo } from "./wopi-client";
 import type { ClientSession } from "./session";
 import type { DocumentState } from "./document-state";
+import { closeFrame, errorFrame, firstScreenFrame, serverFrame, statusFrame, type WopiInfo } from "./protocol/frames";
 
 /** Callbacks kept for a view while it is attached (its first ones are a handful; a state dump is ~200). */
 const MAX_HELD_CALLBACKS = 1000;
@@ -47,7 +48,7 @@ export class DocumentViews {
     if (adopted) {
       // The page of a view a recovery made again: it takes that view back, caret and selection as they were.
       viewId = adopted.viewId;
-      if (adopted.actionDropped) s.send("error: cmd=recovery kind=actiondropped");
+      if (adopted.actionDropped) s.send(errorFrame("recovery", "actiondropped"));
       doc.log.info("view_recovered", { session: s.id, view_id: viewId });
     } else {
       try {
@@ -56,7 +57,7 @@ export class DocumentViews {
         if (ref !== undefined) doc.journal?.append("viewmade", { ref, viewId });
       } catch (err) {
         doc.log.error("view_create_failed", { error: err as Error });
-        s.send("error: cmd=load kind=faileddocloading");
+        s.send(errorFrame("load", "faileddocloading"));
         s.close();
         return false;
       }
@@ -71,14 +72,14 @@ export class DocumentViews {
       doc.journal?.setAuth(s.auth);
     }
     doc.lastActivity = Date.now();
-    const wopiInfo = {
+    const wopiInfo: WopiInfo = {
       BaseFileName: info.BaseFileName,
       UserCanWrite: info.UserCanWrite === true,
       PostMessageOrigin: info.PostMessageOrigin,
       UserId: s.userId,
       UserFriendlyName: s.userName,
       IsOwner: info.OwnerId !== undefined && info.OwnerId === info.UserId,
-      HideSaveOption: info.HideSaveOption,
+      HideSaveOption: info.HideSaveOption as boolean | undefined, // as the host sent it
       HidePrintOption: info.HidePrintOption === true,
       HideExportOption: info.HideExportOption === true,
       DisablePrint: info.DisablePrint === true,
@@ -86,17 +87,17 @@ export class DocumentViews {
       DisableCopy: info.DisableCopy === true,
       EnableOwnerTermination: info.EnableOwnerTermination,
     };
-    s.send(`wopi: ${JSON.stringify(wopiInfo)}`);
-    s.send(`perm: ${s.readOnly ? "readonly" : "edit"}`);
-    s.send(`filemode: ${JSON.stringify({ readOnly: s.readOnly })}`);
-    if (doc.lastModifiedTime !== null) s.send(`lastmodtime: ${doc.lastModifiedTime}`);
+    s.send(serverFrame("wopi", JSON.stringify(wopiInfo)));
+    s.send(serverFrame("perm", s.readOnly ? "readonly" : "edit"));
+    s.send(serverFrame("filemode", JSON.stringify({ readOnly: s.readOnly })));
+    if (doc.lastModifiedTime !== null) s.send(serverFrame("lastmodtime", doc.lastModifiedTime));
     const st = await kit.request<Record<string, unknown>>("status", { viewId });
     const ahead = firstScreenTiles(s.firstScreenArea, st);
     const grid = ahead[0];
     // Announced before the status, so the page's first request leaves these out.
-    if (grid) s.send(`firstscreen: part=${grid.part} tileposx=${ahead.map((t) => t.x).join(",")} tileposy=${ahead.map((t) => t.y).join(",")} tilewidth=${grid.w} tileheight=${grid.h} width=${grid.width} height=${grid.height}`);
+    if (grid) s.send(firstScreenFrame({ part: grid.part, tilePosX: ahead.map((t) => t.x), tilePosY: ahead.map((t) => t.y), tileWidth: grid.w, tileHeight: grid.h, width: grid.width, height: grid.height }));
     s.send(statusFrame(st, viewId, doc.docType));
-    s.send(`statechanged: .uno:ModifiedStatus=${doc.modified}`);
+    s.send(serverFrame("statechanged", `.uno:ModifiedStatus=${doc.modified}`));
     if (grid) {
       s.tiles?.noteRequest(grid);
       void sendTiles(kit, s, ahead, "first").catch(() => sendTilesStale(s, ahead, "first")); // the page asks for them itself
@@ -120,7 +121,7 @@ export class DocumentViews {
     for (const other of [...this.doc.sessions.values()]) {
       if (other.readOnly || other.auth.token !== s.auth.token) continue;
       this.doc.log.info("view_replaced", { session: other.id, by: s.id });
-      other.send("close: replaced");
+      other.send(closeFrame("replaced"));
       await this.detach(other);
       other.close();
     }

@@ -11,7 +11,7 @@ import { JOURNALLED_OPS } from "./journal";
 import { EDITABLE_EXTENSIONS } from "./discovery";
 import type { AliasGroup } from "../alias-groups";
 import type { Kit } from "./kits";
-import { parseArgs, runViewCommand } from "./view-commands";
+import { runViewCommand } from "./view-commands";
 import { exportName } from "./exports";
 import type { ClientSession, SaveOutcome } from "./session";
 import { DocumentState, type BrokerDeps, type SaveRequest } from "./document-state";
@@ -19,6 +19,7 @@ import { DocumentLoading } from "./document-loading";
 import { DocumentViews } from "./document-views";
 import { DocumentSaving, type StopOutcome } from "./document-saving";
 import { DocumentRecovery } from "./document-recovery";
+import { closeFrame, errorFrame, parseCommandArgs } from "./protocol/frames";
 
 export type { ClientSession, SaveOutcome } from "./session";
 export type { AdminEvents, BrokerDeps } from "./document-state";
@@ -60,7 +61,7 @@ export class DocumentBroker extends DocumentState {
   /** CheckFileInfo for the new view, load on the first view, then create the view. */
   private async attach(s: ClientSession): Promise<boolean> {
     if (this.state === "closed" || (this.state === "closing" && !this.kit?.alive)) {
-      s.send("error: cmd=internal kind=docunloading");
+      s.send(errorFrame("internal", "docunloading"));
       s.close();
       return false;
     }
@@ -70,7 +71,7 @@ export class DocumentBroker extends DocumentState {
     const cfi = await this.deps.wopi.checkFileInfo(this.wopiSrc, s.auth);
     if (cfi.kind !== "ok") {
       this.log.warn("checkfileinfo_failed", { session: s.id, kind: cfi.kind, status: cfi.status });
-      s.send(cfi.kind === "unauthorized" ? "error: cmd=internal kind=unauthorized" : "error: cmd=load kind=faileddocloading");
+      s.send(cfi.kind === "unauthorized" ? errorFrame("internal", "unauthorized") : errorFrame("load", "faileddocloading"));
       s.close();
       if (this.state === "new") this.dispose();
       else this.maybeClose();
@@ -90,7 +91,7 @@ export class DocumentBroker extends DocumentState {
       if (lmt !== null && this.lastModifiedTime !== null && lmt !== this.lastModifiedTime && !this.saving.running) {
         this.conflict = true;
         this.log.warn("document_conflict", { reason: "checkfileinfo" });
-        this.broadcast("error: cmd=storage kind=documentconflict");
+        this.broadcast(errorFrame("storage", "documentconflict"));
       }
     } else {
       const failed = await this.loading.load(s.auth, info);
@@ -102,7 +103,7 @@ export class DocumentBroker extends DocumentState {
       }
     }
     if (!this.kit || this.state !== "loaded") {
-      s.send("error: cmd=internal kind=docunloading");
+      s.send(errorFrame("internal", "docunloading"));
       s.close();
       return false;
     }
@@ -188,7 +189,7 @@ export class DocumentBroker extends DocumentState {
    */
   async shutdown(deadline: number): Promise<StopOutcome> {
     const outcome = await this.saving.storeBeforeStop(deadline);
-    for (const s of this.sessions.values()) s.send("close: shuttingdown");
+    for (const s of this.sessions.values()) s.send(closeFrame("shuttingdown"));
     this.dispose();
     return outcome;
   }
@@ -207,10 +208,10 @@ export class DocumentBroker extends DocumentState {
     const sp = text.indexOf(" ");
     const cmd = sp < 0 ? text : text.slice(0, sp);
     try {
-      await runViewCommand({ doc: this, kit: this.journaledKit ?? this.kit, session: s }, cmd, parseArgs(sp < 0 ? "" : text.slice(sp + 1)));
+      await runViewCommand({ doc: this, kit: this.journaledKit ?? this.kit, session: s }, cmd, parseCommandArgs(sp < 0 ? "" : text.slice(sp + 1)));
     } catch (err) {
       this.log.warn("command_failed", { cmd, error: err as Error });
-      s.send(`error: cmd=${cmd} kind=failed`);
+      s.send(errorFrame(cmd, "failed"));
     }
   }
 

@@ -197,6 +197,19 @@ export const saveResultFrame = (r: SaveResult): string => serverFrame("saveresul
 /** `error: cmd=<command> kind=<kind>`. */
 export const errorFrame = (cmd: string, kind: string): string => serverFrame("error", `cmd=${cmd} kind=${kind}`);
 
+/** `firstscreen:`: the tiles of the page's first screen, painted ahead and sent without being asked. */
+export interface FirstScreen {
+  part: number;
+  tilePosX: number[];
+  tilePosY: number[];
+  tileWidth: number;
+  tileHeight: number;
+  width: number;
+  height: number;
+}
+export const firstScreenFrame = (f: FirstScreen): string =>
+  serverFrame("firstscreen", `part=${f.part} tileposx=${f.tilePosX.join(",")} tileposy=${f.tilePosY.join(",")} tilewidth=${f.tileWidth} tileheight=${f.tileHeight} width=${f.width} height=${f.height}`);
+
 /** Why the server closes a page's view (`close:`); recovering and shuttingdown: the page reconnects. */
 export type CloseReason = "recovering" | "shuttingdown" | "ownertermination" | "idle" | "oom" | "docdisconnected" | "replaced";
 export const closeFrame = (why: CloseReason): string => serverFrame("close", why);
