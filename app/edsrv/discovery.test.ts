@@ -262,3 +262,26 @@ describe("admin authentication and metrics", () => {
     expect(logger.lines.join("\n")).not.toContain("s3cret-admin");
   });
 });
+
+describe("icons (issue 23 item 1)", () => {
+  test("the editing server serves a command's Colibre picture under its hash, cached for good, with an ETag answered by 304", async () => {
+    const url = `${ed.url}/browser/${ed.hash}/icons/lc_bold.svg`;
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("image/svg+xml");
+    expect(res.headers.get("cache-control")).toContain("immutable");
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
+    expect(await res.text()).toContain("<svg");
+    const again = await fetch(url, { headers: { "If-None-Match": res.headers.get("etag")! } });
+    expect(again.status).toBe(304);
+    // A menu's small picture, and a command without its own drawn with the closest one's.
+    expect((await fetch(`${ed.url}/browser/${ed.hash}/icons/sc_bold.svg`)).status).toBe(200);
+    expect((await fetch(`${ed.url}/browser/${ed.hash}/icons/lc_resolvecomment.svg`)).status).toBe(200);
+  });
+
+  test("a name that is not a command's picture is 404, never a file of the theme or the disk", async () => {
+    for (const file of ["lc_nothingatall.svg", "links.txt", "lc_..%2Fbold.svg", "xx_bold.svg", "lc_bold.png"]) {
+      expect((await fetch(`${ed.url}/browser/${ed.hash}/icons/${file}`)).status).toBe(404);
+    }
+  });
+});

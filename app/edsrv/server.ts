@@ -22,6 +22,7 @@ import { renderPage } from "./page";
 import { WopiClient, wopiAuthFrom } from "./wopi-client";
 import { parseWsUri, requestsReadOnly, type EditTarget } from "../editing-uri";
 import { parseArgs } from "./view-commands";
+import { COLIBRE_SVG_ZIP, IconTheme, type IconSize } from "./icons";
 
 export interface EdsrvDeps {
   config: Config;
@@ -31,6 +32,8 @@ export interface EdsrvDeps {
   /** Overrides config.edsrv.listen (tests use port 0). */
   listen?: { hostname: string; port: number };
   idleKits?: number;
+  /** The icon theme's zip (default: Debian's Colibre SVG theme). */
+  iconTheme?: string;
   saveRetryMs?: number;
   autosaveSeconds?: number;
   /** Seconds after the last input a modified document is stored; default: the setting, or 0 when autosaveSeconds is 0 (tests that switch autosave off). */
@@ -74,8 +77,10 @@ export async function createEdsrv(deps: EdsrvDeps) {
   const log = deps.logger.child({ component: "edsrv" });
   const startedAt = Date.now();
   const serverId = randomBytes(4).toString("hex");
-  // Before anything listens: the page's scripts are bundled once (their hash names /browser/<hash>/).
-  const client = await buildBrowserClient({ dev: config.devMode, version: EDSRV_VERSION });
+  // Before anything listens: the page's scripts are bundled once (their hash names /browser/<hash>/,
+  // with the icon theme's stamp: a LibreOffice upgrade with new pictures is a new hash).
+  const icons = await IconTheme.open(deps.iconTheme ?? COLIBRE_SVG_ZIP);
+  const client = await buildBrowserClient({ dev: config.devMode, version: `${EDSRV_VERSION}+${icons.stamp}` });
   const hash = client.hash;
   const workRoot = deps.workRoot ?? path.join(config.dataDir, "edsrv");
   mkdirSync(workRoot, { recursive: true });
@@ -198,6 +203,16 @@ export async function createEdsrv(deps: EdsrvDeps) {
   app.get("/browser/:hash/admin/admin.html", adminPage);
 
   app.get("/browser/:hash/images/:file", (c) => c.body(ICON_SVG, 200, { "Content-Type": "image/svg+xml" }));
+  // The toolbars' and menus' pictures: lc_<command>.svg (toolbars) and sc_<command>.svg (menus).
+  app.get("/browser/:hash/icons/:file", (c) => {
+    const m = /^(lc|sc)_([a-z0-9]{1,64})\.svg$/.exec(c.req.param("file"));
+    const icon = m ? icons.icon(m[2]!, m[1] as IconSize) : null;
+    if (!icon) return c.text("Not found", 404);
+    const cache = c.req.param("hash") === hash ? "public, max-age=31536000, immutable" : "no-cache";
+    const headers = { ETag: icon.etag, "Cache-Control": cache, "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'", "X-Content-Type-Options": "nosniff" };
+    if (c.req.header("If-None-Match") === icon.etag) return c.body(null, 304, headers);
+    return c.body(icon.svg as Uint8Array<ArrayBuffer>, 200, { ...headers, "Content-Type": "image/svg+xml" });
+  });
   app.get("/browser/:hash/:file", (c) => {
     const asset = client.asset(c.req.param("file"));
     if (!asset) return c.text("Not found", 404);

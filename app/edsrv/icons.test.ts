@@ -1,0 +1,38 @@
+// The editor's icons come from LibreOffice's Colibre theme (issue 23, item 1).
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { strFromU8, strToU8, zipSync } from "fflate";
+import { CLOSEST_ICON, COLIBRE_SVG_ZIP, IconTheme } from "./icons";
+
+describe("icons from the Colibre theme", () => {
+  test("every command the editor offers has a picture from the theme, its own or the closest command's", async () => {
+    const theme = await IconTheme.open(COLIBRE_SVG_ZIP);
+    for (const command of [".uno:Bold", ".uno:Italic", ".uno:Underline", ".uno:Undo", ".uno:Redo", ".uno:Save", ".uno:InsertTable", ".uno:InsertGraphic", ".uno:SortAscending", ".uno:FreezePanes", ".uno:DuplicatePage", ...Object.keys(CLOSEST_ICON)]) {
+      const icon = theme.icon(command);
+      expect({ command, svg: icon ? strFromU8(icon.svg).includes("<svg") : false }).toEqual({ command, svg: true });
+    }
+  });
+
+  test("a small menu icon and a large toolbar icon are different pictures of one command", async () => {
+    const theme = await IconTheme.open(COLIBRE_SVG_ZIP);
+    expect(theme.icon("bold", "sc")!.etag).not.toBe(theme.icon("bold", "lc")!.etag);
+  });
+
+  test("an alias in links.txt is followed to its picture; a name that could hide a path is no icon", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "icons-"));
+    const zip = path.join(dir, "theme.zip");
+    writeFileSync(zip, zipSync({ "cmd/lc_real.svg": strToU8("<svg>real</svg>"), "links.txt": strToU8("cmd/lc_alias.svg cmd/lc_real.svg\n") }));
+    const theme = await IconTheme.open(zip);
+    expect(strFromU8(theme.icon(".uno:Alias")!.svg)).toBe("<svg>real</svg>");
+    expect(theme.icon("../lc_real")).toBeNull();
+    expect(theme.icon("nothing")).toBeNull();
+  });
+
+  test("without the theme on the machine nothing fails: there are no pictures", async () => {
+    const theme = await IconTheme.open("/nonexistent/theme.zip");
+    expect(theme.available).toBe(false);
+    expect(theme.icon("bold")).toBeNull();
+  });
+});
