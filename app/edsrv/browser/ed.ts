@@ -18,12 +18,14 @@ import { installHostMessages } from "./editor/host-messages";
 import { installKeyboard } from "./editor/keyboard";
 import { installMouse } from "./editor/mouse";
 import { installSocket } from "./editor/socket";
+import { installTouch } from "./editor/touch";
 
 installSocket();
 installCanvas();
 installKeyboard();
 installClipboard();
 installMouse();
+installTouch();
 installCommandButtons();
 installHostMessages();
 installApi();

@@ -12,10 +12,15 @@ export let mouseDown = false;
 let moveQueued: MouseEvent | null = null;
 
 function mouse(type: MouseEventType, e: MouseEvent, buttons?: number): void {
+  pointerAt(type, e.clientX, e.clientY, { count: type === "move" ? 1 : e.detail || 1, buttons: buttons || (type === "move" && !mouseDown ? 0 : 1), modifier: (e.shiftKey ? SHIFT : 0) + (e.ctrlKey ? MOD1 : 0) });
+}
+
+/** A mouse event at a point of the window (CSS pixels), sent in document twips; touch uses it too. */
+export function pointerAt(type: MouseEventType, clientX: number, clientY: number, o: { count?: number; buttons?: number; modifier?: number } = {}): void {
   if (editor.readOnly) return;
   const r = sizer.getBoundingClientRect(), tpp = editor.twipsPerPx;
-  const x = Math.round((e.clientX - r.left) * tpp), y = Math.round((e.clientY - r.top) * tpp);
-  send(mouseCommand(type, x, y, type === "move" ? 1 : e.detail || 1, buttons || (type === "move" && !mouseDown ? 0 : 1), (e.shiftKey ? SHIFT : 0) + (e.ctrlKey ? MOD1 : 0)));
+  const x = Math.round((clientX - r.left) * tpp), y = Math.round((clientY - r.top) * tpp);
+  send(mouseCommand(type, x, y, o.count ?? 1, o.buttons ?? 1, o.modifier ?? 0));
 }
 
 export function installMouse(): void {

@@ -47,6 +47,8 @@ export interface EditorState {
   received: Record<string, number>;
   connected: boolean;
   reconnects: number;
+  /** Pinch zooms applied (touch.ts). */
+  pinches?: number;
   closed?: boolean;
   leaving?: boolean;
   hostReady?: boolean;

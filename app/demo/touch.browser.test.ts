@@ -1,0 +1,124 @@
+// Phones and tablets (issue 23 item 3), in Chromium's device emulation with touch events, through
+// the demo, Caddy, the gate and the editing server: the editor takes the screen, a tap places the
+// caret and the keyboard types and saves, a long press asks for the context menu, two fingers
+// pinch to zoom, a swipe goes to the next slide.
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { strFromU8, unzipSync } from "fflate";
+import type { Browser, BrowserContext, CDPSession, Frame, Page } from "playwright-core";
+import { freePort, startCaddy, type RunningCaddy } from "../../caddy/testing";
+import { startChromium } from "../edsrv/testing/chromium";
+import { startEmbedStack, type EmbedStack } from "../embed/testing";
+
+let stack: EmbedStack;
+let caddy: RunningCaddy;
+let chrome: Awaited<ReturnType<typeof startChromium>>;
+let browser: Browser;
+
+beforeAll(async () => {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  [stack, chrome] = await Promise.all([
+    startEmbedStack({ idleKits: 1, env: { SVC_DEV_MODE: "1", SVC_PUBLIC_URL: url, SVC_EMBED_ALLOWED_ORIGINS: url } }),
+    startChromium(),
+  ]);
+  caddy = await startCaddy({ app: new URL(stack.gateUrl).host, edsrv: new URL(stack.ed.url).host, port });
+  browser = chrome.browser;
+}, 180_000);
+
+afterAll(async () => {
+  await chrome?.close();
+  await caddy?.stop();
+  await stack?.close();
+});
+
+const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true };
+const TABLET = { viewport: { width: 820, height: 1180 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+
+const docxText = (bytes: Uint8Array) => strFromU8(unzipSync(bytes)["word/document.xml"]!).replace(/<[^>]+>/g, "").trim();
+const editorFrame = (page: Page): Frame => page.frames().find((f) => f.url().includes("/ed.html"))!;
+
+async function openOn(device: typeof PHONE, sample: string): Promise<{ context: BrowserContext; page: Page; frame: Frame; cdp: CDPSession }> {
+  const context = await browser.newContext(device);
+  const page = await context.newPage();
+  await page.goto(`${caddy.url}/svc/demo?sample=${sample}`);
+  await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onDocumentLoaded"), undefined, { timeout: 60_000 });
+  const frame = editorFrame(page);
+  await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0 && (window as any).edState.tilesDrawn >= (window as any).edState.tilesRequested);
+  return { context, page, frame, cdp: await context.newCDPSession(page) };
+}
+
+/** The canvas's place on the page (the editor's iframe included). */
+async function canvasBox(page: Page) {
+  const box = await editorFrame(page).locator("#canvas").boundingBox();
+  return box!;
+}
+
+type Point = { x: number; y: number };
+const touch = (cdp: CDPSession, type: "touchStart" | "touchMove" | "touchEnd", points: Point[]) =>
+  cdp.send("Input.dispatchTouchEvent", { type, touchPoints: points.map((p, id) => ({ x: p.x, y: p.y, id })) });
+
+describe("phones and tablets", () => {
+  test("on a 390x844 phone the editor takes the screen's width; a tap places the caret, typing and saving work", async () => {
+    const { context, page, frame } = await openOn(PHONE, "docx");
+    const box = await canvasBox(page);
+    expect(box.width).toBeGreaterThan(340);
+    expect(box.height).toBeGreaterThan(400);
+    // A tap a little right of the caret on its line: the caret moves there, and the keyboard types into the document.
+    const cursorBefore = await frame.evaluate(() => (window as any).edState.cursor);
+    const sizer = (await frame.locator("#sizer").boundingBox())!;
+    const tpp = await frame.evaluate(() => (window as any).edApi.zoom());
+    await page.touchscreen.tap(sizer.x + cursorBefore.x / tpp + 30, sizer.y + (cursorBefore.y + cursorBefore.h / 2) / tpp);
+    await frame.waitForFunction((b) => JSON.stringify((window as any).edState.cursor) !== b, JSON.stringify(cursorBefore));
+    expect(await frame.evaluate(() => document.activeElement?.id)).toBe("ime");
+    await page.keyboard.type("Phone typed ");
+    await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onModified"));
+    const saved = await page.evaluate(() => (window as any).demo.editor.save());
+    expect(docxText(new Uint8Array(await (await fetch(saved.url)).arrayBuffer()))).toContain("Phone typed");
+    await context.close();
+  }, 120_000);
+
+  test("a long press asks the engine for its context menu, shown at the finger", async () => {
+    const { context, page, frame, cdp } = await openOn(PHONE, "docx");
+    const box = await canvasBox(page);
+    const at = { x: box.x + 80, y: box.y + 40 };
+    await touch(cdp, "touchStart", [at]);
+    await Bun.sleep(900);
+    await touch(cdp, "touchEnd", []);
+    await frame.waitForFunction(() => ((window as any).edState.received.contextmenu ?? 0) > 0, undefined, { timeout: 10_000 });
+    await context.close();
+  }, 120_000);
+
+  test("two fingers pinch to zoom: spread apart, the document is drawn larger", async () => {
+    const { context, page, frame, cdp } = await openOn(TABLET, "docx");
+    const box = await canvasBox(page);
+    const widthBefore = await frame.evaluate(() => document.getElementById("sizer")!.offsetWidth);
+    const mid = { x: box.x + box.width / 2, y: box.y + 200 };
+    await touch(cdp, "touchStart", [{ x: mid.x - 40, y: mid.y }, { x: mid.x + 40, y: mid.y }]);
+    for (let d = 50; d <= 120; d += 10) await touch(cdp, "touchMove", [{ x: mid.x - d, y: mid.y }, { x: mid.x + d, y: mid.y }]);
+    await touch(cdp, "touchEnd", []);
+    await frame.waitForFunction(() => ((window as any).edState.pinches ?? 0) > 0);
+    const widthAfter = await frame.evaluate(() => document.getElementById("sizer")!.offsetWidth);
+    expect(widthAfter / widthBefore).toBeGreaterThan(1.8);
+    await context.close();
+  }, 120_000);
+
+  test("a swipe across a slide goes to the next slide, and back; the slide has the phone's width (no slide panel)", async () => {
+    const { context, page, frame, cdp } = await openOn(PHONE, "pptx");
+    expect(await frame.evaluate(() => document.getElementById("viewport")!.clientWidth)).toBeGreaterThan(340);
+    const parts = await frame.evaluate(() => (window as any).edState.status.parts);
+    expect(parts).toBeGreaterThan(1);
+    const box = await canvasBox(page);
+    const swipe = async (from: number, to: number) => {
+      const y = box.y + Math.min(150, box.height / 3);
+      await touch(cdp, "touchStart", [{ x: from, y }]);
+      for (let i = 1; i <= 5; i++) await touch(cdp, "touchMove", [{ x: from + ((to - from) * i) / 5, y }]);
+      await touch(cdp, "touchEnd", []);
+    };
+    await swipe(box.x + box.width - 30, box.x + 30);
+    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 1);
+    await swipe(box.x + 30, box.x + box.width - 30);
+    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 0);
+    await context.close();
+  }, 120_000);
+});
