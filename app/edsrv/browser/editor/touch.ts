@@ -62,8 +62,12 @@ function installPressAndSwipe(): void {
   }, { passive: true });
   sizer.addEventListener("touchmove", (e) => {
     const t = e.touches[0];
-    if (start && t && Math.hypot(t.clientX - start.x, t.clientY - start.y) > TAP_SLOP_PX) cancel();
-  }, { passive: true });
+    if (!start || !t || e.touches.length !== 1) return;
+    const dx = t.clientX - start.x, dy = t.clientY - start.y;
+    if (Math.hypot(dx, dy) > TAP_SLOP_PX) cancel();
+    // A swipe to another slide is ours: not a scroll, and not the browser's history gesture.
+    if (isSlideSwipe(dx, dy, start)) e.preventDefault();
+  }, { passive: false });
   sizer.addEventListener("touchend", (e) => {
     cancel();
     // After a long press the finger's lifting is no click (it would close the menu the press opened).
@@ -81,11 +85,15 @@ function installPressAndSwipe(): void {
  */
 function swipe(dx: number, dy: number, ms: number, from: { atLeftEdge: boolean; atRightEdge: boolean }): void {
   const st = editor.status;
-  if (!st || st.type !== "presentation" || ms > SWIPE_MAX_MS) return;
-  if (Math.abs(dx) < SWIPE_MIN_PX || Math.abs(dx) < 2 * Math.abs(dy)) return;
-  if (dx < 0 ? !from.atRightEdge : !from.atLeftEdge) return;
+  if (!st || ms > SWIPE_MAX_MS || Math.abs(dx) < SWIPE_MIN_PX || !isSlideSwipe(dx, dy, from)) return;
   const next = currentPart() + (dx < 0 ? 1 : -1);
   if (next >= 0 && next < (st.parts || 1)) switchPart(next);
+}
+
+/** A mostly horizontal move over a slide that cannot scroll further that way. */
+function isSlideSwipe(dx: number, dy: number, from: { atLeftEdge: boolean; atRightEdge: boolean }): boolean {
+  if (editor.status?.type !== "presentation" || Math.abs(dx) < TAP_SLOP_PX || Math.abs(dx) < 2 * Math.abs(dy)) return false;
+  return dx < 0 ? from.atRightEdge : from.atLeftEdge;
 }
 
 /**
