@@ -89,6 +89,29 @@ describe("phones and tablets", () => {
     await context.close();
   }, 120_000);
 
+  test("a long press on a word selects it with two handles; dragging the end handle extends the selection", async () => {
+    const { context, page, frame, cdp } = await openOn(PHONE, "docx");
+    const sizer = (await frame.locator("#sizer").boundingBox())!;
+    const tpp = await frame.evaluate(() => (window as any).edApi.zoom());
+    const caret = await frame.evaluate(() => (window as any).edState.cursor);
+    // The first word of the first line ("Hello").
+    const word = { x: sizer.x + caret.x / tpp + 12, y: sizer.y + (caret.y + caret.h / 2) / tpp };
+    await touch(cdp, "touchStart", [word]);
+    await Bun.sleep(900);
+    await touch(cdp, "touchEnd", []);
+    await frame.waitForFunction(() => (window as any).edState.selection.length > 0);
+    await frame.waitForFunction(() => [...document.querySelectorAll(".selhandle")].every((h) => !(h as HTMLElement).hidden));
+    const width = () => frame.evaluate(() => (window as any).edState.selection.reduce((w: number, r: any) => w + r.w, 0));
+    const before = await width();
+    const end = (await frame.locator(".selhandle-end").boundingBox())!;
+    const from = { x: end.x + end.width / 2, y: end.y + end.height / 2 };
+    await touch(cdp, "touchStart", [from]);
+    for (let i = 1; i <= 6; i++) await touch(cdp, "touchMove", [{ x: from.x + i * 12, y: from.y }]);
+    await touch(cdp, "touchEnd", []);
+    await frame.waitForFunction((b) => (window as any).edState.selection.reduce((w: number, r: any) => w + r.w, 0) > b * 1.3, before);
+    await context.close();
+  }, 120_000);
+
   test("two fingers pinch to zoom: spread apart, the document is drawn larger", async () => {
     const { context, page, frame, cdp } = await openOn(TABLET, "docx");
     const box = await canvasBox(page);

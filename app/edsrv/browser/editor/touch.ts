@@ -1,6 +1,6 @@
 // Touch (phones and tablets): a tap places the caret and brings up the on-screen keyboard (the
 // browser's mouse events after a tap do it, through the same input path as a keyboard), a long
-// press asks the engine for its context menu, two fingers pinch to zoom, a swipe across a slide
+// press selects the word under the finger (in text) and asks the engine for its context menu, two fingers pinch to zoom, a swipe across a slide
 // that fits its view goes to the next or previous slide, and two handles at a text selection's
 // ends drag to change it.
 
@@ -52,9 +52,14 @@ function installPressAndSwipe(): void {
     timer = setTimeout(() => {
       timer = null;
       if (!start || editor.readOnly) return;
-      // As a right click where the finger rests: the engine selects what is there and answers with its menu.
+      // In text, as on any phone: the word under the finger is selected (a double click), with its
+      // handles; then a right click there, which keeps the selection and answers with the menu.
       pressed = true;
       longPressedAt = performance.now();
+      if (editor.status?.type === "text") {
+        pointerAt("buttondown", start.x, start.y, { count: 2 });
+        pointerAt("buttonup", start.x, start.y, { count: 2 });
+      }
       pointerAt("buttondown", start.x, start.y, { buttons: 4 });
       pointerAt("buttonup", start.x, start.y, { buttons: 4 });
       focusDocument();
