@@ -102,6 +102,9 @@ describe("phones and tablets", () => {
     await frame.waitForFunction(() => (window as any).edState.selection.length > 0);
     await frame.waitForFunction(() => [...document.querySelectorAll(".selhandle")].every((h) => !(h as HTMLElement).hidden));
     const width = () => frame.evaluate(() => (window as any).edState.selection.reduce((w: number, r: any) => w + r.w, 0));
+    // The long press also opened the context menu: closed first, as a person taps it away.
+    await frame.waitForFunction(() => ((window as any).edState.received.contextmenu ?? 0) > 0);
+    await page.keyboard.press("Escape");
     const before = await width();
     const end = (await frame.locator(".selhandle-end").boundingBox())!;
     const from = { x: end.x + end.width / 2, y: end.y + end.height / 2 };
