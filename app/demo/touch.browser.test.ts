@@ -59,22 +59,53 @@ const touch = (cdp: CDPSession, type: "touchStart" | "touchMove" | "touchEnd", p
   cdp.send("Input.dispatchTouchEvent", { type, touchPoints: points.map((p, id) => ({ x: p.x, y: p.y, id })) });
 
 describe("phones and tablets", () => {
-  test("on a 390x844 phone the editor takes the screen's width; a tap places the caret, typing and saving work", async () => {
-    const { context, page, frame } = await openOn(PHONE, "docx");
+  for (const [name, device] of [["390x844 phone", PHONE], ["820x1180 tablet", TABLET]] as const) {
+    test(`on a ${name} the editor takes the screen's width; a tap places the caret, typing and saving work`, async () => {
+      const { context, page, frame } = await openOn(device, "docx");
+      const box = await canvasBox(page);
+      expect(box.width).toBeGreaterThan(device.viewport.width - 50);
+      expect(box.height).toBeGreaterThan(400);
+      // A tap a little right of the caret on its line: the caret moves there, and the keyboard types into the document.
+      const cursorBefore = await frame.evaluate(() => (window as any).edState.cursor);
+      const sizer = (await frame.locator("#sizer").boundingBox())!;
+      const tpp = await frame.evaluate(() => (window as any).edApi.zoom());
+      await page.touchscreen.tap(sizer.x + cursorBefore.x / tpp + 30, sizer.y + (cursorBefore.y + cursorBefore.h / 2) / tpp);
+      await frame.waitForFunction((b) => JSON.stringify((window as any).edState.cursor) !== b, JSON.stringify(cursorBefore));
+      expect(await frame.evaluate(() => document.activeElement?.id)).toBe("ime");
+      await page.keyboard.type("Touch typed ");
+      await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onModified"));
+      const saved = await page.evaluate(() => (window as any).demo.editor.save());
+      expect(docxText(new Uint8Array(await (await fetch(saved.url)).arrayBuffer()))).toContain("Touch typed");
+      await context.close();
+    }, 120_000);
+  }
+
+  test("Vietnamese Telex from the phone's on-screen keyboard (IME composition) lands in the saved file", async () => {
+    const { context, page, frame, cdp } = await openOn(PHONE, "docx");
     const box = await canvasBox(page);
-    expect(box.width).toBeGreaterThan(340);
-    expect(box.height).toBeGreaterThan(400);
-    // A tap a little right of the caret on its line: the caret moves there, and the keyboard types into the document.
-    const cursorBefore = await frame.evaluate(() => (window as any).edState.cursor);
-    const sizer = (await frame.locator("#sizer").boundingBox())!;
-    const tpp = await frame.evaluate(() => (window as any).edApi.zoom());
-    await page.touchscreen.tap(sizer.x + cursorBefore.x / tpp + 30, sizer.y + (cursorBefore.y + cursorBefore.h / 2) / tpp);
-    await frame.waitForFunction((b) => JSON.stringify((window as any).edState.cursor) !== b, JSON.stringify(cursorBefore));
-    expect(await frame.evaluate(() => document.activeElement?.id)).toBe("ime");
-    await page.keyboard.type("Phone typed ");
+    await page.touchscreen.tap(box.x + box.width / 2, box.y + 30);
+    await frame.waitForFunction(() => document.activeElement?.id === "ime");
+    await page.keyboard.press("Control+Home");
+    for (const t of ["V", "Vi", "Vie", "Viê", "Việ", "Việt"]) await cdp.send("Input.imeSetComposition", { text: t, selectionStart: t.length, selectionEnd: t.length });
+    await cdp.send("Input.insertText", { text: "Việt" });
+    await page.keyboard.type(" ");
+    await frame.waitForFunction(() => (window as any).edState.compositions >= 1);
     await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onModified"));
     const saved = await page.evaluate(() => (window as any).demo.editor.save());
-    expect(docxText(new Uint8Array(await (await fetch(saved.url)).arrayBuffer()))).toContain("Phone typed");
+    expect(docxText(new Uint8Array(await (await fetch(saved.url)).arrayBuffer())).normalize("NFC")).toStartWith("Việt ");
+    await context.close();
+  }, 120_000);
+
+  test("on a phone a sheet's cell is edited through the formula bar", async () => {
+    const { context, page, frame } = await openOn(PHONE, "xlsx");
+    await page.touchscreen.tap(...(await (async () => { const b = (await frame.locator("#formula").boundingBox())!; return [b.x + b.width / 2, b.y + b.height / 2] as const; })()));
+    await frame.waitForFunction(() => document.activeElement?.id === "formula");
+    await frame.fill("#formula", "4242");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onModified"));
+    const saved = await page.evaluate(() => (window as any).demo.editor.save());
+    const sheet = strFromU8(unzipSync(new Uint8Array(await (await fetch(saved.url)).arrayBuffer()))["xl/worksheets/sheet1.xml"]!);
+    expect(sheet).toContain("4242");
     await context.close();
   }, 120_000);
 
