@@ -231,6 +231,28 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
     }
     case "view":
       return { viewId: addView(req.readOnly === true, typeof req.author === "string" ? req.author.slice(0, 256) : "") };
+    case "viewlanguage": {
+      // The language of what LibreOffice makes for this view (the spelling context menu…), from the session's `lang`.
+      const d = useView(req.viewId);
+      const viewId = req.viewId as number;
+      const lang = String(req.lang ?? "");
+      if (!/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(lang)) throw new Error("lang must be a BCP 47 language tag");
+      d.setViewLanguage(viewId, lang);
+      // LibreOffice takes a view's language into its resources when the view becomes the current
+      // one (SfxLokHelper::setView), which does nothing for the view already current: another view
+      // is made current for a moment (a new one, dropped at once, when this is the only one).
+      const other = [...views].find((v) => v !== viewId);
+      if (other !== undefined) {
+        d.setView(other);
+        d.setView(viewId);
+      } else {
+        const temporary = d.createView();
+        d.setView(viewId);
+        d.destroyView(temporary);
+        d.setView(viewId);
+      }
+      return {};
+    }
     case "unview": {
       useView(req.viewId); // an unknown view fails at once, not after the wait
       // Input posted to this view is processed later on LibreOffice's thread; destroyed first, it is lost.

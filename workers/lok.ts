@@ -361,6 +361,12 @@ export class LokDocument {
     return this.fn("createView", ["ptr"], "i32")(this.handle);
   }
 
+  /** A view's language (BCP 47, "vi-VN"): the language of the menus and texts LibreOffice makes for it. */
+  setViewLanguage(id: number, language: string): void {
+    const l = cstr(language);
+    this.fn("setViewLanguage", ["ptr", "i32", "ptr"], "void")(this.handle, id, ptr(l));
+  }
+
   destroyView(id: number): void {
     this.fn("destroyView", ["ptr", "i32"], "void")(this.handle, id);
   }

@@ -86,7 +86,7 @@ describe("api.js on the demo page", () => {
   });
 
   test("onReady → onDocumentLoaded → typing → onModified → save() → onSaved with a version and a download URL of the edited file → the demo receiver shows a valid signed callback", async () => {
-    const page = await openDemo(main, "sample=docx&user=u-lan&name=Lan");
+    const page = await openDemo(main, "sample=docx&user=u-lan&name=Lan&lang=vi");
     await waitEvent(page, "onDocumentLoaded");
     const ready = await lastOf(page, "onReady");
     expect(ready).toMatchObject({ mode: "edit", limited: false, version: 0 });

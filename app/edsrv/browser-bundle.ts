@@ -18,6 +18,8 @@ const ENTRY_POINTS = ["connect", "ed", "ui"] as const;
 /** Files served as they are. */
 const STATIC_FILES: Record<string, string> = {
   "ed.css": path.join(BROWSER_DIR, "ed.css"),
+  // The interface's styles (ui.js): the tabbed toolbar, its menus and compact mode.
+  "ui.css": path.join(BROWSER_DIR, "ui.css"),
   // fflate's inflate decodes tiles on the page's own thread while the user types (editor/png-decode.ts).
   // The browser build its package names for CDNs ("unpkg"); the package does not export the path.
   "fflate.js": path.join(path.dirname(Bun.resolveSync("fflate/package.json", import.meta.dir)), "umd/index.js"),

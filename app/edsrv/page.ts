@@ -8,6 +8,7 @@ import type { Config } from "../config";
 import { matchGroup, type AliasGroup } from "../alias-groups";
 import type { BrowserClient } from "./browser-bundle";
 import { wopiAuthFrom } from "./wopi-client";
+import { languageOf, TEXTS, type Language } from "../i18n";
 
 const html = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
@@ -61,44 +62,13 @@ export function cspFor(config: Config, requestHost: string, wopiSrc: string | nu
 }
 
 /**
- * What the page says while it opens and when it cannot, in the page's language (the `lang`
- * parameter: Vietnamese for vi*, English otherwise). The script reads the failure texts from
- * data-text-* attributes so the two languages live in one place.
+ * What the page says while it opens and when it cannot, and its top bar, in the page's language
+ * (the `lang` parameter: Vietnamese for vi*, English otherwise), from the one language table
+ * (app/i18n). The script reads the failure texts from data-text-* attributes.
  */
-const PAGE_TEXTS = {
-  en: {
-    opening: "Opening the document…",
-    failed: "The document could not be opened.",
-    unauthorized: "The document could not be opened: access was refused (the link or its token may have expired).",
-    unavailable: "The document could not be opened: the editing server is busy. Try again in a moment.",
-    lost: "The connection to the editing server was lost.",
-    retry: "Reload the page to try again.",
-    slide: "Slide",
-    clipboard: "Copying needs the clipboard permission, which this page does not give the editor. Try again right after selecting.",
-    reconnecting: "Connection lost: reconnecting… Typing is paused until the editor is back; what you typed before is kept.",
-    offline: "Not sent: the editor is reconnecting. Type again once it is back.",
-    gaveUp: "The editor could not reconnect. Reload the page to go on; what you typed before the connection was lost is kept.",
-    actionDropped: "Your last action could not be applied: it stopped the document's engine. Everything before it is kept.",
-    replaced: "This document was opened again with the same session in another tab or window; editing continues there.",
-  },
-  vi: {
-    opening: "Đang mở tài liệu…",
-    failed: "Không mở được tài liệu.",
-    unauthorized: "Không mở được tài liệu: quyền truy cập bị từ chối (liên kết hoặc mã truy cập có thể đã hết hạn).",
-    unavailable: "Không mở được tài liệu: máy chủ soạn thảo đang bận. Hãy thử lại sau giây lát.",
-    lost: "Mất kết nối tới máy chủ soạn thảo.",
-    retry: "Hãy tải lại trang để thử lại.",
-    slide: "Trang chiếu",
-    clipboard: "Trang này không cho trình soạn thảo quyền ghi vào bộ nhớ tạm. Hãy sao chép lại ngay sau khi chọn.",
-    reconnecting: "Mất kết nối: đang kết nối lại… Tạm dừng nhập cho tới khi trình soạn thảo trở lại; những gì bạn đã gõ trước đó vẫn được giữ.",
-    offline: "Chưa gửi được: trình soạn thảo đang kết nối lại. Hãy gõ lại khi kết nối trở lại.",
-    gaveUp: "Trình soạn thảo không kết nối lại được. Hãy tải lại trang để tiếp tục; những gì bạn đã gõ trước khi mất kết nối vẫn được giữ.",
-    actionDropped: "Không áp dụng được thao tác cuối cùng của bạn: nó làm bộ máy tài liệu dừng lại. Mọi thứ trước đó vẫn được giữ.",
-    replaced: "Tài liệu này vừa được mở lại bằng cùng phiên ở một thẻ hoặc cửa sổ khác; việc chỉnh sửa tiếp tục ở đó.",
-  },
-};
+const PAGE_TEXTS = { en: TEXTS.en.page, vi: TEXTS.vi.page };
 /** The page's language: Vietnamese for a `lang` of vi*, English otherwise. */
-const pageLanguage = (lang: string | null): keyof typeof PAGE_TEXTS => (/^vi\b/i.test(lang ?? "") ? "vi" : "en");
+const pageLanguage = (lang: string | null): Language => languageOf(lang);
 
 export interface PageInput {
   form: Record<string, string>;
@@ -148,12 +118,13 @@ export function renderPage(config: Config, groups: AliasGroup[], client: Pick<Br
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>Editor</title>
+<title>${html(texts.title)}</title>
 <script>${client.connectScript}</script>
 <link rel="stylesheet" href="ed.css">
+<link rel="stylesheet" href="ui.css">
 </head>
 <body ${attrs}>
-<div id="toolbar"><span id="docname"></span><span id="modified" hidden title="Modified">&#9679;</span><span id="state"></span><button id="undo" type="button" title="Undo">&#8630;</button><button id="redo" type="button" title="Redo">&#8631;</button><button id="save" type="button">Save</button><button id="close" type="button" hidden>Close</button></div>
+<div id="toolbar"><span id="docname"></span><span id="modified" hidden title="${html(texts.modified)}">&#9679;</span><span id="state"></span><button id="undo" class="tb" type="button" title="${html(texts.undo)} (Ctrl+Z)" aria-label="${html(texts.undo)}" data-icon="undo"><img src="icons/lc_undo.svg" alt="" width="24" height="24"></button><button id="redo" class="tb" type="button" title="${html(texts.redo)} (Ctrl+Y)" aria-label="${html(texts.redo)}" data-icon="redo"><img src="icons/lc_redo.svg" alt="" width="24" height="24"></button><button id="save" class="tb" type="button" title="${html(texts.save)} (Ctrl+S)" aria-label="${html(texts.save)}" data-icon="save"><img src="icons/lc_save.svg" alt="" width="24" height="24"></button><button id="close" class="tb" type="button" title="${html(texts.close)}" aria-label="${html(texts.close)}" data-icon="closedoc" hidden><img src="icons/lc_closedoc.svg" alt="" width="24" height="24"></button></div>
 <div id="message" hidden></div>
 <div id="loading" role="status" aria-live="polite"><span class="spinner" aria-hidden="true"></span><span id="loading-text">${html(texts.opening)}</span></div>
 <div id="viewport" tabindex="-1"><div id="sizer"><canvas id="canvas"></canvas><div id="overlays"><div id="selection"></div><div id="cellcursor" hidden></div><div id="cursor" hidden></div></div></div><textarea id="ime" autocomplete="off" autocapitalize="off" spellcheck="false"></textarea></div>

@@ -55,6 +55,15 @@ export function parseUno(text: string): { command: string; args: string; viewOnl
   return { command, args: rest, viewOnly };
 }
 
+/** The session's `lang` as LibreOfficeKit takes it: "vi" → "vi-VN", "en" → "en-US", a full tag as it is. */
+export function lokLanguage(lang: string): string {
+  const l = lang.trim();
+  if (/^vi$/i.test(l)) return "vi-VN";
+  if (/^en$/i.test(l) || !/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/i.test(l)) return "en-US";
+  const [first, ...rest] = l.split("-");
+  return [first!.toLowerCase(), ...rest.map((p) => (p.length === 2 ? p.toUpperCase() : p))].join("-");
+}
+
 export interface ViewCommandTarget {
   doc: ViewDocument;
   kit: Kit;
@@ -203,6 +212,10 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
       s.send(saveResultFrame({ ...out, notify: args.notify === "1" }));
       return;
     }
+    case "viewlanguage":
+      // Once a page has its view: the menus LibreOffice makes for it in the session's language.
+      await kit.request("viewlanguage", { viewId, lang: lokLanguage(s.lang) });
+      return;
     case "closedocument":
       s.close();
       return;

@@ -12,6 +12,7 @@ import { checkToken, parseCheckInput, type TokenCheckSettings } from "../demo/to
 import { ServiceError } from "../errors";
 import { CONTENT_TYPES } from "../embed/downloads";
 import { route, type AppEnv } from "./common";
+import { TEXTS } from "../i18n";
 
 const PAGE_DIR = path.resolve(import.meta.dir, "../demo/page");
 const page = (file: string) => readFileSync(path.join(PAGE_DIR, file), "utf8");
@@ -32,6 +33,10 @@ export function demoRoutes(deps: DemoDeps): Hono<AppEnv> {
   const noStore = { "Cache-Control": "no-store" };
   route(app, "/", { GET: (c) => c.html(page("demo.html"), 200, noStore) });
   route(app, "/demo.js", { GET: (c) => c.body(page("demo.js"), 200, { "Content-Type": "text/javascript; charset=utf-8", ...noStore }) });
+  // The demo's texts in every language, from the one language table (app/i18n).
+  route(app, "/i18n.js", {
+    GET: (c) => c.body(`window.SVC_DEMO_TEXTS = ${JSON.stringify({ en: TEXTS.en.demo, vi: TEXTS.vi.demo })};\n`, 200, { "Content-Type": "text/javascript; charset=utf-8", ...noStore }),
+  });
   route(app, "/token", { GET: (c) => c.html(page("token.html"), 200, noStore) });
   route(app, "/token.js", { GET: (c) => c.body(page("token.js"), 200, { "Content-Type": "text/javascript; charset=utf-8", ...noStore }) });
   route(app, "/demo.css", { GET: (c) => c.body(page("demo.css"), 200, { "Content-Type": "text/css; charset=utf-8", ...noStore }) });

@@ -8,6 +8,30 @@
   var state = { editor: null, log: [] };
   window.demo = state;
 
+  // The page's language: ?lang=, else the browser's (Vietnamese or English), switched with #lang.
+  // Its texts come from the one language table (app/i18n), served as /svc/demo/i18n.js.
+  function pageLang() {
+    var l = q.get("lang") || (navigator.languages && navigator.languages[0]) || navigator.language || "en";
+    return /^vi\b/i.test(l) ? "vi" : "en";
+  }
+  var T = window.SVC_DEMO_TEXTS[pageLang()];
+  function translate() {
+    T = window.SVC_DEMO_TEXTS[pageLang()];
+    document.documentElement.lang = pageLang();
+    document.querySelectorAll("[data-t]").forEach(function (e) { e.textContent = T[e.getAttribute("data-t")]; });
+    document.querySelectorAll("[data-t-aria]").forEach(function (e) { e.setAttribute("aria-label", T[e.getAttribute("data-t-aria")]); });
+    document.querySelectorAll("[data-t-title]").forEach(function (e) { e.setAttribute("title", T[e.getAttribute("data-t-title")]); });
+    $("lang").value = pageLang();
+    showSamples();
+  }
+  function showSamples() {
+    if (!state.samples) return;
+    var chosen = $("sample").value;
+    $("sample").innerHTML = state.samples.map(function (s) { return '<option value="' + esc(s.id) + '">' + esc(T.samples[s.id] || s.label) + "</option>"; }).join("");
+    if (chosen) $("sample").value = chosen;
+  }
+  translate();
+
   function esc(s) { return String(s).replace(/[&<>"]/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]; }); }
 
   function log(name, payload, isError) {
@@ -29,17 +53,18 @@
       sample: q.get("sample") || "docx",
       key: q.get("key") || "",
       user: q.get("user") || "demo-user-1",
-      name: q.get("name") || "Người dùng 1",
+      name: q.get("name") || T.defaultUser,
       mode: q.get("mode") || "edit",
+      lang: pageLang(),
     };
   }
 
   function newKey(sample) { return "demo-" + sample + "-" + Date.now().toString(36); }
 
   function syncUrl(p) {
-    q = new URLSearchParams({ sample: p.sample, key: p.key, user: p.user, name: p.name, mode: p.mode });
+    q = new URLSearchParams({ sample: p.sample, key: p.key, user: p.user, name: p.name, mode: p.mode, lang: p.lang });
     history.replaceState(null, "", "?" + q.toString());
-    var second = new URLSearchParams({ sample: p.sample, key: p.key, user: "demo-user-2", name: "Người dùng 2", mode: "edit" });
+    var second = new URLSearchParams({ sample: p.sample, key: p.key, user: "demo-user-2", name: T.secondUserName, mode: "edit", lang: p.lang });
     $("second").href = "?" + second.toString();
   }
 
@@ -80,10 +105,10 @@
       var list = await (await fetch("/svc/demo/callbacks")).json();
       $("callbacks").innerHTML = list.map(function (c) {
         var b = c.body || {};
-        var sig = c.signature.ok ? '<span class="ok">chữ ký đúng</span>' : '<span class="bad">chữ ký sai: ' + esc(c.signature.reason) + "</span>";
-        var link = b.url ? ' <a href="' + esc(b.url) + '">tải phiên bản ' + esc(b.version) + "</a>" : "";
+        var sig = c.signature.ok ? '<span class="ok">' + esc(T.signatureOk) + "</span>" : '<span class="bad">' + esc(T.signatureBad) + esc(c.signature.reason) + "</span>";
+        var link = b.url ? ' <a href="' + esc(b.url) + '">' + esc(T.downloadVersion) + esc(b.version) + "</a>" : "";
         return "<li>" + esc(c.received_at.slice(11, 19)) + " <b>" + esc(c.event) + "</b> " + esc(b.key || "") + " v" + esc(b.version) + " " + sig + link +
-          (b.savedBy ? "<br>bởi " + esc(b.savedBy.name) + (b.final ? " (lần lưu cuối)" : "") + (b.autosave ? " (tự động)" : "") : "") + "</li>";
+          (b.savedBy ? "<br>" + esc(T.by) + esc(b.savedBy.name) + (b.final ? esc(T.finalSave) : "") + (b.autosave ? esc(T.autosave) : "") : "") + "</li>";
       }).join("");
       state.callbacks = list;
     } catch (err) { /* the next poll tries again */ }
@@ -98,7 +123,7 @@
       state.deliveries = info.callbackHistory;
       $("deliveries").innerHTML = info.callbackHistory.map(function (d) {
         var head = "<b>" + esc(d.event) + "</b> v" + esc(d.version) + " → " + esc(d.url_host) + ": " +
-          (d.state === "delivered" ? '<span class="ok">đã giao</span>' : d.state === "failed" ? '<span class="bad">thất bại</span>' : "đang giao");
+          (d.state === "delivered" ? '<span class="ok">' + esc(T.delivered) + "</span>" : d.state === "failed" ? '<span class="bad">' + esc(T.failed) + "</span>" : esc(T.delivering));
         var attempts = d.attempts.map(function (a) { return "<br>" + esc(a.explanation); }).join("");
         return '<li class="' + esc(d.state) + '">' + head + attempts + "</li>";
       }).join("");
@@ -107,7 +132,8 @@
 
   (async function init() {
     var samples = await (await fetch("/svc/demo/samples")).json();
-    $("sample").innerHTML = samples.map(function (s) { return '<option value="' + esc(s.id) + '">' + esc(s.label) + "</option>"; }).join("");
+    state.samples = samples;
+    showSamples();
     $("open").addEventListener("click", function () {
       var p = params();
       var sample = $("sample").value;
@@ -118,6 +144,8 @@
       open();
     });
     $("new").addEventListener("click", function () { q.set("key", newKey($("sample").value)); open(); });
+    // Another language: the page's texts, and the editor opened again in it (same document key).
+    $("lang").addEventListener("change", function () { q.set("lang", $("lang").value); translate(); open(); });
     document.querySelectorAll("[data-call]").forEach(function (b) { b.addEventListener("click", function () { call(b.getAttribute("data-call")); }); });
     setInterval(pollCallbacks, 1500);
     setInterval(pollDeliveries, 2000);

@@ -1,5 +1,5 @@
-// The editor's interface (docs/editing-server.md, "The interface"): one compact toolbar row for
-// the document's family, a formula bar for sheets, a slide panel for decks, find and replace, zoom,
+// The editor's interface (docs/editing-server.md, "The interface"): a tabbed toolbar for the
+// document's family (one row with a "more" menu in small frames), a formula bar for sheets, a slide panel for decks, find and replace, zoom,
 // download and print, comments, the people in the document and a status bar, in the page's
 // language. Built only on ed.js's hooks (window.edApi): every control sends a UNO command and
 // shows the engine's state at the cursor (`statechanged:`), so nothing here keeps its own idea of
@@ -9,7 +9,7 @@
 import { commandValuesCommand, type DocStatus } from "../protocol/frames";
 import { buildComments } from "./interface/comments";
 import { installContextMenu } from "./interface/context-menu";
-import { add, button, I, ribbon, sep, setOptions } from "./interface/controls";
+import { button, sep, setOptions } from "./interface/controls";
 import { applyWopi, buildDownload, fillDownload, installDownloads, installWopiInfo } from "./interface/download";
 import { buildFindBar, openFind } from "./interface/find";
 import { installPeople, people } from "./interface/people";
@@ -21,8 +21,9 @@ import { api, UI } from "./interface/state";
 import { installStateChanges, installStatusBar, partPosition, statusbar } from "./interface/status-bar";
 import { T } from "./interface/texts";
 import { buildSheet } from "./interface/toolbar-sheet";
-import { buildText, fontPicker } from "./interface/toolbar-text";
-import { fitPage, fitWidth, installWheelZoom, showZoom, zoomStep } from "./interface/zoom";
+import { buildText, fontPicker, trackedChanges } from "./interface/toolbar-text";
+import { addTo, installRibbon, quick, ribbon, startTab } from "./interface/ribbon";
+import { fitPage, fitWidth, installWheelZoom, keepFitted, showZoom, zoomStep } from "./interface/zoom";
 
 function install(): void {
   window.edUi = UI;
@@ -35,6 +36,7 @@ function install(): void {
   installStatusBar();
   installStateChanges();
   installShortcuts();
+  installRibbon();
 
   // ---- assembly, once the document's family is known
   let family: string | null = null;
@@ -49,24 +51,36 @@ function install(): void {
     if (family === "text") buildText();
     else if (family === "spreadsheet") buildSheet();
     else if (family === "presentation" || family === "drawing") buildPresentation();
-    add(sep());
-    add(button("zoomout", T.zoomOut, I.zoomOut, { view: true, click: () => { zoomStep(-1); } }));
-    add(button("zoomin", T.zoomIn, I.zoomIn, { view: true, click: () => { zoomStep(1); } }));
-    add(button("fitwidth", T.fitWidth, I.fitWidth, { view: true, click: fitWidth }));
-    add(button("fitpage", T.fitPage, I.fitPage, { view: true, click: fitPage }));
-    add(sep());
-    add(button("find", T.find, I.find, { view: true, click: () => { openFind(false); } }));
-    if (family === "text") buildComments().forEach(add);
-    buildDownload().forEach(add);
+    if (family === "text") {
+      const [addComment, commentsPanel] = buildComments();
+      addTo("review", addComment!, commentsPanel!, sep(), ...trackedChanges());
+    }
+    addTo("view",
+      button("zoomout", T.zoomOut, { view: true, click: () => { zoomStep(-1); } }),
+      button("zoomin", T.zoomIn, { view: true, click: () => { zoomStep(1); } }),
+      button("fitwidth", T.fitWidth, { view: true, click: fitWidth }),
+      button("fitpage", T.fitPage, { view: true, click: fitPage }));
+    if (family === "text") addTo("view", sep(), button(".uno:ControlCodes", T.formattingMarks, { toggle: true }));
+    if (family === "spreadsheet") addTo("view", sep(), button(".uno:ToggleSheetGrid", T.gridLines, { toggle: true }));
+    quick.appendChild(button("find", T.find, { view: true, icon: "recsearch", click: () => { openFind(false); } }));
+    buildDownload().forEach((c) => quick.appendChild(c));
     fillDownload(family);
     applyWopi();
+    startTab();
     toolbar.appendChild(people);
     showZoom();
     // A slide is shown whole, as in every presentation program (before the first tiles are asked).
-    if (family === "presentation" || family === "drawing") fitPage();
+    if (family === "presentation" || family === "drawing") { fitPage(); keepFitted(); }
   });
   // The font list is long to make; asked once the first screen is painted, it does not delay it.
-  api.on("firstpaint", () => { if (fontPicker) api.send(commandValuesCommand(".uno:CharFontName")); });
+  api.on("firstpaint", () => {
+    if (fontPicker) api.send(commandValuesCommand(".uno:CharFontName"));
+    // The menus LibreOffice makes for this view (the spelling context menu) in the session's
+    // language; English is the engine's own. After the first screen, which it does not delay.
+    const lang = new URLSearchParams(location.search).get("lang");
+    if (lang && !/^en\b/i.test(lang)) api.send("viewlanguage");
+  });
+  api.on("perm", () => { startTab(); });
   api.on("status", (a) => {
     let st: DocStatus;
     try { st = JSON.parse(a); } catch { return; }

@@ -26,7 +26,8 @@ export type ClientCommand =
   | "paste"
   | "insertgraphic"
   | "save"
-  | "closedocument";
+  | "closedocument"
+  | "viewlanguage";
 
 /** Text frames the server sends (server → page); `tile:` frames are binary and have their own header. */
 export type ServerFrameName =

@@ -25,8 +25,18 @@ export async function openFixture(env: EditorEnv, fixture: string, token = "tok_
 /** The toolbar control of a command (its `data-cmd`). */
 export const control = (cmd: string) => `[data-cmd="${cmd}"]`;
 
-/** Clicks a toolbar control; the interface gives the keyboard back to the document afterwards. */
+/** Selects the toolbar tab that holds a command's control, as a person does before pressing it (the tabs are ribbon.ts's). */
+export async function showTabOf(frame: Frame, cmd: string): Promise<void> {
+  const tab = await frame.evaluate((sel) => {
+    const panel = document.querySelector(sel)?.closest<HTMLElement>("[data-tab-panel]");
+    return panel && panel.hidden ? panel.dataset.tabPanel! : null;
+  }, control(cmd));
+  if (tab) await frame.click(`[role="tab"][data-tab="${tab}"]`);
+}
+
+/** Clicks a toolbar control (on its tab); the interface gives the keyboard back to the document afterwards. */
 export async function press(frame: Frame, cmd: string): Promise<void> {
+  await showTabOf(frame, cmd);
   await frame.click(control(cmd));
 }
 

@@ -6,6 +6,8 @@
 
 /// <reference path="./svc-api.d.ts" />
 
+import { languageOf, TEXTS, type Texts } from "../../i18n";
+
 declare const __SVC_API_VERSION__: string;
 
 const LOAD_TIMEOUT_MS = 120_000;
@@ -23,39 +25,54 @@ const scriptOrigin = (() => {
 
 type Msg = { MessageId: string; Values?: Record<string, any> };
 
-const MESSAGES: Record<string, string> = {
-  network_error: "Không kết nối được tới máy chủ soạn thảo: hãy kiểm tra mạng hoặc địa chỉ máy chủ.",
-  origin_not_allowed: "Trang này không được phép nhúng trình soạn thảo: quản trị viên cần thêm nguồn gốc của trang vào SVC_EMBED_ALLOWED_ORIGINS.",
-  load_failed: "Không mở được tài liệu trong trình soạn thảo.",
-  load_timeout: "Tài liệu chưa mở được sau thời gian chờ.",
-  save_failed: "Máy chủ soạn thảo báo lưu thất bại.",
-  save_timeout: "Lưu quá thời gian chờ (30 giây).",
-  not_loaded: "Tài liệu chưa được mở xong.",
-};
+/**
+ * api.js's own texts in the editor's language (`editor.lang`, in the config or its token; "vi" by
+ * default, as the config's), from the one language table (app/i18n). Set by each Editor as it starts.
+ */
+let A: Texts["api"] = TEXTS.vi.api;
+
+/** The integrator's message of an error code (ErrorInfo.message). */
+function messageOf(code: string): string | undefined {
+  const m: Record<string, string> = {
+    network_error: A.network_error, origin_not_allowed: A.origin_not_allowed, load_failed: A.load_failed, load_timeout: A.load_timeout,
+    save_failed: A.save_failed, save_timeout: A.save_timeout, not_loaded: A.not_loaded,
+  };
+  return m[code];
+}
 
 // What the person in front of the editor is told when it cannot open: a plain sentence (the
 // integrator's message is technical), then the code and request id for a support ticket.
-const PERSON: Record<string, string> = {
-  download_failed: "Không lấy được tài liệu từ nơi lưu trữ.",
-  url_not_allowed: "Không lấy được tài liệu từ nơi lưu trữ.",
-  file_too_large: "Tài liệu quá lớn để mở trong trình soạn thảo.",
-  unsupported_file_type: "Loại tài liệu này không mở được trong trình soạn thảo.",
-  corrupt_source: "Tài liệu bị hỏng nên không mở được.",
-  editor_unavailable: "Máy chủ soạn thảo đang tạm dừng. Hãy thử lại sau ít phút.",
-  network_error: "Không kết nối được tới máy chủ soạn thảo. Hãy kiểm tra mạng rồi thử lại.",
-  internal: "Máy chủ soạn thảo gặp lỗi. Hãy thử lại sau ít phút.",
-  load_failed: "Không mở được tài liệu trong trình soạn thảo.",
-};
 const SETUP = ["invalid_config", "token_required", "invalid_token", "token_expired", "embed_auth_not_configured", "origin_not_allowed", "bad_request", "not_found"];
 
 function personSentence(code: string): string {
-  if (PERSON[code]) return PERSON[code]!;
-  if (SETUP.includes(code)) return "Trình soạn thảo chưa được thiết lập đúng trên trang này.";
-  return "Không mở được trình soạn thảo.";
+  const person: Record<string, string> = {
+    download_failed: A.personDownload, url_not_allowed: A.personDownload, file_too_large: A.personTooLarge,
+    unsupported_file_type: A.personUnsupported, corrupt_source: A.personCorrupt, editor_unavailable: A.personUnavailable,
+    network_error: A.personNetwork, internal: A.personInternal, load_failed: A.personLoad,
+  };
+  if (person[code]) return person[code]!;
+  if (SETUP.includes(code)) return A.personSetup;
+  return A.personOther;
+}
+
+/** The editor's language as the config gives it, or its signed token's payload (read, not verified: only for texts). */
+function configLanguage(config: SVC.EditorConfig): string {
+  const direct = (config as { editor?: { lang?: string } }).editor?.lang;
+  if (direct) return direct;
+  const token = (config as { token?: string }).token;
+  if (typeof token === "string") {
+    try {
+      const payload = JSON.parse(atob(token.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/"))) as { editor?: { lang?: string } };
+      if (payload.editor?.lang) return payload.editor.lang;
+    } catch {
+      // not a readable token: the default language
+    }
+  }
+  return "vi";
 }
 
 function errorInfo(code: string, message?: string, detail: Record<string, unknown> = {}): SVC.ErrorInfo {
-  return { code, message: message || MESSAGES[code] || "Lỗi không xác định.", detail };
+  return { code, message: message || messageOf(code) || A.unknownError, detail };
 }
 
 let frameSeq = 0;
@@ -96,6 +113,7 @@ class Editor implements SVC.Editor {
     this.height = config.ui?.height ?? "100%";
     this.errorScreen = config.errorScreen !== false;
     this.openedAt = performance.now();
+    A = TEXTS[languageOf(configLanguage(config))].api;
     window.addEventListener("message", this.onMessage);
     this.started = this.start(config);
   }
@@ -137,12 +155,12 @@ class Editor implements SVC.Editor {
     sentence.textContent = personSentence(e.code);
     const help = document.createElement("p");
     help.style.cssText = "margin:0;color:#4a5160";
-    help.textContent = "Nếu lỗi lặp lại, hãy gửi các mã dưới đây cho bộ phận hỗ trợ.";
+    help.textContent = A.help;
     const codes = document.createElement("p");
     codes.className = "svc-error-codes";
     codes.style.cssText = "margin:0;font:13px ui-monospace,monospace;color:#4a5160";
     const rid = typeof e.detail.request_id === "string" ? e.detail.request_id : "—";
-    codes.textContent = `Mã lỗi: ${e.code} · Mã yêu cầu: ${rid}`;
+    codes.textContent = A.codes(e.code, rid);
     box.append(sentence, help, codes);
     this.frame?.remove();
     this.frame = null;
@@ -206,7 +224,7 @@ class Editor implements SVC.Editor {
     this.loaded = this.ready = false;
     const frame = document.createElement("iframe");
     frame.name = `svc-editor-${++frameSeq}-${Math.random().toString(36).slice(2, 8)}`;
-    frame.title = "Trình soạn thảo tài liệu";
+    frame.title = A.frameTitle;
     frame.setAttribute("allow", "clipboard-read; clipboard-write; fullscreen");
     frame.setAttribute("allowfullscreen", "true");
     frame.style.cssText = `width:${this.width};height:${this.height};border:0;display:block`;
@@ -230,7 +248,7 @@ class Editor implements SVC.Editor {
     form.remove();
     if (this.loadTimer) clearTimeout(this.loadTimer);
     this.loadTimer = setTimeout(() => {
-      if (!this.loaded) this.showError(this.fail(errorInfo("load_failed", MESSAGES.load_timeout, { reason: "timeout", timeout_ms: this.loadMs })));
+      if (!this.loaded) this.showError(this.fail(errorInfo("load_failed", A.load_timeout, { reason: "timeout", timeout_ms: this.loadMs })));
     }, this.loadMs);
   }
 
@@ -277,7 +295,7 @@ class Editor implements SVC.Editor {
           this.pendingSave = null;
           clearTimeout(p.timer);
           if (v.success) p.resolve(v);
-          else p.reject(this.fail(errorInfo("save_failed", v.errorMsg ? `${MESSAGES.save_failed} ${v.errorMsg}` : undefined, { result: v.result, errorMsg: v.errorMsg })));
+          else p.reject(this.fail(errorInfo("save_failed", v.errorMsg ? `${A.save_failed} ${v.errorMsg}` : undefined, { result: v.result, errorMsg: v.errorMsg })));
         }
         return;
       case "UI_Close":
@@ -317,8 +335,8 @@ class Editor implements SVC.Editor {
 
   async save(): Promise<SVC.SavedEvent> {
     await this.started;
-    if (!this.loaded || !this.frame) throw this.fail(errorInfo("save_failed", MESSAGES.not_loaded, { reason: "not_loaded" }));
-    if (this.pendingSave) throw this.fail(errorInfo("save_failed", "Một lần lưu khác đang chạy.", { reason: "in_progress" }));
+    if (!this.loaded || !this.frame) throw this.fail(errorInfo("save_failed", A.not_loaded, { reason: "not_loaded" }));
+    if (this.pendingSave) throw this.fail(errorInfo("save_failed", A.saveInProgress, { reason: "in_progress" }));
     await new Promise<Msg["Values"]>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pendingSave = null;
@@ -328,7 +346,7 @@ class Editor implements SVC.Editor {
       this.post("Action_Save", { DontTerminateEdit: true, DontSaveIfUnmodified: true, Notify: true });
     });
     const saved = await this.checkVersion();
-    if (!saved) throw errorInfo("save_failed", "Đã lưu nhưng không đọc được phiên bản mới.", { reason: "state_unreadable" });
+    if (!saved) throw errorInfo("save_failed", A.savedUnreadable, { reason: "state_unreadable" });
     return saved;
   }
 
@@ -358,7 +376,7 @@ class Editor implements SVC.Editor {
   }
 
   async setReadOnly(readOnly = true): Promise<SVC.Info> {
-    if (!(await this.started)) throw errorInfo("not_found", "Chưa có phiên nhúng.", {});
+    if (!(await this.started)) throw errorInfo("not_found", A.noSession, {});
     const next = (await this.api(`/svc/embed/session/${this.session!.session_id}/mode`, {
       method: "POST",
       headers: { ...this.auth(), "Content-Type": "application/json" },
@@ -377,7 +395,7 @@ class Editor implements SVC.Editor {
   }
 
   async getInfo(): Promise<SVC.Info> {
-    if (!(await this.started)) throw errorInfo("not_found", "Chưa có phiên nhúng.", {});
+    if (!(await this.started)) throw errorInfo("not_found", A.noSession, {});
     const st = await this.api(`/svc/embed/session/${this.session!.session_id}`, { headers: this.auth() });
     return {
       sessionId: st.session_id,

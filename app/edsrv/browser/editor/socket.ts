@@ -43,13 +43,13 @@ function onClose(): void {
   S.closed = true;
   if (S.leaving) return;
   if (!editor.docLoaded) return loadFailed(pageData.textLost);
-  if (editor.stayClosed) { stateEl.textContent = "disconnected"; return; }
+  if (editor.stayClosed) { stateEl.textContent = pageData.textDisconnected || ""; return; }
   editor.connected = S.connected = false;
   body.classList.add("offline");
   if (messageEl.dataset.kind !== "offline") showMessage(pageData.textReconnecting, "reconnecting");
   if (reconnectTries >= RECONNECT_DELAYS.length) {
     showMessage(pageData.textGaveUp, "gaveup");
-    stateEl.textContent = "disconnected";
+    stateEl.textContent = pageData.textDisconnected || "";
     post("Session_Closed", { Reason: "Disconnected" });
     return;
   }

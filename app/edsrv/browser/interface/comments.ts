@@ -2,7 +2,7 @@
 
 import { commandValuesCommand, mouseCommand } from "../../protocol/frames";
 import { ask } from "./ask";
-import { arg, button, el, I, run } from "./controls";
+import { arg, button, el, run } from "./controls";
 import { api, UI, type Comment } from "./state";
 import { T } from "./texts";
 
@@ -17,12 +17,12 @@ export function buildComments(): HTMLElement[] {
     if (j.comments) { UI.comments = j.comments; renderComments(); }
   });
   return [
-    button(".uno:InsertAnnotation", T.addComment, I.comment, { click: () => {
+    button(".uno:InsertAnnotation", T.addComment, { click: () => {
       ask(T.addComment, [{ label: T.commentText }]).then((v) => {
         if (v && v[0]) { run(".uno:InsertAnnotation", { Text: arg("string", v[0]) }); refreshComments(); }
       });
     } }),
-    button("comments", T.comments, "&#128490;", { view: true, click: () => { panel.hidden = !panel.hidden; if (!panel.hidden) refreshComments(); } }),
+    button("comments", T.comments, { view: true, icon: "showannotations", click: () => { panel.hidden = !panel.hidden; if (!panel.hidden) refreshComments(); } }),
   ];
 }
 

@@ -1,6 +1,7 @@
-// The engine's context menu on right click (`contextmenu:`).
+// The engine's context menu on right click (`contextmenu:`), its entries with their commands'
+// icons; LibreOffice writes its labels in the view's language (kit-main.ts sets it from `lang`).
 
-import { el, run } from "./controls";
+import { el, icon, iconName, run } from "./controls";
 import { api } from "./state";
 import { T } from "./texts";
 
@@ -28,7 +29,8 @@ function addMenuItems(box: HTMLElement, items: MenuItem[]): void {
     }
     const command = it.command;
     if (!command) return;
-    const b = el("button", { type: "button", role: "menuitem", text: label, "data-cmd": command });
+    // The command's small Colibre icon (hidden when the theme has none), then its label.
+    const b = el("button", { type: "button", role: "menuitem", "data-cmd": command }, [icon(iconName(command), "sc"), el("span", { text: label })]);
     if (it.enabled === "false") b.disabled = true;
     if (it.checked === "true") b.setAttribute("aria-checked", "true");
     b.addEventListener("click", () => { closeMenu(); run(command); });

@@ -1,8 +1,8 @@
-// The interface's building blocks: elements, command buttons, pickers, colour inputs, the toolbar
-// row they go in, and the glyphs they show (the page needs no icon font or image requests).
+// The interface's building blocks: elements, command buttons with LibreOffice's own Colibre icons
+// (served by the editing server at icons/lc_<command>.svg, 24 px, and sc_<command>.svg, 16 px, for
+// menus), menu buttons, pickers, colour inputs, and the tooltips that name a command and its shortcut.
 
 import type { UnoArguments } from "../../protocol/frames";
-import { T } from "./texts";
 import { api, watch } from "./state";
 
 type Listeners = Record<string, (e: Event) => void>;
@@ -36,6 +36,34 @@ export function run(cmd: string, args?: UnoArguments): void {
   api.focus();
 }
 
+/** The icon name of a command: `.uno:Bold` → `bold` (the server maps names without a picture to the closest command's). */
+export function iconName(cmd: string): string {
+  return cmd.replace(/^\.uno:/i, "").replace(/[^A-Za-z0-9].*$/, "").toLowerCase();
+}
+/** A Colibre icon: `lc` 24 px for toolbars, `sc` 16 px for menus. A missing picture is hidden, never a broken image. */
+export function icon(name: string, size: "lc" | "sc" = "lc"): HTMLImageElement {
+  const px = size === "lc" ? "24" : "16";
+  const img = el("img", { src: "icons/" + size + "_" + name + ".svg", alt: "", width: px, height: px, draggable: "false", "class": "ic" });
+  img.addEventListener("error", () => { img.hidden = true; });
+  return img;
+}
+
+/** The keyboard shortcut LibreOffice (and this page) gives a command, named in its tooltip. */
+const SHORTCUTS: Record<string, string> = {
+  ".uno:Bold": "Ctrl+B", ".uno:Italic": "Ctrl+I", ".uno:Underline": "Ctrl+U", ".uno:SuperScript": "Ctrl+Shift+P",
+  ".uno:SubScript": "Ctrl+Shift+B", ".uno:LeftPara": "Ctrl+L", ".uno:CenterPara": "Ctrl+E", ".uno:RightPara": "Ctrl+R",
+  ".uno:JustifyPara": "Ctrl+J", ".uno:Cut": "Ctrl+X", ".uno:Copy": "Ctrl+C", ".uno:Paste": "Ctrl+V",
+  ".uno:PasteUnformatted": "Ctrl+Alt+Shift+V", ".uno:SetDefault": "Ctrl+M", ".uno:InsertPagebreak": "Ctrl+Enter",
+  ".uno:HyperlinkDialog": "Ctrl+K", ".uno:InsertAnnotation": "Ctrl+Alt+C", ".uno:TrackChanges": "Ctrl+Shift+C",
+  ".uno:DefaultNumbering": "F12", ".uno:DefaultBullet": "Shift+F12", ".uno:SpellOnline": "Shift+F7", ".uno:ControlCodes": "Ctrl+F10",
+  ".uno:SpacePara1": "Ctrl+1", ".uno:SpacePara15": "Ctrl+5", ".uno:SpacePara2": "Ctrl+2",
+  find: "Ctrl+F", zoomin: "Ctrl+=", zoomout: "Ctrl+−", print: "Ctrl+P",
+};
+/** A tooltip: the command's name in the page's language and its shortcut. */
+export function tooltip(cmd: string, label: string): string {
+  return SHORTCUTS[cmd] ? label + " (" + SHORTCUTS[cmd] + ")" : label;
+}
+
 export interface ButtonOptions {
   /** Shows the command's on/off state at the cursor (aria-pressed). */
   toggle?: boolean;
@@ -44,11 +72,13 @@ export interface ButtonOptions {
   /** Does this instead of running the command. */
   click?: () => void;
   args?: () => UnoArguments;
+  /** The icon's name when it is not the command's. */
+  icon?: string;
 }
-/** A command button; `toggle` shows the command's on/off state at the cursor (aria-pressed). */
-export function button(cmd: string, label: string, icon: string, opts: ButtonOptions = {}): HTMLButtonElement {
-  const b = el("button", { type: "button", "class": "tb" + (opts.view ? "" : " edit-only"), "aria-label": label, title: label, "data-cmd": cmd });
-  b.innerHTML = icon;
+/** A command button with the command's icon; `toggle` shows the command's on/off state at the cursor (aria-pressed). */
+export function button(cmd: string, label: string, opts: ButtonOptions = {}): HTMLButtonElement {
+  const b = el("button", { type: "button", "class": "tb" + (opts.view ? "" : " edit-only"), "aria-label": label, title: tooltip(cmd, label), "data-cmd": cmd });
+  b.appendChild(icon(opts.icon || iconName(cmd)));
   if (opts.toggle) b.setAttribute("aria-pressed", "false");
   b.addEventListener("click", () => { if (opts.click) opts.click(); else run(cmd, opts.args && opts.args()); });
   if (!opts.click) watch(cmd, (v) => {
@@ -57,14 +87,67 @@ export function button(cmd: string, label: string, icon: string, opts: ButtonOpt
   });
   return b;
 }
+
+export interface MenuEntry {
+  label: string;
+  /** Its command (shown as `data-cmd`, and run when there is no `click`). */
+  cmd: string;
+  args?: UnoArguments;
+  click?: () => void;
+  icon?: string;
+}
+let openMenu: { popup: HTMLElement; opener: HTMLButtonElement } | null = null;
+export function closeMenus(): void {
+  if (!openMenu) return;
+  openMenu.popup.hidden = true;
+  openMenu.opener.setAttribute("aria-expanded", "false");
+  openMenu = null;
+}
+/** A button that opens a menu of commands (line spacing, shapes, page size…), each with its small icon. */
+export function menuButton(cmd: string, label: string, entries: MenuEntry[], opts: { icon?: string; view?: boolean } = {}): HTMLButtonElement {
+  const b = el("button", {
+    type: "button", "class": "tb tb-menu" + (opts.view ? "" : " edit-only"), "aria-label": label, title: tooltip(cmd, label), "data-cmd": cmd,
+    "aria-haspopup": "menu", "aria-expanded": "false", "data-menu-cmds": entries.map((e) => e.cmd).join(" "),
+  });
+  b.appendChild(icon(opts.icon || iconName(cmd)));
+  b.appendChild(el("span", { "class": "tb-caret", "aria-hidden": "true" }));
+  const popup = el("div", { "class": "tb-popup", role: "menu", "aria-label": label, hidden: "" });
+  entries.forEach((e) => {
+    const item = el("button", { type: "button", role: "menuitem", "data-cmd": e.cmd }, [icon(e.icon || iconName(e.cmd), "sc"), el("span", { text: e.label })]);
+    item.addEventListener("click", () => { closeMenus(); if (e.click) e.click(); else run(e.cmd, e.args); });
+    popup.appendChild(item);
+  });
+  document.body.appendChild(popup);
+  b.addEventListener("click", () => {
+    const wasOpen = openMenu && openMenu.popup === popup;
+    closeMenus();
+    if (wasOpen) return;
+    const r = b.getBoundingClientRect();
+    popup.hidden = false;
+    popup.style.left = Math.max(2, Math.min(r.left, window.innerWidth - popup.offsetWidth - 4)) + "px";
+    popup.style.top = r.bottom + 2 + "px";
+    b.setAttribute("aria-expanded", "true");
+    openMenu = { popup, opener: b };
+    const first = popup.querySelector("button");
+    if (first) first.focus();
+  });
+  return b;
+}
+window.addEventListener("mousedown", (e) => {
+  if (openMenu && !openMenu.popup.contains(e.target as Node) && !openMenu.opener.contains(e.target as Node)) closeMenus();
+}, true);
+window.addEventListener("keydown", (e) => {
+  if (openMenu && e.key === "Escape") { const o = openMenu.opener; closeMenus(); o.focus(); e.stopImmediatePropagation(); }
+}, true);
+
 export function picker(label: string, cls: string, onChange: (value: string) => void): HTMLSelectElement {
   const s = el("select", { "class": "tb-select edit-only " + cls, "aria-label": label, title: label });
   s.addEventListener("change", () => { onChange(s.value); api.focus(); });
   return s;
 }
-export function setOptions(s: HTMLSelectElement, values: string[], current?: string): void {
+export function setOptions(s: HTMLSelectElement, values: string[], current?: string, labels?: Record<string, string>): void {
   s.innerHTML = "";
-  values.forEach((v) => { s.appendChild(el("option", { value: v, text: v })); });
+  values.forEach((v) => { s.appendChild(el("option", { value: v, text: (labels && labels[v]) || v })); });
   if (current !== undefined) showValue(s, current);
 }
 export function showValue(s: HTMLSelectElement, v: string | undefined | null): void {
@@ -72,10 +155,9 @@ export function showValue(s: HTMLSelectElement, v: string | undefined | null): v
   if (v !== "" && !Array.prototype.some.call(s.options, (o: HTMLOptionElement) => o.value === v)) s.appendChild(el("option", { value: v, text: v }));
   s.value = v;
 }
-/** A colour input; the engine takes colours as 0xRRGGBB numbers. */
-export function colour(label: string, icon: string, onPick: (rgb: number) => void): HTMLLabelElement {
-  const wrap = el("label", { "class": "tb tb-colour edit-only", title: label });
-  wrap.innerHTML = icon;
+/** A colour input under the command's icon; the engine takes colours as 0xRRGGBB numbers. */
+export function colour(cmd: string, label: string, onPick: (rgb: number) => void): HTMLLabelElement {
+  const wrap = el("label", { "class": "tb tb-colour edit-only", title: label, "data-cmd": cmd }, [icon(iconName(cmd))]);
   const input = el("input", { type: "color", "aria-label": label, value: "#c01c28" });
   input.addEventListener("change", () => { onPick(parseInt(input.value.slice(1), 16)); api.focus(); });
   wrap.appendChild(input);
@@ -84,22 +166,3 @@ export function colour(label: string, icon: string, onPick: (rgb: number) => voi
 export function sep(): HTMLSpanElement {
   return el("span", { "class": "tb-sep", "aria-hidden": "true" });
 }
-
-/** The toolbar row of the document's family. */
-export const ribbon = el("div", { id: "ribbon", role: "toolbar", "aria-label": T.toolbar });
-export function add(c: Node): void {
-  ribbon.appendChild(c);
-}
-
-// Icons: short glyphs, so the page needs no icon font or image requests.
-export const I = {
-  bold: "<b>B</b>", italic: "<i>I</i>", underline: "<u>U</u>", strike: "<s>S</s>", color: "<span class='ic-a'>A</span>",
-  highlight: "<span class='ic-hl'>ab</span>", left: "&#8676;", center: "&#8596;", right: "&#8677;", justify: "&#9776;",
-  bullets: "&#8226;&#8801;", numbering: "1.&#8801;", indent: "&#8680;", outdent: "&#8678;", table: "&#9638;", image: "&#128444;",
-  link: "<u>a</u>&#8599;", pagebreak: "&#11022;", track: "&#9998;&#8635;", next: "&#8631;", accept: "&#10003;", reject: "&#10007;",
-  acceptAll: "&#10003;&#10003;", rejectAll: "&#10007;&#10007;", comment: "&#128488;", fill: "<span class='ic-fill'>&#9634;</span>",
-  merge: "&#8660;", wrap: "&#8629;", rowAbove: "&#8593;&#9636;", rowBelow: "&#8595;&#9636;", colLeft: "&#8592;&#9707;", colRight: "&#8594;&#9707;",
-  delRow: "&#10006;&#9636;", delCol: "&#10006;&#9707;", sortAsc: "A&#8595;", sortDesc: "Z&#8595;", filter: "&#9207;", freeze: "&#10052;",
-  zoomIn: "+", zoomOut: "&minus;", fitWidth: "&#8596;", fitPage: "&#9974;", find: "&#128269;", download: "&#11123;", print: "&#128438;",
-  newSlide: "+&#9645;", dupSlide: "&#10697;", delSlide: "&#10006;&#9645;", up: "&#9650;", down: "&#9660;", show: "&#9654;",
-};

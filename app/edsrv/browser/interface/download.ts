@@ -1,7 +1,7 @@
 // Download as and print: the server exports the document, the page fetches the file.
 
 import { downloadAsCommand, type WopiInfo } from "../../protocol/frames";
-import { button, el, I } from "./controls";
+import { button, el } from "./controls";
 import { showNote } from "./note";
 import { api, UI } from "./state";
 import { T } from "./texts";
@@ -22,7 +22,7 @@ export function buildDownload(): HTMLElement[] {
     if (f) requestDownload(f, "export");
     api.focus();
   });
-  printButton = button("print", T.print, I.print, { view: true, click: () => { requestDownload("pdf", "print"); } });
+  printButton = button("print", T.print, { view: true, click: () => { requestDownload("pdf", "print"); } });
   return [picker, printButton];
 }
 /** What the host allows (CheckFileInfo): export and print hidden when it says so. */

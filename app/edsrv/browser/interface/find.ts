@@ -14,13 +14,13 @@ export function buildFindBar(): HTMLDivElement {
   findCount = el("span", { id: "find-count", "aria-live": "polite" });
   findbar = el("div", { id: "findbar", role: "search", hidden: "" }, [
     findInput,
-    button("findprev", T.findPrev, "&#8593;", { view: true, click: () => { search(0, true); } }),
-    button("findnext", T.findNext, "&#8595;", { view: true, click: () => { search(0, false); } }),
+    button("findprev", T.findPrev, { view: true, icon: "upsearch", click: () => { search(0, true); } }),
+    button("findnext", T.findNext, { view: true, icon: "downsearch", click: () => { search(0, false); } }),
     findCount,
     replaceInput,
-    button("replace", T.replaceOne, T.replaceOne, { click: () => { search(2, false); } }),
-    button("replaceall", T.replaceAll, T.replaceAll, { click: () => { search(3, false); } }),
-    button("findclose", T.close, "&#10005;", { view: true, click: closeFind }),
+    button("replace", T.replaceOne, { icon: "searchdialog", click: () => { search(2, false); } }),
+    button("replaceall", T.replaceAll, { icon: "selectall", click: () => { search(3, false); } }),
+    button("findclose", T.close, { view: true, icon: "closedoc", click: closeFind }),
   ]);
   let t: ReturnType<typeof setTimeout> | undefined;
   findInput.addEventListener("input", () => { clearTimeout(t); t = setTimeout(() => { if (findInput.value) search(1, false); else findCount.textContent = ""; }, 250); });

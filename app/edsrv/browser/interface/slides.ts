@@ -2,26 +2,34 @@
 // engine for each slide.
 
 import { movePartsCommand, thumbnailCommand, type DocStatus } from "../../protocol/frames";
-import { add, button, el, I, sep } from "./controls";
+import { arg, button, el, menuButton, sep } from "./controls";
+import { addTo } from "./ribbon";
 import { startSlideshow } from "./slideshow";
 import { api, S } from "./state";
 import { T } from "./texts";
-import { paragraphAlign, textFormatting } from "./toolbar-text";
+import { chart, clipboardGroup, insertImage, insertLink, insertTable, paragraphAlign, shapes, specialCharacters, spelling, textBox, textFormatting } from "./toolbar-text";
 
 let slidePanel: HTMLElement | null = null, thumbTimer: ReturnType<typeof setTimeout> | undefined;
 let thumbs: Record<string, HTMLImageElement> = {}, thumbDirty: Record<string, boolean> = {};
 
+/** Impress's layouts (AutoLayout numbers, as .uno:AssignLayout takes them). */
+const LAYOUTS: [keyof typeof T, number][] = [["layoutBlank", 20], ["layoutTitle", 0], ["layoutTitleContent", 1], ["layoutTwoContent", 3], ["layoutTitleOnly", 19], ["layoutCentered", 32]];
+
 export function buildPresentation(): void {
-  textFormatting(false).forEach(add);
-  add(sep()); paragraphAlign().forEach(add);
-  add(button(".uno:DefaultBullet", T.bullets, I.bullets, { toggle: true }));
-  add(sep());
-  add(button(".uno:InsertPage", T.newSlide, I.newSlide));
-  add(button(".uno:DuplicatePage", T.duplicateSlide, I.dupSlide));
-  add(button(".uno:DeletePage", T.deleteSlide, I.delSlide));
-  add(button("moveup", T.slideUp, I.up, { click: () => { moveSlide(-1); } }));
-  add(button("movedown", T.slideDown, I.down, { click: () => { moveSlide(1); } }));
-  add(button("slideshow", T.slideshow, I.show, { view: true, click: startSlideshow }));
+  addTo("home", ...clipboardGroup(".uno:SetDefault"), sep(), ...textFormatting(false, true), sep(), ...paragraphAlign(),
+    button(".uno:DefaultBullet", T.bullets, { toggle: true }),
+    button(".uno:DefaultNumbering", T.numbering, { toggle: true }));
+  addTo("insert", insertImage(), insertTable(), chart(), shapes(), textBox(".uno:Text"), sep(), insertLink(), specialCharacters());
+  addTo("slide",
+    button(".uno:InsertPage", T.newSlide),
+    button(".uno:DuplicatePage", T.duplicateSlide),
+    button(".uno:DeletePage", T.deleteSlide),
+    button("moveup", T.slideUp, { click: () => { moveSlide(-1); } }),
+    button("movedown", T.slideDown, { click: () => { moveSlide(1); } }),
+    menuButton(".uno:AssignLayout", T.slideLayout, LAYOUTS.map(([key, n]) => ({ cmd: ".uno:AssignLayout", label: T[key] as string, icon: "assignlayout", args: { WhatLayout: arg("long", n) } }))),
+    sep(),
+    button("slideshow", T.slideshow, { view: true, click: startSlideshow }));
+  addTo("review", spelling());
   buildSlidePanel();
 }
 

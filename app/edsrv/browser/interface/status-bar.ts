@@ -27,7 +27,9 @@ function numbers(v: string): number[] {
 export function installStatusBar(): void {
   watch(".uno:StatePageNumber", (v) => { const n = numbers(v); if (n.length >= 2) bar.position.textContent = T.page(n[0]!, n[n.length - 1]!); });
   watch(".uno:StateWordCount", (v) => { const n = numbers(v); if (n.length >= 2) bar.count.textContent = T.words(n[0]!, n[1]!); });
-  watch(".uno:StateTableCell", (v) => { bar.count.textContent = v; });
+  // The selection's functions as the engine words them ("Average: 2; Sum: 4"); a text cell has
+  // no average and a sum of nothing ("Average: ; Sum: 0"): then nothing is shown.
+  watch(".uno:StateTableCell", (v) => { bar.count.textContent = /:\s*(;|$)/.test(v) ? "" : v; });
   watch(".uno:LanguageStatus", (v) => { bar.language.textContent = String(v).split(";")[0]!; });
   api.on("savesent", () => { showSave("saving"); });
   api.on("saveresult", (a) => {

@@ -1,60 +1,6 @@
-// The interface's texts in the page's language (page.ts sets <html lang>: vi or en).
+// The interface's texts in the page's language (page.ts sets <html lang>: vi or en), from the one
+// language table (app/i18n).
 
-const TEXTS = {
-  en: {
-    toolbar: "Formatting", bold: "Bold", italic: "Italic", underline: "Underline", strike: "Strikethrough",
-    font: "Font", size: "Font size", style: "Paragraph style", color: "Text colour", highlight: "Highlight colour",
-    left: "Align left", center: "Centre", right: "Align right", justify: "Justify", bullets: "Bulleted list",
-    numbering: "Numbered list", indent: "Increase indent", outdent: "Decrease indent", table: "Insert table",
-    image: "Insert image", link: "Insert link", pagebreak: "Page break", linkUrl: "Link address", linkText: "Text to show",
-    tableSize: "Table size (columns × rows)", trackChanges: "Record changes", showChanges: "Show changes",
-    nextChange: "Next change", accept: "Accept change", reject: "Reject change", acceptAll: "Accept all changes",
-    rejectAll: "Reject all changes", comments: "Comments", addComment: "Add comment", reply: "Reply", resolve: "Resolve",
-    remove: "Delete", commentText: "Comment", noComments: "No comments.", resolved: "resolved",
-    address: "Cell address", formula: "Formula", general: "General", number: "Number", percent: "Percent", date: "Date",
-    currency: "Currency", fill: "Fill colour", merge: "Merge cells", wrap: "Wrap text", rowAbove: "Insert row above",
-    rowBelow: "Insert row below", colLeft: "Insert column before", colRight: "Insert column after", deleteRow: "Delete rows",
-    deleteCol: "Delete columns", sortAsc: "Sort ascending", sortDesc: "Sort descending", autofilter: "AutoFilter",
-    freeze: "Freeze rows and columns", addSheet: "Add sheet", renameSheet: "Rename sheet", deleteSheet: "Delete sheet",
-    sheetName: "Sheet name", numberFormat: "Number format", borders: "Borders", alignCells: "Alignment",
-    newSlide: "New slide", duplicateSlide: "Duplicate slide", deleteSlide: "Delete slide", slideUp: "Move slide up",
-    slideDown: "Move slide down", slideshow: "Start slideshow", slides: "Slides", slide: "Slide",
-    zoomIn: "Zoom in", zoomOut: "Zoom out", fitWidth: "Fit width", fitPage: "Fit page", find: "Find", replace: "Replace",
-    findNext: "Next match", findPrev: "Previous match", replaceOne: "Replace", replaceAll: "Replace all", close: "Close",
-    matches: (n: number) => (n === 1 ? "1 match" : n + " matches"), noMatch: "No matches",
-    download: "Download as", print: "Print", people: "People in this document", you: "you", readonly: "read-only",
-    page: (a: number, b: number) => "Page " + a + " of " + b, sheet: (a: number, b: number) => "Sheet " + a + " of " + b,
-    slideOf: (a: number, b: number) => "Slide " + a + " of " + b, words: (w: number, c: number) => w + " words, " + c + " characters",
-    saving: "Saving…", saved: "Saved", notSaved: "Not saved — retrying", unsaved: "Unsaved changes", ok: "OK", cancel: "Cancel",
-    contextMenu: "Context menu", downloadFailed: "The download could not be prepared.", more: "More",
-  },
-  vi: {
-    toolbar: "Định dạng", bold: "Đậm", italic: "Nghiêng", underline: "Gạch chân", strike: "Gạch ngang",
-    font: "Phông chữ", size: "Cỡ chữ", style: "Kiểu đoạn", color: "Màu chữ", highlight: "Màu tô sáng",
-    left: "Căn trái", center: "Căn giữa", right: "Căn phải", justify: "Căn đều hai bên", bullets: "Danh sách dấu đầu dòng",
-    numbering: "Danh sách đánh số", indent: "Tăng thụt lề", outdent: "Giảm thụt lề", table: "Chèn bảng",
-    image: "Chèn ảnh", link: "Chèn liên kết", pagebreak: "Ngắt trang", linkUrl: "Địa chỉ liên kết", linkText: "Chữ hiển thị",
-    tableSize: "Kích thước bảng (cột × hàng)", trackChanges: "Ghi lại thay đổi", showChanges: "Hiện thay đổi",
-    nextChange: "Thay đổi tiếp theo", accept: "Chấp nhận thay đổi", reject: "Từ chối thay đổi", acceptAll: "Chấp nhận mọi thay đổi",
-    rejectAll: "Từ chối mọi thay đổi", comments: "Bình luận", addComment: "Thêm bình luận", reply: "Trả lời", resolve: "Đánh dấu đã xử lý",
-    remove: "Xoá", commentText: "Bình luận", noComments: "Chưa có bình luận.", resolved: "đã xử lý",
-    address: "Địa chỉ ô", formula: "Công thức", general: "Chung", number: "Số", percent: "Phần trăm", date: "Ngày",
-    currency: "Tiền tệ", fill: "Màu nền", merge: "Gộp ô", wrap: "Xuống dòng trong ô", rowAbove: "Chèn hàng phía trên",
-    rowBelow: "Chèn hàng phía dưới", colLeft: "Chèn cột bên trái", colRight: "Chèn cột bên phải", deleteRow: "Xoá hàng",
-    deleteCol: "Xoá cột", sortAsc: "Sắp xếp tăng dần", sortDesc: "Sắp xếp giảm dần", autofilter: "Lọc tự động",
-    freeze: "Cố định hàng và cột", addSheet: "Thêm trang tính", renameSheet: "Đổi tên trang tính", deleteSheet: "Xoá trang tính",
-    sheetName: "Tên trang tính", numberFormat: "Định dạng số", borders: "Đường viền", alignCells: "Căn lề",
-    newSlide: "Trang chiếu mới", duplicateSlide: "Nhân bản trang chiếu", deleteSlide: "Xoá trang chiếu", slideUp: "Chuyển trang chiếu lên",
-    slideDown: "Chuyển trang chiếu xuống", slideshow: "Trình chiếu", slides: "Trang chiếu", slide: "Trang chiếu",
-    zoomIn: "Phóng to", zoomOut: "Thu nhỏ", fitWidth: "Vừa chiều rộng", fitPage: "Vừa trang", find: "Tìm", replace: "Thay thế",
-    findNext: "Kết quả tiếp theo", findPrev: "Kết quả trước", replaceOne: "Thay thế", replaceAll: "Thay thế tất cả", close: "Đóng",
-    matches: (n: number) => n + " kết quả", noMatch: "Không tìm thấy",
-    download: "Tải xuống dạng", print: "In", people: "Người trong tài liệu", you: "bạn", readonly: "chỉ xem",
-    page: (a: number, b: number) => "Trang " + a + "/" + b, sheet: (a: number, b: number) => "Trang tính " + a + "/" + b,
-    slideOf: (a: number, b: number) => "Trang chiếu " + a + "/" + b, words: (w: number, c: number) => w + " từ, " + c + " ký tự",
-    saving: "Đang lưu…", saved: "Đã lưu", notSaved: "Chưa lưu — đang thử lại", unsaved: "Có thay đổi chưa lưu", ok: "Đồng ý", cancel: "Huỷ",
-    contextMenu: "Menu ngữ cảnh", downloadFailed: "Không chuẩn bị được tệp tải xuống.", more: "Thêm",
-  },
-} satisfies Record<string, Record<string, string | ((...n: number[]) => string)>>;
+import { TEXTS, type Texts } from "../../../i18n";
 
-export const T: (typeof TEXTS)["en"] = TEXTS[document.documentElement.lang === "vi" ? "vi" : "en"];
+export const T: Texts["ui"] = TEXTS[document.documentElement.lang === "vi" ? "vi" : "en"].ui;

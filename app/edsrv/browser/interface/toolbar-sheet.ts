@@ -1,43 +1,46 @@
-// The toolbar of spreadsheets, the formula bar, and the sheet tabs' actions.
+// The tabs of spreadsheets, the formula bar, and the sheet tabs' actions.
 
 import { unoCommand, type UnoArguments } from "../../protocol/frames";
 import { ask } from "./ask";
-import { add, arg, button, colour, el, I, picker, ribbon, run, sep } from "./controls";
+import { arg, button, colour, el, picker, run, sep } from "./controls";
+import { addTo, ribbon } from "./ribbon";
 import { buildHeaders } from "./sheet-headers";
 import { api, S } from "./state";
 import { T } from "./texts";
-import { textFormatting } from "./toolbar-text";
+import { chart, clipboardGroup, insertImage, insertLink, shapes, specialCharacters, spelling, textFormatting } from "./toolbar-text";
 
 const NUMBER_FORMATS = [["", T.numberFormat], [".uno:NumberFormatStandard", T.general], [".uno:NumberFormatDecimal", T.number], [".uno:NumberFormatPercent", T.percent], [".uno:NumberFormatDate", T.date], [".uno:NumberFormatCurrency", T.currency]] as const;
 
 export function buildSheet(): void {
-  textFormatting(false).forEach(add);
-  add(colour(T.fill, I.fill, (c) => { run(".uno:BackgroundColor", { BackgroundColor: arg("long", c) }); }));
-  add(sep());
-  add(button(".uno:AlignLeft", T.left, I.left, { toggle: true }));
-  add(button(".uno:AlignHorizontalCenter", T.center, I.center, { toggle: true }));
-  add(button(".uno:AlignRight", T.right, I.right, { toggle: true }));
-  add(button(".uno:ToggleMergeCells", T.merge, I.merge, { toggle: true }));
-  add(button(".uno:WrapText", T.wrap, I.wrap, { toggle: true }));
+  // Calc's "clear direct formatting" is .uno:ResetAttributes (Writer's and Impress's .uno:SetDefault).
+  addTo("home", ...clipboardGroup(".uno:ResetAttributes"), sep(), ...textFormatting(false, false));
+  addTo("home", colour(".uno:BackgroundColor", T.fill, (c) => { run(".uno:BackgroundColor", { BackgroundColor: arg("long", c) }); }));
+  addTo("home", sep(),
+    button(".uno:AlignLeft", T.left, { toggle: true }),
+    button(".uno:AlignHorizontalCenter", T.center, { toggle: true }),
+    button(".uno:AlignRight", T.right, { toggle: true }),
+    button(".uno:ToggleMergeCells", T.merge, { toggle: true }),
+    button(".uno:WrapText", T.wrap, { toggle: true }));
   const nf = picker(T.numberFormat, "tb-numfmt", (v) => { if (v) run(v); nf.value = ""; });
   NUMBER_FORMATS.forEach((f) => { nf.appendChild(el("option", { value: f[0], text: f[1] })); });
-  add(nf);
   const borders = picker(T.borders, "tb-borders", (v) => { if (v) run(".uno:SetBorderStyle", borderArgs(v)); borders.value = ""; });
-  [["", T.borders], ["all", "▦"], ["outer", "□"], ["none", "⬚"]].forEach((f) => { borders.appendChild(el("option", { value: f[0], text: f[1] })); });
-  add(borders);
-  add(sep());
-  add(button(".uno:InsertRowsBefore", T.rowAbove, I.rowAbove));
-  add(button(".uno:InsertRowsAfter", T.rowBelow, I.rowBelow));
-  add(button(".uno:InsertColumnsBefore", T.colLeft, I.colLeft));
-  add(button(".uno:InsertColumnsAfter", T.colRight, I.colRight));
-  add(button(".uno:DeleteRows", T.deleteRow, I.delRow));
-  add(button(".uno:DeleteColumns", T.deleteCol, I.delCol));
-  add(sep());
-  add(button(".uno:SortAscending", T.sortAsc, I.sortAsc));
-  add(button(".uno:SortDescending", T.sortDesc, I.sortDesc));
-  // Not a toggle: LibreOffice 7.4 reports no state for the autofilter.
-  add(button(".uno:DataFilterAutoFilter", T.autofilter, I.filter));
-  add(button(".uno:FreezePanes", T.freeze, I.freeze, { toggle: true }));
+  [["", T.borders], ["all", T.bordersAll], ["outer", T.bordersOuter], ["none", T.bordersNone]].forEach((f) => { borders.appendChild(el("option", { value: f[0], text: f[1] })); });
+  addTo("home", nf, borders);
+  addTo("insert",
+    button(".uno:InsertRowsBefore", T.rowAbove),
+    button(".uno:InsertRowsAfter", T.rowBelow),
+    button(".uno:InsertColumnsBefore", T.colLeft),
+    button(".uno:InsertColumnsAfter", T.colRight),
+    button(".uno:DeleteRows", T.deleteRow),
+    button(".uno:DeleteColumns", T.deleteCol),
+    sep(), insertImage(), chart(), shapes(), sep(), insertLink(), specialCharacters());
+  addTo("data",
+    button(".uno:SortAscending", T.sortAsc),
+    button(".uno:SortDescending", T.sortDesc),
+    // Not a toggle: LibreOffice 7.4 reports no state for the autofilter.
+    button(".uno:DataFilterAutoFilter", T.autofilter),
+    button(".uno:FreezePanes", T.freeze, { toggle: true }));
+  addTo("review", spelling());
   buildFormulaBar();
   buildSheetTabs();
   buildHeaders();
@@ -59,7 +62,7 @@ function borderArgs(kind: string): UnoArguments {
 function buildFormulaBar(): void {
   const address = el("input", { id: "address", type: "text", "aria-label": T.address, title: T.address, spellcheck: "false", autocomplete: "off" });
   const formula = el("input", { id: "formula", type: "text", "class": "edit-only-input", "aria-label": T.formula, title: T.formula, spellcheck: "false", autocomplete: "off" });
-  const bar = el("div", { id: "formulabar" }, [address, el("span", { "class": "fx", "aria-hidden": "true", text: "fx" }), formula]);
+  const bar = el("div", { id: "formulabar" }, [address, el("img", { src: "icons/sc_functiondialog.svg", alt: "", width: "16", height: "16", "class": "fx" }), formula]);
   ribbon.after(bar);
   // A read-only view moves around with the address box but does not edit through the formula bar.
   formula.readOnly = !!S.readOnly;
@@ -83,14 +86,14 @@ function buildFormulaBar(): void {
 function buildSheetTabs(): void {
   const parts = document.getElementById("parts")!;
   const bar = el("div", { id: "sheetactions", "class": "edit-only" }, [
-    button(".uno:Insert", T.addSheet, "+", { click: () => {
+    button(".uno:Insert", T.addSheet, { click: () => {
       const n = (S.status && S.status.parts) || 1, names = (S.status && S.status.partNames) || [];
       let i = n + 1;
       while (names.indexOf("Sheet" + i) >= 0) i++;
       run(".uno:Insert", { Name: arg("string", "Sheet" + i), Index: arg("long", n + 1) });
     } }),
-    button(".uno:Name", T.renameSheet, "&#9998;", { click: renameSheet }),
-    button(".uno:Remove", T.deleteSheet, "&#10006;", { click: () => {
+    button(".uno:Name", T.renameSheet, { icon: "renametable", click: renameSheet }),
+    button(".uno:Remove", T.deleteSheet, { click: () => {
       if (!S.status || S.status.parts < 2) return;
       run(".uno:Remove", { Index: arg("long", S.status.selectedPart + 1) });
     } }),

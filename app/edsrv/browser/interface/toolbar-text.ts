@@ -1,20 +1,38 @@
-// The toolbar of text documents, and the character formatting every family shares.
+// The tabs of text documents, and what every family shares: the clipboard and formatting group,
+// character formatting, shapes, text box, special characters, charts, tables.
 
+import type { UnoArguments } from "../../protocol/frames";
 import { ask } from "./ask";
-import { add, arg, button, colour, el, I, picker, run, sep, setOptions, showValue } from "./controls";
+import { arg, button, colour, el, menuButton, picker, run, sep, setOptions, showValue, type MenuEntry } from "./controls";
+import { addTo } from "./ribbon";
 import { api, watch } from "./state";
 import { T } from "./texts";
 
 /** The font list, filled once the first screen is painted (ui.ts). */
 export let fontPicker: HTMLSelectElement | undefined;
 
-export function textFormatting(withStyles: boolean): HTMLElement[] {
+/** Writer's paragraph styles (their programmatic names, which .uno:StyleApply takes in every language). */
+const PARAGRAPH_STYLES = Object.keys(T.styleNames);
+
+/** Cut, copy, paste, paste unformatted, clone formatting, clear direct formatting. */
+export function clipboardGroup(clearCommand: string): HTMLElement[] {
+  return [
+    button(".uno:Paste", T.paste),
+    button(".uno:Cut", T.cut),
+    button(".uno:Copy", T.copy),
+    button(".uno:PasteUnformatted", T.pasteSpecial),
+    button(".uno:FormatPaintbrush", T.formatPaintbrush, { toggle: true }),
+    button(clearCommand, T.clearFormatting, { icon: "setdefault" }),
+  ];
+}
+
+export function textFormatting(withStyles: boolean, withScripts: boolean): HTMLElement[] {
   const items: HTMLElement[] = [];
   if (withStyles) {
     const stylePicker = picker(T.style, "tb-style", (v) => { run(".uno:StyleApply", { Style: arg("string", v), FamilyName: arg("string", "ParagraphStyles") }); });
-    setOptions(stylePicker, ["Default Paragraph Style", "Text Body", "Title", "Subtitle", "Heading 1", "Heading 2", "Heading 3", "Quotations", "Preformatted Text"]);
+    setOptions(stylePicker, PARAGRAPH_STYLES, undefined, T.styleNames);
     watch(".uno:StyleApply", (v) => { showValue(stylePicker, v); });
-    items.push(stylePicker);
+    items.push(stylePicker, stylesGallery());
   }
   const fonts = (fontPicker = picker(T.font, "tb-font", (v) => { run(".uno:CharFontName", { "CharFontName.FamilyName": arg("string", v) }); }));
   const sizePicker = picker(T.size, "tb-size", (v) => { run(".uno:FontHeight", { "FontHeight.Height": arg("float", Number(v)) }); });
@@ -22,24 +40,92 @@ export function textFormatting(withStyles: boolean): HTMLElement[] {
   watch(".uno:CharFontName", (v) => { showValue(fonts, v); });
   watch(".uno:FontHeight", (v) => { showValue(sizePicker, v); });
   items.push(fonts, sizePicker, sep(),
-    button(".uno:Bold", T.bold, I.bold, { toggle: true }),
-    button(".uno:Italic", T.italic, I.italic, { toggle: true }),
-    button(".uno:Underline", T.underline, I.underline, { toggle: true }),
-    button(".uno:Strikeout", T.strike, I.strike, { toggle: true }),
-    colour(T.color, I.color, (c) => { run(".uno:Color", { Color: arg("long", c) }); }));
+    button(".uno:Bold", T.bold, { toggle: true }),
+    button(".uno:Italic", T.italic, { toggle: true }),
+    button(".uno:Underline", T.underline, { toggle: true }),
+    button(".uno:Strikeout", T.strike, { toggle: true }));
+  if (withScripts) items.push(button(".uno:SuperScript", T.superscript, { toggle: true }), button(".uno:SubScript", T.subscript, { toggle: true }));
+  items.push(colour(".uno:Color", T.color, (c) => { run(".uno:Color", { Color: arg("long", c) }); }));
   return items;
+}
+
+/** The styles gallery: the most used paragraph styles, each shown in its own look. */
+function stylesGallery(): HTMLElement {
+  const g = el("div", { "class": "tb-gallery edit-only", role: "group", "aria-label": T.styles });
+  ([["Title", "g-title"], ["Heading 1", "g-h1"], ["Heading 2", "g-h2"], ["Text Body", "g-body"]] as const).forEach(([name, cls]) => {
+    const b = el("button", { type: "button", "class": "tb-gallery-item " + cls, "data-style": name, title: T.style + ": " + T.styleNames[name], text: T.styleNames[name] });
+    b.addEventListener("click", () => { run(".uno:StyleApply", { Style: arg("string", name), FamilyName: arg("string", "ParagraphStyles") }); });
+    g.appendChild(b);
+  });
+  return g;
 }
 
 export function paragraphAlign(): HTMLElement[] {
   return [
-    button(".uno:LeftPara", T.left, I.left, { toggle: true }),
-    button(".uno:CenterPara", T.center, I.center, { toggle: true }),
-    button(".uno:RightPara", T.right, I.right, { toggle: true }),
-    button(".uno:JustifyPara", T.justify, I.justify, { toggle: true }),
+    button(".uno:LeftPara", T.left, { toggle: true }),
+    button(".uno:CenterPara", T.center, { toggle: true }),
+    button(".uno:RightPara", T.right, { toggle: true }),
+    button(".uno:JustifyPara", T.justify, { toggle: true }),
   ];
 }
 
-function insertImage(): HTMLButtonElement {
+export function lineSpacing(): HTMLElement {
+  return menuButton(".uno:LineSpacing", T.lineSpacing, [
+    { cmd: ".uno:SpacePara1", label: T.spacing1 },
+    { cmd: ".uno:SpacePara15", label: T.spacing15 },
+    { cmd: ".uno:SpacePara2", label: T.spacing2 },
+  ]);
+}
+
+/**
+ * A shape inserted at once, at its default size (Ctrl held, KEY_MOD1: Collabora's way; without it
+ * the engine waits for the shape to be drawn with the mouse).
+ */
+const shape = (cmd: string, label: string, icon: string): MenuEntry => ({ cmd, label, icon, args: { KeyModifier: arg("unsigned short", 8192) } });
+export function shapes(): HTMLElement {
+  return menuButton(".uno:BasicShapes", T.shapes, [
+    shape(".uno:BasicShapes.rectangle", T.rectangle, "rect"),
+    shape(".uno:BasicShapes.ellipse", T.ellipse, "ellipse"),
+    shape(".uno:ArrowShapes.right-arrow", T.arrow, "arrowshapes"),
+    shape(".uno:StarShapes.star5", T.star, "starshapes"),
+  ]);
+}
+export function textBox(cmd: string): HTMLElement {
+  return button(cmd, T.textBox, { icon: "text", args: () => ({ KeyModifier: arg("unsigned short", 8192) }) });
+}
+
+/** Special characters, inserted as the engine's own symbol insertion does (no dialog). */
+export function specialCharacters(): HTMLElement {
+  const chars = ["©", "®", "™", "€", "£", "¥", "§", "¶", "°", "±", "×", "÷", "–", "—", "…", "«", "»", "→", "←", "✓"];
+  const entries: MenuEntry[] = chars.map((c) => ({ cmd: ".uno:InsertSymbol", label: c, icon: "insertsymbol", args: { Symbols: arg("string", c) } }));
+  const b = menuButton(".uno:CharmapControl", T.specialChar, entries);
+  b.setAttribute("data-menu-cmds", ".uno:InsertSymbol");
+  return b;
+}
+
+/** A chart from the selected cells or a default one (LibreOfficeKit inserts it without the wizard). */
+export function chart(): HTMLElement {
+  return button(".uno:InsertObjectChart", T.chart);
+}
+
+export function insertTable(): HTMLElement {
+  return button(".uno:InsertTable", T.table, { click: () => {
+    ask(T.table, [{ label: T.tableSize, value: "3 x 3" }]).then((v) => {
+      const m = v && /(\d+)\D+(\d+)/.exec(v[0]!);
+      if (m) run(".uno:InsertTable", { Columns: arg("long", Math.min(64, Number(m[1]))), Rows: arg("long", Math.min(1000, Number(m[2]))) });
+    });
+  } });
+}
+
+export function insertLink(): HTMLElement {
+  return button(".uno:HyperlinkDialog", T.link, { click: () => {
+    ask(T.link, [{ label: T.linkUrl, value: "https://" }, { label: T.linkText }]).then((v) => {
+      if (v && v[0]) run(".uno:SetHyperlink", { "Hyperlink.Text": arg("string", v[1] || v[0]), "Hyperlink.URL": arg("string", v[0]) });
+    });
+  } });
+}
+
+export function insertImage(): HTMLButtonElement {
   const input = el("input", { type: "file", accept: "image/png,image/jpeg,image/gif,image/webp", hidden: "" });
   input.addEventListener("change", () => {
     const f = input.files && input.files[0];
@@ -49,39 +135,60 @@ function insertImage(): HTMLButtonElement {
     f.arrayBuffer().then((buf) => { api.insertGraphic(f.type, new Uint8Array(buf)); api.focus(); });
   });
   document.body.appendChild(input);
-  return button(".uno:InsertGraphic", T.image, I.image, { click: () => { input.click(); } });
+  return button(".uno:InsertGraphic", T.image, { click: () => { input.click(); } });
 }
 
+/** Automatic spell checking (each view has it on from the start: kit-main.ts). */
+export function spelling(): HTMLElement {
+  return button(".uno:SpellOnline", T.spelling, { toggle: true });
+}
+
+const pageStyle = (on: boolean): UnoArguments => ({ PageStyle: arg("string", "Default Page Style"), On: arg("boolean", on) });
+/** Page sizes in 1/100 mm, as Writer's sidebar sets them. */
+const PAGE_SIZES: [string, number, number][] = [["A4", 21000, 29700], ["A5", 14800, 21000], ["A3", 29700, 42000], ["Letter", 21590, 27940], ["Legal", 21590, 35560]];
+/** Margins in 1/100 mm (Collabora's presets: normal 0.79", narrow 0.5", wide 1" × 2"). */
+const MARGINS: [keyof typeof T, number, number, number, number][] = [["marginNormal", 2000, 2000, 2000, 2000], ["marginNarrow", 1270, 1270, 1270, 1270], ["marginWide", 5080, 5080, 2540, 2540]];
+
 export function buildText(): void {
-  textFormatting(true).forEach(add);
+  addTo("home", ...clipboardGroup(".uno:SetDefault"), sep(), ...textFormatting(true, true));
   // Writer's highlighting is .uno:BackColor (Collabora's choice too): .uno:CharBackColor does nothing there.
-  add(colour(T.highlight, I.highlight, (c) => { run(".uno:BackColor", { BackColor: arg("long", c) }); }));
-  add(sep()); paragraphAlign().forEach(add);
-  add(sep());
-  add(button(".uno:DefaultBullet", T.bullets, I.bullets, { toggle: true }));
-  add(button(".uno:DefaultNumbering", T.numbering, I.numbering, { toggle: true }));
-  add(button(".uno:DecrementIndent", T.outdent, I.outdent));
-  add(button(".uno:IncrementIndent", T.indent, I.indent));
-  add(sep());
-  add(button(".uno:InsertTable", T.table, I.table, { click: () => {
-    ask(T.table, [{ label: T.tableSize, value: "3 x 3" }]).then((v) => {
-      const m = v && /(\d+)\D+(\d+)/.exec(v[0]!);
-      if (m) run(".uno:InsertTable", { Columns: arg("long", Math.min(64, Number(m[1]))), Rows: arg("long", Math.min(1000, Number(m[2]))) });
-    });
-  } }));
-  add(insertImage());
-  add(button(".uno:HyperlinkDialog", T.link, I.link, { click: () => {
-    ask(T.link, [{ label: T.linkUrl, value: "https://" }, { label: T.linkText }]).then((v) => {
-      if (v && v[0]) run(".uno:SetHyperlink", { "Hyperlink.Text": arg("string", v[1] || v[0]), "Hyperlink.URL": arg("string", v[0]) });
-    });
-  } }));
-  add(button(".uno:InsertPagebreak", T.pagebreak, I.pagebreak));
-  add(sep());
-  add(button(".uno:TrackChanges", T.trackChanges, I.track, { toggle: true }));
-  add(button(".uno:ShowTrackedChanges", T.showChanges, I.show, { toggle: true }));
-  add(button(".uno:NextTrackedChange", T.nextChange, I.next));
-  add(button(".uno:AcceptTrackedChange", T.accept, I.accept));
-  add(button(".uno:RejectTrackedChange", T.reject, I.reject));
-  add(button(".uno:AcceptAllTrackedChanges", T.acceptAll, I.acceptAll));
-  add(button(".uno:RejectAllTrackedChanges", T.rejectAll, I.rejectAll));
+  addTo("home", colour(".uno:BackColor", T.highlight, (c) => { run(".uno:BackColor", { BackColor: arg("long", c) }); }));
+  addTo("home", sep(), ...paragraphAlign(), sep(),
+    button(".uno:DefaultBullet", T.bullets, { toggle: true }),
+    button(".uno:DefaultNumbering", T.numbering, { toggle: true }),
+    button(".uno:DecrementIndent", T.outdent),
+    button(".uno:IncrementIndent", T.indent),
+    lineSpacing());
+  addTo("insert", insertTable(), insertImage(), chart(), shapes(), textBox(".uno:DrawText"), sep(),
+    insertLink(), specialCharacters(), sep(),
+    button(".uno:InsertPagebreak", T.pagebreak),
+    // Only turned on here: turning one off asks for confirmation in a dialog the page cannot show.
+    button(".uno:InsertPageHeader", T.header, { args: () => pageStyle(true) }),
+    button(".uno:InsertPageFooter", T.footer, { args: () => pageStyle(true) }));
+  addTo("layout",
+    menuButton(".uno:AttributePageSize", T.pageSize, PAGE_SIZES.map(([name, w, h]) => ({ cmd: ".uno:AttributePageSize", label: name, icon: "attributepagesize",
+      args: { "AttributePageSize.Width": arg("long", w), "AttributePageSize.Height": arg("long", h) } }))),
+    menuButton(".uno:Orientation", T.orientation, [
+      { cmd: ".uno:Orientation", label: T.portrait, icon: "orientation", args: { isLandscape: arg("boolean", false) } },
+      { cmd: ".uno:Orientation", label: T.landscape, icon: "orientation", args: { isLandscape: arg("boolean", true) } },
+    ]),
+    menuButton(".uno:PageMargin", T.margins, MARGINS.map(([key, l, r, t, b]) => ({ cmd: ".uno:PageMargin", label: T[key] as string, icon: "pagemargin", click: () => {
+      api.uno(".uno:PageLRMargin", { "Page.Left": arg("long", l), "Page.Right": arg("long", r) });
+      run(".uno:PageULMargin", { "Page.Upper": arg("long", t), "Page.Lower": arg("long", b) });
+    } }))),
+  );
+  addTo("review", spelling(), sep());
+}
+
+/** Review tab of text documents: tracked changes. */
+export function trackedChanges(): HTMLElement[] {
+  return [
+    button(".uno:TrackChanges", T.trackChanges, { toggle: true }),
+    button(".uno:ShowTrackedChanges", T.showChanges, { toggle: true }),
+    button(".uno:NextTrackedChange", T.nextChange),
+    button(".uno:AcceptTrackedChange", T.accept),
+    button(".uno:RejectTrackedChange", T.reject),
+    button(".uno:AcceptAllTrackedChanges", T.acceptAll),
+    button(".uno:RejectAllTrackedChanges", T.rejectAll),
+  ];
 }

@@ -15,7 +15,11 @@ function zoomPercent(): number {
   return Math.round((15 / api.zoom()) * 100);
 }
 
+/** The view is fitted to the page (fitPage): it stays fitted when the view's size changes, until the person zooms. */
+let fitted = false;
+
 export function setZoomFactor(z: number): void {
+  fitted = false;
   api.setZoom(15 / Math.min(4, Math.max(0.25, z)));
   showZoom();
   askHeaders(0);
@@ -38,6 +42,24 @@ export function fitPage(): void {
   // unless the document is shorter.
   const h = st.type === "text" ? Math.min(st.height, st.width * 1.42) : st.height;
   setZoomFactor(Math.min(((box.w - 24) * 15) / st.width, ((box.h - 24) * 15) / h));
+  fitted = true;
+}
+
+/**
+ * A deck opens fitted (ui.ts) and stays fitted while the view's size settles: the toolbar, the slide
+ * panel and the status bar are laid out after that first fit, and a view that became smaller showed
+ * the slide wider than itself (its right edge cut).
+ */
+export function keepFitted(): void {
+  const viewport = document.getElementById("viewport")!;
+  let size = "", pending = 0;
+  new ResizeObserver(() => {
+    const now = viewport.clientWidth + "x" + viewport.clientHeight;
+    if (now === size) return;
+    size = now;
+    if (!fitted || pending) return;
+    pending = requestAnimationFrame(() => { pending = 0; if (fitted) fitPage(); });
+  }).observe(viewport);
 }
 
 export function installWheelZoom(): void {

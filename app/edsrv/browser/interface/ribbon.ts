@@ -1,0 +1,131 @@
+// The tabbed toolbar (Collabora's notebookbar, smaller): a row of tabs per family (Home, Insert,
+// Layout / Data / Slide, Review, View), each holding its controls in groups, with find, download
+// and print always at the row's end. Compact mode — a frame below 768 px wide, or the host's
+// `ui.toolbar: "compact"` (ui_defaults UIMode=compact) — shows every control in one row without
+// tabs, and what does not fit goes into the "more" menu at its end.
+
+import { closeMenus, el, icon } from "./controls";
+import { S } from "./state";
+import { T } from "./texts";
+
+export type TabId = "home" | "insert" | "layout" | "data" | "slide" | "review" | "view";
+
+interface Tab {
+  id: TabId;
+  tab: HTMLButtonElement;
+  panel: HTMLDivElement;
+  /** Its controls in order (they move into the "more" menu and back in compact mode). */
+  items: Node[];
+}
+
+const tabs: Tab[] = [];
+const tablist = el("div", { "class": "tb-tabs", role: "tablist", "aria-label": T.tabs });
+const panels = el("div", { "class": "tb-panels" });
+const moreMenu = el("div", { id: "tb-more-menu", "class": "tb-popup tb-more-menu", role: "group", "aria-label": T.more, hidden: "" });
+const moreButton = el("button", { type: "button", "class": "tb tb-more", "data-cmd": "more", "aria-label": T.more, title: T.more, "aria-haspopup": "true", "aria-expanded": "false", hidden: "" }, [icon("morecontrols")]);
+/** What is always there, at the end of the tab row: find, download, print. */
+export const quick = el("div", { "class": "tb-quick" });
+/** The toolbar: the tab row and the active tab's controls. */
+export const ribbon = el("div", { id: "ribbon", "aria-label": T.toolbar }, [el("div", { "class": "tb-head" }, [tablist, quick]), el("div", { "class": "tb-body" }, [panels, moreButton])]);
+let active: TabId | null = null;
+let compactForced = false;
+
+const LABELS: Record<TabId, string> = { home: T.home, insert: T.insert, layout: T.layout, data: T.data, slide: T.slideTab, review: T.review, view: T.view };
+
+function tabOf(id: TabId): Tab {
+  let t = tabs.find((x) => x.id === id);
+  if (t) return t;
+  const tab = el("button", { type: "button", role: "tab", "class": "tb-tab", id: "tab-" + id, "data-tab": id, "aria-selected": "false", "aria-controls": "panel-" + id, text: LABELS[id] });
+  const panel = el("div", { "class": "tb-panel", role: "toolbar", id: "panel-" + id, "data-tab-panel": id, "aria-label": LABELS[id], hidden: "" });
+  tab.addEventListener("click", () => { selectTab(id); });
+  tablist.appendChild(tab);
+  panels.appendChild(panel);
+  t = { id, tab, panel, items: [] };
+  tabs.push(t);
+  if (!active) selectTab(id);
+  return t;
+}
+
+/** Adds controls to a tab (made on first use, in the order tabs are first used). */
+export function addTo(id: TabId, ...nodes: Node[]): void {
+  const t = tabOf(id);
+  nodes.forEach((n) => { t.items.push(n); t.panel.appendChild(n); });
+}
+
+export function selectTab(id: TabId): void {
+  active = id;
+  closeMenus();
+  tabs.forEach((t) => {
+    const on = t.id === id;
+    t.tab.setAttribute("aria-selected", String(on));
+    t.tab.tabIndex = on ? 0 : -1;
+    t.panel.hidden = !on;
+  });
+}
+
+/** True when the toolbar is one row without tabs. */
+export function isCompact(): boolean {
+  return ribbon.classList.contains("compact");
+}
+
+/** The host asked for the compact toolbar (`ui_defaults` UIMode=compact → uiMode "classic"). */
+function hostWantsCompact(): boolean {
+  try {
+    const ui = JSON.parse(atob(document.body.dataset.uiDefaults || "")) as { uiMode?: string };
+    return ui.uiMode === "classic";
+  } catch {
+    return false;
+  }
+}
+
+/** Lays the toolbar out for the frame's width: tabs, or one row with the "more" menu. */
+export function layoutRibbon(): void {
+  closeMenus();
+  moreMenu.hidden = true; moreButton.setAttribute("aria-expanded", "false");
+  tabs.forEach((t) => { t.items.forEach((n) => { if (n.parentNode !== t.panel) t.panel.appendChild(n); }); });
+  const compact = compactForced || window.innerWidth < 768;
+  ribbon.classList.toggle("compact", compact);
+  document.body.classList.toggle("compact-toolbar", compact);
+  moreButton.hidden = !compact;
+  if (!compact) return;
+  // Every tab's controls in one row; from the first that does not fit, the rest go into "more".
+  const limit = panels.getBoundingClientRect().right;
+  const all: HTMLElement[] = [];
+  tabs.forEach((t) => { t.items.forEach((n) => { if (n instanceof HTMLElement && n.getClientRects().length) all.push(n); }); });
+  const at = all.findIndex((n) => n.getBoundingClientRect().right > limit + 0.5);
+  if (at < 0) { moreButton.hidden = true; return; }
+  // A separator does not open the menu.
+  all.slice(at).forEach((n) => { if (!n.classList.contains("tb-sep")) moreMenu.appendChild(n); });
+}
+
+export function installRibbon(): void {
+  compactForced = hostWantsCompact();
+  document.body.appendChild(moreMenu);
+  moreButton.addEventListener("click", () => {
+    const open = moreMenu.hidden;
+    closeMenus();
+    moreMenu.hidden = !open;
+    moreButton.setAttribute("aria-expanded", String(open));
+    if (!open) return;
+    const r = moreButton.getBoundingClientRect();
+    moreMenu.style.top = r.bottom + 2 + "px";
+    moreMenu.style.right = Math.max(2, window.innerWidth - r.right) + "px";
+  });
+  window.addEventListener("mousedown", (e) => {
+    const t = e.target as Node;
+    if (!moreMenu.hidden && !moreMenu.contains(t) && !moreButton.contains(t) && !(t instanceof Element && t.closest(".tb-popup"))) {
+      moreMenu.hidden = true; moreButton.setAttribute("aria-expanded", "false");
+    }
+  }, true);
+  let pending = 0;
+  window.addEventListener("resize", () => {
+    if (pending) return;
+    pending = requestAnimationFrame(() => { pending = 0; layoutRibbon(); });
+  });
+}
+
+/** Read-only views have nothing to edit: they open on the View tab. */
+export function startTab(): void {
+  if (S.readOnly && tabs.some((t) => t.id === "view")) selectTab("view");
+  layoutRibbon();
+}
