@@ -12,6 +12,8 @@ export interface EdsrvProcess {
   url: string;
   /** The /browser/<hash>/ segment of the editor page's URL. */
   hash: string;
+  /** The editing server's process id (its kits are its children). */
+  pid: number;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export async function startEdsrvProcess(env: Record<string, string>): Promise<Ed
   return {
     url,
     hash,
+    pid: proc.pid,
     async close() {
       proc.kill("SIGTERM");
       await proc.exited;

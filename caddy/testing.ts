@@ -21,6 +21,8 @@ export async function freePort(): Promise<number> {
 export interface RunningCaddy {
   url: string;
   port: number;
+  /** Caddy's process id. */
+  pid: number;
   output: () => string;
   stop(): Promise<void>;
 }
@@ -63,6 +65,7 @@ export async function startCaddy(env: { app: string; edsrv: string; caddyfile?: 
   return {
     url,
     port,
+    pid: proc.pid,
     output: () => out,
     async stop() {
       proc.kill("SIGTERM");
