@@ -44,6 +44,7 @@ import { csvFileToFods, csvFilterOptions, csvInDialect, type CsvDialect } from "
 import { formatOf } from "./formats";
 import { sniff } from "./sniff";
 import { sendLine } from "./reply";
+import { confinePastedHtml } from "./pasted-html";
 
 const send = sendLine;
 
@@ -379,8 +380,9 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
     case "paste": {
       const mime = String(req.mime ?? "");
       if (!/^(text\/html|text\/plain|image\/png)(;charset=utf-8)?$/.test(mime)) throw new Error("unsupported paste type");
-      const data = Buffer.from(String(req.data ?? ""), "base64");
+      let data: Uint8Array = Buffer.from(String(req.data ?? ""), "base64");
       if (data.byteLength > CLIPBOARD_MAX_BYTES) throw new Error("paste too large");
+      if (mime.startsWith("text/html")) data = Buffer.from(confinePastedHtml(Buffer.from(data).toString("utf8")));
       await quiesce();
       const ok = useView(req.viewId).paste(mime, data);
       inputPosted();
