@@ -10,6 +10,7 @@
 // cursor, timings) and window.edApi (editor/api.ts). Each part lives in editor/; they are
 // installed here in the order their listeners must run.
 
+import { installAnnouncements } from "./editor/announce";
 import { installApi } from "./editor/api";
 import { installCanvas } from "./editor/canvas";
 import { installClipboard } from "./editor/clipboard";
@@ -17,6 +18,7 @@ import { installCommandButtons } from "./editor/commands";
 import { installHostMessages } from "./editor/host-messages";
 import { installKeyboard } from "./editor/keyboard";
 import { installMouse } from "./editor/mouse";
+import { installRegions } from "./editor/regions";
 import { installSocket } from "./editor/socket";
 import { installTouch } from "./editor/touch";
 
@@ -29,3 +31,5 @@ installTouch();
 installCommandButtons();
 installHostMessages();
 installApi();
+installRegions();
+installAnnouncements();
