@@ -12,6 +12,7 @@ import { ManualClock } from "../clock";
 import { startChromium } from "../edsrv/testing/chromium";
 import { startTestService, type Harness } from "../testing/harness";
 import { LIMIT_PAGE_CSP } from "./limit-page";
+import { seriousViolations } from "../testing/axe";
 
 const TOKEN = "tok-limit-page-SECRET-7f3a9c0d";
 const FIELDS: [string, string][] = [
@@ -85,6 +86,17 @@ async function editorRequest(after: number): Promise<(typeof edsrv.seen)[number]
   }
   throw new Error("nothing reached the editing server");
 }
+
+test("the limit page has no serious or critical accessibility violation (axe-core, WCAG 2.1 AA)", async () => {
+  const ctx = await browser.newContext({ bypassCSP: true });
+  const page = await ctx.newPage();
+  try {
+    const frame = await openAtCap(page);
+    expect(await seriousViolations(frame)).toEqual([]);
+  } finally {
+    await ctx.close();
+  }
+});
 
 test("the 429 limit page works for the POST form of the file-sync flow: Open read-only and Try again re-submit the same form fields by POST, without the browser's resubmit prompt and never with the token in a URL", async () => {
   const ctx = await browser.newContext();
