@@ -4,31 +4,20 @@
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Frame, Page } from "playwright-core";
-import { freePort, startCaddy, type RunningCaddy } from "../../caddy/testing";
-import { startChromium } from "../edsrv/testing/chromium";
-import { startEmbedStack, type EmbedStack } from "../embed/testing";
+import { startDemoStack, type DemoStack } from "./testing";
 import { seriousViolations } from "../testing/axe";
 
-let stack: EmbedStack;
-let caddy: RunningCaddy;
-let chrome: Awaited<ReturnType<typeof startChromium>>;
+let demo: DemoStack;
 let browser: Browser;
+let caddy: DemoStack["caddy"];
 
 beforeAll(async () => {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  [stack, chrome] = await Promise.all([
-    startEmbedStack({ idleKits: 1, env: { SVC_DEV_MODE: "1", SVC_PUBLIC_URL: url, SVC_EMBED_ALLOWED_ORIGINS: url } }),
-    startChromium(),
-  ]);
-  caddy = await startCaddy({ app: new URL(stack.gateUrl).host, edsrv: new URL(stack.ed.url).host, port });
-  browser = chrome.browser;
+  demo = await startDemoStack();
+  ({ browser, caddy } = demo);
 }, 180_000);
 
 afterAll(async () => {
-  await chrome?.close();
-  await caddy?.stop();
-  await stack?.close();
+  await demo?.close();
 });
 
 const editorFrame = (page: Page): Frame => page.frames().find((f) => f.url().includes("/ed.html"))!;
