@@ -97,7 +97,7 @@ export const EmbedUi = z
   .object({
     width: cssLength.default("100%").describe("Width of the editor frame (api.js)."),
     height: cssLength.default("100%").describe("Height of the editor frame (api.js)."),
-    toolbar: z.enum(["compact", "tabbed"]).default("compact").describe("Toolbar style."),
+    toolbar: z.enum(["compact", "tabbed"]).default("tabbed").describe("Toolbar style: tabbed (Home, Insert, …) or compact (one row, the rest in a \"more\" menu)."),
     closeButton: z.boolean().default(false).describe("Show a close button (the editor posts UI_Close)."),
     print: z.boolean().default(true).describe("Allow printing."),
     export: z.boolean().default(true).describe("Allow downloading and exporting."),

@@ -9,7 +9,14 @@ import { CLOSEST_ICON, COLIBRE_SVG_ZIP, IconTheme } from "./icons";
 describe("icons from the Colibre theme", () => {
   test("every command the editor offers has a picture from the theme, its own or the closest command's", async () => {
     const theme = await IconTheme.open(COLIBRE_SVG_ZIP);
-    for (const command of [".uno:Bold", ".uno:Italic", ".uno:Underline", ".uno:Undo", ".uno:Redo", ".uno:Save", ".uno:InsertTable", ".uno:InsertGraphic", ".uno:SortAscending", ".uno:FreezePanes", ".uno:DuplicatePage", ...Object.keys(CLOSEST_ICON)]) {
+    for (const command of [".uno:Bold", ".uno:Italic", ".uno:Underline", ".uno:Undo", ".uno:Redo", ".uno:Save", ".uno:InsertTable", ".uno:InsertGraphic", ".uno:SortAscending", ".uno:FreezePanes", ".uno:DuplicatePage",
+      // The tabbed toolbar's (issue 23, item 2).
+      ".uno:FormatPaintbrush", ".uno:SetDefault", ".uno:ResetAttributes", ".uno:SuperScript", ".uno:SubScript", ".uno:PasteUnformatted", ".uno:LineSpacing",
+      ".uno:SpacePara1", ".uno:SpacePara15", ".uno:SpacePara2", ".uno:InsertObjectChart", ".uno:AssignLayout", ".uno:BasicShapes", ".uno:DrawText", ".uno:Text",
+      ".uno:CharmapControl", ".uno:InsertSymbol", ".uno:InsertPageHeader", ".uno:InsertPageFooter", ".uno:AttributePageSize", ".uno:Orientation", ".uno:PageMargin",
+      ".uno:SpellOnline", ".uno:ControlCodes", ".uno:ToggleSheetGrid", ".uno:Paste", ".uno:Cut", ".uno:Copy", "rect", "ellipse", "arrowshapes", "starshapes",
+      "upsearch", "downsearch", "searchdialog", "selectall", "closedoc", "recsearch", "moveup", "movedown", "setdefault", "renametable",
+      ...Object.keys(CLOSEST_ICON)]) {
       const icon = theme.icon(command);
       expect({ command, svg: icon ? strFromU8(icon.svg).includes("<svg") : false }).toEqual({ command, svg: true });
     }

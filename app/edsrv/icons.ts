@@ -49,6 +49,8 @@ export const CLOSEST_ICON: Record<string, string> = {
   comments: "showannotations",
   people: "addressbooksource",
   more: "morecontrols",
+  fitwidth: "zoompagewidth",
+  fitpage: "zoompage",
 };
 
 /** What an icon name may be: a command without `.uno:`, lower case (nothing a path could hide in). */

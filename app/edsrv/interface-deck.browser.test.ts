@@ -94,3 +94,28 @@ describe("presentations: the slide panel", () => {
     await close();
   }, 60_000);
 });
+
+describe("presentations: opening (issue 23)", () => {
+  test("a deck opens fitted and centred in its view, and stays fitted when the view's size changes", async () => {
+    const { page, frame, close } = await openDeck();
+    const fit = () => frame.evaluate(() => {
+      const v = document.getElementById("viewport")!, s = document.getElementById("sizer")!;
+      return { vw: v.clientWidth, vh: v.clientHeight, left: s.offsetLeft, top: s.offsetTop, w: s.offsetWidth, h: s.offsetHeight, scroll: v.scrollWidth > v.clientWidth };
+    });
+    const check = async () => {
+      await frame.waitForFunction(() => { const v = document.getElementById("viewport")!, s = document.getElementById("sizer")!; return s.offsetWidth <= v.clientWidth && s.offsetHeight <= v.clientHeight; }, undefined, { polling: 50 });
+      const f = await fit();
+      expect(f.scroll).toBe(false);
+      // The whole slide, as large as the view allows (a margin of 24 px), in the middle.
+      expect(Math.min(f.vw - f.w, f.vh - f.h)).toBeLessThanOrEqual(30);
+      expect(Math.abs(f.left - (f.vw - f.left - f.w))).toBeLessThanOrEqual(2);
+      expect(Math.abs(f.top - (f.vh - f.top - f.h))).toBeLessThanOrEqual(2);
+    };
+    await Bun.sleep(300); // the panel's thumbnails and the status bar laid out
+    await check();
+    await page.evaluate(() => { document.getElementById("ed")!.style.height = "560px"; });
+    await frame.waitForFunction(() => document.getElementById("viewport")!.clientHeight < 480, undefined, { polling: 50 });
+    await check();
+    await close();
+  }, 60_000);
+});

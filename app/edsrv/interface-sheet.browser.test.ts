@@ -92,6 +92,17 @@ describe("spreadsheets: where you are", () => {
     await frame.waitForFunction(() => /115/.test(document.getElementById("sb-count")!.textContent ?? ""), undefined, { polling: 50 });
     await close();
   }, 60_000);
+
+  test("a text cell shows no sum in the status bar (not \"Average: ; Sum: 0\")", async () => {
+    const { frame, close } = await openSheet();
+    await goTo(frame, "B2:B4");
+    await frame.waitForFunction(() => /115/.test(document.getElementById("sb-count")!.textContent ?? ""), undefined, { polling: 50 });
+    await goTo(frame, "A1");
+    await frame.waitForFunction(() => (window as any).edUi.state[".uno:StateTableCell"] !== undefined && !/115/.test((window as any).edUi.state[".uno:StateTableCell"]), undefined, { polling: 50 });
+    expect(await frame.evaluate(() => (window as any).edUi.state[".uno:StateTableCell"])).toMatch(/:\s*;/);
+    expect(await frame.textContent("#sb-count")).toBe("");
+    await close();
+  }, 60_000);
 });
 
 describe("spreadsheets: formatting cells", () => {

@@ -381,7 +381,8 @@ export async function createEdsrv(deps: EdsrvDeps) {
             close: () => {},
             auth: wopiAuthFrom((k) => p.get(k)),
             requestedReadOnly: requestsReadOnly(parsed),
-            lang: "en-US",
+            // The page's language, from the `load` arguments its URL carries (else the load frame's default).
+            lang: (parsed.load && /(?:^| )lang=([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*)(?: |$)/.exec(parsed.load)?.[1]) || "en-US",
             readOnly: true,
             userId: "",
             userName: "",

@@ -57,7 +57,7 @@ export function parseUno(text: string): { command: string; args: string; viewOnl
 
 /** The session's `lang` as LibreOfficeKit takes it: "vi" → "vi-VN", "en" → "en-US", a full tag as it is. */
 export function lokLanguage(lang: string): string {
-  const l = lang.trim();
+  const l = lang.trim().replace(/_/g, "-");
   if (/^vi$/i.test(l)) return "vi-VN";
   if (/^en$/i.test(l) || !/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/i.test(l)) return "en-US";
   const [first, ...rest] = l.split("-");
@@ -213,8 +213,9 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
       return;
     }
     case "viewlanguage":
-      // Once a page has its view: the menus LibreOffice makes for it in the session's language.
-      await kit.request("viewlanguage", { viewId, lang: lokLanguage(s.lang) });
+      // Once a page has its view: the menus LibreOffice makes for it in the page's language
+      // (`viewlanguage lang=vi`), else the session's.
+      await kit.request("viewlanguage", { viewId, lang: lokLanguage(args.lang || s.lang) });
       return;
     case "closedocument":
       s.close();

@@ -187,7 +187,7 @@ describe("defaults the spec leaves open", () => {
     expect(r.editor.user.name).toBe("Khách");
     expect(r.editor.callbackUrl).toBeNull();
     expect(r.document.title).toBe("Hợp đồng.docx");
-    expect(r.ui).toEqual({ width: "100%", height: "100%", toolbar: "compact", closeButton: false, print: true, export: true, copy: true, userList: true });
+    expect(r.ui).toEqual({ width: "100%", height: "100%", toolbar: "tabbed", closeButton: false, print: true, export: true, copy: true, userList: true });
     const noName = await resolveConfig({ document: { url: "https://f.example/", fileType: "xlsx", key: "k2" }, editor: { user: { id: 42 } } }, UNSIGNED, Date.now());
     expect(noName.document.title).toBe("k2.xlsx");
     expect(noName.editor.user).toEqual({ id: "42", name: "42" });

@@ -60,7 +60,7 @@ describe("POST /svc/embed/session", () => {
     expect(Object.keys(s.form).sort()).toEqual(["access_token", "access_token_ttl", "ui_defaults"]);
     expect(s.form.access_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(s.form.access_token_ttl).toBe(Date.parse(s.expires_at));
-    expect(s.form.ui_defaults).toBe("UIMode=compact");
+    expect(s.form.ui_defaults).toBe("UIMode=tabbed");
     // SVC_EMBED_SESSION_TTL_MINUTES: 720 by default.
     expect(Date.parse(s.expires_at) - before).toBeGreaterThanOrEqual(720 * 60_000 - 1000);
     expect(Date.parse(s.expires_at) - Date.now()).toBeLessThanOrEqual(720 * 60_000);

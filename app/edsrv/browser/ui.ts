@@ -78,7 +78,7 @@ function install(): void {
     // The menus LibreOffice makes for this view (the spelling context menu) in the session's
     // language; English is the engine's own. After the first screen, which it does not delay.
     const lang = new URLSearchParams(location.search).get("lang");
-    if (lang && !/^en\b/i.test(lang)) api.send("viewlanguage");
+    if (lang && !/^en\b/i.test(lang) && /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/.test(lang)) api.send("viewlanguage lang=" + lang);
   });
   api.on("perm", () => { startTab(); });
   api.on("status", (a) => {

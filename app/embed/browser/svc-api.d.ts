@@ -31,6 +31,7 @@ declare namespace SVC {
     /** Size of the editor frame (CSS length); default "100%". */
     width?: string;
     height?: string;
+    /** "tabbed" (default): Home, Insert, Layout / Data / Slide, Review, View; "compact": one row, the rest in a "more" menu (also what a frame below 768 px wide gets). */
     toolbar?: "compact" | "tabbed";
     closeButton?: boolean;
     print?: boolean;

@@ -149,6 +149,19 @@ const PAGE_SIZES: [string, number, number][] = [["A4", 21000, 29700], ["A5", 148
 /** Margins in 1/100 mm (Collabora's presets: normal 0.79", narrow 0.5", wide 1" × 2"). */
 const MARGINS: [keyof typeof T, number, number, number, number][] = [["marginNormal", 2000, 2000, 2000, 2000], ["marginNarrow", 1270, 1270, 1270, 1270], ["marginWide", 5080, 5080, 2540, 2540]];
 
+/**
+ * The page's size and orientation as last chosen here (A4 portrait until then): LibreOffice 7.4 has
+ * no orientation command of its own (Collabora's .uno:Orientation with isLandscape came later), so
+ * both are set as its page dialog does: the size (width and height swapped for landscape) and the
+ * page's landscape flag.
+ */
+const page = { size: [21000, 29700] as [number, number], landscape: false };
+function setPage(): void {
+  const [a, b] = page.size, w = page.landscape ? Math.max(a, b) : Math.min(a, b), h = page.landscape ? Math.min(a, b) : Math.max(a, b);
+  api.uno(".uno:AttributePageSize", { "AttributePageSize.Width": arg("long", w), "AttributePageSize.Height": arg("long", h) });
+  run(".uno:AttributePage", { "AttributePage.Landscape": arg("boolean", page.landscape) });
+}
+
 export function buildText(): void {
   addTo("home", ...clipboardGroup(".uno:SetDefault"), sep(), ...textFormatting(true, true));
   // Writer's highlighting is .uno:BackColor (Collabora's choice too): .uno:CharBackColor does nothing there.
@@ -167,10 +180,10 @@ export function buildText(): void {
     button(".uno:InsertPageFooter", T.footer, { args: () => pageStyle(true) }));
   addTo("layout",
     menuButton(".uno:AttributePageSize", T.pageSize, PAGE_SIZES.map(([name, w, h]) => ({ cmd: ".uno:AttributePageSize", label: name, icon: "attributepagesize",
-      args: { "AttributePageSize.Width": arg("long", w), "AttributePageSize.Height": arg("long", h) } }))),
+      click: () => { page.size = [w, h]; setPage(); } }))),
     menuButton(".uno:Orientation", T.orientation, [
-      { cmd: ".uno:Orientation", label: T.portrait, icon: "orientation", args: { isLandscape: arg("boolean", false) } },
-      { cmd: ".uno:Orientation", label: T.landscape, icon: "orientation", args: { isLandscape: arg("boolean", true) } },
+      { cmd: ".uno:Orientation", label: T.portrait, icon: "orientation", click: () => { page.landscape = false; setPage(); } },
+      { cmd: ".uno:Orientation", label: T.landscape, icon: "orientation", click: () => { page.landscape = true; setPage(); } },
     ]),
     menuButton(".uno:PageMargin", T.margins, MARGINS.map(([key, l, r, t, b]) => ({ cmd: ".uno:PageMargin", label: T[key] as string, icon: "pagemargin", click: () => {
       api.uno(".uno:PageLRMargin", { "Page.Left": arg("long", l), "Page.Right": arg("long", r) });
