@@ -10,8 +10,9 @@ say() { printf '[setup] %s\n' "$*"; }
 
 # Debian packages. libreoffice-*-nogui lacks the Calc UI files LibreOfficeKit needs, so the
 # full writer/calc/impress packages are used (without recommends: no Java, no GUI extras).
-# The hunspell dictionaries give the editor its spell checking (red underlines) in English and Vietnamese.
-packages=(libreoffice-writer libreoffice-calc libreoffice-impress caddy
+# The hunspell dictionaries give the editor its spell checking (red underlines) in English and Vietnamese;
+# libreoffice-l10n-vi the Vietnamese of what LibreOffice writes itself for a view with lang=vi (its menus).
+packages=(libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-l10n-vi caddy
           fonts-dejavu-core fonts-liberation2 fonts-noto-core fonts-noto-cjk poppler-utils
           hunspell-en-us hunspell-vi)
 # Tests also need a browser, and the LibreOfficeKit header the FFI binding's slot tables are checked against.
