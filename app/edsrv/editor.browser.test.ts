@@ -392,4 +392,20 @@ describe("the editor in a browser", () => {
     expect(await e.page.evaluate(() => (window as any).msgs.filter((m: any) => m.MessageId === "App_LoadingStatus" && m.Values.Status === "Frame_Ready").length)).toBe(1);
     await ctx.close();
   }, 60_000);
+  test("a dropped connection: the page comes back to a new view with its caret where it was, and what is typed next lands there", async () => {
+    const f = newFile("hello.docx");
+    const ctx = await browser.newContext();
+    const { page, frame } = await openEditor(ctx, f.src, "tok_ed_alice");
+    await frame.focus("#ime");
+    await page.keyboard.press("End"); // the end of "Hello from svc"
+    await frame.waitForFunction(() => (window as any).edState.cursor?.x > 1000);
+    // The network drops (the socket ends under the page; the editing server stays up).
+    await frame.evaluate(() => (window as any).edSocket.ws.close());
+    await frame.waitForFunction(() => (window as any).edState.reconnects === 1 && (window as any).edState.connected, undefined, { timeout: 30_000 });
+    await frame.waitForFunction(() => ((window as any).edState.placesRestored ?? 0) === 1);
+    await page.keyboard.type(" again");
+    expect(await hostSave(page)).toMatchObject({ success: true });
+    expect(docxText(lastPut(f.id).bytes)).toStartWith("Hello from svc againXin");
+    await ctx.close();
+  }, 60_000);
 });

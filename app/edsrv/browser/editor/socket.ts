@@ -11,6 +11,7 @@ import { onMessage } from "./server-frames";
 import { edState as S, editor, mark } from "./state";
 import { forgetRequests } from "./tile-cache";
 import { forgetSentArea } from "./canvas";
+import { emit } from "./events";
 
 const early = window.edSocket;
 let ws: WebSocket = early.ws;
@@ -44,6 +45,7 @@ function onClose(): void {
   if (S.leaving) return;
   if (!editor.docLoaded) return loadFailed(pageData.textLost);
   if (editor.stayClosed) { stateEl.textContent = pageData.textDisconnected || ""; return; }
+  if (editor.connected) emit("disconnected", "");
   editor.connected = S.connected = false;
   body.classList.add("offline");
   if (messageEl.dataset.kind !== "offline") showMessage(pageData.textReconnecting, "reconnecting");
@@ -78,6 +80,7 @@ export function backOnline(): void {
   clearMessage("reconnecting"); clearMessage("offline");
   stateEl.textContent = "";
   showState();
+  emit("reconnected", "");
 }
 
 // The frames that came before this script ran are read once the interface script (ui.js) is

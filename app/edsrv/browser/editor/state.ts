@@ -47,6 +47,8 @@ export interface EditorState {
   received: Record<string, number>;
   connected: boolean;
   reconnects: number;
+  /** Carets put back after a reconnection to a new view (place.ts). */
+  placesRestored?: number;
   /** Pinch zooms applied (touch.ts). */
   pinches?: number;
   closed?: boolean;
