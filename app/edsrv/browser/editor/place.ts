@@ -10,8 +10,8 @@ import { sizer } from "./page";
 import { switchPart } from "./parts";
 import { edState as S, editor, currentPart, type Rect } from "./state";
 
-/** How long the engine takes to report a new view's caret after its status. */
-const CARET_REPORT_MS = 400;
+/** How long the new view's caret may take to be reported (a loaded machine included). */
+const CARET_REPORT_MAX_MS = 3000;
 
 let kept: { part: number; cursor: Rect | null; cell: Rect | null } | null = null;
 
@@ -32,17 +32,24 @@ function restorePlace(): void {
   kept = null;
   if (!was || editor.readOnly) return;
   if (editor.status && editor.status.type !== "text" && currentPart() !== was.part) switchPart(was.part);
-  setTimeout(() => {
+  // What the page holds is the old view's caret: the view's own report is waited for.
+  S.cursor = null;
+  S.cellCursor = null;
+  const until = performance.now() + CARET_REPORT_MAX_MS;
+  const check = () => {
+    const reported = was.cell ? S.cellCursor : S.cursor;
+    if (!reported && performance.now() < until) return void setTimeout(check, 50);
     const same = (a: Rect | null, b: Rect | null) => !!a && !!b && a.x === b.x && a.y === b.y;
     if (was.cell) {
-      if (same(S.cellCursor, was.cell)) return;
+      if (same(S.cellCursor, was.cell)) return; // the view kept its place (a recovered one)
       clickAt(was.cell.x + was.cell.w / 2, was.cell.y + was.cell.h / 2);
     } else if (was.cursor && editor.status?.type === "text") {
       if (same(S.cursor, was.cursor)) return;
       clickAt(was.cursor.x, was.cursor.y + was.cursor.h / 2);
     } else return;
     S.placesRestored = (S.placesRestored ?? 0) + 1;
-  }, CARET_REPORT_MS);
+  };
+  check();
 }
 
 /** A click at a document point (twips). */
