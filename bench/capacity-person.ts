@@ -118,7 +118,10 @@ export class Person {
     }).catch((e) => e as Error);
     if (page instanceof Error) return { ok: false, status: 0, detail: `page: ${page.message}`, ms: performance.now() - t0 };
     const pageBody = await page.text();
-    if (page.status !== 200) return { ok: false, status: page.status, detail: `page: ${pageBody.slice(0, 200)}`, ms: performance.now() - t0 };
+    if (page.status !== 200) {
+      const title = /<title>([^<]*)<\/title>/i.exec(pageBody)?.[1];
+      return { ok: false, status: page.status, detail: `page${page.redirected ? ` (redirected to ${new URL(page.url).pathname.split("/").slice(0, 3).join("/")}/…)` : ""}: ${title ?? pageBody.slice(0, 200)}`, ms: performance.now() - t0 };
+    }
     const path = this.wsPath();
     const opened = await new Promise<boolean>((resolve) => {
       const ws = new WebSocket(this.proxyUrl.replace(/^http/, "ws") + path, { headers: { Origin: origin } } as any);
@@ -292,12 +295,22 @@ export class Person {
     this.send(textInputCommand(ch));
   }
 
-  /** Keys still waiting after `deadlineMs` count as timeouts. */
-  expire(deadlineMs: number) {
+  /**
+   * Keys still waiting after `deadlineMs` count as timeouts, and in the latencies as the deadline
+   * (`asMs`): a key whose tile never came is at least that late.
+   */
+  expire(deadlineMs: number, asMs = deadlineMs) {
     const now = performance.now();
     const before = this.waiting.length;
     this.waiting = this.waiting.filter((k) => now - k.t < deadlineMs);
-    this.stats.timeouts += before - this.waiting.length;
+    const expired = before - this.waiting.length;
+    this.stats.timeouts += expired;
+    for (let i = 0; i < expired; i++) this.stats.latencies.push(asMs);
+  }
+
+  /** Forgets what was counted (a new measuring window). */
+  resetStats() {
+    this.stats = { ...this.stats, latencies: [], timeouts: 0, tiles: 0, tileBytes: 0, keys: 0, pushed: 0, requests: 0, same: 0, deltas: 0, whole: 0 };
   }
 
   stop() {

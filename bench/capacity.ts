@@ -17,9 +17,9 @@
 //
 // Options: --hold SECONDS (60), --steps 1,5,10 (default 1,5,10,20,40,80), --layouts one,ten,each,
 // --cap N (the gate's SVC_GATE_CONNECTION_CAP; by default the bench runs under an enterprise
-// licence of 5000 connections, so the cap never interferes), --no-admission, --kps 3 (keys a second),
-// --no-moves (characters only, no arrow keys: a diagnosis knob), --on-hold COMMAND (run during each
-// hold, e.g. a profiler; see ON_HOLD).
+// licence of 5000 connections, so the cap never interferes), --no-admission, --admission-at N (the
+// step the admission step doubles), --kps 3 (keys a second), --no-moves (characters only, no arrow
+// keys: a diagnosis knob), --on-hold COMMAND (run during each hold, e.g. a profiler; see ON_HOLD).
 // Writes bench/out/capacity-<date>.json and capacity-latest.json, and docs/img/capacity.svg.
 // Loopback only; every process it starts is stopped at the end (or on SIGINT/SIGTERM).
 
@@ -48,6 +48,8 @@ const LAYOUTS = (opt("layouts") ?? "one,ten,each").split(",") as Layout[];
 const CAP = opt("cap");
 const KPS = Number(opt("kps") ?? 3);
 const ADMISSION = !process.argv.includes("--no-admission");
+/** The capacity step the admission step doubles (default: the largest good ten-document step). */
+const ADMISSION_AT = opt("admission-at");
 /**
  * A command run at the start of every hold (e.g. `perf record -g -p $BENCH_KIT_PIDS -o …`), with
  * BENCH_KIT_PIDS / BENCH_EDSRV_PID / BENCH_GATE_PID / BENCH_CADDY_PID and BENCH_STEP in its
@@ -357,7 +359,7 @@ async function runStep(layout: Layout, n: number): Promise<StepResult> {
   const cpu = await measure(admitted, HOLD_S * 1000);
   for (const p of ps) p.stop();
   await Bun.sleep(KEY_DEADLINE_MS);
-  for (const p of ps) p.expire(0);
+  for (const p of ps) p.expire(0, KEY_DEADLINE_MS);
   const r = summarise(layout, ps, nDocs, joins, cpu);
   await leave(ps);
   return r;
@@ -384,7 +386,7 @@ async function runAdmission(cap: number): Promise<StepResult> {
   const cpuBefore = await measure(a, half);
   const before = pct(a.flatMap((p) => p.stats.latencies));
   const beforeTimeouts = a.reduce((s, p) => s + p.stats.timeouts, 0);
-  for (const p of a) { p.stats.latencies = []; p.stats.timeouts = 0; }
+  for (const p of a) p.resetStats();
   // The joiners, while the first group types: the first group's keys during the joins are measured too.
   for (const p of a) p.measuring = true;
   const tj = performance.now();
@@ -393,7 +395,7 @@ async function runAdmission(cap: number): Promise<StepResult> {
   const joinWindowMs = performance.now() - tj;
   for (const p of a) { p.expire(KEY_DEADLINE_MS); p.measuring = false; }
   const during = pct(a.flatMap((p) => p.stats.latencies));
-  for (const p of a) { p.stats.latencies = []; p.stats.timeouts = 0; p.stats.tiles = 0; p.stats.tileBytes = 0; }
+  for (const p of a) p.resetStats();
   const b = second.filter((_, i) => secondJoins[i]!.ok);
   for (const p of b) p.startTyping(KPS, MOVES);
   await Bun.sleep(3000);
@@ -401,7 +403,7 @@ async function runAdmission(cap: number): Promise<StepResult> {
   const cpuAfter = await measure(all, half);
   for (const p of all) p.stop();
   await Bun.sleep(KEY_DEADLINE_MS);
-  for (const p of all) p.expire(0);
+  for (const p of all) p.expire(0, KEY_DEADLINE_MS);
   const r = summarise("admission", [...first, ...second], nDocs, [...firstJoins, ...secondJoins], cpuAfter);
   const outcome = (j: JoinResult) => (j.ok ? `admitted ${j.perm}` : `refused ${j.status ?? ""} ${(j.detail ?? "").replace(/\s+/g, " ").slice(0, 120)}`.trim());
   const tally: Record<string, number> = {};
@@ -422,7 +424,7 @@ async function runAdmission(cap: number): Promise<StepResult> {
 const cores = os.availableParallelism();
 const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : "–");
 const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : "–");
-const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim();
+const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim() || "unknown";
 const [load1] = os.loadavg();
 console.log(`svc capacity benchmark — ${new Date().toISOString()} — ${os.cpus()[0]?.model} × ${cores}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, bun ${Bun.version}, commit ${commit}, load average ${f1(load1!)}`);
 console.log(`hold ${HOLD_S} s per step, ${KPS} keys/s per person, through Caddy + gate check; steps ${STEPS.join(", ")} on ${LAYOUTS.map((l) => LAYOUT_NAME[l]).join(", ")}\n`);
@@ -444,18 +446,19 @@ try {
       row(r);
     }
   }
-  const good = (r: StepResult) => !r.skipped && r.joined === r.people && r.latency.n > 0 && r.latency.p95 <= TARGET_P95 && r.errors.frames + r.errors.timeouts === 0;
+  // Keys without a tile are in the latencies at the 2 s deadline, so they weigh on p95 as they should.
+  const good = (r: StepResult) => !r.skipped && r.joined === r.people && r.latency.n > 0 && r.latency.p95 <= TARGET_P95 && r.errors.frames === 0;
   const capacity: Record<string, number> = {};
   console.log("");
   for (const layout of LAYOUTS) {
     const ok = results.filter((r) => r.layout === layout && good(r)).map((r) => r.people);
     const best = ok.length ? Math.max(...ok) : 0;
     capacity[layout] = best;
-    console.log(`${LAYOUT_NAME[layout]}: largest step with keystroke → tile p95 ≤ ${TARGET_P95} ms and no errors: ${best || "none"} people = ${f1(best / cores)} per core, ${f1(best / cores / COLLABORA_PER_THREAD)}× Collabora's ${COLLABORA_PER_THREAD} per CPU thread`);
+    console.log(`${LAYOUT_NAME[layout]}: largest step with keystroke → tile p95 ≤ ${TARGET_P95} ms, everyone admitted, no error frame: ${best || "none"} people = ${f1(best / cores)} per core, ${f1(best / cores / COLLABORA_PER_THREAD)}× Collabora's ${COLLABORA_PER_THREAD} per CPU thread`);
   }
   let admission: StepResult | null = null;
   if (ADMISSION) {
-    const cap = Math.max(1, capacity.ten ?? capacity[LAYOUTS[0]!] ?? 1);
+    const cap = ADMISSION_AT ? Number(ADMISSION_AT) : Math.max(1, capacity.ten ?? capacity[LAYOUTS[0]!] ?? 1);
     admission = await runAdmission(cap);
     results.push(admission);
     console.log(`\nadmission at 2× the capacity step (${cap} people typing on ${admission.documents} documents, ${cap} more joining):`);
