@@ -31,6 +31,7 @@ import { decodePrivateKey, generateKeyPair, signToken } from "../app/editions/li
 import { startWopiHost } from "../app/edsrv/testing/wopi-host";
 import { freePort, startCaddy, type RunningCaddy } from "../caddy/testing";
 import { Person, SCREEN, type JoinResult } from "./capacity-person";
+import { capacityPlot } from "./capacity-plot";
 import { startEdsrvProcess, type EdsrvProcess } from "./edsrv-process";
 
 const ROOT = path.resolve(import.meta.dir, "..");
@@ -473,49 +474,10 @@ try {
   writeFileSync(path.join(ROOT, `bench/out/capacity-${out.date.replace(/[:.]/g, "-")}.json`), json);
   writeFileSync(path.join(ROOT, "bench/out/capacity-latest.json"), json);
   mkdirSync(path.join(ROOT, "docs/img"), { recursive: true });
-  writeFileSync(path.join(ROOT, "docs/img/capacity.svg"), plot(results.filter((r) => r.layout !== "admission" && !r.skipped), out.date, commit, cores));
+  writeFileSync(path.join(ROOT, "docs/img/capacity.svg"), capacityPlot(results.filter((r) => r.layout !== "admission" && !r.skipped), { date: out.date, commit, cores, targetMs: TARGET_P95, names: LAYOUT_NAME }));
   console.log("\nwrote bench/out/capacity-latest.json and docs/img/capacity.svg");
 } finally {
   clearTimeout(watchdog);
   await cleanup();
 }
 process.exit(0);
-
-// ---- the plot: p95 against people, one line per layout, log scale both ways, the target dashed
-function plot(rs: StepResult[], date: string, rev: string, nCores: number): string {
-  const W = 640, H = 400, L = 60, R = 170, T = 40, B = 50;
-  const pw = W - L - R, ph = H - T - B;
-  const xs = rs.map((r) => r.people), ys = rs.map((r) => r.latency.p95).filter(Number.isFinite);
-  const xMax = Math.max(2, ...xs), yMin = 1, yMax = Math.max(100, ...ys) * 1.2;
-  const x = (v: number) => L + (Math.log(Math.max(1, v)) / Math.log(xMax)) * pw;
-  const y = (v: number) => T + ph - ((Math.log10(Math.max(yMin, v)) - Math.log10(yMin)) / (Math.log10(yMax) - Math.log10(yMin))) * ph;
-  const colours: Record<string, string> = { one: "#c0392b", ten: "#2471a3", each: "#229954" };
-  const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;");
-  const parts: string[] = [];
-  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`);
-  parts.push(`<rect width="${W}" height="${H}" fill="#fff"/>`);
-  parts.push(`<text x="${L}" y="20" font-size="14" font-weight="bold">Keystroke → updated tile p95 against people typing</text>`);
-  parts.push(`<text x="${L}" y="34" fill="#555">${esc(`${date.slice(0, 10)}, ${nCores} cores, commit ${rev}; 3 keys/s each, through Caddy and the gate`)}</text>`);
-  for (const t of [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000].filter((t) => t <= yMax)) {
-    parts.push(`<line x1="${L}" x2="${L + pw}" y1="${y(t)}" y2="${y(t)}" stroke="#eee"/><text x="${L - 6}" y="${y(t) + 4}" text-anchor="end">${t}</text>`);
-  }
-  for (const t of [...new Set(xs)].sort((a, b) => a - b)) {
-    parts.push(`<line x1="${x(t)}" x2="${x(t)}" y1="${T}" y2="${T + ph}" stroke="#eee"/><text x="${x(t)}" y="${T + ph + 16}" text-anchor="middle">${t}</text>`);
-  }
-  parts.push(`<rect x="${L}" y="${T}" width="${pw}" height="${ph}" fill="none" stroke="#888"/>`);
-  parts.push(`<line x1="${L}" x2="${L + pw}" y1="${y(TARGET_P95)}" y2="${y(TARGET_P95)}" stroke="#e67e22" stroke-dasharray="6 4"/><text x="${L + pw + 6}" y="${y(TARGET_P95) + 4}" fill="#e67e22">target ${TARGET_P95} ms</text>`);
-  parts.push(`<text x="${L + pw / 2}" y="${H - 12}" text-anchor="middle">people typing (log scale)</text>`);
-  parts.push(`<text transform="translate(16 ${T + ph / 2}) rotate(-90)" text-anchor="middle">p95 ms (log scale)</text>`);
-  let ly = T + 10;
-  for (const layout of ["one", "ten", "each"] as Layout[]) {
-    const pts = rs.filter((r) => r.layout === layout && Number.isFinite(r.latency.p95)).sort((a, b) => a.people - b.people);
-    if (!pts.length) continue;
-    const c = colours[layout]!;
-    parts.push(`<polyline fill="none" stroke="${c}" stroke-width="2" points="${pts.map((r) => `${x(r.people).toFixed(1)},${y(r.latency.p95).toFixed(1)}`).join(" ")}"/>`);
-    for (const r of pts) parts.push(`<circle cx="${x(r.people).toFixed(1)}" cy="${y(r.latency.p95).toFixed(1)}" r="3" fill="${c}"><title>${r.people} people: p95 ${r.latency.p95.toFixed(1)} ms</title></circle>`);
-    parts.push(`<line x1="${L + pw + 6}" x2="${L + pw + 26}" y1="${ly + 20}" y2="${ly + 20}" stroke="${c}" stroke-width="2"/><text x="${L + pw + 30}" y="${ly + 24}">${esc(LAYOUT_NAME[layout])}</text>`);
-    ly += 18;
-  }
-  parts.push("</svg>");
-  return parts.join("\n") + "\n";
-}
