@@ -3,6 +3,7 @@
 // (the type below), so a missing or extra key fails `tsc`; i18n.test.ts checks the same at run time.
 
 import { en } from "./en";
+import type { Language } from "./language";
 import { vi } from "./vi";
 
 /** The English table's shape, each text widened to `string` (a function keeps its parameters). */
@@ -10,11 +11,6 @@ type Widen<T> = {
   [K in keyof T]: T[K] extends string ? string : T[K] extends (...a: infer A) => string ? (...a: A) => string : Widen<T[K]>;
 };
 export type Texts = Widen<typeof en>;
-export type Language = "en" | "vi";
+export { languageOf, type Language } from "./language";
 
 export const TEXTS: Record<Language, Texts> = { en, vi };
-
-/** Vietnamese for a `lang` of vi*, English otherwise. */
-export function languageOf(lang: string | null | undefined): Language {
-  return /^vi\b/i.test(lang ?? "") ? "vi" : "en";
-}

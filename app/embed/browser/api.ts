@@ -6,7 +6,10 @@
 
 /// <reference path="./svc-api.d.ts" />
 
-import { languageOf, TEXTS, type Texts } from "../../i18n";
+import type { Texts } from "../../i18n";
+import { enApi } from "../../i18n/en";
+import { languageOf } from "../../i18n/language";
+import { viApi } from "../../i18n/vi";
 
 declare const __SVC_API_VERSION__: string;
 
@@ -29,7 +32,7 @@ type Msg = { MessageId: string; Values?: Record<string, any> };
  * api.js's own texts in the editor's language (`editor.lang`, in the config or its token; "vi" by
  * default, as the config's), from the one language table (app/i18n). Set by each Editor as it starts.
  */
-let A: Texts["api"] = TEXTS.vi.api;
+let A: Texts["api"] = viApi;
 
 /** The integrator's message of an error code (ErrorInfo.message). */
 function messageOf(code: string): string | undefined {
@@ -113,7 +116,7 @@ class Editor implements SVC.Editor {
     this.height = config.ui?.height ?? "100%";
     this.errorScreen = config.errorScreen !== false;
     this.openedAt = performance.now();
-    A = TEXTS[languageOf(configLanguage(config))].api;
+    A = languageOf(configLanguage(config)) === "vi" ? viApi : enApi;
     window.addEventListener("message", this.onMessage);
     this.started = this.start(config);
   }
