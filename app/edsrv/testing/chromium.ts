@@ -48,9 +48,9 @@ export function hostPageHtml(edsrvUrl: string, hash: string, wopiSrc: string, to
   const lang = /(^|[?&])lang=/.test(query) ? "" : "&lang=en-US";
   const extra = query ? "&" + query.replace(/^[&?]/, "") : "";
   const action = `${edsrvUrl}/browser/${hash}/ed.html?WOPISrc=${encodeURIComponent(wopiSrc)}${lang}&closebutton=1${extra}`;
-  return `<!doctype html><html><body style="margin:0">
+  return `<!doctype html><html><head><meta name="viewport" content="width=device-width, initial-scale=1"></head><body style="margin:0">
 <form id="f" method="post" target="ed" action="${action}"><input type="hidden" name="access_token" value="${token}"><input type="hidden" name="access_token_ttl" value="0"></form>
-<iframe name="ed" id="ed" style="width:1000px;height:700px;border:0"></iframe>
+<iframe name="ed" id="ed" style="width:min(1000px,100vw);height:min(700px,100vh);border:0"></iframe>
 <script>
 window.msgs = [];
 window.addEventListener("message", function (e) {
