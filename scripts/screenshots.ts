@@ -16,9 +16,9 @@ try {
       await page.keyboard.type("Bold words");
       await frame.click('[data-cmd=".uno:Bold"]');
       await page.keyboard.type(" and plain ones.");
-      await frame.click('#ribbon [role="tab"][data-tab="review"]'); // the comments' panel is on the Review tab
+      await frame.click('.tb-tab[data-tab="review"]'); // the comments' panel is on the Review tab
       await frame.click('[data-cmd="comments"]');
-      await frame.click('#ribbon [role="tab"][data-tab="home"]');
+      await frame.click('.tb-tab[data-tab="home"]');
     }],
     ["editor-sheet.png", "hello.xlsx", async ({ page, frame }) => {
       await frame.fill("#address", "B2:B4");

@@ -264,8 +264,8 @@ describe("the toolbar: icons, tabs, compact mode, one language (issue 23)", () =
       expect(buttons.length).toBeGreaterThan(fixture === "hello.docx" ? 50 : 35);
       expect(buttons.filter((b) => b.text !== "" || !b.img || !/^icons\/lc_[a-z0-9]+\.svg$/.test(b.img))).toEqual([]);
       // The pictures come from the editing server: each one on every tab has loaded (none hidden for a 404).
-      for (const tab of await frame.$$eval('#ribbon [role="tab"]', (ts) => ts.map((t) => t.getAttribute("data-tab")!))) {
-        await frame.click(`[role="tab"][data-tab="${tab}"]`);
+      for (const tab of await frame.$$eval('.tb-tab', (ts) => ts.map((t) => t.getAttribute("data-tab")!))) {
+        await frame.click(`.tb-tab[data-tab="${tab}"]`);
         await frame.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>("#ribbon .tb-panel:not([hidden]) img, #toolbar img")].every((i) => i.complete), undefined, { polling: 50 });
         const broken = await frame.$$eval("#ribbon .tb-panel:not([hidden]) img, #toolbar img", (is) => is.filter((i) => (i as HTMLImageElement).naturalWidth === 0).map((i) => i.getAttribute("src")));
         expect({ fixture, tab, broken }).toEqual({ fixture, tab, broken: [] });
@@ -304,14 +304,14 @@ describe("the toolbar: icons, tabs, compact mode, one language (issue 23)", () =
     };
     for (const [fixture, tabs] of Object.entries(expected)) {
       const { ctx, frame } = await open(fixture);
-      expect(await frame.$$eval('#ribbon [role="tab"]', (ts) => ts.map((t) => t.getAttribute("data-tab")))).toEqual(Object.keys(tabs));
+      expect(await frame.$$eval('.tb-tab', (ts) => ts.map((t) => t.getAttribute("data-tab")))).toEqual(Object.keys(tabs));
       for (const [tab, commands] of Object.entries(tabs)) {
-        await frame.click(`[role="tab"][data-tab="${tab}"]`);
+        await frame.click(`.tb-tab[data-tab="${tab}"]`);
         const shown = await frame.evaluate(() => {
           const panels = [...document.querySelectorAll<HTMLElement>("[data-tab-panel]")];
           const open = panels.filter((p) => !p.hidden);
           const cmds = open.flatMap((p) => [...p.querySelectorAll("[data-cmd]")].flatMap((c) => [c.getAttribute("data-cmd")!, ...(c.getAttribute("data-menu-cmds") || "").split(" ").filter(Boolean)]));
-          return { open: open.map((p) => p.dataset.tabPanel), selected: document.querySelector('[role="tab"][aria-selected="true"]')?.getAttribute("data-tab"), cmds };
+          return { open: open.map((p) => p.dataset.tabPanel), selected: document.querySelector('.tb-tab[aria-selected="true"]')?.getAttribute("data-tab"), cmds };
         });
         expect({ fixture, open: shown.open, selected: shown.selected }).toEqual({ fixture, open: [tab], selected: tab });
         expect({ fixture, tab, missing: commands.filter((c) => !shown.cmds.includes(c)) }).toEqual({ fixture, tab, missing: [] });
@@ -343,7 +343,7 @@ describe("the toolbar: icons, tabs, compact mode, one language (issue 23)", () =
     const setWidth = (w: number) => page.evaluate((px) => { document.getElementById("ed")!.style.width = px + "px"; }, w);
     await setWidth(600);
     await frame.waitForFunction(() => document.getElementById("ribbon")!.classList.contains("compact"), undefined, { polling: 50 });
-    expect(await frame.isVisible('#ribbon [role="tab"]')).toBe(false);
+    expect(await frame.isVisible('.tb-tab')).toBe(false);
     expect(await frame.isVisible(control("more"))).toBe(true);
     // One row: every visible control on the ribbon's one line, within the frame.
     const row = await frame.evaluate(() => {
@@ -378,7 +378,7 @@ describe("the toolbar: icons, tabs, compact mode, one language (issue 23)", () =
     const frame = await editorFrame(page);
     await frame.waitForFunction(() => document.getElementById("ribbon")!.classList.contains("compact"), undefined, { polling: 50 });
     expect(await frame.evaluate(() => window.innerWidth)).toBeGreaterThan(900);
-    expect(await frame.isVisible('#ribbon [role="tab"]')).toBe(false);
+    expect(await frame.isVisible('.tb-tab')).toBe(false);
     await ctx.close();
   }, 60_000);
 

@@ -22,7 +22,7 @@ import { installStateChanges, installStatusBar, partPosition, statusbar } from "
 import { T } from "./interface/texts";
 import { buildSheet } from "./interface/toolbar-sheet";
 import { buildText, fontPicker, trackedChanges } from "./interface/toolbar-text";
-import { addTo, installRibbon, quick, ribbon, startTab } from "./interface/ribbon";
+import { addTo, head, installRibbon, quick, ribbon, startTab } from "./interface/ribbon";
 import { fitPage, fitWidth, installWheelZoom, keepFitted, showZoom, zoomStep } from "./interface/zoom";
 
 function install(): void {
@@ -42,6 +42,8 @@ function install(): void {
   let family: string | null = null;
   const toolbar = document.getElementById("toolbar")!;
   toolbar.after(ribbon);
+  // The tabs beside the document's name, before undo, redo and save (Collabora's top bar).
+  toolbar.insertBefore(head, document.getElementById("undo"));
   ribbon.after(buildFindBar());
   document.body.appendChild(statusbar);
   api.on("firststatus", (st) => {

@@ -31,7 +31,7 @@ export async function showTabOf(frame: Frame, cmd: string): Promise<void> {
     const panel = document.querySelector(sel)?.closest<HTMLElement>("[data-tab-panel]");
     return panel && panel.hidden ? panel.dataset.tabPanel! : null;
   }, control(cmd));
-  if (tab) await frame.click(`[role="tab"][data-tab="${tab}"]`);
+  if (tab) await frame.click(`.tb-tab[data-tab="${tab}"]`);
 }
 
 /** Clicks a toolbar control (on its tab); the interface gives the keyboard back to the document afterwards. */

@@ -1,8 +1,8 @@
-// The tabbed toolbar (Collabora's notebookbar, smaller): a row of tabs per family (Home, Insert,
-// Layout / Data / Slide, Review, View), each holding its controls in groups, with find, download
-// and print always at the row's end. Compact mode — a frame below 768 px wide, or the host's
-// `ui.toolbar: "compact"` (ui_defaults UIMode=compact) — shows every control in one row without
-// tabs, and what does not fit goes into the "more" menu at its end.
+// The tabbed toolbar (Collabora's notebookbar, smaller): tabs per family (Home, Insert, Layout /
+// Data / Slide, Review, View) in the page's top bar beside the document's name, with find, download
+// and print always there; under it the chosen tab's controls. Compact mode — a frame below 768 px wide, or the host's
+// `ui.toolbar: "compact"` (ui_defaults UIMode=compact) — shows every tab's controls in that one row,
+// without tabs.
 
 import { closeMenus, el, icon } from "./controls";
 import { S } from "./state";
@@ -25,8 +25,10 @@ const moreMenu = el("div", { id: "tb-more-menu", "class": "tb-popup tb-more-menu
 const moreButton = el("button", { type: "button", "class": "tb tb-more", "data-cmd": "more", "aria-label": T.more, title: T.more, "aria-haspopup": "true", "aria-expanded": "false", hidden: "" }, [icon("morecontrols")]);
 /** What is always there, at the end of the tab row: find, download, print. */
 export const quick = el("div", { "class": "tb-quick" });
-/** The toolbar: the tab row and the active tab's controls. */
-export const ribbon = el("div", { id: "ribbon", "aria-label": T.toolbar }, [el("div", { "class": "tb-head" }, [tablist, quick]), el("div", { "class": "tb-body" }, [panels, moreButton])]);
+/** The tabs and the controls always there: in the page's top bar (ui.ts puts them there). */
+export const head = el("div", { "class": "tb-head" }, [tablist, quick]);
+/** The toolbar: the chosen tab's controls (every tab's, in one row, in compact mode). */
+export const ribbon = el("div", { id: "ribbon", "aria-label": T.toolbar }, [el("div", { "class": "tb-body" }, [panels, moreButton])]);
 let active: TabId | null = null;
 let compactForced = false;
 
@@ -53,6 +55,7 @@ export function addTo(id: TabId, ...nodes: Node[]): void {
 }
 
 export function selectTab(id: TabId): void {
+  const changed = active !== null && active !== id;
   active = id;
   closeMenus();
   tabs.forEach((t) => {
@@ -61,6 +64,7 @@ export function selectTab(id: TabId): void {
     t.tab.tabIndex = on ? 0 : -1;
     t.panel.hidden = !on;
   });
+  if (changed) layoutRibbon();
 }
 
 /** True when the toolbar is one row without tabs. */
@@ -110,6 +114,11 @@ export function installRibbon(): void {
     const r = moreButton.getBoundingClientRect();
     moreMenu.style.top = r.bottom + 2 + "px";
     moreMenu.style.right = Math.max(2, window.innerWidth - r.right) + "px";
+  });
+  // A control used from the menu closes it (a menu button's own menu stays open).
+  moreMenu.addEventListener("click", (e) => {
+    const b = (e.target as Element).closest("button");
+    if (b && !b.hasAttribute("aria-haspopup")) { moreMenu.hidden = true; moreButton.setAttribute("aria-expanded", "false"); }
   });
   window.addEventListener("mousedown", (e) => {
     const t = e.target as Node;

@@ -14,13 +14,42 @@ export let fontPicker: HTMLSelectElement | undefined;
 /** Writer's paragraph styles (their programmatic names, which .uno:StyleApply takes in every language). */
 const PARAGRAPH_STYLES = Object.keys(T.styleNames);
 
-/** Cut, copy, paste, paste unformatted, clone formatting, clear direct formatting. */
+/**
+ * Cut and copy through the browser's clipboard events on the document's input (editor/clipboard.ts
+ * fills the system clipboard with the engine's selection); paste and paste as unformatted text read
+ * the system clipboard (the browser asks the person the first time) and paste it as a paste event
+ * would. The engine's own clipboard is not the person's: its .uno:Paste would paste what it last held.
+ */
+function clipboardButton(cmd: string, label: string, action: () => void): HTMLButtonElement {
+  return button(cmd, label, { click: () => { api.focus(); action(); } });
+}
+async function pasteFromClipboard(plain: boolean): Promise<void> {
+  const clip = navigator.clipboard;
+  if (!clip) return;
+  try {
+    if (!plain && clip.read) {
+      for (const item of await clip.read()) {
+        const type = item.types.find((t) => t === "text/html") || item.types.find((t) => t === "image/png") || item.types.find((t) => t === "text/plain");
+        if (!type) continue;
+        const bytes = new Uint8Array(await (await item.getType(type)).arrayBuffer());
+        api.paste(type === "image/png" ? type : type + ";charset=utf-8", bytes);
+        return;
+      }
+    }
+    const text = await clip.readText();
+    if (text) api.paste("text/plain;charset=utf-8", new TextEncoder().encode(text));
+  } catch {
+    // the person refused, or nothing to paste
+  }
+}
+
+/** Paste, cut, copy, paste as unformatted text, clone formatting, clear direct formatting. */
 export function clipboardGroup(clearCommand: string): HTMLElement[] {
   return [
-    button(".uno:Paste", T.paste),
-    button(".uno:Cut", T.cut),
-    button(".uno:Copy", T.copy),
-    button(".uno:PasteUnformatted", T.pasteSpecial),
+    clipboardButton(".uno:Paste", T.paste, () => { void pasteFromClipboard(false); }),
+    clipboardButton(".uno:Cut", T.cut, () => { document.execCommand("cut"); }),
+    clipboardButton(".uno:Copy", T.copy, () => { document.execCommand("copy"); }),
+    clipboardButton(".uno:PasteUnformatted", T.pasteSpecial, () => { void pasteFromClipboard(true); }),
     button(".uno:FormatPaintbrush", T.formatPaintbrush, { toggle: true }),
     button(clearCommand, T.clearFormatting, { icon: "setdefault" }),
   ];
