@@ -407,6 +407,8 @@ describe("the toolbar: icons, tabs, compact mode, one language (issue 23)", () =
     await page.keyboard.press("Control+End");
     await page.keyboard.type(" helllo");
     await frame.waitForFunction(() => (window as any).edState.modified === true);
+    // The top bar's state says so in Vietnamese.
+    await frame.waitForFunction(() => document.getElementById("state")!.textContent === "Đã sửa", undefined, { polling: 50 });
     await Bun.sleep(1500); // checked as typed
     const cursor = await frame.evaluate(() => (window as any).edState.cursor);
     const box = (await (await frame.frameElement()).boundingBox())!;

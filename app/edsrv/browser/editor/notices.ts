@@ -41,5 +41,5 @@ export function loadFailed(text: string | undefined): void {
 export function showState(): void {
   const { readOnly, modified } = editor;
   modifiedEl.hidden = !modified;
-  stateEl.textContent = (readOnly ? "Read-only" : "") + (modified ? (readOnly ? " · " : "") + "Modified" : "");
+  stateEl.textContent = (readOnly ? pageData.textReadOnly || "" : "") + (modified ? (readOnly ? " · " : "") + (pageData.textModified || "") : "");
 }

@@ -69,7 +69,7 @@ export function onMessage(ev: { data: string | ArrayBuffer }): void {
     case "saveresult": {
       const r = JSON.parse(arg) as SaveResult;
       S.lastSave = r;
-      if (!r.success && r.result !== "unmodified") showMessage("Not saved: " + (r.errorMsg || r.result), "save");
+      if (!r.success && r.result !== "unmodified") showMessage((pageData.textNotSaved || "") + " " + (r.errorMsg || r.result), "save");
       else if (r.success) clearMessage("save");
       if (r.notify) post("Action_Save_Resp", { success: r.success, result: r.result, errorMsg: r.errorMsg || "" });
       break;
@@ -89,7 +89,7 @@ export function onMessage(ev: { data: string | ArrayBuffer }): void {
       if (why === "recovering" || why === "shuttingdown") { showMessage(pageData.textReconnecting, "reconnecting"); break; }
       editor.stayClosed = true;
       post("Session_Closed", { Reason: CLOSE_REASONS[why] || why });
-      showMessage(why === "replaced" ? pageData.textReplaced : "The document was closed (" + why + "). Reload to continue.", "closed");
+      showMessage(why === "replaced" ? pageData.textReplaced : (pageData.textClosed || "") + " (" + why + ")", "closed");
       break;
     }
   }
