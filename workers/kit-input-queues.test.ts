@@ -1,0 +1,60 @@
+// Capacity (issue 24 item 2): in a document several people type in, one person's key that LibreOffice
+// runs as a command (an arrow, Backspace, a shortcut) waits for that person's own input to be done,
+// not for the whole document to fall quiet. With one queue for everyone, an arrow key waited until
+// nobody had typed for 25 ms (at most a second), and every keystroke behind it waited too.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { memoryLogger } from "../app/log";
+import { KitPool, type Kit } from "../app/edsrv/kits";
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "svc-queues-"));
+let pool: KitPool;
+beforeAll(async () => {
+  pool = new KitPool({ idle: 1, profileRoot: path.join(dir, "kits"), logger: memoryLogger("warn") });
+  await pool.start();
+}, 60_000);
+afterAll(async () => {
+  await pool?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const KEY_LEFT = 1026;
+
+test("while one person's arrow key waits for that person's input to settle, another person's typing goes on being answered", async () => {
+  const kit: Kit = await pool.acquire();
+  try {
+    const doc = path.join(dir, "shared.docx");
+    copyFileSync(path.join(import.meta.dir, "../fixtures/hello.docx"), doc);
+    await kit.request("load", { path: doc });
+    const a = (await kit.request<{ viewId: number }>("view", { readOnly: false, author: "A" })).viewId;
+    const b = (await kit.request<{ viewId: number }>("view", { readOnly: false, author: "B" })).viewId;
+    // A types without a pause (a letter every 10 ms); the letters sent after B's command started
+    // and answered before it ended are counted.
+    let bStarted = false, bDone = false, answeredMeanwhile = 0;
+    let typing = true;
+    const typer = (async () => {
+      const sent: Promise<unknown>[] = [];
+      for (let i = 0; i < 300 && typing; i++) {
+        const afterB = bStarted;
+        sent.push(kit.request("textinput", { viewId: a, text: "a" }).then(() => { if (afterB && !bDone) answeredMeanwhile++; }));
+        await Bun.sleep(10);
+      }
+      await Promise.all(sent);
+    })();
+    await Bun.sleep(300);
+    // B presses an arrow key: LibreOffice runs it as a command, so it waits until B's own input is
+    // done (25 ms of quiet at least).
+    bStarted = true;
+    await kit.request("key", { viewId: b, type: "input", char: 0, key: KEY_LEFT });
+    bDone = true;
+    await kit.request("key", { viewId: b, type: "up", char: 0, key: KEY_LEFT });
+    typing = false;
+    await typer;
+    // One queue for all: A's letters sent meanwhile waited behind B's key, none answered before it.
+    expect(answeredMeanwhile).toBeGreaterThan(0);
+  } finally {
+    pool.release(kit);
+  }
+}, 60_000);
