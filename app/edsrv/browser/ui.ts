@@ -22,7 +22,7 @@ import { installStateChanges, installStatusBar, partPosition, statusbar } from "
 import { T } from "./interface/texts";
 import { buildSheet } from "./interface/toolbar-sheet";
 import { buildText, fontPicker, trackedChanges } from "./interface/toolbar-text";
-import { addTo, head, installRibbon, quick, ribbon, startTab } from "./interface/ribbon";
+import { addTo, head, installRibbon, layoutRibbon, quick, ribbon, startTab } from "./interface/ribbon";
 import { fitPage, fitWidth, installWheelZoom, keepFitted, showZoom, zoomStep } from "./interface/zoom";
 
 function install(): void {
@@ -82,7 +82,7 @@ function install(): void {
     const lang = new URLSearchParams(location.search).get("lang");
     if (lang && !/^en\b/i.test(lang) && /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/.test(lang)) api.send("viewlanguage lang=" + lang);
   });
-  api.on("perm", () => { startTab(); });
+  api.on("perm", () => { layoutRibbon(); });
   api.on("status", (a) => {
     let st: DocStatus;
     try { st = JSON.parse(a); } catch { return; }

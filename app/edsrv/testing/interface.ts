@@ -32,6 +32,8 @@ export async function showTabOf(frame: Frame, cmd: string): Promise<void> {
     return panel && panel.hidden ? panel.dataset.tabPanel! : null;
   }, control(cmd));
   if (tab) await frame.click(`.tb-tab[data-tab="${tab}"]`);
+  // A control that does not fit the row is in the "more" menu at its end.
+  if (await frame.evaluate((sel) => { const m = document.getElementById("tb-more-menu"); return !!m && m.hidden && !!m.querySelector(sel); }, control(cmd))) await frame.click(control("more"));
 }
 
 /** Clicks a toolbar control (on its tab); the interface gives the keyboard back to the document afterwards. */

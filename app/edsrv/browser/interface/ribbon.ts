@@ -1,6 +1,7 @@
 // The tabbed toolbar (Collabora's notebookbar, smaller): tabs per family (Home, Insert, Layout /
 // Data / Slide, Review, View) in the page's top bar beside the document's name, with find, download
-// and print always there; under it the chosen tab's controls. Compact mode — a frame below 768 px wide, or the host's
+// and print always there; under it one row of the chosen tab's controls, what does not fit in a
+// "more" menu at the row's end. Compact mode — a frame below 768 px wide, or the host's
 // `ui.toolbar: "compact"` (ui_defaults UIMode=compact) — shows every tab's controls in that one row,
 // without tabs.
 
@@ -90,12 +91,13 @@ export function layoutRibbon(): void {
   const compact = compactForced || window.innerWidth < 768;
   ribbon.classList.toggle("compact", compact);
   document.body.classList.toggle("compact-toolbar", compact);
-  moreButton.hidden = !compact;
-  if (!compact) return;
-  // Every tab's controls in one row; from the first that does not fit, the rest go into "more".
+  moreButton.hidden = false;
+  // One row, always as tall (a tab taller than another moved the document under the pointer): the
+  // chosen tab's controls, or every tab's in compact mode; from the first that does not fit, the
+  // rest go into "more".
   const limit = panels.getBoundingClientRect().right;
   const all: HTMLElement[] = [];
-  tabs.forEach((t) => { t.items.forEach((n) => { if (n instanceof HTMLElement && n.getClientRects().length) all.push(n); }); });
+  tabs.forEach((t) => { if (compact || t.id === active) t.items.forEach((n) => { if (n instanceof HTMLElement && n.getClientRects().length) all.push(n); }); });
   const at = all.findIndex((n) => n.getBoundingClientRect().right > limit + 0.5);
   if (at < 0) { moreButton.hidden = true; return; }
   // A separator does not open the menu.
