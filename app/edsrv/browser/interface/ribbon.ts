@@ -91,15 +91,17 @@ export function layoutRibbon(): void {
   const compact = compactForced || window.innerWidth < 768;
   ribbon.classList.toggle("compact", compact);
   document.body.classList.toggle("compact-toolbar", compact);
-  moreButton.hidden = false;
   // One row, always as tall (a tab taller than another moved the document under the pointer): the
   // chosen tab's controls, or every tab's in compact mode; from the first that does not fit, the
-  // rest go into "more".
-  const limit = panels.getBoundingClientRect().right;
+  // rest go into "more" (its button shown only then, so a row that fits uses the whole width).
   const all: HTMLElement[] = [];
   tabs.forEach((t) => { if (compact || t.id === active) t.items.forEach((n) => { if (n instanceof HTMLElement && n.getClientRects().length) all.push(n); }); });
-  const at = all.findIndex((n) => n.getBoundingClientRect().right > limit + 0.5);
-  if (at < 0) { moreButton.hidden = true; return; }
+  const firstOver = () => { const limit = panels.getBoundingClientRect().right; return all.findIndex((n) => n.getBoundingClientRect().right > limit + 0.5); };
+  moreButton.hidden = true;
+  if (firstOver() < 0) return;
+  moreButton.hidden = false;
+  const at = firstOver();
+  if (at < 0) return;
   // A separator does not open the menu.
   all.slice(at).forEach((n) => { if (!n.classList.contains("tb-sep")) moreMenu.appendChild(n); });
 }
