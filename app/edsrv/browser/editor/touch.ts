@@ -21,7 +21,7 @@ const MIN_TPP = 15 / 4, MAX_TPP = 15 / 0.25;
 
 /** The last touch made the selection: its handles are shown (a mouse user has none). */
 let touchSelecting = false;
-let longPressedAt = 0;
+let longPressedAt = -Infinity; // no long press yet: a right click in the page's first moments is one
 
 export function installTouch(): void {
   installPressAndSwipe();
