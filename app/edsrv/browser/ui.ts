@@ -9,7 +9,7 @@
 import { commandValuesCommand, type DocStatus } from "../protocol/frames";
 import { buildComments } from "./interface/comments";
 import { installContextMenu } from "./interface/context-menu";
-import { button, sep, setOptions } from "./interface/controls";
+import { button, sep, setOptions, showPictures } from "./interface/controls";
 import { applyWopi, buildDownload, fillDownload, installDownloads, installWopiInfo } from "./interface/download";
 import { buildFindBar, openFind } from "./interface/find";
 import { installPeople, people } from "./interface/people";
@@ -37,6 +37,8 @@ function install(): void {
   installStateChanges();
   installShortcuts();
   installRibbon();
+  // Pictures also for a page whose document never paints (a failed load keeps its controls).
+  setTimeout(showPictures, 3000);
 
   // ---- assembly, once the document's family is known
   let family: string | null = null;
@@ -76,6 +78,7 @@ function install(): void {
   });
   // The font list is long to make; asked once the first screen is painted, it does not delay it.
   api.on("firstpaint", () => {
+    showPictures();
     if (fontPicker) api.send(commandValuesCommand(".uno:CharFontName"));
     // The menus LibreOffice makes for this view (the spelling context menu) in the session's
     // language; English is the engine's own. After the first screen, which it does not delay.

@@ -40,11 +40,27 @@ export function run(cmd: string, args?: UnoArguments): void {
 export function iconName(cmd: string): string {
   return cmd.replace(/^\.uno:/i, "").replace(/[^A-Za-z0-9].*$/, "").toLowerCase();
 }
+/**
+ * The pictures wait for the document's first screen (showPictures): decoding some sixty SVGs at
+ * once held the first tiles' drawing back (first screen p50 186 → 346 ms in bench:edsrv). Their
+ * boxes have their size from the start, so nothing moves when they arrive.
+ */
+let picturesShown = false;
+const picturesWaiting: HTMLImageElement[] = [];
+export function showPictures(): void {
+  if (picturesShown) return;
+  picturesShown = true;
+  for (const img of picturesWaiting.splice(0)) img.src = img.dataset.src!;
+}
+
 /** A Colibre icon: `lc` 24 px for toolbars, `sc` 16 px for menus. A missing picture is hidden, never a broken image. */
 export function icon(name: string, size: "lc" | "sc" = "lc"): HTMLImageElement {
   const px = size === "lc" ? "24" : "16";
-  const img = el("img", { src: "icons/" + size + "_" + name + ".svg", alt: "", width: px, height: px, draggable: "false", "class": "ic" });
+  const src = "icons/" + size + "_" + name + ".svg";
+  const img = el("img", { alt: "", width: px, height: px, draggable: "false", "class": "ic", "data-src": src });
   img.addEventListener("error", () => { img.hidden = true; });
+  if (picturesShown) img.src = src;
+  else picturesWaiting.push(img);
   return img;
 }
 

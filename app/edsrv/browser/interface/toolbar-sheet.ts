@@ -2,7 +2,7 @@
 
 import { unoCommand, type UnoArguments } from "../../protocol/frames";
 import { ask } from "./ask";
-import { arg, button, colour, el, picker, run, sep } from "./controls";
+import { arg, button, colour, el, icon, picker, run, sep } from "./controls";
 import { addTo, ribbon } from "./ribbon";
 import { buildHeaders } from "./sheet-headers";
 import { api, S } from "./state";
@@ -62,7 +62,7 @@ function borderArgs(kind: string): UnoArguments {
 function buildFormulaBar(): void {
   const address = el("input", { id: "address", type: "text", "aria-label": T.address, title: T.address, spellcheck: "false", autocomplete: "off" });
   const formula = el("input", { id: "formula", type: "text", "class": "edit-only-input", "aria-label": T.formula, title: T.formula, spellcheck: "false", autocomplete: "off" });
-  const bar = el("div", { id: "formulabar" }, [address, el("img", { src: "icons/sc_functiondialog.svg", alt: "", width: "16", height: "16", "class": "fx" }), formula]);
+  const bar = el("div", { id: "formulabar" }, [address, Object.assign(icon("functiondialog", "sc"), { className: "fx" }), formula]);
   ribbon.after(bar);
   // A read-only view moves around with the address box but does not edit through the formula bar.
   formula.readOnly = !!S.readOnly;
