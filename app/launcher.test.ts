@@ -112,7 +112,8 @@ test("a new developer's first minute: the printed address opens the demo, a docu
     await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onModified" && e.payload.modified));
     await page.click('[data-call="save"]');
     await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onSaved"));
-    await page.waitForFunction(() => document.getElementById("callbacks")!.textContent!.includes("chữ ký đúng"), undefined, { timeout: 20_000 });
+    // The demo speaks the browser's language (English here).
+    await page.waitForFunction(() => document.getElementById("callbacks")!.textContent!.includes("signature valid"), undefined, { timeout: 20_000 });
     expect((await page.evaluate(() => (window as any).demo.log.filter((e: any) => e.name === "onError"))).length).toBe(0);
   } finally {
     await chrome.close();

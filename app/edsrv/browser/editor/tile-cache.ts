@@ -2,7 +2,7 @@
 // current zoom).
 
 import { visible } from "./geometry";
-import { currentPart, TILE_PX } from "./state";
+import { currentPart, edState as S, TILE_PX } from "./state";
 
 export type TilePixels = ImageBitmap | HTMLCanvasElement;
 
@@ -50,15 +50,24 @@ export function storeTile(key: string, tile: CachedTile): CachedTile {
   return (cache[key] = tile);
 }
 
+/**
+ * Requests given up (another zoom, a new view) are no longer awaited: their tiles will never be
+ * drawn, so they leave the count the page's "every tile asked for is drawn" compares against.
+ */
+function abandonPending(): void {
+  S.tilesRequested -= Object.keys(pending).length;
+  pending = {};
+}
+
 /** What the page holds was drawn by the old view: kept on screen, asked again once the view is back. */
 export function forgetRequests(): void {
   for (const k in cache) { cache[k]!.stale = true; cache[k]!.need = -1; }
-  pending = {}; dirty = {}; arriving = {};
+  abandonPending(); dirty = {}; arriving = {};
 }
 
 /** Another zoom: nothing held fits the new grid. */
 export function dropAll(): void {
-  cache = {}; cacheKeys = []; pending = {}; dirty = {};
+  cache = {}; cacheKeys = []; abandonPending(); dirty = {};
 }
 
 export function evict(): void {
