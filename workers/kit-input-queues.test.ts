@@ -2,28 +2,18 @@
 // runs as a command (an arrow, Backspace, a shortcut) waits for that person's own input to be done,
 // not for the whole document to fall quiet. With one queue for everyone, an arrow key waited until
 // nobody had typed for 25 ms (at most a second), and every keystroke behind it waited too.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
+import { expect, test } from "bun:test";
+import { copyFileSync } from "node:fs";
 import path from "node:path";
-import { memoryLogger } from "../app/log";
-import { KitPool, type Kit } from "../app/edsrv/kits";
+import type { Kit } from "../app/edsrv/kits";
+import { useKitPool } from "../app/edsrv/testing/kit-pool";
 
-const dir = mkdtempSync(path.join(os.tmpdir(), "svc-queues-"));
-let pool: KitPool;
-beforeAll(async () => {
-  pool = new KitPool({ idle: 1, profileRoot: path.join(dir, "kits"), logger: memoryLogger("warn") });
-  await pool.start();
-}, 60_000);
-afterAll(async () => {
-  await pool?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const { dir, pool } = useKitPool("svc-queues-");
 
 const KEY_LEFT = 1026;
 
 test("while one person's arrow key waits for that person's input to settle, another person's typing goes on being answered", async () => {
-  const kit: Kit = await pool.acquire();
+  const kit: Kit = await pool().acquire();
   try {
     const doc = path.join(dir, "shared.docx");
     copyFileSync(path.join(import.meta.dir, "../fixtures/hello.docx"), doc);
@@ -55,6 +45,6 @@ test("while one person's arrow key waits for that person's input to settle, anot
     // One queue for all: A's letters sent meanwhile waited behind B's key, none answered before it.
     expect(answeredMeanwhile).toBeGreaterThan(0);
   } finally {
-    pool.release(kit);
+    pool().release(kit);
   }
 }, 60_000);

@@ -1,13 +1,12 @@
 // Pasted HTML cannot bring the server's files into a document (issue 21's leftover: a pasted
 // `<img src="file:///…">` embedded any readable local picture).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { deflateSync } from "node:zlib";
 import { unzipSync } from "fflate";
-import { memoryLogger } from "../app/log";
-import { KitPool, type Kit } from "../app/edsrv/kits";
+import type { Kit } from "../app/edsrv/kits";
+import { useKitPool } from "../app/edsrv/testing/kit-pool";
 import { confinePastedHtml } from "./pasted-html";
 
 /** A small red PNG (8×8). */
@@ -20,22 +19,13 @@ function redPng(): Buffer {
   return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(raw)), chunk("IEND", Buffer.alloc(0))]);
 }
 
-const dir = mkdtempSync(path.join(os.tmpdir(), "svc-paste-"));
+const { dir, pool } = useKitPool("svc-paste-");
 const secretPicture = path.join(dir, "secret.png");
-let pool: KitPool;
-beforeAll(async () => {
-  writeFileSync(secretPicture, redPng());
-  pool = new KitPool({ idle: 1, profileRoot: path.join(dir, "kits"), logger: memoryLogger("warn") });
-  await pool.start();
-}, 60_000);
-afterAll(async () => {
-  await pool?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+beforeAll(() => writeFileSync(secretPicture, redPng()));
 
 /** Pastes `html` into a fresh hello.docx in a kit and answers the pictures the saved file holds. */
 async function picturesAfterPasting(html: string): Promise<string[]> {
-  const kit: Kit = await pool.acquire();
+  const kit: Kit = await pool().acquire();
   try {
     const doc = path.join(dir, `doc-${Math.random().toString(36).slice(2)}.docx`);
     copyFileSync(path.join(import.meta.dir, "../fixtures/hello.docx"), doc);
@@ -46,7 +36,7 @@ async function picturesAfterPasting(html: string): Promise<string[]> {
     await kit.request("save", { path: out, format: "docx" });
     return Object.keys(unzipSync(new Uint8Array(readFileSync(out)))).filter((n) => n.startsWith("word/media/"));
   } finally {
-    pool.release(kit);
+    pool().release(kit);
   }
 }
 

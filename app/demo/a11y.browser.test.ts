@@ -2,30 +2,19 @@
 // on the demo and on the editor of each family; F6 cycles toolbar → document → status bar; the
 // document says in a live region what is under the caret.
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser, Frame, Page } from "playwright-core";
-import { startDemoStack, type DemoStack } from "./testing";
+import { describe, expect, test } from "bun:test";
+import type { Frame, Page } from "playwright-core";
+import { useDemoStack } from "./testing";
 import { seriousViolations } from "../testing/axe";
 
-let demo: DemoStack;
-let browser: Browser;
-let caddy: DemoStack["caddy"];
-
-beforeAll(async () => {
-  demo = await startDemoStack();
-  ({ browser, caddy } = demo);
-}, 180_000);
-
-afterAll(async () => {
-  await demo?.close();
-});
+const demo = useDemoStack();
 
 const editorFrame = (page: Page): Frame => page.frames().find((f) => f.url().includes("/ed.html"))!;
 
 async function openDemo(sample: string, lang = "en"): Promise<{ page: Page; frame: Frame; close: () => Promise<void> }> {
-  const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1400, height: 900 }, locale: lang });
+  const context = await demo().browser.newContext({ bypassCSP: true, viewport: { width: 1400, height: 900 }, locale: lang });
   const page = await context.newPage();
-  await page.goto(`${caddy.url}/svc/demo?sample=${sample}`);
+  await page.goto(`${demo().caddy.url}/svc/demo?sample=${sample}`);
   await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onDocumentLoaded"), undefined, { timeout: 60_000 });
   const frame = editorFrame(page);
   await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0);

@@ -1,5 +1,6 @@
 // The demo as the browser tests use it: the real gate and editing server (one idle kit) behind the
 // repository's Caddyfile on a free loopback port, in development mode, and Debian's Chromium.
+import { afterAll, beforeAll } from "bun:test";
 import type { Browser } from "playwright-core";
 import { freePort, startCaddy, type RunningCaddy } from "../../caddy/testing";
 import { startChromium } from "../edsrv/testing/chromium";
@@ -30,4 +31,16 @@ export async function startDemoStack(env: Record<string, string> = {}): Promise<
       await stack.close();
     },
   };
+}
+
+/** Starts the demo stack before the file's tests and stops it after them; `demo()` is it once started. */
+export function useDemoStack(env: Record<string, string> = {}): () => DemoStack {
+  let stack: DemoStack | undefined;
+  beforeAll(async () => {
+    stack = await startDemoStack(env);
+  }, 180_000);
+  afterAll(async () => {
+    await stack?.close();
+  });
+  return () => stack!;
 }

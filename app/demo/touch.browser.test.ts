@@ -3,23 +3,12 @@
 // caret and the keyboard types and saves, a long press asks for the context menu, two fingers
 // pinch to zoom, a swipe goes to the next slide.
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { strFromU8, unzipSync } from "fflate";
-import type { Browser, BrowserContext, CDPSession, Frame, Page } from "playwright-core";
-import { startDemoStack, type DemoStack } from "./testing";
+import type { BrowserContext, CDPSession, Frame, Page } from "playwright-core";
+import { useDemoStack } from "./testing";
 
-let demo: DemoStack;
-let browser: Browser;
-let caddy: DemoStack["caddy"];
-
-beforeAll(async () => {
-  demo = await startDemoStack();
-  ({ browser, caddy } = demo);
-}, 180_000);
-
-afterAll(async () => {
-  await demo?.close();
-});
+const demo = useDemoStack();
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true };
 const TABLET = { viewport: { width: 820, height: 1180 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -28,9 +17,9 @@ const docxText = (bytes: Uint8Array) => strFromU8(unzipSync(bytes)["word/documen
 const editorFrame = (page: Page): Frame => page.frames().find((f) => f.url().includes("/ed.html"))!;
 
 async function openOn(device: typeof PHONE, sample: string): Promise<{ context: BrowserContext; page: Page; frame: Frame; cdp: CDPSession }> {
-  const context = await browser.newContext(device);
+  const context = await demo().browser.newContext(device);
   const page = await context.newPage();
-  await page.goto(`${caddy.url}/svc/demo?sample=${sample}`);
+  await page.goto(`${demo().caddy.url}/svc/demo?sample=${sample}`);
   await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onDocumentLoaded"), undefined, { timeout: 60_000 });
   const frame = editorFrame(page);
   await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0 && (window as any).edState.tilesDrawn >= (window as any).edState.tilesRequested);

@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Frame } from "playwright-core";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
-import { openFixture, part, press, saveAndRead } from "./testing/interface";
+import { openFixture, press, saveAndRead } from "./testing/interface";
+import { slideTexts } from "./testing/stored";
 
 let env: EditorEnv;
 beforeAll(async () => {
@@ -20,16 +21,6 @@ async function openDeck() {
   return opened;
 }
 
-/** The text of each slide of a stored pptx, in the deck's order. */
-function slideTexts(bytes: Uint8Array): string[] {
-  const rels = new Map([...part(bytes, "ppt/_rels/presentation.xml.rels").matchAll(/<Relationship [^>]*?Id="(\w+)"[^>]*?Target="([^"]+)"/g)].map((m) => [m[1]!, m[2]!]));
-  const relsAlt = new Map([...part(bytes, "ppt/_rels/presentation.xml.rels").matchAll(/<Relationship [^>]*?Target="([^"]+)"[^>]*?Id="(\w+)"/g)].map((m) => [m[2]!, m[1]!]));
-  const ids = [...part(bytes, "ppt/presentation.xml").matchAll(/<p:sldId [^>]*r:id="(\w+)"/g)].map((m) => m[1]!);
-  return ids.map((id) => {
-    const target = (rels.get(id) ?? relsAlt.get(id))!.replace(/^\/?(ppt\/)?/, "");
-    return [...part(bytes, `ppt/${target}`).matchAll(/<a:t>([^<]*)<\/a:t>/g)].map((m) => m[1]).join(" ");
-  });
-}
 const selected = (frame: Frame) => frame.evaluate(() => (window as any).edState.status.selectedPart as number);
 const slideCount = (frame: Frame, n: number) =>
   frame.waitForFunction((k) => document.querySelectorAll("#slides .thumb").length === k && (window as any).edState.status.parts === k, n, { polling: 50 });

@@ -2,9 +2,9 @@
 // formula bar, cell formats, rows and columns, sort, filter, freeze, and sheets from the tab bar;
 // each checked in the stored file and in the state the controls show.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Frame } from "playwright-core";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
 import { answer, control, openFixture, part, press, saveAndRead, stateIs } from "./testing/interface";
+import { cellFormat, goTo, sheetCells } from "./testing/stored";
 
 let env: EditorEnv;
 beforeAll(async () => {
@@ -17,37 +17,7 @@ afterAll(async () => {
 /** hello.xlsx (A1:C4: Item/Qty/Price; Apple 3 1.5; Chuối 12 0.25; Cherry 100 0.1) opened by Alice. */
 const openSheet = () => openFixture(env, "hello.xlsx");
 
-/** Goes to a cell or a range with the address box, as a person does; waits for the engine to get there. */
-async function goTo(frame: Frame, ref: string): Promise<void> {
-  await frame.fill("#address", ref);
-  await frame.press("#address", "Enter");
-  const first = ref.split(":")[0]!;
-  await frame.waitForFunction((r) => (document.getElementById("address") as HTMLInputElement).value.startsWith(r), first, { polling: 25 });
-}
-
-interface Cell { value: string; formula?: string; style: number }
-/** The cells of a stored xlsx's sheet (1-based), shared strings resolved. */
-function cells(bytes: Uint8Array, sheet = 1): Map<string, Cell> {
-  const strings = [...part(bytes, "xl/sharedStrings.xml").matchAll(/<si>([\s\S]*?)<\/si>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, ""));
-  const out = new Map<string, Cell>();
-  for (const m of part(bytes, `xl/worksheets/sheet${sheet}.xml`).matchAll(/<c r="([A-Z]+\d+)"([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g)) {
-    const attrs = m[2]!, body = m[3] ?? "";
-    const v = /<v>([^<]*)<\/v>/.exec(body)?.[1] ?? "";
-    const f = /<f[^>]*>([^<]*)<\/f>/.exec(body)?.[1];
-    const shared = / t="s"/.test(attrs);
-    out.set(m[1]!, { value: shared ? strings[Number(v)]! : v, formula: f, style: Number(/ s="(\d+)"/.exec(attrs)?.[1] ?? 0) });
-  }
-  return out;
-}
-/** The cell format (xf) a stored cell uses, with its number format code. */
-function cellFormat(bytes: Uint8Array, cell: Cell): { xf: string; numFmt: string } {
-  const styles = part(bytes, "xl/styles.xml");
-  const xfs = [.../<cellXfs[^>]*>([\s\S]*?)<\/cellXfs>/.exec(styles)![1]!.matchAll(/<xf [\s\S]*?(?:\/>|<\/xf>)/g)].map((m) => m[0]);
-  const xf = xfs[cell.style]!;
-  const id = /numFmtId="(\d+)"/.exec(xf)?.[1] ?? "0";
-  const custom = new RegExp(`<numFmt numFmtId="${id}" formatCode="([^"]*)"`).exec(styles)?.[1];
-  return { xf, numFmt: custom ?? `builtin ${id}` };
-}
+const cells = sheetCells;
 
 describe("spreadsheets: where you are", () => {
   test("column letters and row numbers come from the engine and are drawn beside the grid", async () => {
@@ -166,9 +136,7 @@ describe("spreadsheets: formatting cells", () => {
     await goTo(frame, "B4");
     await frame.selectOption(".tb-borders", "none");
     const bytes = await saveAndRead(env, page, id);
-    const styles = part(bytes, "xl/styles.xml");
-    const borders = [.../<borders[^>]*>([\s\S]*?)<\/borders>/.exec(styles)![1]!.matchAll(/<border[ >][\s\S]*?<\/border>|<border\/>/g)].map((m) => m[0]);
-    const borderOf = (ref: string) => borders[Number(/borderId="(\d+)"/.exec(cellFormat(bytes, cells(bytes).get(ref)!).xf)?.[1] ?? 0)]!;
+    const borderOf = (ref: string) => cellFormat(bytes, cells(bytes).get(ref)!).border;
     for (const ref of ["B2", "C2", "B3", "C3"]) {
       const b = borderOf(ref);
       for (const side of ["left", "right", "top", "bottom"]) expect(b).toMatch(new RegExp(`<${side} style="\\w+"`));

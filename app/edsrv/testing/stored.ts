@@ -39,32 +39,22 @@ export function cellFormat(bytes: Uint8Array, cell: StoredCell): { xf: string; n
   return { xf, numFmt: custom ?? `builtin ${id}`, border: borders[Number(/borderId="(\d+)"/.exec(xf)?.[1] ?? 0)] ?? "" };
 }
 
-/** The text of each slide of a stored pptx, in the deck's order. */
-export function slideTexts(bytes: Uint8Array): string[] {
-  const relsXml = part(bytes, "ppt/_rels/presentation.xml.rels");
+/** The XML of each slide of a stored pptx, in the deck's order. */
+function slidesXml(bytes: Uint8Array): string[] {
   const rels = new Map<string, string>();
-  for (const m of relsXml.matchAll(/<Relationship [^>]*>/g)) {
+  for (const m of part(bytes, "ppt/_rels/presentation.xml.rels").matchAll(/<Relationship [^>]*>/g)) {
     const id = /Id="(\w+)"/.exec(m[0])?.[1], target = /Target="([^"]+)"/.exec(m[0])?.[1];
     if (id && target) rels.set(id, target);
   }
   const ids = [...part(bytes, "ppt/presentation.xml").matchAll(/<p:sldId [^>]*r:id="(\w+)"/g)].map((m) => m[1]!);
-  return ids.map((id) => {
-    const target = rels.get(id)!.replace(/^\/?(ppt\/)?/, "");
-    return [...part(bytes, `ppt/${target}`).matchAll(/<a:t>([^<]*)<\/a:t>/g)].map((m) => m[1]).join(" ");
-  });
+  return ids.map((id) => part(bytes, `ppt/${rels.get(id)!.replace(/^\/?(ppt\/)?/, "")}`));
 }
 
-/** The slide parts of a stored pptx that hold a picture, in the deck's order. */
-export function slidesWithPictures(bytes: Uint8Array): boolean[] {
-  const relsXml = part(bytes, "ppt/_rels/presentation.xml.rels");
-  const rels = new Map<string, string>();
-  for (const m of relsXml.matchAll(/<Relationship [^>]*>/g)) {
-    const id = /Id="(\w+)"/.exec(m[0])?.[1], target = /Target="([^"]+)"/.exec(m[0])?.[1];
-    if (id && target) rels.set(id, target);
-  }
-  const ids = [...part(bytes, "ppt/presentation.xml").matchAll(/<p:sldId [^>]*r:id="(\w+)"/g)].map((m) => m[1]!);
-  return ids.map((id) => part(bytes, `ppt/${rels.get(id)!.replace(/^\/?(ppt\/)?/, "")}`).includes("<p:pic>"));
-}
+/** The text of each slide of a stored pptx, in the deck's order. */
+export const slideTexts = (bytes: Uint8Array): string[] => slidesXml(bytes).map((x) => [...x.matchAll(/<a:t>([^<]*)<\/a:t>/g)].map((m) => m[1]).join(" "));
+
+/** Whether each slide of a stored pptx holds a picture, in the deck's order. */
+export const slidesWithPictures = (bytes: Uint8Array): boolean[] => slidesXml(bytes).map((x) => x.includes("<p:pic>"));
 
 /** Goes to a cell or a range with the address box, as a person does; waits for the engine to get there. */
 export async function goTo(frame: Frame, ref: string): Promise<void> {
