@@ -28,6 +28,16 @@ afterAll(async () => {
 });
 
 describe("development pages", () => {
+  test("the demo's build names its files and api.js's content, not when the gate started: a gate that restarted does not reload the page", async () => {
+    const again = await startTestService({ SVC_DEV_MODE: "1", SVC_DOCBUILDER_WORKERS: "1" });
+    try {
+      const build = async (url: string) => ((await (await fetch(`${url}/svc/demo/build`)).json()) as { build: string }).build;
+      expect(await build(again.url)).toBe(await build(dev.url));
+    } finally {
+      await again.close();
+    }
+  });
+
   test("404 unless SVC_DEV_MODE=1", async () => {
     for (const p of ["/svc/demo", "/svc/demo/sample.docx", "/svc/demo/callbacks", "/svc/demo/config"]) {
       const res = await fetch(`${prod.url}${p}`);

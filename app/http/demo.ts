@@ -22,8 +22,8 @@ export interface DemoDeps {
   publicUrl: string;
   jwtSecret: string;
   now: () => number;
-  /** What else the demo's build depends on: the gate process that serves api.js. */
-  apiBuild?: () => string;
+  /** What else the demo's build depends on: api.js as the gate serves it (its ETag, from its content). */
+  apiBuild?: () => Promise<string> | string;
   /** The token checker's view of the service: its embed auth, its secrets by name, its SSRF rules. */
   tokenCheck?: Omit<TokenCheckSettings, "now">;
 }
@@ -59,10 +59,10 @@ export function demoRoutes(deps: DemoDeps): Hono<AppEnv> {
   // What the demo page is built from now (its files, read on every request, and api.js): the page
   // polls this and reloads when it changes (`bun run dev`).
   route(app, "/build", {
-    GET: (c) => {
+    GET: async (c) => {
       const h = new Bun.CryptoHasher("sha256");
       for (const f of ["demo.html", "demo.js", "demo.css", "token.html", "token.js"]) h.update(page(f));
-      h.update(deps.apiBuild?.() ?? "");
+      h.update((await deps.apiBuild?.()) ?? "");
       return c.json({ build: h.digest("hex").slice(0, 16) }, 200, noStore);
     },
   });

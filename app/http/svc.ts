@@ -93,8 +93,9 @@ export function svcRoutes(deps: SvcDeps): Hono<AppEnv> {
     app.route("/wopi", wopiRoutes(deps.embed));
   }
   if (deps.demo) {
-    // A gate started again (its code or api.js changed) is a new build for the demo page.
-    app.route("/demo", demoRoutes({ ...deps.demo, now: deps.now, apiBuild: () => String(startedAt) }));
+    // api.js's content is part of the demo's build: changed code reloads the demo page, a gate that
+    // only restarted (a crash under a person typing) does not reload it under them.
+    app.route("/demo", demoRoutes({ ...deps.demo, now: deps.now, apiBuild: async () => (await apiScript()).etag }));
   }
   return app;
 }
