@@ -179,12 +179,14 @@ function keyIsQueuedCommand(char: number, key: number): boolean {
  * Waits until the engine has been quiet, no input for `inputMs` and no callback for `callbackMs`,
  * at most `maxMs` (a busy engine keeps talking).
  */
-async function waitQuiet(inputMs: number, callbackMs: number, maxMs: number, pollMs: number): Promise<void> {
+async function waitQuiet(inputMs: number, callbackMs: number, maxMs: number, pollMs: number, viewId?: number): Promise<void> {
   const until = performance.now() + maxMs;
+  const input = () => (viewId === undefined ? lastInputAt : (lastInputAtByView.get(viewId) ?? 0));
+  const callback = () => (viewId === undefined ? lastCallbackAt : (lastCallbackAtByView.get(viewId) ?? 0));
   for (;;) {
     pump();
     const now = performance.now();
-    if ((now - lastInputAt >= inputMs && now - lastCallbackAt >= callbackMs) || now >= until) return;
+    if ((now - input() >= inputMs && now - callback() >= callbackMs) || now >= until) return;
     await Bun.sleep(pollMs);
   }
 }
@@ -206,13 +208,7 @@ const quiesce = async () => {
  */
 async function quiesceView(viewId: number): Promise<void> {
   await inputAnswered(INPUT_ANSWER_MAX_MS, viewId);
-  const until = performance.now() + 1000;
-  for (;;) {
-    pump();
-    const now = performance.now();
-    if ((now - (lastInputAtByView.get(viewId) ?? 0) >= 25 && now - (lastCallbackAtByView.get(viewId) ?? 0) >= 25) || now >= until) return;
-    await Bun.sleep(2);
-  }
+  await waitQuiet(25, 25, 1000, 2, viewId);
 }
 /** The user's input has settled (no input for 200 ms, no callback for 50 ms): for saves and leaving views. */
 const settle = async () => {
