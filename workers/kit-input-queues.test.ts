@@ -48,3 +48,34 @@ test("while one person's arrow key waits for that person's input to settle, anot
     pool().release(kit);
   }
 }, 60_000);
+
+const KEY_END = 1029, KEY_MOD1 = 0x2000;
+
+test("two people typing at once each see their own letters at their own cursor: the engine switching views for earlier input never sends one person's text to the other's cursor", async () => {
+  const kit: Kit = await pool().acquire();
+  try {
+    const doc = path.join(dir, "two-typists.docx");
+    copyFileSync(path.join(import.meta.dir, "../fixtures/hello.docx"), doc);
+    await kit.request("load", { path: doc });
+    const a = (await kit.request<{ viewId: number }>("view", { readOnly: false, author: "A" })).viewId;
+    const b = (await kit.request<{ viewId: number }>("view", { readOnly: false, author: "B" })).viewId;
+    await kit.request("key", { viewId: b, type: "input", char: 0, key: KEY_END | KEY_MOD1 });
+    await kit.request("key", { viewId: b, type: "up", char: 0, key: KEY_END | KEY_MOD1 });
+    // A at the start of the document and B at its end type in turns, a letter every few ms each.
+    const sent: Promise<unknown>[] = [];
+    for (let i = 0; i < 40; i++) {
+      sent.push(kit.request("textinput", { viewId: a, text: "1" }));
+      sent.push(kit.request("textinput", { viewId: b, text: "2" }));
+      await Bun.sleep(3);
+    }
+    await Promise.all(sent);
+    await kit.request("uno", { viewId: a, command: ".uno:SelectAll" });
+    const { text } = await kit.request<{ text: string }>("selection", { viewId: a });
+    const flat = text.replace(/\s+/g, " ");
+    expect(flat).toMatch(/^1{40}[^12]/);
+    expect(flat).toMatch(/[^12]2{40}\s*$/);
+    expect(flat.match(/[12]/g)!.length).toBe(80);
+  } finally {
+    pool().release(kit);
+  }
+}, 60_000);

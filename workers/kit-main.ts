@@ -293,6 +293,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       lastInputAtByView.delete(viewId);
       lastCallbackAtByView.delete(viewId);
       viewChains.delete(viewId);
+      outstanding.delete(viewId);
       if (d.getViewsCount() > 1) d.destroyView(viewId);
       const rest = [...views][0];
       if (rest !== undefined) d.setView(rest);
@@ -301,19 +302,19 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
     case "status":
       return status(useView(req.viewId));
     case "key": {
-      const d = useView(req.viewId);
+      useView(req.viewId); // an unknown view fails at once
       const type = req.type === "up" ? LOK_KEYEVENT_KEYUP : LOK_KEYEVENT_KEYINPUT;
       const char = num(req.char ?? 0, "char"), key = num(req.key ?? 0, "key");
-      d.postKeyEvent(type, char, key);
-      inputPosted(req.viewId);
+      (await engineFreeFor(req.viewId as number)).postKeyEvent(type, char, key);
+      inputPosted(req.viewId, type === LOK_KEYEVENT_KEYINPUT && !keyIsQueuedCommand(char, key));
       if (type === LOK_KEYEVENT_KEYINPUT && !keyIsQueuedCommand(char, key)) awaitingAnswer.set(req.viewId as number, cursorSeq);
       if (type === LOK_KEYEVENT_KEYINPUT && keyIsQueuedCommand(char, key)) await quiesceView(req.viewId as number);
       return {};
     }
     case "mouse": {
-      const d = useView(req.viewId);
+      useView(req.viewId); // an unknown view fails at once
       const type = req.type === "buttonup" ? LOK_MOUSEEVENT_MOUSEBUTTONUP : req.type === "move" ? LOK_MOUSEEVENT_MOUSEMOVE : LOK_MOUSEEVENT_MOUSEBUTTONDOWN;
-      d.postMouseEvent(type, num(req.x, "x"), num(req.y, "y"), num(req.count ?? 1, "count"), num(req.buttons ?? 1, "buttons"), num(req.modifier ?? 0, "modifier"));
+      (await engineFreeFor(req.viewId as number)).postMouseEvent(type, num(req.x, "x"), num(req.y, "y"), num(req.count ?? 1, "count"), num(req.buttons ?? 1, "buttons"), num(req.modifier ?? 0, "modifier"));
       inputPosted(req.viewId);
       return {};
     }
@@ -327,12 +328,11 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
         await engineCaughtUp(req.viewId as number);
         batch.posted = true;
       }
-      const d = useView(req.viewId);
-      pump(); // a cursor drained from now on was reported after this text
+      const d = await engineFreeFor(req.viewId as number); // drains: a cursor drained from now on was reported after this text
       textPostedAt.set(req.viewId as number, cursorSeq);
       d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT, batch.text);
       if (req.end !== false) d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT_END, batch.text);
-      inputPosted(req.viewId);
+      inputPosted(req.viewId, true);
       awaitingAnswer.set(req.viewId as number, cursorSeq);
       return {};
     }
@@ -343,7 +343,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       // LibreOffice runs a command at once but input later, from its queue: an undo sent right
       // after typing would otherwise undo an earlier step and let the typing land after it.
       await quiesceView(req.viewId as number);
-      useView(req.viewId).postUnoCommand(command, typeof req.args === "string" ? req.args : "", true);
+      (await engineFreeFor(req.viewId as number)).postUnoCommand(command, typeof req.args === "string" ? req.args : "", true);
       inputPosted(req.viewId);
       await quiesceView(req.viewId as number);
       return {};
@@ -409,7 +409,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       if (data.byteLength > CLIPBOARD_MAX_BYTES) throw new Error("paste too large");
       if (mime.startsWith("text/html")) data = Buffer.from(confinePastedHtml(Buffer.from(data).toString("utf8")));
       await quiesceView(req.viewId as number);
-      const ok = useView(req.viewId).paste(mime, data);
+      const ok = (await engineFreeFor(req.viewId as number)).paste(mime, data);
       inputPosted(req.viewId);
       await quiesceView(req.viewId as number);
       return { ok };
@@ -426,7 +426,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       writeFileSync(file, data);
       try {
         await quiesceView(req.viewId as number);
-        useView(req.viewId).postUnoCommand(".uno:InsertGraphic", JSON.stringify({ FileName: { type: "string", value: fileUrl(file) } }), true);
+        (await engineFreeFor(req.viewId as number)).postUnoCommand(".uno:InsertGraphic", JSON.stringify({ FileName: { type: "string", value: fileUrl(file) } }), true);
         inputPosted(req.viewId);
         await quiesceView(req.viewId as number);
       } finally {
@@ -725,6 +725,48 @@ async function engineCaughtUp(viewId: number): Promise<void> {
 }
 
 /**
+ * Input posted to a view that the engine may not have worked through yet. LibreOffice runs posted
+ * input later, on its own thread, switching first to the view it was posted for
+ * (LOKPostAsyncEvent); such a switch falling between our setView and our post sent one person's
+ * input to another person's cursor (Bob's words inside Alice's table cell, Alice's Tab after Bob's
+ * words). So input is posted for a view only once no other view's input is outstanding.
+ */
+interface Outstanding {
+  /** `cursorSeq` when text or a character was posted: a cursor report after it answers it; null: nothing to answer. */
+  cursorAfter: number | null;
+  /** When the first input not yet worked through was posted. */
+  since: number;
+  lastPostAt: number;
+}
+const outstanding = new Map<number, Outstanding>();
+/** Input that moves no cursor (a release, a click on nothing) counts as worked through after a callback for its view, or this long. */
+const OUTSTANDING_TAIL_MS = 20;
+
+function viewAnswered(viewId: number, o: Outstanding): boolean {
+  return o.cursorAfter === null || (cursorSeenAt.get(viewId) ?? 0) > o.cursorAfter;
+}
+
+function viewProcessed(viewId: number, o: Outstanding): boolean {
+  const now = performance.now();
+  if (!views.has(viewId) || now - o.since >= INPUT_ANSWER_MAX_MS) return true;
+  return viewAnswered(viewId, o) && ((lastCallbackAtByView.get(viewId) ?? 0) > o.lastPostAt || now - o.lastPostAt >= OUTSTANDING_TAIL_MS);
+}
+
+/** The document with `viewId` current, once no other view's input is outstanding. Post at once, without awaiting in between. */
+async function engineFreeFor(viewId: number): Promise<LokDocument> {
+  for (;;) {
+    pump();
+    let busy = false;
+    for (const [other, o] of outstanding) {
+      if (viewProcessed(other, o)) outstanding.delete(other);
+      else if (other !== viewId) busy = true;
+    }
+    if (!busy) return useView(viewId);
+    await Bun.sleep(1);
+  }
+}
+
+/**
  * After input, callbacks are drained every millisecond for a while instead of every 5 ms: the
  * engine answers a key in 1-3 ms, and the wait for the next regular drain was up to 5 ms of every
  * keystroke's way to the screen.
@@ -732,9 +774,14 @@ async function engineCaughtUp(viewId: number): Promise<void> {
 const HOT_PUMP_MS = 60;
 let hotUntil = 0;
 let hotPumping = false;
-function inputPosted(viewId?: unknown): void {
+function inputPosted(viewId?: unknown, answeredByCursor = false): void {
   lastInputAt = performance.now();
-  if (typeof viewId === "number") lastInputAtByView.set(viewId, lastInputAt);
+  if (typeof viewId === "number") {
+    lastInputAtByView.set(viewId, lastInputAt);
+    const before = outstanding.get(viewId);
+    const cursorAfter = answeredByCursor ? cursorSeq : before && before.cursorAfter !== null && !viewAnswered(viewId, before) ? before.cursorAfter : null;
+    outstanding.set(viewId, { cursorAfter, since: before && !viewProcessed(viewId, before) ? before.since : lastInputAt, lastPostAt: lastInputAt });
+  }
   hotUntil = lastInputAt + HOT_PUMP_MS;
   if (hotPumping) return;
   hotPumping = true;
