@@ -45,6 +45,7 @@ import { formatOf } from "./formats";
 import { sniff } from "./sniff";
 import { sendLine } from "./reply";
 import { confinePastedHtml } from "./pasted-html";
+import { engineThreadAsleep } from "./engine-thread";
 
 const send = sendLine;
 
@@ -727,38 +728,37 @@ async function engineCaughtUp(viewId: number): Promise<void> {
 /**
  * Input posted to a view that the engine may not have worked through yet. LibreOffice runs posted
  * input later, on its own thread, switching first to the view it was posted for
- * (LOKPostAsyncEvent); such a switch falling between our setView and our post sent one person's
- * input to another person's cursor (Bob's words inside Alice's table cell, Alice's Tab after Bob's
- * words). So input is posted for a view only once no other view's input is outstanding.
+ * (LOKPostAsyncEvent), and one view's text composition is global to the engine while it is open;
+ * input posted for one view while another's was still being run went to the other person's cursor
+ * (kit-input-queues.test.ts: B's letters inside A's words, 2 runs in 3). So input is posted for a view only once no other view's input is outstanding: typed text
+ * answered by its view's cursor, and the engine's thread asleep since (it has run every event).
  */
 interface Outstanding {
   /** `cursorSeq` when text or a character was posted: a cursor report after it answers it; null: nothing to answer. */
   cursorAfter: number | null;
   /** When the first input not yet worked through was posted. */
   since: number;
-  lastPostAt: number;
 }
 const outstanding = new Map<number, Outstanding>();
-/** Input that moves no cursor (a release, a click on nothing) counts as worked through after a callback for its view, or this long. */
-const OUTSTANDING_TAIL_MS = 20;
 
 function viewAnswered(viewId: number, o: Outstanding): boolean {
   return o.cursorAfter === null || (cursorSeenAt.get(viewId) ?? 0) > o.cursorAfter;
 }
 
-function viewProcessed(viewId: number, o: Outstanding): boolean {
-  const now = performance.now();
-  if (!views.has(viewId) || now - o.since >= INPUT_ANSWER_MAX_MS) return true;
-  return viewAnswered(viewId, o) && ((lastCallbackAtByView.get(viewId) ?? 0) > o.lastPostAt || now - o.lastPostAt >= OUTSTANDING_TAIL_MS);
+/** Bounded like inputAnswered: an engine busy for a second (a long layout) does not hold everyone's input. */
+function viewProcessed(viewId: number, o: Outstanding, engineAsleep: boolean): boolean {
+  if (!views.has(viewId) || performance.now() - o.since >= INPUT_ANSWER_MAX_MS) return true;
+  return engineAsleep && viewAnswered(viewId, o);
 }
 
 /** The document with `viewId` current, once no other view's input is outstanding. Post at once, without awaiting in between. */
 async function engineFreeFor(viewId: number): Promise<LokDocument> {
   for (;;) {
     pump();
+    const asleep = engineThreadAsleep();
     let busy = false;
     for (const [other, o] of outstanding) {
-      if (viewProcessed(other, o)) outstanding.delete(other);
+      if (viewProcessed(other, o, asleep)) outstanding.delete(other);
       else if (other !== viewId) busy = true;
     }
     if (!busy) return useView(viewId);
@@ -779,8 +779,9 @@ function inputPosted(viewId?: unknown, answeredByCursor = false): void {
   if (typeof viewId === "number") {
     lastInputAtByView.set(viewId, lastInputAt);
     const before = outstanding.get(viewId);
-    const cursorAfter = answeredByCursor ? cursorSeq : before && before.cursorAfter !== null && !viewAnswered(viewId, before) ? before.cursorAfter : null;
-    outstanding.set(viewId, { cursorAfter, since: before && !viewProcessed(viewId, before) ? before.since : lastInputAt, lastPostAt: lastInputAt });
+    const stillOut = before !== undefined && views.has(viewId) && lastInputAt - before.since < INPUT_ANSWER_MAX_MS;
+    const cursorAfter = answeredByCursor ? cursorSeq : stillOut && !viewAnswered(viewId, before) ? before.cursorAfter : null;
+    outstanding.set(viewId, { cursorAfter, since: stillOut ? before.since : lastInputAt });
   }
   hotUntil = lastInputAt + HOT_PUMP_MS;
   if (hotPumping) return;

@@ -640,6 +640,18 @@ describe("admin channel and kits", () => {
       s.send(`textinput text=${encodeURIComponent(text)}`);
       await Bun.sleep(50);
     };
+    // Bob goes to the end of the document and types there first: where LibreOffice leaves a cursor
+    // that another person types in front of depends on timing, so two cursors at one place make no
+    // exact replay; and two people's input within the same milliseconds is the kit's own test
+    // (kit-input-queues.test.ts). LibreOffice 7.4 can still send text typed by one person right
+    // after another's table insertion to the other's cursor when both arrive at once.
+    const bobAtEnd = bob.frames.length;
+    bob.send(`key type=input char=0 key=${1029 | 0x2000}`);
+    bob.send(`key type=up char=0 key=${1029 | 0x2000}`);
+    await bob.waitText("invalidatecursor:", bobAtEnd);
+    const bobTyped = bob.frames.length;
+    await typed(bob, "Bob was here. ");
+    await bob.waitText("invalidatecursor:", bobTyped);
     await typed(alice, "Alice writes ");
     alice.send("uno .uno:Bold");
     await typed(alice, "boldly");
@@ -651,7 +663,6 @@ describe("admin channel and kits", () => {
     alice.send("key type=input char=9 key=1282");
     alice.send("key type=up char=9 key=1282");
     await typed(alice, "cell two");
-    await typed(bob, "Bob was here. ");
     let n = alice.frames.length;
     alice.send("save dontTerminateEdit=1 notify=1");
     expect(JSON.parse((await alice.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: true });
@@ -671,7 +682,8 @@ describe("admin channel and kits", () => {
     // The fixture's first word is bold, so the toggle made "boldly" explicitly not bold: formatting either way.
     expect(body(before)).toMatch(/<w:rPr><w:b [^>]*\/><w:bCs [^>]*\/><\/w:rPr><w:t>boldly/);
     expect(docxText(before)).toContain("Bob was here.");
-    expect(whereTheyDiffer(body(after), body(before))).toBeNull();
+    const paragraphs = (b: Uint8Array) => [...body(b).matchAll(/<w:p[ >].*?<\/w:p>/g)].map((m) => m[0].replace(/<[^>]+>/g, "")).join(" | ");
+    expect(whereTheyDiffer(body(after), body(before)) && `${whereTheyDiffer(body(after), body(before))}\n  text got:      ${paragraphs(after)}\n  text expected: ${paragraphs(before)}`).toBeNull();
     alice2.close();
     bob2.close();
   }, 60_000);
