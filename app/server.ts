@@ -24,6 +24,7 @@ import { ownListeners } from "./net/own-listeners";
 import { connectionCap } from "./editions/license";
 import { ConnectionCounter } from "./gate/counting";
 import { EdsrvSampler } from "./gate/sampler";
+import { EditorLoad } from "./gate/editor-load";
 import { Admission, checkFileInfoFetcher, wopiAllowedHostNames } from "./gate/admission";
 import { documentKeyer } from "./editing-uri";
 import { parseAliasGroups } from "./alias-groups";
@@ -171,6 +172,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
   const keyOf = documentKeyer(parseAliasGroups(config.online.aliasGroups, (item) => logger.warn("alias_group_invalid", { item })));
   // The embed gate is built below; admission and the sampler reach it through these closures.
   let embed: EmbedGate | null = null;
+  const editorLoad = new EditorLoad(counter.staleAfterPeriods * counter.intervalMs);
   const sampler = new EdsrvSampler({
     baseUrl: config.online.url,
     user: config.online.adminUser,
@@ -183,6 +185,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     keyOf,
     ownDocument: (docKey) => embed?.ownDocument(docKey) ?? false,
     onSample: (docs, at) => embed?.onSample(docs, at),
+    onInputLag: (lag, at) => editorLoad.record(lag, at),
   });
   const admission = new Admission({
     counter,
@@ -195,6 +198,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     ownDocument: (docKey) => embed?.ownDocument(docKey) ?? false,
     embeddedSession: (docKey, token) => embed?.embeddedSession(docKey, token) ?? null,
     downgradeEmbedded: (docKey, token, limit) => embed?.downgradeEmbedded(docKey, token, limit),
+    saturation: (now) => editorLoad.saturated(now),
   });
   embed = createEmbedGate({
     config,

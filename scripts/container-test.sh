@@ -71,6 +71,7 @@ start() {
     -e SVC_PROXY_ADDRESS="127.0.0.1:${PORT}" -e SVC_PUBLIC_URL="$BASE" \
     -e SVC_APP_LISTEN=127.0.0.1:18081 -e SVC_EDSRV_LISTEN=127.0.0.1:19980 \
     -e SVC_EMBED_JWT_SECRET=container-test-jwt-secret-0123456789 -e SVC_FETCH_ALLOW_HOSTS=127.0.0.1/32 \
+    -e SVC_EMBED_CALLBACK_SECRET=container-test-callback-secret-0123456789 \
     "$IMAGE" >/dev/null
   for _ in $(seq 1 120); do
     if curl -fsS "$BASE/svc/healthz" >/dev/null 2>&1 && curl -fsS "$BASE/v1/status" >/dev/null 2>&1; then return 0; fi
@@ -94,6 +95,12 @@ $PODMAN exec "$NAME" test ! -e /data/demo-api-key || fail "the image made a demo
 edition=$(curl -fsS "$BASE/svc/status" | bun -e 'const j = await Bun.stdin.json(); console.log(j.edition)')
 [ "$edition" = enterprise ] || fail "the license at /etc/svc/license.token was not read (edition $edition)"
 say "license read from /etc/svc/license.token: edition $edition"
+# The operator's check, as an operator runs it in the container (no outside network here:
+# --offline). The one finding this test's set-up must give is its loopback public URL.
+doctor=$($PODMAN exec "$NAME" svc doctor --offline --json 2>&1 || true)
+failed=$(printf '%s' "$doctor" | bun -e 'const r = JSON.parse(await Bun.stdin.text()); console.log(r.findings.filter((f) => f.status === "fail").map((f) => f.id).join(" "))' 2>/dev/null || echo "unreadable")
+[ "$failed" = "settings.public_url" ] || { printf '%s\n' "$doctor"; fail "svc doctor in the running image: failed checks '$failed' (expected only settings.public_url, the test's loopback address)"; }
+say "svc doctor --offline: $(printf '%s' "$doctor" | grep -c '"status": "ok"') checks ok; only the loopback public URL flagged, as expected here"
 code=$(curl -s -o /tmp/svc-container.pdf -w '%{http_code}' -H "Authorization: Bearer $KEY" -F to=pdf -F "file=@fixtures/hello.docx" "$BASE/v1/convert")
 [ "$code" = 200 ] && head -c 4 /tmp/svc-container.pdf | grep -q '%PDF' || fail "convert answered $code"
 say "converted hello.docx to PDF ($(stat -c %s /tmp/svc-container.pdf) bytes)"

@@ -8,6 +8,7 @@ import { createHash, generateKeyPairSync, createSign, createVerify, timingSafeEq
 import { readFileSync } from "node:fs";
 import type { Logger } from "../log";
 import type { AdminEvents, ClientSession, DocumentBroker } from "./documents";
+import type { InputLagSummary } from "./input-lag";
 
 export const JWT_EXPIRY_SECS = 1800;
 
@@ -40,7 +41,7 @@ export class AdminHub implements AdminEvents {
   constructor(
     private readonly password: string,
     private readonly docs: () => DocumentBroker[],
-    private readonly info: { serverId: string; version: string; hash: string; kitVersion: () => string; startedAt: number },
+    private readonly info: { serverId: string; version: string; hash: string; kitVersion: () => string; startedAt: number; inputLag?: () => InputLagSummary },
     logger: Logger,
     private readonly killKit: (pid: number) => boolean,
   ) {
@@ -150,6 +151,10 @@ export class AdminHub implements AdminEvents {
         return;
       case "uptime":
         sock.send(`uptime ${Math.floor((Date.now() - this.info.startedAt) / 1000)}`);
+        return;
+      case "svc_input_lag":
+        // Ours, not Collabora's (which answers nothing): how long typing waits for its answer.
+        if (this.info.inputLag) sock.send(`svc_input_lag ${JSON.stringify(this.info.inputLag())}`);
         return;
       case "mem_consumed":
         sock.send(`mem_consumed ${this.docs().reduce((n, d) => n + memoryKb(d.pid), 0)}`);

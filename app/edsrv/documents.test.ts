@@ -612,6 +612,25 @@ describe("admin channel and kits", () => {
     a.close();
   });
 
+  test("svc_input_lag: the admin channel tells how long typing waited for its caret over the last 10 s (what the gate's admission under load reads)", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1");
+    for (const word of ["one ", "two ", "three "]) {
+      const n = s.frames.length;
+      s.send(`textinput text=${encodeURIComponent(word)}`);
+      await s.waitText("invalidatecursor:", n);
+    }
+    const a = await adminSocket();
+    const n = a.frames.length;
+    a.send("svc_input_lag");
+    const lag = JSON.parse((await a.waitText("svc_input_lag ", n)).slice("svc_input_lag ".length));
+    expect(lag.samples).toBeGreaterThanOrEqual(1); // a word typed before the previous one is answered joins its wait
+    expect(lag.p95Ms).toBeGreaterThan(0);
+    expect(lag.windowMs).toBe(10_000);
+    a.close();
+    s.close();
+  });
+
   test("an input that crashes the engine is found and left out: the document comes back with everything before it, and its person is told their last action could not be applied", async () => {
     // A real crash of LibreOffice 7.4: Tab selects the slide's chart, Enter starts editing it.
     const src = host.addFile("poison", "chart.ppt", readFileSync(path.join(CORPUS, "ppt/tika_mschart_govdocs.ppt")));

@@ -9,6 +9,7 @@ import type { Server, ServerWebSocket } from "bun";
 import type { Config } from "../config";
 import type { Logger } from "../log";
 import { AdminHub, type AdminSocket } from "./admin";
+import { InputLagMeter, isTyping } from "./input-lag";
 import { buildBrowserClient } from "./browser-bundle";
 import { capabilities, discoveryXml, EDSRV_VERSION } from "./discovery";
 import { DocumentBroker, PRELOAD_WAIT_MS, type ClientSession } from "./documents";
@@ -99,10 +100,11 @@ export async function createEdsrv(deps: EdsrvDeps) {
   const brokers = new Map<string, DocumentBroker>();
   const saves = { ok: 0, failed: 0 };
   const docs = () => [...brokers.values()];
+  const inputLag = new InputLagMeter();
   const admin = new AdminHub(
     config.online.adminPassword,
     docs,
-    { serverId, version: EDSRV_VERSION, hash, kitVersion: () => pool.version(), startedAt },
+    { serverId, version: EDSRV_VERSION, hash, kitVersion: () => pool.version(), startedAt, inputLag: () => inputLag.summary() },
     deps.logger,
     (pid) => {
       const d = docs().find((x) => x.pid === pid);
@@ -282,6 +284,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
     const s = data.session;
     s.send = (frame) => {
       if (data.closed) return;
+      if (typeof frame === "string" && frame.startsWith("invalidatecursor:")) inputLag.answered(s);
       try {
         ws.send(frame);
       } catch {
@@ -351,7 +354,9 @@ export async function createEdsrv(deps: EdsrvDeps) {
       attachTo(brokerFor(data.wopiSrc, group), true);
       return;
     }
-    if (data.broker) void data.broker.handleMessage(s, text);
+    if (!data.broker) return;
+    if (isTyping(text)) inputLag.typed(s);
+    void data.broker.handleMessage(s, text);
   }
 
   const listen = deps.listen ?? config.edsrv.listen;

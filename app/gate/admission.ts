@@ -10,6 +10,7 @@ import { parseHttpUrl } from "../net/http-url";
 import { safeFetch } from "../net/safe-fetch";
 import type { AllowList } from "../net/ssrf";
 import type { ConnectionCounter } from "./counting";
+import type { InputLag } from "./editor-load";
 import { normaliseWopiSrc, parsePageUri, parseWsUri, requestsReadOnly, type DocKeyFn, type EditTarget } from "../editing-uri";
 
 export type Stage = "page" | "ws";
@@ -43,6 +44,11 @@ export interface AdmissionOptions {
    * server's CheckFileInfo gives the view no write permission.
    */
   downgradeEmbedded?: (docKey: string, token: string, limit: { limit: number; current: number; edition: string }) => void;
+  /**
+   * The editing server's input lag when it is saturated, else null (editor-load.ts): then the cap
+   * counts as reached at the sessions open now, so new editors do not slow the people typing.
+   */
+  saturation?: (now: number) => InputLag | null;
   logger?: Logger;
 }
 
@@ -153,7 +159,9 @@ export class Admission {
 
   private refuse(reason: RefuseReason): Decision {
     const { current, pending, limit } = this.o.counter.load();
-    return { admit: false, reason, limit, current: current + pending, edition: this.o.edition() };
+    // Saturated, the cap in effect is the sessions open now: the limit page and `limited` say so.
+    const effective = this.o.saturation?.(this.now()) ? Math.min(limit, current + pending) : limit;
+    return { admit: false, reason, limit: effective, current: current + pending, edition: this.o.edition() };
   }
 
   /**
@@ -162,6 +170,11 @@ export class Admission {
    */
   private admitNew(docKey: string, now: number, count: boolean): Decision | null {
     const c = this.o.counter;
+    const busy = this.o.saturation?.(now);
+    if (busy) {
+      if (count) this.o.logger?.info("admission_saturated", { p95_ms: busy.p95Ms, samples: busy.samples });
+      return null;
+    }
     if (!c.enforcing(now)) {
       if (count) c.addPending(docKey, now);
       return { admit: true, reason: "not_enforcing", docKey };

@@ -93,8 +93,10 @@ describe("parseDocumentsReply", () => {
 });
 
 /** A stand-in admin channel (Collabora's protocol) answering `documents` with scripted lines. */
-function scriptedAdmin(lines: string[][]) {
+/** An admin channel answering `documents` with `lines` in turn; from request `holdFrom` on, only once released. */
+function scriptedAdmin(lines: string[][], holdFrom = Infinity) {
   let n = 0;
+  let released = false;
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -107,12 +109,13 @@ function scriptedAdmin(lines: string[][]) {
     websocket: {
       message(ws, msg) {
         if (msg !== "documents") return;
+        if (n >= holdFrom && !released) return;
         for (const l of lines[Math.min(n, lines.length - 1)]!) ws.send(l);
         n++;
       },
     },
   });
-  return { url: `http://127.0.0.1:${server.port}`, asked: () => n, stop: () => server.stop(true) };
+  return { url: `http://127.0.0.1:${server.port}`, asked: () => n, release: () => (released = true), stop: () => server.stop(true) };
 }
 
 describe("EdsrvSampler with an unreadable admin channel", () => {
@@ -123,7 +126,7 @@ describe("EdsrvSampler with an unreadable admin channel", () => {
       ['documents {"documents":[null]}'],
       [`documents {"documents":[{"pid":1,"views":[null]}]}`],
       [good],
-    ]);
+    ], 3); // the good reply waits until the garbage ones are checked (a loaded machine asked for it early)
     const clock = new ManualClock();
     const counter = new ConnectionCounter({ clock, limit: () => 5, intervalMs: 50 });
     const logger = memoryLogger("debug");
@@ -135,6 +138,7 @@ describe("EdsrvSampler with an unreadable admin channel", () => {
       expect(sampler.samples).toBe(0);
       expect(counter.snapshot()).toMatchObject({ source: "none", enforcing: false, current: 0 });
       expect(logger.lines.filter((l) => l.includes("edsrv_admin_unreadable_documents")).length).toBeGreaterThanOrEqual(3);
+      admin.release();
       await sampler.nextSample();
       expect(sampler.state).toBe("ok");
       expect(counter.snapshot()).toMatchObject({ current: 1, readonly: 1, documents: 1, enforcing: true });

@@ -13,6 +13,7 @@ import type { Clock } from "../clock";
 import type { Logger } from "../log";
 import { SAMPLE_INTERVAL_MS, type ConnectionCounter, type SampleDoc } from "./counting";
 import { normaliseWopiSrc, type DocKeyFn } from "../editing-uri";
+import { parseInputLagReply, type InputLag } from "./editor-load";
 
 export type EdsrvState = "ok" | "down" | "auth_failed";
 
@@ -31,6 +32,8 @@ export interface SamplerOptions {
   keyOf?: DocKeyFn;
   /** Called with every applied sample (the embed gate reads its own documents from it). */
   onSample?: (docs: SampleDoc[], at: number) => void;
+  /** Our editing server's input lag, with each sample (a Collabora server does not answer). */
+  onInputLag?: (lag: InputLag, at: number) => void;
   /** The gate's own documents: their views keep user ids (see parseDocumentsReply). */
   ownDocument?: (docKey: string) => boolean;
 }
@@ -261,6 +264,11 @@ export class EdsrvSampler {
         for (const w of this.sampleWaiters.splice(0)) w();
         return;
       }
+      if (text.startsWith("svc_input_lag ")) {
+        const lag = parseInputLagReply(text);
+        if (lag) this.o.onInputLag?.(lag, this.o.clock.now());
+        return;
+      }
       if (text.startsWith("coolserver ")) {
         try {
           const v = JSON.parse(text.slice(11)) as { Version?: string; Hash?: string };
@@ -297,6 +305,7 @@ export class EdsrvSampler {
     }
     if (this.awaiting === null) this.awaiting = now;
     ws.send("documents");
+    if (this.o.onInputLag) ws.send("svc_input_lag");
   }
 
   private requestSoon() {

@@ -1,0 +1,48 @@
+// Whether the editing server is saturated: the people already typing wait longer than the target
+// for their keys to be answered. Read with each counting sample from our editing server's admin
+// channel (`svc_input_lag`, app/edsrv/input-lag.ts); a Collabora server does not answer it, and
+// then nothing is ever saturated. While saturated, admission treats the cap as reached (spec
+// counting rule 6: new editing sessions get the limit page or open read-only with `limited`), so
+// the machine's capacity is protected for the people on it.
+
+import { SAMPLE_INTERVAL_MS, STALE_AFTER_PERIODS } from "./counting";
+
+/** Keystroke → answer p95 past which no new editor is admitted (issue 24: the capacity target). */
+export const SATURATED_P95_MS = 50;
+/** Fewer waits than this in the window say nothing about load (two people typing a few keys). */
+export const MIN_SAMPLES = 30;
+
+export interface InputLag {
+  p95Ms: number;
+  samples: number;
+}
+
+export class EditorLoad {
+  private last: (InputLag & { at: number }) | null = null;
+
+  constructor(private readonly staleAfterMs = SAMPLE_INTERVAL_MS * STALE_AFTER_PERIODS) {}
+
+  record(lag: InputLag, at: number): void {
+    this.last = { p95Ms: lag.p95Ms, samples: lag.samples, at };
+  }
+
+  /** The input lag that makes the server saturated now, or null. */
+  saturated(now: number): InputLag | null {
+    const l = this.last;
+    if (!l || now - l.at >= this.staleAfterMs) return null;
+    return l.samples >= MIN_SAMPLES && l.p95Ms > SATURATED_P95_MS ? { p95Ms: l.p95Ms, samples: l.samples } : null;
+  }
+}
+
+/** `svc_input_lag {"p95Ms":…,"samples":…}` → InputLag; null when unreadable. Never throws. */
+export function parseInputLagReply(text: string): InputLag | null {
+  if (!text.startsWith("svc_input_lag ")) return null;
+  try {
+    const v = JSON.parse(text.slice("svc_input_lag ".length)) as Record<string, unknown>;
+    const p95Ms = Number(v.p95Ms), samples = Number(v.samples);
+    if (!Number.isFinite(p95Ms) || p95Ms < 0 || !Number.isInteger(samples) || samples < 0) return null;
+    return { p95Ms, samples };
+  } catch {
+    return null;
+  }
+}
