@@ -130,7 +130,7 @@ export class Engine {
     mkdirSync(tempDir, { recursive: true });
     const pkg = debianPackageVersion();
     const t0 = performance.now();
-    const office = new LokOffice(fileUrl(profileDir), LO_PROGRAM_DIR, engineEnvironment(profileDir, tempDir));
+    const office = new LokOffice(fileUrl(profileDir), LO_PROGRAM_DIR, engineEnvironment(profileDir, tempDir, { spelling: false }));
     this.startMs = Math.round(performance.now() - t0);
     this.office = office;
     office.setOptionalFeatures(LOK_FEATURE_DOCUMENT_PASSWORD | LOK_FEATURE_DOCUMENT_PASSWORD_TO_MODIFY);

@@ -853,7 +853,7 @@ function main(): void {
   mkdirSync(tempDir, { recursive: true });
   const t0 = performance.now();
   try {
-    office = new LokOffice(fileUrl(profileDir), LO_PROGRAM_DIR, engineEnvironment(profileDir, tempDir));
+    office = new LokOffice(fileUrl(profileDir), LO_PROGRAM_DIR, engineEnvironment(profileDir, tempDir, { spelling: true }));
   } catch (err) {
     log("error", "kit_start_failed", { message: String((err as Error)?.message ?? err) });
     process.exit(1);

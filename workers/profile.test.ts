@@ -41,7 +41,7 @@ test("engines make no network request: the profile removes the network content p
 });
 
 test("engines make no network request: the engines' environment names the closed proxy for every scheme, no exceptions, and no CUPS", () => {
-  const env = engineEnvironment("/p", "/t");
+  const env = engineEnvironment("/p", "/t", { spelling: true });
   for (const name of ["http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "HTTPS_PROXY", "ALL_PROXY"]) expect(env[name]).toBe("http://127.0.0.1:9");
   expect(env.no_proxy).toBe("");
   expect(env.NO_PROXY).toBe("");
@@ -49,5 +49,10 @@ test("engines make no network request: the engines' environment names the closed
 });
 
 test("every file type opens, edits and saves: the engines run with a UTF-8 character set (CSV and sheet text keep non-ASCII)", () => {
-  expect(engineEnvironment("/p", "/t").LC_CTYPE).toBe("C.UTF-8");
+  expect(engineEnvironment("/p", "/t", { spelling: true }).LC_CTYPE).toBe("C.UTF-8");
+});
+
+test("spell checking is for the editor's kits only: DocBuilder's workers run without the languages (a text export took 3× as long with them)", () => {
+  expect(engineEnvironment("/p", "/t", { spelling: true }).LOK_ALLOWLIST_LANGUAGES).toBe("en_US vi_VN");
+  expect(engineEnvironment("/p", "/t", { spelling: false }).LOK_ALLOWLIST_LANGUAGES).toBeUndefined();
 });
