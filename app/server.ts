@@ -172,7 +172,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
   const keyOf = documentKeyer(parseAliasGroups(config.online.aliasGroups, (item) => logger.warn("alias_group_invalid", { item })));
   // The embed gate is built below; admission and the sampler reach it through these closures.
   let embed: EmbedGate | null = null;
-  const editorLoad = new EditorLoad(counter.staleAfterPeriods * counter.intervalMs);
+  const editorLoad = new EditorLoad(counter.intervalMs);
   const sampler = new EdsrvSampler({
     baseUrl: config.online.url,
     user: config.online.adminUser,

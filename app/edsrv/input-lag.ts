@@ -1,11 +1,11 @@
 // How long people wait for their typing to be answered, across the whole editing server: from a
 // key or text a page sends to the caret frame that answers it. The caret frame is held until the
 // tiles showing the change are sent (view-callbacks.ts), so the wait includes the paint. Its p95
-// over the last seconds is what the gate reads (admin command `svc_input_lag`) to stop admitting
+// over the last 5 s is what the gate reads (admin command `svc_input_lag`) to stop admitting
 // new editors before the people already typing slow past the target (docs/operations.md, Sizing).
 
-/** Samples older than this are forgotten. */
-export const INPUT_LAG_WINDOW_MS = 10_000;
+/** Samples older than this are forgotten: the reading follows the load within seconds. */
+export const INPUT_LAG_WINDOW_MS = 5_000;
 /** An input unanswered this long is not counted (a key that moves no caret), rather than counted forever. */
 const STALE_INPUT_MS = 5_000;
 const MAX_SAMPLES = 20_000;
@@ -15,6 +15,8 @@ export interface InputLagSummary {
   p95Ms: number;
   samples: number;
   windowMs: number;
+  /** Since the last answered input, ms (null without samples): people who stopped typing load nothing. */
+  lastMsAgo: number | null;
 }
 
 export class InputLagMeter {
@@ -49,7 +51,8 @@ export class InputLagMeter {
     this.forget(old);
     const sorted = [...this.ms].sort((a, b) => a - b);
     const p95 = sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.95) - 1)]! : 0;
-    return { p95Ms: Math.round(p95 * 10) / 10, samples: sorted.length, windowMs: INPUT_LAG_WINDOW_MS };
+    const last = this.at.at(-1);
+    return { p95Ms: Math.round(p95 * 10) / 10, samples: sorted.length, windowMs: INPUT_LAG_WINDOW_MS, lastMsAgo: last === undefined ? null : Math.round(this.now() - last) };
   }
 
   private forget(n: number): void {

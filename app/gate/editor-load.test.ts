@@ -5,8 +5,8 @@
 import { describe, expect, test } from "bun:test";
 import { ManualClock } from "../clock";
 import { Admission } from "./admission";
-import { ConnectionCounter, SAMPLE_INTERVAL_MS, STALE_AFTER_PERIODS, type SampleDoc } from "./counting";
-import { EditorLoad, MIN_SAMPLES, SATURATED_P95_MS, parseInputLagReply } from "./editor-load";
+import { ConnectionCounter, SAMPLE_INTERVAL_MS, type SampleDoc } from "./counting";
+import { EditorLoad, MIN_SAMPLES, QUIET_AFTER_MS, SATURATED_P95_MS, parseInputLagReply } from "./editor-load";
 import { InputLagMeter, isTyping } from "../edsrv/input-lag";
 
 const src = (n: number) => `http://files.example:8080/wopi/files/${n}`;
@@ -33,7 +33,7 @@ function setup(limit = 20) {
   return { clock, counter, load, admission, downgraded };
 }
 
-const busy = { p95Ms: SATURATED_P95_MS + 30, samples: MIN_SAMPLES + 10 };
+const busy = { p95Ms: SATURATED_P95_MS + 30, samples: MIN_SAMPLES + 10, lastMsAgo: 40 };
 
 describe("admission under load", () => {
   test("rule 6 under load: a saturated editing server makes the cap the sessions open now; a new editor through a file-sync host gets the limit page saying so", async () => {
@@ -60,25 +60,32 @@ describe("admission under load", () => {
     expect(await admission.decide("ws", ws(1, "back"))).toMatchObject({ admit: true, reason: "grace" });
   });
 
-  test("not saturated: a high p95 over too few waits, a low p95, or a reading older than three sample periods", async () => {
+  test("not saturated: a high p95 over too few waits, a low p95, typing that had stopped when the reading was taken, or a reading a sample period old", async () => {
     const { clock, load, admission } = setup();
-    load.record({ p95Ms: 400, samples: MIN_SAMPLES - 1 }, clock.now());
+    load.record({ p95Ms: 400, samples: MIN_SAMPLES - 1, lastMsAgo: 10 }, clock.now());
     expect(await admission.decide("ws", ws(2))).toMatchObject({ admit: true, reason: "under_cap" });
-    load.record({ p95Ms: SATURATED_P95_MS, samples: 500 }, clock.now());
+    load.record({ p95Ms: SATURATED_P95_MS, samples: 500, lastMsAgo: 10 }, clock.now());
     expect(await admission.decide("ws", ws(3))).toMatchObject({ admit: true, reason: "under_cap" });
+    // Everyone left: the waits are still in the editing server's window, but nobody types.
+    load.record({ ...busy, lastMsAgo: QUIET_AFTER_MS + 1 }, clock.now());
+    expect(await admission.decide("ws", ws(4))).toMatchObject({ admit: true, reason: "under_cap" });
+    load.record({ ...busy, lastMsAgo: null }, clock.now());
+    expect(load.saturated(clock.now())).toBeNull();
     load.record(busy, clock.now());
-    clock.advance(SAMPLE_INTERVAL_MS * STALE_AFTER_PERIODS);
+    expect(load.saturated(clock.now())).not.toBeNull();
+    clock.advance(SAMPLE_INTERVAL_MS);
     expect(load.saturated(clock.now())).toBeNull();
   });
 
   test("the sampler's reply parses, and anything else is no reading (a Collabora server does not answer)", () => {
-    expect(parseInputLagReply('svc_input_lag {"p95Ms":12.5,"samples":40,"windowMs":10000}')).toEqual({ p95Ms: 12.5, samples: 40 });
-    for (const bad of ["svc_input_lag", "svc_input_lag {", 'svc_input_lag {"p95Ms":-1,"samples":3}', 'svc_input_lag {"p95Ms":1,"samples":1.5}', "documents {}"]) expect(parseInputLagReply(bad)).toBeNull();
+    expect(parseInputLagReply('svc_input_lag {"p95Ms":12.5,"samples":40,"windowMs":5000,"lastMsAgo":12}')).toEqual({ p95Ms: 12.5, samples: 40, lastMsAgo: 12 });
+    expect(parseInputLagReply('svc_input_lag {"p95Ms":0,"samples":0,"windowMs":5000,"lastMsAgo":null}')).toEqual({ p95Ms: 0, samples: 0, lastMsAgo: null });
+    for (const bad of ["svc_input_lag", "svc_input_lag {", 'svc_input_lag {"p95Ms":-1,"samples":3}', 'svc_input_lag {"p95Ms":1,"samples":1.5}', 'svc_input_lag {"p95Ms":1,"samples":1,"lastMsAgo":-4}', "documents {}"]) expect(parseInputLagReply(bad)).toBeNull();
   });
 });
 
 describe("the editing server's input lag", () => {
-  test("a wait runs from a page's first unanswered key or text to its next caret frame; its p95 covers the last 10 s", () => {
+  test("a wait runs from a page's first unanswered key or text to its next caret frame; its p95 covers the last 5 s", () => {
     let now = 0;
     const meter = new InputLagMeter(() => now);
     const page = {};
@@ -90,9 +97,9 @@ describe("the editing server's input lag", () => {
       meter.answered(page);
       meter.answered(page); // a caret frame with nothing waiting adds nothing
     }
-    expect(meter.summary()).toEqual({ p95Ms: 10, samples: 100, windowMs: 10_000 });
-    now += 10_001;
-    expect(meter.summary()).toMatchObject({ p95Ms: 0, samples: 0 });
+    expect(meter.summary()).toEqual({ p95Ms: 10, samples: 100, windowMs: 5_000, lastMsAgo: 0 });
+    now += 5_001;
+    expect(meter.summary()).toMatchObject({ p95Ms: 0, samples: 0, lastMsAgo: null });
   });
 
   test("typing is a key press or committed text; releases, compositions and other frames are not", () => {
