@@ -21,6 +21,8 @@ const EDSRV_PORT = PROXY_PORT + 2000;
 const base = `http://127.0.0.1:${PROXY_PORT}`;
 let proc: ReturnType<typeof Bun.spawn>;
 let output = "";
+/** Ends when the launcher's stdout and stderr are read to their end. */
+let outputRead: Promise<unknown> = Promise.resolve();
 
 beforeAll(async () => {
   proc = Bun.spawn([process.execPath, path.resolve(import.meta.dir, "launcher.ts")], {
@@ -40,8 +42,7 @@ beforeAll(async () => {
   const pump = async (stream: ReadableStream<Uint8Array>) => {
     for await (const chunk of stream) output += new TextDecoder().decode(chunk);
   };
-  void pump(proc.stdout as ReadableStream<Uint8Array>);
-  void pump(proc.stderr as ReadableStream<Uint8Array>);
+  outputRead = Promise.all([pump(proc.stdout as ReadableStream<Uint8Array>), pump(proc.stderr as ReadableStream<Uint8Array>)]);
   const until = Date.now() + 90_000;
   while (!output.includes("press Ctrl+C to stop") && Date.now() < until) await Bun.sleep(100);
 }, 120_000);
@@ -202,13 +203,17 @@ test("SIGTERM stops the set in order (proxy, editing server, gate) and what was 
   proc.kill("SIGTERM");
   const code = await proc.exited;
   expect(code).toBe(0);
+  // The exit can come before the last lines are read (a loaded machine): read to the end first.
+  await Promise.race([outputRead, Bun.sleep(10_000)]);
   await expect(fetch(`${base}/v1/status`)).rejects.toThrow();
   const stops = output
     .split("\n")
     .filter((l) => l.includes('"event":"process_stopping"'))
     .map((l) => JSON.parse(l).process);
   expect(stops).toEqual(["caddy", "edsrv", "gate+docbuilder"]);
-  expect(output).toMatch(/"event":"documents_stored_at_stop".*"stored":1/);
+  // What the stop logged about saving, so that a failure says which step went wrong.
+  const saving = output.split("\n").filter((l) => /at_stop|putfile|save|document_closed|stopping|exited/.test(l)).join("\n");
+  expect(saving).toMatch(/"event":"documents_stored_at_stop".*"stored":1/);
   // The version the gate stored holds the typed text.
   const v1 = path.join(dataDir, "embed", "files", s.doc_id, "v1.docx");
   expect(strFromU8(unzipSync(new Uint8Array(readFileSync(v1)))["word/document.xml"]!)).toContain("Typed before the stop");
