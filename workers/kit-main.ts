@@ -306,17 +306,22 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       useView(req.viewId); // an unknown view fails at once
       const type = req.type === "up" ? LOK_KEYEVENT_KEYUP : LOK_KEYEVENT_KEYINPUT;
       const char = num(req.char ?? 0, "char"), key = num(req.key ?? 0, "key");
-      (await engineFreeFor(req.viewId as number)).postKeyEvent(type, char, key);
-      inputPosted(req.viewId, type === LOK_KEYEVENT_KEYINPUT && !keyIsQueuedCommand(char, key));
-      if (type === LOK_KEYEVENT_KEYINPUT && !keyIsQueuedCommand(char, key)) awaitingAnswer.set(req.viewId as number, cursorSeq);
+      await postWhenFree(req.viewId as number, (d) => {
+        d.postKeyEvent(type, char, key);
+        inputPosted(req.viewId, type === LOK_KEYEVENT_KEYINPUT && !keyIsQueuedCommand(char, key));
+        if (type === LOK_KEYEVENT_KEYINPUT && !keyIsQueuedCommand(char, key)) awaitingAnswer.set(req.viewId as number, cursorSeq);
+      });
       if (type === LOK_KEYEVENT_KEYINPUT && keyIsQueuedCommand(char, key)) await quiesceView(req.viewId as number);
       return {};
     }
     case "mouse": {
       useView(req.viewId); // an unknown view fails at once
       const type = req.type === "buttonup" ? LOK_MOUSEEVENT_MOUSEBUTTONUP : req.type === "move" ? LOK_MOUSEEVENT_MOUSEMOVE : LOK_MOUSEEVENT_MOUSEBUTTONDOWN;
-      (await engineFreeFor(req.viewId as number)).postMouseEvent(type, num(req.x, "x"), num(req.y, "y"), num(req.count ?? 1, "count"), num(req.buttons ?? 1, "buttons"), num(req.modifier ?? 0, "modifier"));
-      inputPosted(req.viewId);
+      const x = num(req.x, "x"), y = num(req.y, "y"), count = num(req.count ?? 1, "count"), buttons = num(req.buttons ?? 1, "buttons"), modifier = num(req.modifier ?? 0, "modifier");
+      await postWhenFree(req.viewId as number, (d) => {
+        d.postMouseEvent(type, x, y, count, buttons, modifier);
+        inputPosted(req.viewId);
+      });
       return {};
     }
     case "textinput": {
@@ -329,12 +334,14 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
         await engineCaughtUp(req.viewId as number);
         batch.posted = true;
       }
-      const d = await engineFreeFor(req.viewId as number); // drains: a cursor drained from now on was reported after this text
-      textPostedAt.set(req.viewId as number, cursorSeq);
-      d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT, batch.text);
-      if (req.end !== false) d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT_END, batch.text);
-      inputPosted(req.viewId, true);
-      awaitingAnswer.set(req.viewId as number, cursorSeq);
+      // The wait drains callbacks: a cursor drained from now on was reported after this text.
+      await postWhenFree(req.viewId as number, (d) => {
+        textPostedAt.set(req.viewId as number, cursorSeq);
+        d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT, batch.text);
+        if (req.end !== false) d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT_END, batch.text);
+        inputPosted(req.viewId, true);
+        awaitingAnswer.set(req.viewId as number, cursorSeq);
+      });
       return {};
     }
     case "uno": {
@@ -344,8 +351,10 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       // LibreOffice runs a command at once but input later, from its queue: an undo sent right
       // after typing would otherwise undo an earlier step and let the typing land after it.
       await quiesceView(req.viewId as number);
-      (await engineFreeFor(req.viewId as number)).postUnoCommand(command, typeof req.args === "string" ? req.args : "", true);
-      inputPosted(req.viewId);
+      await postWhenFree(req.viewId as number, (d) => {
+        d.postUnoCommand(command, typeof req.args === "string" ? req.args : "", true);
+        inputPosted(req.viewId);
+      });
       await quiesceView(req.viewId as number);
       return {};
     }
@@ -410,8 +419,11 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       if (data.byteLength > CLIPBOARD_MAX_BYTES) throw new Error("paste too large");
       if (mime.startsWith("text/html")) data = Buffer.from(confinePastedHtml(Buffer.from(data).toString("utf8")));
       await quiesceView(req.viewId as number);
-      const ok = (await engineFreeFor(req.viewId as number)).paste(mime, data);
-      inputPosted(req.viewId);
+      const ok = await postWhenFree(req.viewId as number, (d) => {
+        const pasted = d.paste(mime, data);
+        inputPosted(req.viewId);
+        return pasted;
+      });
       await quiesceView(req.viewId as number);
       return { ok };
     }
@@ -427,8 +439,10 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       writeFileSync(file, data);
       try {
         await quiesceView(req.viewId as number);
-        (await engineFreeFor(req.viewId as number)).postUnoCommand(".uno:InsertGraphic", JSON.stringify({ FileName: { type: "string", value: fileUrl(file) } }), true);
-        inputPosted(req.viewId);
+        await postWhenFree(req.viewId as number, (d) => {
+          d.postUnoCommand(".uno:InsertGraphic", JSON.stringify({ FileName: { type: "string", value: fileUrl(file) } }), true);
+          inputPosted(req.viewId);
+        });
         await quiesceView(req.viewId as number);
       } finally {
         rmSync(file, { force: true });
@@ -758,8 +772,12 @@ function viewProcessed(viewId: number, o: Outstanding, engineAsleep: boolean): b
 }
 const OUTSTANDING_MAX_MS = 150;
 
-/** The document with `viewId` current, once no other view's input is outstanding. Post at once, without awaiting in between. */
-async function engineFreeFor(viewId: number): Promise<LokDocument> {
+/**
+ * Runs `post` with `viewId` the current view, once no other view's input is outstanding: the check,
+ * the view switch and the post in one synchronous step, so that no other person's input is posted
+ * or made current in between.
+ */
+async function postWhenFree<T>(viewId: number, post: (d: LokDocument) => T): Promise<T> {
   for (;;) {
     pump();
     const asleep = engineThreadAsleep();
@@ -768,7 +786,7 @@ async function engineFreeFor(viewId: number): Promise<LokDocument> {
       if (viewProcessed(other, o, asleep)) outstanding.delete(other);
       else if (other !== viewId) busy = true;
     }
-    if (!busy) return useView(viewId);
+    if (!busy) return post(useView(viewId));
     await Bun.sleep(1);
   }
 }
