@@ -8,7 +8,7 @@
 import path from "node:path";
 import { watchSources } from "./dev-watch";
 import { launcherEnvironment } from "./launcher-env";
-import { createLogger } from "./log";
+import { createLogger, flushStdout } from "./log";
 import { Supervisor } from "./supervisor";
 
 const root = path.resolve(import.meta.dir, "..");
@@ -45,6 +45,7 @@ async function stopAll(code: number) {
   log.info("service_stopping", { order: ["caddy", "edsrv", "gate+docbuilder"] });
   await supervisor.stop(["caddy", "edsrv", "gate+docbuilder"]);
   log.info("service_stopped", { ms: Date.now() - t0 });
+  await flushStdout();
   process.exit(code);
 }
 process.on("SIGINT", () => void stopAll(0));

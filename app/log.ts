@@ -65,3 +65,12 @@ export function memoryLogger(level: LogLevel = "debug"): Logger & { lines: strin
   const logger = createLogger(level, {}, (l) => lines.push(l));
   return Object.assign(logger, { lines });
 }
+
+/**
+ * Waits until what was written to stdout has left the process (at most `maxMs`). A pipe read by a
+ * busy reader (the launcher's, a container runtime's) holds lines in the process; `process.exit`
+ * drops them: the stop's last lines (`documents_stored_at_stop`) were missing under load.
+ */
+export async function flushStdout(maxMs = 2000): Promise<void> {
+  await Promise.race([new Promise<void>((resolve) => process.stdout.write("", () => resolve())), Bun.sleep(maxMs)]);
+}

@@ -1,7 +1,7 @@
 // Entry of the gate + DocBuilder process: parse the configuration once, start, stop gracefully.
 
 import { ConfigError, parseConfig } from "./config";
-import { createLogger } from "./log";
+import { createLogger, flushStdout } from "./log";
 import { startService } from "./server";
 
 let config;
@@ -25,6 +25,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     stopping = true;
     logger.info("shutdown_requested", { signal });
     await service.stop(10_000);
+    await flushStdout();
     process.exit(0);
   });
 }

@@ -3,7 +3,7 @@
 // SIGTERM/SIGINT: unsaved documents get their exit save, then the kits stop and the process exits.
 
 import { ConfigError, parseConfig } from "../config";
-import { createLogger } from "../log";
+import { createLogger, flushStdout } from "../log";
 import { createEdsrv } from "./server";
 
 let config;
@@ -27,6 +27,7 @@ async function stop() {
   const timer = setTimeout(() => process.exit(1), 30_000);
   await edsrv.close().catch((err) => logger.error("edsrv_stop_failed", { error: err as Error }));
   clearTimeout(timer);
+  await flushStdout();
   process.exit(0);
 }
 process.on("SIGTERM", () => void stop());
