@@ -1,6 +1,7 @@
 // One JSON line per event on stdout. Callers pass structured fields; this module never receives
 // document content, and it scrubs what must never be written: secrets by field name, and the
 // query string of /wopi/ paths (the editing server puts access tokens there).
+import { writeSync } from "node:fs";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -43,7 +44,9 @@ function scrub(fields: Record<string, unknown>): Record<string, unknown> {
 export function createLogger(
   level: LogLevel,
   base: Record<string, unknown> = {},
-  write: (line: string) => void = (line) => process.stdout.write(line + "\n"),
+  // Synchronous: a line written is out of the process, even if it exits right after (a stop's last
+  // lines were lost from a pipe a busy reader had not emptied when process.exit came).
+  write: (line: string) => void = (line) => writeLine(line),
 ): Logger {
   const min = ORDER[level];
   const emit = (lvl: LogLevel, event: string, fields?: Record<string, unknown>) => {
@@ -66,11 +69,15 @@ export function memoryLogger(level: LogLevel = "debug"): Logger & { lines: strin
   return Object.assign(logger, { lines });
 }
 
-/**
- * Waits until what was written to stdout has left the process (at most `maxMs`). A pipe read by a
- * busy reader (the launcher's, a container runtime's) holds lines in the process; `process.exit`
- * drops them: the stop's last lines (`documents_stored_at_stop`) were missing under load.
- */
+function writeLine(line: string): void {
+  try {
+    writeSync(1, line + "\n");
+  } catch {
+    process.stdout.write(line + "\n"); // stdout not writable synchronously (EAGAIN): queue it
+  }
+}
+
+/** Kept for the exits: with synchronous log lines there is nothing left to wait for but other writes to stdout. */
 export async function flushStdout(maxMs = 2000): Promise<void> {
   await Promise.race([new Promise<void>((resolve) => process.stdout.write("", () => resolve())), Bun.sleep(maxMs)]);
 }

@@ -7,10 +7,16 @@ bash scripts/setup.sh test || exit 1
 echo "[test] type-checking (tsc --noEmit)"
 npx tsc --noEmit || { echo "[test] type errors: fix them first"; exit 1; }
 mkdir -p bench/out
-# Two files at a time (SVC_TEST_PARALLEL): most tests wait on an engine, a browser or a timer, so
-# two processes on 2 cores take 11 min where one took 13.5. The slowest files start first
-# (scripts/test-timings.json, from a full run: refresh it with --update-timings after big changes).
-bun test --parallel="${SVC_TEST_PARALLEL:-2}" --timings=scripts/test-timings.json --timeout 60000 --reporter=junit --reporter-outfile=bench/out/test-report.xml "$@"
+# One file at a time by default. SVC_TEST_PARALLEL=2 runs two (11 min instead of 13.5 on 2 cores,
+# slowest first from scripts/test-timings.json), but under that load one embed test
+# (wopi-host "closes after 30 s") still finds its document closed early now and then: the default
+# stays one until it is understood.
+parallel="${SVC_TEST_PARALLEL:-1}"
+if [ "$parallel" -gt 1 ]; then
+  bun test --parallel="$parallel" --timings=scripts/test-timings.json --timeout 60000 --reporter=junit --reporter-outfile=bench/out/test-report.xml "$@"
+else
+  bun test --timeout 60000 --reporter=junit --reporter-outfile=bench/out/test-report.xml "$@"
+fi
 code=$?
 bun scripts/slowest-tests.ts bench/out/test-report.xml || true
 exit $code
