@@ -132,6 +132,21 @@ describe("closed detection", () => {
     expect(state(abandoned)).toBe("closed");
   });
 
+  test("the 30 s of a document nobody opened count from when its last session could no longer open it, however often it was looked at before", () => {
+    const id = doc();
+    presence.applySample([]); // looked at while its session may still open it
+    clock.advance(3 * CLOSED_AFTER_MS);
+    presence.applySample([]);
+    expect(state(id)).toBe("open");
+    for (const session of store.sessionsOf(id)) store.closeSession(session.session_id, clock.now());
+    clock.advance(CLOSED_AFTER_MS - 1);
+    presence.applySample([]);
+    expect(state(id)).toBe("open");
+    clock.advance(1);
+    presence.tick();
+    expect(state(id)).toBe("closed");
+  });
+
   test("CheckFileInfo (a view being opened) counts as presence; nothing is decided without a fresh sample", () => {
     const id = doc();
     presence.applySample([viewing(id)]);

@@ -6,7 +6,7 @@
 //   - closed: no view for 30 consecutive seconds, and no exit save still pending (the document is
 //     not listed as modified), and the document either had a view since it was opened or has no
 //     live session left (a session created and never opened does not close its document while
-//     it may still be opened).
+//     it may still be opened; its 30 s count from when no session can open it any more).
 // Nothing is decided without a fresh sample: with the admin channel down, documents stay open.
 
 import type { Clock } from "../clock";
@@ -99,8 +99,12 @@ export class DocumentPresence {
       }
       st.emptySince ??= Math.max(this.sampledAt!, doc.opened_at);
       if (this.docs.get(doc.doc_id)?.modified) continue; // the exit save is still to come
+      if (!doc.view_seen && this.o.store.countLiveSessions(now, doc.doc_id) > 0) {
+        // Someone may still open it: its 30 s start when nobody can, not when it was first seen empty.
+        st.emptySince = now;
+        continue;
+      }
       if (now - st.emptySince < this.closedAfterMs) continue;
-      if (!doc.view_seen && this.o.store.countLiveSessions(now, doc.doc_id) > 0) continue;
       if (!this.o.store.markClosed(doc.doc_id, now)) continue;
       this.state.delete(doc.doc_id);
       this.o.logger.info("embed_document_closed", { doc_id: doc.doc_id, version: doc.version });
