@@ -4,9 +4,14 @@
 // links pictures and stylesheets on all of them, and each test fails if a single connection
 // arrives, whatever it asked for. Real gate and workers, real editing server and kits, a loopback
 // WOPI host. How the engines are cut off: workers/profile.ts.
+//
+// The same documents also name pictures and stylesheets on this machine's disk, by file: URL and
+// by path, in a folder outside the engines' own: LibreOffice read them (a select all + copy
+// carried such a picture's bytes back to the page) until the engines were confined to their own
+// folders (workers/confine.ts).
 
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { strFromU8, unzipSync } from "fflate";
@@ -31,9 +36,17 @@ let seq = 0;
 /** Hits already reported by an earlier test (each test reports only its own). */
 let reported = 0;
 
+/** A folder outside every engine's own, holding the pictures and stylesheets the documents name by path. */
+let localDir: string;
+
 beforeAll(async () => {
   canary = startCanary();
-  const b = canary.bases;
+  localDir = mkdtempSync(path.join(tmpdir(), "svc-local-links-"));
+  const b = [...canary.bases, `file://${localDir}`, localDir];
+  for (let i = 0; i < b.length; i++) {
+    for (const kind of ["docx", "odt", "html"]) writeFileSync(path.join(localDir, `${kind}-image-${i}.png`), CANARY_PNG);
+    writeFileSync(path.join(localDir, `style-${i}.css`), "p { color: #ff0000 }");
+  }
   const html = new TextEncoder().encode(htmlLinkingResources(b));
   // HTML delivered under office names: LibreOffice detects it by content and imports it as HTML.
   const bytesOf = (name: string) => (name === "linked.docx" ? docxLinkingImages(b) : name === "linked.odt" ? odtLinkingImages(b) : html);
@@ -134,7 +147,7 @@ describe("engines make no network request: editing server", () => {
     }, 60_000);
   }
 
-  test("select all + copy: the copied HTML carries no fetched picture", async () => {
+  test("select all + copy: the copied HTML carries no fetched picture, from the network or from the server's disk", async () => {
     for (const d of [docs[0]!, docs[1]!, docs[2]!]) {
       const { s } = await openInEditor(d.name, d.bytes);
       s.send("uno .uno:SelectAll");

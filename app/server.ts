@@ -102,6 +102,9 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
 
   // The edition decides parallel_jobs; the pool asks at every dispatch (the license file is re-read
   // at run time), through the same figures GET /v1/limits shows.
+  // Before the workers start: the store empties its folder, and a worker may read only the
+  // folders that exist when it starts (workers/confine.ts).
+  const jobs = new JobStore(path.join(dataDir, "jobs"), clock, `${config.publicUrl}/v1/files/`);
   const docbuilderEntitlements = opts.entitlements ?? license.docbuilderSource();
   const lowerOnly = { maxFileMbCap: config.docbuilder.maxFileMbCap, jobTimeoutSecondsCap: config.docbuilder.jobTimeoutSecondsCap };
   const pool = new WorkerPool({
@@ -111,13 +114,12 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     maxJobs: config.docbuilder.workerMaxJobs,
     maxAgeMs: config.docbuilder.workerMaxAgeMinutes * 60_000,
     profileRoot: path.join(dataDir, "profiles"),
+    engineReadable: [scratchRoot, jobs.root],
     logger,
     clock,
     workerCommand: opts.workerCommand,
   });
   await pool.start();
-
-  const jobs = new JobStore(path.join(dataDir, "jobs"), clock, `${config.publicUrl}/v1/files/`);
   jobs.startSweeping();
 
   const own = ownListeners(config.ownPorts);

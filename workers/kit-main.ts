@@ -46,6 +46,7 @@ import { sniff } from "./sniff";
 import { sendLine } from "./reply";
 import { confinePastedHtml } from "./pasted-html";
 import { engineThreadAsleep } from "./engine-thread";
+import { confineEngineProcess } from "./confine";
 
 const send = sendLine;
 
@@ -876,6 +877,7 @@ function main(): void {
   const tempDir = (kitTempDir = join(profileDir, "tmp"));
   rmSync(tempDir, { recursive: true, force: true });
   mkdirSync(tempDir, { recursive: true });
+  confineEngineProcess(profileDir, log);
   const t0 = performance.now();
   try {
     office = new LokOffice(fileUrl(profileDir), LO_PROGRAM_DIR, engineEnvironment(profileDir, tempDir, { spelling: true }));

@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Engine, EngineError } from "./engine";
 import { sendLine } from "./reply";
+import { confineEngineProcess } from "./confine";
 import type { WorkerErrorCode, WorkerReply, WorkerRequest } from "./protocol";
 
 /** Replies of the wire protocol, on fd 3. */
@@ -107,6 +108,7 @@ function main(): void {
     log("warn", "worker_profile_default", { profile_dir: profileDir });
   }
   mkdirSync(profileDir, { recursive: true });
+  confineEngineProcess(profileDir, log);
 
   const engine = new Engine(log);
   try {

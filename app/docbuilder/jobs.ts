@@ -80,7 +80,7 @@ export class JobStore {
   private sweeper?: Timer;
 
   constructor(
-    private readonly root: string,
+    readonly root: string,
     private readonly clock: Clock,
     /** Base of result URLs, e.g. "http://host/v1/files/". */
     private readonly filesUrlBase: string,

@@ -46,6 +46,8 @@ export interface PoolOptions {
   memoryLimitBytes?: number;
   /** How often resident memory is read (MEMORY_CHECK_MS). */
   memoryCheckMs?: number;
+  /** The folders holding the files workers are handed: besides its profile and the system's, all a worker may read (workers/confine.ts). */
+  engineReadable?: string[];
 }
 
 export interface RunOptions {
@@ -236,7 +238,7 @@ export class WorkerPool {
     const command = this.opts.workerCommand ?? [process.execPath, WORKER_ENTRY];
     const child = execa(command[0]!, command.slice(1), {
       stdio: ["pipe", "pipe", "pipe", "pipe"],
-      env: { SVC_WORKER_PROFILE_DIR: profileDir, SVC_WORKER_SLOT: String(slot) },
+      env: { SVC_WORKER_PROFILE_DIR: profileDir, SVC_WORKER_SLOT: String(slot), SVC_ENGINE_READABLE: (this.opts.engineReadable ?? []).join(path.delimiter) },
       extendEnv: true,
       // Inside its profile: what LibreOffice writes to its working directory (NSS's pkcs11.txt) stays there.
       cwd: profileDir,

@@ -46,6 +46,8 @@ export interface KitPoolOptions {
   memoryLimitBytes?: number;
   /** How often resident memory is read (MEMORY_CHECK_MS). */
   memoryCheckMs?: number;
+  /** The folders holding the documents kits are handed: besides its profile and the system's, all a kit may read (workers/confine.ts). */
+  engineReadable?: string[];
 }
 
 /** A document's open and first screen take well under this on a warm kit. */
@@ -258,7 +260,7 @@ export class KitPool {
     const command = this.opts.command ?? [process.execPath, KIT_ENTRY];
     const proc = execa(command[0]!, command.slice(1), {
       stdio: ["pipe", "pipe", "pipe", "pipe"],
-      env: { SVC_KIT_PROFILE_DIR: profileDir },
+      env: { SVC_KIT_PROFILE_DIR: profileDir, SVC_ENGINE_READABLE: (this.opts.engineReadable ?? []).join(path.delimiter) },
       // Inside its profile: what LibreOffice writes to its working directory (NSS's pkcs11.txt) stays there.
       cwd: profileDir,
       reject: false,

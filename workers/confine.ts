@@ -1,0 +1,124 @@
+// What an engine process may read from the disk. LibreOffice reads a picture or a stylesheet that a
+// document names by a file: URL or a path (a docx's linked picture, an odt's draw:image, an HTML
+// page's <link>), whatever the path: select all + copy in the editor handed the bytes of such a
+// picture, read from the server's disk, back to the person. The network side is closed by the
+// profile (workers/profile.ts); links cannot be rewritten away, because a link to "C:\Users\…" is
+// the person's data and must survive a save. So the kernel refuses the read instead: a Landlock
+// ruleset (Linux 5.13+) lets the engine's threads read files only beneath the folders an office
+// engine needs (the system's, its own profile, the documents it is handed) and nowhere else,
+// in particular not the rest of the data directory or anyone's home. A refused read is a missing
+// file to LibreOffice: the link stays, a placeholder is painted.
+//
+// Landlock applies to the thread that asks and to threads and processes it starts afterwards;
+// called before LibreOffice starts, it covers every LibreOffice thread and every call into it.
+// Only reading files is restricted (not listing, writing or executing): the threat is content
+// leaving the machine through a document.
+
+import { dlopen, ptr } from "bun:ffi";
+import { closeSync, existsSync, mkdirSync, openSync, constants as fsConstants } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+const SYS_LANDLOCK_CREATE_RULESET = 444;
+const SYS_LANDLOCK_ADD_RULE = 445;
+const SYS_LANDLOCK_RESTRICT_SELF = 446;
+const SYS_PRCTL = 157;
+const PR_SET_NO_NEW_PRIVS = 38;
+const LANDLOCK_CREATE_RULESET_VERSION = 1;
+const LANDLOCK_RULE_PATH_BENEATH = 1;
+const LANDLOCK_ACCESS_FS_READ_FILE = 1n << 2n;
+
+/** Folders every engine reads: its libraries, fonts, dictionaries, configuration, the kernel's views. */
+const SYSTEM_READABLE = ["/usr", "/lib", "/lib64", "/etc", "/opt", "/proc", "/sys", "/dev", "/var/cache/fontconfig"];
+
+/** The user's own font folders and fontconfig cache, which fontconfig reads when they exist. */
+function userFontFolders(): string[] {
+  const home = os.homedir();
+  const cache = process.env.XDG_CACHE_HOME || path.join(home, ".cache");
+  const config = process.env.XDG_CONFIG_HOME || path.join(home, ".config");
+  const data = process.env.XDG_DATA_HOME || path.join(home, ".local", "share");
+  return [path.join(cache, "fontconfig"), path.join(config, "fontconfig"), path.join(data, "fonts"), path.join(home, ".fonts")];
+}
+
+export interface Confinement {
+  /** "landlock" when the kernel enforces it; otherwise why it could not be set up. */
+  state: "landlock" | "unavailable";
+  reason?: string;
+  /** The folders beneath which files may be read. */
+  readable: string[];
+}
+
+let libc: ReturnType<typeof openLibc> | null = null;
+function openLibc() {
+  return dlopen("libc.so.6", {
+    syscall: { args: ["i64", "i64", "i64", "i64", "i64", "i64"], returns: "i64" },
+    __errno_location: { args: [], returns: "ptr" },
+  });
+}
+
+/**
+ * Lets this thread, and every thread and process it starts from now on, read files only beneath
+ * `own` (the engine's profile, the documents it is handed, the program's own files) and the
+ * system's folders. Never throws: on a kernel without Landlock (or a container that forbids it)
+ * the engine runs unconfined and the answer says why.
+ */
+export function confineReads(own: string[]): Confinement {
+  const readable = [...new Set([...SYSTEM_READABLE, ...userFontFolders(), ...own.map((p) => path.resolve(p))])].filter((p) => existsSync(p));
+  if (process.platform !== "linux" || process.arch !== "x64") return { state: "unavailable", reason: `${process.platform}/${process.arch}`, readable };
+  try {
+    libc ??= openLibc();
+    const call = (n: number, a = 0n, b = 0n, c = 0n, d = 0n, e = 0n) => Number(libc!.symbols.syscall(n, a, b, c, d, e));
+    const abi = call(SYS_LANDLOCK_CREATE_RULESET, 0n, 0n, BigInt(LANDLOCK_CREATE_RULESET_VERSION));
+    if (abi < 1) return { state: "unavailable", reason: "the kernel has no Landlock (or it is turned off)", readable };
+    // struct landlock_ruleset_attr, its first field only (handled_access_fs): valid for every ABI.
+    const attr = new BigUint64Array([LANDLOCK_ACCESS_FS_READ_FILE]);
+    const ruleset = call(SYS_LANDLOCK_CREATE_RULESET, BigInt(ptrOf(attr)), 8n, 0n);
+    if (ruleset < 0) return { state: "unavailable", reason: "landlock_create_ruleset refused", readable };
+    try {
+      for (const dir of readable) {
+        const fd = openSync(dir, fsConstants.O_RDONLY);
+        try {
+          // struct landlock_path_beneath_attr { u64 allowed_access; s32 parent_fd; } (packed, 12 bytes).
+          const rule = new DataView(new ArrayBuffer(12));
+          rule.setBigUint64(0, LANDLOCK_ACCESS_FS_READ_FILE, true);
+          rule.setInt32(8, fd, true);
+          if (call(SYS_LANDLOCK_ADD_RULE, BigInt(ruleset), BigInt(LANDLOCK_RULE_PATH_BENEATH), BigInt(ptrOf(new Uint8Array(rule.buffer))), 0n) < 0) {
+            return { state: "unavailable", reason: `landlock_add_rule refused for ${dir}`, readable };
+          }
+        } finally {
+          closeSync(fd);
+        }
+      }
+      if (call(SYS_PRCTL, BigInt(PR_SET_NO_NEW_PRIVS), 1n) < 0) return { state: "unavailable", reason: "prctl(PR_SET_NO_NEW_PRIVS) refused", readable };
+      if (call(SYS_LANDLOCK_RESTRICT_SELF, BigInt(ruleset), 0n) < 0) return { state: "unavailable", reason: "landlock_restrict_self refused", readable };
+    } finally {
+      closeSync(ruleset);
+    }
+    return { state: "landlock", readable };
+  } catch (err) {
+    return { state: "unavailable", reason: String((err as Error)?.message ?? err), readable };
+  }
+}
+
+/** The address of a typed array's bytes (kept alive by the caller for the call). */
+const ptrOf = (view: BigUint64Array | Uint8Array): number => Number(ptr(view));
+
+/**
+ * The engine process's confinement, from its entry file before LibreOffice starts: its profile,
+ * the folders its parent names in SVC_ENGINE_READABLE (the documents it will be handed), the
+ * program's own files and Bun's. Logged either way, a warning when the kernel cannot enforce it.
+ */
+export function confineEngineProcess(profileDir: string, log: (level: "info" | "warn", event: string, fields: Record<string, unknown>) => void): Confinement {
+  const handed = (process.env.SVC_ENGINE_READABLE ?? "").split(path.delimiter).filter(Boolean);
+  // A rule needs the folder to exist; the parent may create it only later (the job store after the pool).
+  for (const dir of [profileDir, ...handed]) mkdirSync(dir, { recursive: true });
+  // Bun compiles the engine's small C helpers (workers/lok.ts) from files it writes to the
+  // temporary folder and reads back: that folder is the engine's own, as LibreOffice's is.
+  process.env.TMPDIR = path.join(profileDir, "tmp");
+  mkdirSync(process.env.TMPDIR, { recursive: true });
+  const program = path.resolve(import.meta.dir, "..");
+  const confinement = confineReads([profileDir, ...handed, program, path.dirname(process.execPath)]);
+  if (confinement.state === "landlock") log("info", "engine_reads_confined", { readable: confinement.readable });
+  else log("warn", "engine_reads_unconfined", { reason: confinement.reason, hint: "Linux 5.13+ with Landlock enabled confines what LibreOffice may read (a document's linked local pictures)" });
+  return confinement;
+}
