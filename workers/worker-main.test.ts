@@ -78,7 +78,8 @@ const id = () => `job-${++n}`;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "worker-test-"));
-  w = new Worker({ SVC_WORKER_PROFILE_DIR: join(root, "profile", "not-yet-created") });
+  // The jobs' files are in the test's folder: the worker may read there, as the pool lets it read its own (workers/confine.ts).
+  w = new Worker({ SVC_WORKER_PROFILE_DIR: join(root, "profile", "not-yet-created"), SVC_ENGINE_READABLE: root });
   ready = await w.next((r) => r.type === "ready");
 }, T);
 
@@ -230,7 +231,7 @@ describe("worker process", () => {
   }, T);
 
   test("a second worker exits with code 0 on SIGTERM", async () => {
-    const w2 = new Worker({ SVC_WORKER_PROFILE_DIR: join(root, "profile2") });
+    const w2 = new Worker({ SVC_WORKER_PROFILE_DIR: join(root, "profile2"), SVC_ENGINE_READABLE: root });
     await w2.next((r) => r.type === "ready");
     w2.child.kill("SIGTERM");
     expect(await w2.exited).toEqual({ code: 0, signal: null });

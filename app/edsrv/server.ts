@@ -91,7 +91,8 @@ export async function createEdsrv(deps: EdsrvDeps) {
   const pool = new KitPool({
     idle: deps.idleKits ?? config.edsrv.idleKits,
     profileRoot: path.join(workRoot, "kits"),
-    engineReadable: [path.join(workRoot, "docs"), path.join(workRoot, "convert")],
+    // The folders kits load from: open documents, recoveries (a journal's base file), conversions.
+    engineReadable: [path.join(workRoot, "docs"), journalRoot(workRoot), path.join(workRoot, "convert")],
     logger: deps.logger,
     // What one document may cost a kit (issue 21 item 2): load time and resident memory.
     loadTimeoutMs: config.edsrv.loadTimeoutSeconds * 1000,

@@ -12,7 +12,8 @@ export function useKitPool(prefix: string): { dir: string; pool: () => KitPool }
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
   let pool: KitPool | undefined;
   beforeAll(async () => {
-    pool = new KitPool({ idle: 1, profileRoot: path.join(dir, "kits"), logger: memoryLogger("warn") });
+    // The tests put their documents in this folder: the kits may read there (workers/confine.ts).
+    pool = new KitPool({ idle: 1, profileRoot: path.join(dir, "kits"), engineReadable: [dir], logger: memoryLogger("warn") });
     await pool.start();
   }, 60_000);
   afterAll(async () => {
