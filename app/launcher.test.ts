@@ -212,7 +212,7 @@ test("SIGTERM stops the set in order (proxy, editing server, gate) and what was 
     .map((l) => JSON.parse(l).process);
   expect(stops).toEqual(["caddy", "edsrv", "gate+docbuilder"]);
   // What the stop logged about saving, so that a failure says which step went wrong.
-  const saving = output.split("\n").filter((l) => /at_stop|"event":"putfile"|stopping|stopped/.test(l)).slice(-12).join("\n");
+  const saving = output.split("\n").filter((l) => /at_stop|"event":"putfile"|stopping|stopped|process_|edsrv_|signal/.test(l)).slice(-30).join("\n");
   expect(saving).toMatch(/"event":"documents_stored_at_stop".*"stored":1/);
   // The version the gate stored holds the typed text.
   const v1 = path.join(dataDir, "embed", "files", s.doc_id, "v1.docx");

@@ -16,16 +16,19 @@ try {
 }
 
 const logger = createLogger(config.logLevel, { service: "svc" });
-const service = await startService(config, logger);
-
+// Heard from the first moment: a stop during the start (workers still starting) waits for it and
+// then stops in order, instead of the default action ending the process mid-start.
+const starting = startService(config, logger);
 let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, async () => {
     if (stopping) return;
     stopping = true;
     logger.info("shutdown_requested", { signal });
-    await service.stop(10_000);
+    const service = await starting.catch(() => null);
+    await service?.stop(10_000);
     await flushStdout();
     process.exit(0);
   });
 }
+await starting;

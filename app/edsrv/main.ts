@@ -17,18 +17,22 @@ try {
   throw err;
 }
 const logger = createLogger(config.logLevel, { service: "edsrv" });
-const edsrv = await createEdsrv({ config, logger });
-
+// The stop is heard from the first moment: the server listens (and pages open documents and type)
+// while its idle kits are still starting, and a SIGTERM then ended the process at once, without the
+// exit saves (the launcher's stop test, under load). A stop during the start waits for it, then stores.
+const starting = createEdsrv({ config, logger });
 let stopping = false;
 async function stop() {
   if (stopping) return;
   stopping = true;
   logger.info("edsrv_stopping", {});
   const timer = setTimeout(() => process.exit(1), 30_000);
-  await edsrv.close().catch((err) => logger.error("edsrv_stop_failed", { error: err as Error }));
+  const edsrv = await starting.catch(() => null);
+  await edsrv?.close().catch((err) => logger.error("edsrv_stop_failed", { error: err as Error }));
   clearTimeout(timer);
   await flushStdout();
   process.exit(0);
 }
 process.on("SIGTERM", () => void stop());
 process.on("SIGINT", () => void stop());
+await starting;

@@ -145,3 +145,18 @@ test("a graceful stop (SIGTERM) with 20 modified documents open stores every one
   expect(output).toMatch(/"event":"documents_stored_at_stop".*"documents":20,"stored":20/);
   console.log(`20 modified documents stored and the process gone in ${stopMs} ms`);
 }, 180_000);
+
+test("a stop (SIGTERM) that comes while the editing server is still starting its kits is a graceful stop, not the end of the process", async () => {
+  if (ed && ed.exitCode === null) {
+    ed.kill("SIGTERM");
+    await ed.exited;
+  }
+  output = "";
+  // It listens (and pages may open documents and type) before its idle kits are warm: the stop
+  // comes in that window, as the launcher's stop can after a restart.
+  await startEdsrv();
+  ed!.kill("SIGTERM");
+  expect(await ed!.exited).toBe(0);
+  expect(ed!.signalCode).toBeNull();
+  expect(output).toContain('"event":"edsrv_stopping"');
+}, 60_000);
