@@ -148,6 +148,7 @@ function addView(readOnly: boolean, author: string): number {
   d.initializeForRendering(viewOptions(author));
   views.add(viewId);
   unpainted.add(viewId);
+  viewLooks.set(viewId, readOnly ? "ro" : "rw");
   if (d.getDocumentType() === DOC_TYPE_SPREADSHEET) {
     // A sheet's first column and row headers grow the view's tiled area and invalidate the whole
     // sheet: asked by the page just after its first tiles, every one of them was asked again.
@@ -263,6 +264,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const lang = String(req.lang ?? "");
       if (!/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(lang)) throw new Error("lang must be a BCP 47 language tag");
       d.setViewLanguage(viewId, lang);
+      setLook(viewId, { lang });
       // LibreOffice takes a view's language into its resources when the view becomes the current
       // one (SfxLokHelper::setView), which does nothing for the view already current: another view
       // is made current for a moment (a new one, dropped at once, when this is the only one).
@@ -287,6 +289,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const viewId = req.viewId as number;
       d.unregisterCallback();
       views.delete(viewId);
+      viewLooks.delete(viewId);
       unpainted.delete(viewId);
       sentTiles.delete(viewId);
       cursorSeenAt.delete(viewId);
@@ -349,6 +352,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       useView(req.viewId); // an unknown view fails at once
       const command = String(req.command ?? "");
       if (!/^\.uno:[A-Za-z0-9_.]+$/.test(command)) throw new Error("bad uno command");
+      if (VIEW_LOOK_COMMAND.test(command)) setLook(req.viewId as number, { own: true });
       // LibreOffice runs a command at once but input later, from its queue: an undo sent right
       // after typing would otherwise undo an earlier step and let the typing land after it.
       await quiesceView(req.viewId as number);
@@ -571,12 +575,72 @@ const MAX_DELTA_PART = 0.75;
 type PaintedTile = { wid: number; png?: string; delta?: number; dy?: number };
 
 /**
+ * How a view draws the document, as far as its pixels go: read-only or not, its language (an
+ * empty placeholder's "Click to add Text" is in the view's language) and, once it has run a
+ * command that changes only its own view (formatting marks, grid lines, zoom…), a look of its
+ * own. Views of one look share painted tiles (Collabora's canonical view ids).
+ */
+const viewLooks = new Map<number, string>();
+const VIEW_LOOK_COMMAND = /^\.uno:(ControlCodes|SpellOnline|Show|Hide|View|Toggle|Zoom|Grid|Ruler|Sidebar)/;
+function setLook(viewId: number, change: { lang?: string; own?: boolean }): void {
+  const [access = "rw", lang = "", own = ""] = (viewLooks.get(viewId) ?? "rw").split("|");
+  viewLooks.set(viewId, [access, change.lang ?? lang, change.own ? `v${viewId}` : own].join("|"));
+}
+
+/**
+ * Tiles painted for one view, kept for the others of the same look until the engine invalidates
+ * them: with several people in a document every keystroke invalidated the same tiles in every
+ * view and each view painted, hashed and encoded them again (at 40 people in ten documents, 4 a
+ * document, that was most of the kits' time). An entry holds the tile's pixels and row digests
+ * and the PNGs made from them, by band; an invalidation from any view drops what it touches.
+ * A paint that ran before an edit whose invalidation the engine has not yet reported is served
+ * from here until that invalidation comes, as the view's own paint at that moment could have been;
+ * the invalidation then makes every view paint it again.
+ */
+interface SharedTile {
+  part: number;
+  /** Twips. */
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  pixels: Uint8Array;
+  rows: BigUint64Array;
+  /** PNG (base64) by band: `${top}:${rows}`. */
+  encoded: Map<string, string>;
+}
+const sharedTiles = new Map<string, SharedTile>();
+/** 48 tiles of 256 px: 12 MB, more than a screen (40 tiles at 1920×1200). */
+const MAX_SHARED_TILES = 48;
+
+function forgetSharedTiles(payload: string): void {
+  if (!sharedTiles.size) return;
+  const n = payload.split(",").map((v) => v.trim());
+  if (n[0] === "EMPTY") {
+    const part = n.length >= 2 ? Number(n[1]) : NaN;
+    for (const [key, t] of sharedTiles) if (!Number.isFinite(part) || t.part === part) sharedTiles.delete(key);
+    return;
+  }
+  const [x, y, w, h] = n.slice(0, 4).map(Number) as [number, number, number, number];
+  const part = n.length >= 5 ? Number(n[4]) : NaN;
+  if (![x, y, w, h].every(Number.isFinite)) {
+    sharedTiles.clear();
+    return;
+  }
+  for (const [key, t] of sharedTiles) {
+    if (Number.isFinite(part) && t.part !== part) continue;
+    if (t.x < x + w && x < t.x + t.w && t.y < y + h && y < t.y + t.h) sharedTiles.delete(key);
+  }
+}
+
+/**
  * Paints tiles of one size and answers, in order, each one's wire id and PNG (see PaintedTile).
  * Tiles on one grid are painted as one rectangle and cut (Collabora's combined tiles): the
  * engine's set-up per paint cost more than the painting, measured at 0.5-0.9 ms for three tiles
  * apart against 0.2-0.3 ms as one. One pixel more each way is painted and cropped: the engine draws
  * a paint's last pixel column and row without the grid lines and borders that go on past it, a
- * white seam every tile in sheets.
+ * white seam every tile in sheets. Tiles another view of the same look painted since the engine
+ * last changed them are not painted again (sharedTiles).
  */
 function paintTiles(d: LokDocument, part: number, size: { width: number; height: number; w: number; h: number }, at: [number, number, number][], deltas: boolean): PaintedTile[] {
   const { width, height, w, h } = size;
@@ -585,42 +649,76 @@ function paintTiles(d: LokDocument, part: number, size: { width: number; height:
   if (!sent) sentTiles.set(viewId, (sent = new Map()));
   if (sent.size > MAX_SENT_TILES) sent.clear();
   const mode = d.getTileMode();
-  const finish = (x: number, y: number, have: number, pixels: Uint8Array, stride: number): PaintedTile => {
-    const key = `${part}:${x}:${y}:${w}:${width}`;
+  const look = viewLooks.get(viewId) ?? `v${viewId}`;
+  const sharedKey = (x: number, y: number) => `${look}|${part}:${x}:${y}:${w}:${h}:${width}:${height}`;
+
+  const shared = new Map<string, SharedTile>();
+  const missing: [number, number][] = [];
+  for (const [x, y] of at) {
+    const key = sharedKey(x, y);
+    const hit = sharedTiles.get(key);
+    if (hit) {
+      // Kept as the most recently used.
+      sharedTiles.delete(key);
+      sharedTiles.set(key, hit);
+      shared.set(key, hit);
+    } else if (!shared.has(key)) {
+      missing.push([x, y]);
+    }
+  }
+  const keep = (x: number, y: number, pixels: Uint8Array, stride: number) => {
+    const own = new Uint8Array(width * height * 4);
+    for (let row = 0; row < height; row++) own.set(pixels.subarray(row * stride * 4, (row * stride + width) * 4), row * width * 4);
     const rows = new BigUint64Array(height);
-    for (let row = 0; row < height; row++) rows[row] = BigInt(Bun.hash.wyhash(pixels.subarray(row * stride * 4, (row * stride + width) * 4)));
+    for (let row = 0; row < height; row++) rows[row] = BigInt(Bun.hash.wyhash(own.subarray(row * width * 4, (row + 1) * width * 4)));
+    const tile: SharedTile = { part, x, y, w, h, pixels: own, rows, encoded: new Map() };
+    const key = sharedKey(x, y);
+    sharedTiles.set(key, tile);
+    shared.set(key, tile);
+    while (sharedTiles.size > MAX_SHARED_TILES) sharedTiles.delete(sharedTiles.keys().next().value!);
+  };
+  if (missing.length) {
+    const x0 = Math.min(...missing.map((t) => t[0])), y0 = Math.min(...missing.map((t) => t[1]));
+    const cols = Math.round((Math.max(...missing.map((t) => t[0])) - x0) / w) + 1, rows = Math.round((Math.max(...missing.map((t) => t[1])) - y0) / h) + 1;
+    const onGrid = missing.every(([x, y]) => (x - x0) % w === 0 && (y - y0) % h === 0);
+    // As one rectangle when it is mostly tiles asked for and not huge; else tile by tile.
+    if (onGrid && cols * rows <= 2 * missing.length && cols * width <= 4096 && rows * height <= 4096) {
+      const bw = cols * width + 1, bh = rows * height + 1;
+      const buf = new Uint8Array(bw * bh * 4);
+      d.paintTile(buf, bw, bh, x0, y0, Math.round((w * bw) / width), Math.round((h * bh) / height));
+      for (const [x, y] of missing) keep(x, y, buf.subarray((((y - y0) / h) * height * bw + ((x - x0) / w) * width) * 4), bw);
+    } else {
+      const buf = new Uint8Array((width + 1) * (height + 1) * 4);
+      for (const [x, y] of missing) {
+        d.paintTile(buf, width + 1, height + 1, x, y, Math.round((w * (width + 1)) / width), Math.round((h * (height + 1)) / height));
+        keep(x, y, buf, width + 1);
+      }
+    }
+  }
+
+  return at.map(([x, y, have]) => {
+    const tile = shared.get(sharedKey(x, y))!;
+    const key = `${part}:${x}:${y}:${w}:${width}`;
     const before = sent.get(key);
     // The rows top..bottom changed in the copy the client holds (the whole tile when it holds none).
     let top = 0, bottom = height - 1;
     const held = have !== 0 && before?.wid === have;
     if (held) {
-      while (top < height && rows[top] === before.rows[top]) top++;
+      while (top < height && tile.rows[top] === before.rows[top]) top++;
       if (top === height) return { wid: have };
-      while (rows[bottom] === before.rows[bottom]) bottom--;
+      while (tile.rows[bottom] === before.rows[bottom]) bottom--;
     }
     const wid = ++lastWid;
-    sent.set(key, { wid, rows });
+    sent.set(key, { wid, rows: tile.rows });
     const band = bottom - top + 1;
-    if (held && deltas && band <= height * MAX_DELTA_PART) {
-      const png = encodeTilePng(pixels.subarray(top * stride * 4), width, band, mode, stride);
-      return { wid, png: png.toString("base64"), delta: have, dy: top };
+    const asDelta = held && deltas && band <= height * MAX_DELTA_PART;
+    const bandKey = asDelta ? `${top}:${band}` : `0:${height}`;
+    let png = tile.encoded.get(bandKey);
+    if (png === undefined) {
+      png = (asDelta ? encodeTilePng(tile.pixels.subarray(top * width * 4), width, band, mode, width) : encodeTilePng(tile.pixels, width, height, mode, width)).toString("base64");
+      tile.encoded.set(bandKey, png);
     }
-    return { wid, png: encodeTilePng(pixels, width, height, mode, stride).toString("base64") };
-  };
-  const x0 = Math.min(...at.map((t) => t[0])), y0 = Math.min(...at.map((t) => t[1]));
-  const cols = Math.round((Math.max(...at.map((t) => t[0])) - x0) / w) + 1, rows = Math.round((Math.max(...at.map((t) => t[1])) - y0) / h) + 1;
-  const onGrid = at.every(([x, y]) => (x - x0) % w === 0 && (y - y0) % h === 0);
-  // As one rectangle when it is mostly tiles asked for and not huge; else tile by tile.
-  if (onGrid && cols * rows <= 2 * at.length && cols * width <= 4096 && rows * height <= 4096) {
-    const bw = cols * width + 1, bh = rows * height + 1;
-    const buf = new Uint8Array(bw * bh * 4);
-    d.paintTile(buf, bw, bh, x0, y0, Math.round((w * bw) / width), Math.round((h * bh) / height));
-    return at.map(([x, y, have]) => finish(x, y, have, buf.subarray((((y - y0) / h) * height * bw + ((x - x0) / w) * width) * 4), bw));
-  }
-  const buf = new Uint8Array((width + 1) * (height + 1) * 4);
-  return at.map(([x, y, have]) => {
-    d.paintTile(buf, width + 1, height + 1, x, y, Math.round((w * (width + 1)) / width), Math.round((h * (height + 1)) / height));
-    return finish(x, y, have, buf, width + 1);
+    return asDelta ? { wid, png, delta: have, dy: top } : { wid, png };
   });
 }
 
@@ -634,6 +732,7 @@ function pump(): void {
     if (e.type === LOK_CALLBACK_INVALIDATE_VISIBLE_CURSOR) cursorSeenAt.set(e.tag, ++cursorSeq);
     if (!FORWARDED.has(e.type)) continue;
     if (e.type === LOK_CALLBACK_INVALIDATE_TILES) {
+      forgetSharedTiles(e.payload);
       if (unpainted.has(e.tag)) continue;
       if (isSheetContentChange(e.payload)) {
         (sheetChanged ??= new Set()).add(e.tag);
@@ -660,6 +759,7 @@ function pump(): void {
   }
   // Every view repaints every sheet (formulas on other sheets may depend on the changed cell).
   if (sheetChanged && doc) {
+    sharedTiles.clear();
     const parts = doc.getParts();
     for (const viewId of sheetChanged) for (let p = 0; p < parts; p++) send({ type: "cb", viewId, cb: LOK_CALLBACK_INVALIDATE_TILES, payload: `EMPTY, ${p}`, version: ++pixelVersion });
   }
