@@ -133,12 +133,19 @@ describe("the screen follows the document", () => {
 
     // Both show the new data: a view opened now paints the same chart. Anti-aliasing along tile
     // edges differs by a few pixels between views: "the same" is judged against what is drawn.
+    // On a loaded machine LibreOffice's chart timer can fire after the views settled: the views
+    // are compared until they agree (or 10 s pass), never the other way round.
     await Promise.all([scrolledRight(a.frame), settled(b.frame)]);
     const c = await env.openEditor(contexts[2]!, f.src, "tok_carol");
     await scrolledRight(c.frame);
-    const fresh = await boxPixels(c.frame, chart);
-    const drawn = differing(fresh, fresh.map((v, i) => (i % 4 === 3 ? v : 255))); // the box's pixels that are not white
-    for (const view of [a, b]) expect(differing(await boxPixels(view.frame, chart), fresh) * 20).toBeLessThan(drawn);
+    let apart: number[] = [], drawn = 0;
+    for (const until = Date.now() + 10_000; ; await Bun.sleep(300)) {
+      const fresh = await boxPixels(c.frame, chart);
+      drawn = differing(fresh, fresh.map((v, i) => (i % 4 === 3 ? v : 255))); // the box's pixels that are not white
+      apart = [differing(await boxPixels(a.frame, chart), fresh), differing(await boxPixels(b.frame, chart), fresh)];
+      if (apart.every((d) => d * 20 < drawn) || Date.now() > until) break;
+    }
+    for (const d of apart) expect(d * 20).toBeLessThan(drawn);
     await Promise.all(contexts.map((x) => x.close()));
   }, 60_000);
 
