@@ -26,6 +26,8 @@ export class DocumentSaving {
   private retryDelay: number;
   private autosaveTimer: Timer | null = null;
   private idleSaveTimer: Timer | null = null;
+  /** When the host last took a version of this document (ms since the epoch). */
+  private lastStoredAt = 0;
 
   constructor(private readonly doc: DocumentState) {
     this.retryDelay = doc.deps.saveRetryMs;
@@ -141,6 +143,7 @@ export class DocumentSaving {
         doc.notifyModified();
         if (doc.lastModifiedTime !== null) doc.broadcast(serverFrame("lastmodtime", doc.lastModifiedTime));
         doc.deps.admin.uploaded(doc, true);
+        this.lastStoredAt = Date.now();
         return { success: true, result: "stored" };
       case "conflict":
         doc.conflict = true;
@@ -212,9 +215,11 @@ export class DocumentSaving {
    * deadline, so a stop loses nothing while the host answers. Changes the host will not take
    * (conflict, too large, token refused) are quarantined, as on close.
    */
-  async storeBeforeStop(deadline: number): Promise<StopOutcome> {
+  async storeBeforeStop(deadline: number, stopBegan: number): Promise<StopOutcome> {
     const doc = this.doc;
-    let outcome: StopOutcome = "unmodified";
+    // Stored since the stop began counts as stored at the stop: the exit save when its last page
+    // left (the proxy stops first) may come before the server's own stop gets to this document.
+    let outcome: StopOutcome = this.lastStoredAt >= stopBegan ? "stored" : "unmodified";
     while (doc.state !== "closed") {
       if (this.saving) await this.saving.catch(() => {});
       if (!doc.modified || !doc.kit?.alive) break;

@@ -187,8 +187,8 @@ export class DocumentBroker extends DocumentState {
    * Server shutdown: stores what is unsaved through the WOPI host (document-saving.ts) before
    * closing every session.
    */
-  async shutdown(deadline: number): Promise<StopOutcome> {
-    const outcome = await this.saving.storeBeforeStop(deadline);
+  async shutdown(deadline: number, stopBegan = Date.now()): Promise<StopOutcome> {
+    const outcome = await this.saving.storeBeforeStop(deadline, stopBegan);
     for (const s of this.sessions.values()) s.send(closeFrame("shuttingdown"));
     this.dispose();
     return outcome;

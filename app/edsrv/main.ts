@@ -26,9 +26,10 @@ async function stop() {
   if (stopping) return;
   stopping = true;
   logger.info("edsrv_stopping", {});
+  const stopBegan = Date.now();
   const timer = setTimeout(() => process.exit(1), 30_000);
   const edsrv = await starting.catch(() => null);
-  await edsrv?.close().catch((err) => logger.error("edsrv_stop_failed", { error: err as Error }));
+  await edsrv?.close(25_000, stopBegan).catch((err) => logger.error("edsrv_stop_failed", { error: err as Error }));
   clearTimeout(timer);
   await flushStdout();
   process.exit(0);

@@ -470,11 +470,11 @@ export async function createEdsrv(deps: EdsrvDeps) {
     pool,
     admin,
     brokers,
-    /** Stores every modified document through its WOPI host (retrying until `graceMs` is spent), then stops. */
-    async close(graceMs = 25_000) {
-      const deadline = Date.now() + graceMs;
+    /** Stores every modified document through its WOPI host (retrying until `graceMs` after `stopBegan` is spent), then stops. */
+    async close(graceMs = 25_000, stopBegan = Date.now()) {
+      const deadline = stopBegan + graceMs;
       server.stop(false); // no new page or connection; the open ones stay until their document is stored
-      const outcomes = await Promise.all(docs().map((d) => d.shutdown(deadline).catch(() => "lost" as const)));
+      const outcomes = await Promise.all(docs().map((d) => d.shutdown(deadline, stopBegan).catch(() => "lost" as const)));
       const count = (o: string) => outcomes.filter((x) => x === o).length;
       if (outcomes.length) log.info("documents_stored_at_stop", { documents: outcomes.length, stored: count("stored"), unmodified: count("unmodified"), quarantined: count("quarantined"), lost: count("lost") });
       downloads.clear();
