@@ -78,6 +78,16 @@ const viewing = (id: string, users: string[] = ["u1"], modified = false): Sample
 const listedEmpty = (id: string, modified: boolean): SampleDoc => ({ docKey: KEY_PREFIX + id, editSessions: [], readonly: 0, views: [], modified });
 const state = (id: string) => store.document(id)!.state;
 
+/** With no view from now on: still open 1 ms before the 30 s, closed at them. */
+function closesAtExactly30s(id: string): void {
+  clock.advance(CLOSED_AFTER_MS - 1);
+  presence.applySample([]);
+  expect(state(id)).toBe("open");
+  clock.advance(1);
+  presence.tick();
+  expect(state(id)).toBe("closed");
+}
+
 describe("closed detection", () => {
   test("no view for 30 consecutive seconds after someone was in it: closed at 30 s, not at 29.999 s", () => {
     const id = doc();
@@ -85,12 +95,7 @@ describe("closed detection", () => {
     expect(store.document(id)!.view_seen).toBe(1);
     clock.advance(5000);
     presence.applySample([]); // the last one left
-    clock.advance(CLOSED_AFTER_MS - 1);
-    presence.applySample([]);
-    expect(state(id)).toBe("open");
-    clock.advance(1);
-    presence.tick();
-    expect(state(id)).toBe("closed");
+    closesAtExactly30s(id);
     expect(closed.map((d) => d.doc_id)).toEqual([id]);
     expect(store.document(id)!.closed_at).toBe(clock.now());
   });
@@ -139,12 +144,7 @@ describe("closed detection", () => {
     presence.applySample([]);
     expect(state(id)).toBe("open");
     for (const session of store.sessionsOf(id)) store.closeSession(session.session_id, clock.now());
-    clock.advance(CLOSED_AFTER_MS - 1);
-    presence.applySample([]);
-    expect(state(id)).toBe("open");
-    clock.advance(1);
-    presence.tick();
-    expect(state(id)).toBe("closed");
+    closesAtExactly30s(id);
   });
 
   test("CheckFileInfo (a view being opened) counts as presence; nothing is decided without a fresh sample", () => {
