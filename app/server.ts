@@ -100,11 +100,12 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
   });
   license.start();
 
-  // The edition decides parallel_jobs; the pool asks at every dispatch (the license file is re-read
-  // at run time), through the same figures GET /v1/limits shows.
   // Before the workers start: the store empties its folder, and a worker may read only the
   // folders that exist when it starts (workers/confine.ts).
   const jobs = new JobStore(path.join(dataDir, "jobs"), clock, `${config.publicUrl}/v1/files/`);
+
+  // The edition decides parallel_jobs; the pool asks at every dispatch (the license file is re-read
+  // at run time), through the same figures GET /v1/limits shows.
   const docbuilderEntitlements = opts.entitlements ?? license.docbuilderSource();
   const lowerOnly = { maxFileMbCap: config.docbuilder.maxFileMbCap, jobTimeoutSecondsCap: config.docbuilder.jobTimeoutSecondsCap };
   const pool = new WorkerPool({

@@ -52,7 +52,6 @@ let libc: ReturnType<typeof openLibc> | null = null;
 function openLibc() {
   return dlopen("libc.so.6", {
     syscall: { args: ["i64", "i64", "i64", "i64", "i64", "i64"], returns: "i64" },
-    __errno_location: { args: [], returns: "ptr" },
   });
 }
 
@@ -108,9 +107,15 @@ const ptrOf = (view: BigUint64Array | Uint8Array): number => Number(ptr(view));
  * the folders its parent names in SVC_ENGINE_READABLE (the documents it will be handed), the
  * program's own files and Bun's. Logged either way, a warning when the kernel cannot enforce it.
  */
+/** The environment an engine process is started with to name the folders of the files it will be handed. */
+export function engineReadableEnv(folders: string[] = []): { SVC_ENGINE_READABLE: string } {
+  return { SVC_ENGINE_READABLE: folders.join(path.delimiter) };
+}
+
 export function confineEngineProcess(profileDir: string, log: (level: "info" | "warn", event: string, fields: Record<string, unknown>) => void): Confinement {
   const handed = (process.env.SVC_ENGINE_READABLE ?? "").split(path.delimiter).filter(Boolean);
-  // A rule needs the folder to exist; the parent may create it only later (the job store after the pool).
+  // A rule needs the folder to exist, and binds the folder that exists then: the parent must not
+  // replace it afterwards (the job store empties its folder before the workers start).
   for (const dir of [profileDir, ...handed]) mkdirSync(dir, { recursive: true });
   // Bun compiles the engine's small C helpers (workers/lok.ts) from files it writes to the
   // temporary folder and reads back: that folder is the engine's own, as LibreOffice's is.

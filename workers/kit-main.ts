@@ -47,6 +47,7 @@ import { sendLine } from "./reply";
 import { confinePastedHtml } from "./pasted-html";
 import { engineThreadAsleep } from "./engine-thread";
 import { confineEngineProcess } from "./confine";
+import { parseTileInvalidation } from "./tile-invalidation";
 
 const send = sendLine;
 
@@ -148,7 +149,7 @@ function addView(readOnly: boolean, author: string): number {
   d.initializeForRendering(viewOptions(author));
   views.add(viewId);
   unpainted.add(viewId);
-  viewLooks.set(viewId, readOnly ? "ro" : "rw");
+  setLook(viewId, { readOnly });
   if (d.getDocumentType() === DOC_TYPE_SPREADSHEET) {
     // A sheet's first column and row headers grow the view's tiled area and invalidate the whole
     // sheet: asked by the page just after its first tiles, every one of them was asked again.
@@ -310,12 +311,13 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       useView(req.viewId); // an unknown view fails at once
       const type = req.type === "up" ? LOK_KEYEVENT_KEYUP : LOK_KEYEVENT_KEYINPUT;
       const char = num(req.char ?? 0, "char"), key = num(req.key ?? 0, "key");
+      const pressed = type === LOK_KEYEVENT_KEYINPUT, command = keyIsQueuedCommand(char, key);
       await postWhenFree(req.viewId as number, (d) => {
         d.postKeyEvent(type, char, key);
-        inputPosted(req.viewId, type === LOK_KEYEVENT_KEYINPUT && !keyIsQueuedCommand(char, key));
-        if (type === LOK_KEYEVENT_KEYINPUT && !keyIsQueuedCommand(char, key)) awaitingAnswer.set(req.viewId as number, cursorSeq);
+        inputPosted(req.viewId, pressed && !command);
+        if (pressed && !command) awaitingAnswer.set(req.viewId as number, cursorSeq);
       });
-      if (type === LOK_KEYEVENT_KEYINPUT && keyIsQueuedCommand(char, key)) await quiesceView(req.viewId as number);
+      if (pressed && command) await quiesceView(req.viewId as number);
       return {};
     }
     case "mouse": {
@@ -548,8 +550,7 @@ function writeInSourceDialect(path: string, dialect: CsvDialect): void {
 const SHEET_ROW_WIDTH = 10_000_000; // twips; Calc sends 32212230
 function isSheetContentChange(payload: string): boolean {
   if (!doc || doc.getDocumentType() !== LOK_DOCTYPE.SPREADSHEET) return false;
-  const w = Number(payload.split(",")[2]);
-  return Number.isFinite(w) && w >= SHEET_ROW_WIDTH;
+  return (parseTileInvalidation(payload)?.rect?.w ?? 0) >= SHEET_ROW_WIDTH;
 }
 
 /** The most tiles one request paints (a 1920×1200 screen is 40). */
@@ -580,11 +581,21 @@ type PaintedTile = { wid: number; png?: string; delta?: number; dy?: number };
  * command that changes only its own view (formatting marks, grid lines, zoom…), a look of its
  * own. Views of one look share painted tiles (Collabora's canonical view ids).
  */
-const viewLooks = new Map<number, string>();
+interface ViewLook {
+  readOnly: boolean;
+  lang: string;
+  /** The view ran a view-only command: it shares tiles with no other. */
+  own: boolean;
+}
+const viewLooks = new Map<number, ViewLook>();
 const VIEW_LOOK_COMMAND = /^\.uno:(ControlCodes|SpellOnline|Show|Hide|View|Toggle|Zoom|Grid|Ruler|Sidebar)/;
-function setLook(viewId: number, change: { lang?: string; own?: boolean }): void {
-  const [access = "rw", lang = "", own = ""] = (viewLooks.get(viewId) ?? "rw").split("|");
-  viewLooks.set(viewId, [access, change.lang ?? lang, change.own ? `v${viewId}` : own].join("|"));
+function setLook(viewId: number, change: Partial<ViewLook>): void {
+  viewLooks.set(viewId, { readOnly: false, lang: "", own: false, ...viewLooks.get(viewId), ...change });
+}
+/** Views with the same key paint the same pixels. */
+function lookKey(viewId: number): string {
+  const look = viewLooks.get(viewId);
+  return !look || look.own ? `v${viewId}` : `${look.readOnly ? "ro" : "rw"}:${look.lang}`;
 }
 
 /**
@@ -615,21 +626,12 @@ const MAX_SHARED_TILES = 48;
 
 function forgetSharedTiles(payload: string): void {
   if (!sharedTiles.size) return;
-  const n = payload.split(",").map((v) => v.trim());
-  if (n[0] === "EMPTY") {
-    const part = n.length >= 2 ? Number(n[1]) : NaN;
-    for (const [key, t] of sharedTiles) if (!Number.isFinite(part) || t.part === part) sharedTiles.delete(key);
-    return;
-  }
-  const [x, y, w, h] = n.slice(0, 4).map(Number) as [number, number, number, number];
-  const part = n.length >= 5 ? Number(n[4]) : NaN;
-  if (![x, y, w, h].every(Number.isFinite)) {
-    sharedTiles.clear();
-    return;
-  }
+  const inv = parseTileInvalidation(payload);
+  if (!inv) return sharedTiles.clear();
+  const r = inv.rect;
   for (const [key, t] of sharedTiles) {
-    if (Number.isFinite(part) && t.part !== part) continue;
-    if (t.x < x + w && x < t.x + t.w && t.y < y + h && y < t.y + t.h) sharedTiles.delete(key);
+    if (inv.part !== null && t.part !== inv.part) continue;
+    if (!r || (t.x < r.x + r.w && r.x < t.x + t.w && t.y < r.y + r.h && r.y < t.y + t.h)) sharedTiles.delete(key);
   }
 }
 
@@ -649,7 +651,7 @@ function paintTiles(d: LokDocument, part: number, size: { width: number; height:
   if (!sent) sentTiles.set(viewId, (sent = new Map()));
   if (sent.size > MAX_SENT_TILES) sent.clear();
   const mode = d.getTileMode();
-  const look = viewLooks.get(viewId) ?? `v${viewId}`;
+  const look = lookKey(viewId);
   const sharedKey = (x: number, y: number) => `${look}|${part}:${x}:${y}:${w}:${h}:${width}:${height}`;
 
   const shared = new Map<string, SharedTile>();

@@ -23,6 +23,7 @@ import type { Clock } from "../clock";
 import { ServiceError } from "../errors";
 import type { Logger } from "../log";
 import type { CoreInfo, WorkerReply, WorkerRequest } from "../../workers/protocol";
+import { engineReadableEnv } from "../../workers/confine";
 import { MEMORY_CHECK_MS, MIB, engineMemoryError, residentBytes } from "../engine-memory";
 
 export interface PoolOptions {
@@ -238,7 +239,7 @@ export class WorkerPool {
     const command = this.opts.workerCommand ?? [process.execPath, WORKER_ENTRY];
     const child = execa(command[0]!, command.slice(1), {
       stdio: ["pipe", "pipe", "pipe", "pipe"],
-      env: { SVC_WORKER_PROFILE_DIR: profileDir, SVC_WORKER_SLOT: String(slot), SVC_ENGINE_READABLE: (this.opts.engineReadable ?? []).join(path.delimiter) },
+      env: { SVC_WORKER_PROFILE_DIR: profileDir, SVC_WORKER_SLOT: String(slot), ...engineReadableEnv(this.opts.engineReadable) },
       extendEnv: true,
       // Inside its profile: what LibreOffice writes to its working directory (NSS's pkcs11.txt) stays there.
       cwd: profileDir,

@@ -14,6 +14,7 @@
 import { execa, type ResultPromise } from "execa";
 import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
+import { engineReadableEnv } from "../../workers/confine";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import type { Logger } from "../log";
@@ -260,7 +261,7 @@ export class KitPool {
     const command = this.opts.command ?? [process.execPath, KIT_ENTRY];
     const proc = execa(command[0]!, command.slice(1), {
       stdio: ["pipe", "pipe", "pipe", "pipe"],
-      env: { SVC_KIT_PROFILE_DIR: profileDir, SVC_ENGINE_READABLE: (this.opts.engineReadable ?? []).join(path.delimiter) },
+      env: { SVC_KIT_PROFILE_DIR: profileDir, ...engineReadableEnv(this.opts.engineReadable) },
       // Inside its profile: what LibreOffice writes to its working directory (NSS's pkcs11.txt) stays there.
       cwd: profileDir,
       reject: false,

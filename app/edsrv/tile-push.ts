@@ -6,6 +6,8 @@
 // push arriving: a push that fails, or misses a tile because the page scrolled meanwhile, leaves
 // the page's own request to paint it.
 
+import { parseTileInvalidation } from "../../workers/tile-invalidation";
+
 export interface TileRequest {
   part: number;
   /** Pixels. */
@@ -89,14 +91,13 @@ export class ViewTiles {
   onInvalidation(payload: string, version: number): Promise<void> | null {
     const g = this.grid, v = this.visible;
     if (!g || !v) return null;
-    const n = payload.split(",").map((s) => s.trim());
-    const all = n[0] === "EMPTY";
-    const part = all ? (n.length >= 2 ? Number(n[1]) : g.part) : n.length >= 5 ? Number(n[4]) : g.part;
+    const inv = parseTileInvalidation(payload);
+    if (!inv) return null;
+    const part = inv.part ?? g.part;
     if (part !== g.part) return null;
     let r: Rect = v;
-    if (!all) {
-      const [x, y, w, h] = n.slice(0, 4).map(Number) as [number, number, number, number];
-      if (![x, y, w, h].every(Number.isFinite)) return null;
+    if (inv.rect) {
+      const { x, y, w, h } = inv.rect;
       const x0 = Math.max(x, v.x), y0 = Math.max(y, v.y);
       const x1 = Math.min(x + w, v.x + v.w), y1 = Math.min(y + h, v.y + v.h);
       if (x1 <= x0 || y1 <= y0) return null;
