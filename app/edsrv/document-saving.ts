@@ -27,7 +27,7 @@ export class DocumentSaving {
   private autosaveTimer: Timer | null = null;
   private idleSaveTimer: Timer | null = null;
   /** When the host last took a version of this document (ms since the epoch). */
-  private lastStoredAt = 0;
+  lastStoredAt = 0;
 
   constructor(private readonly doc: DocumentState) {
     this.retryDelay = doc.deps.saveRetryMs;

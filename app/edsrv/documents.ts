@@ -187,6 +187,11 @@ export class DocumentBroker extends DocumentState {
    * Server shutdown: stores what is unsaved through the WOPI host (document-saving.ts) before
    * closing every session.
    */
+  /** When the host last took a version of this document (ms since the epoch; 0: never). */
+  get lastStoredAt(): number {
+    return this.saving.lastStoredAt;
+  }
+
   async shutdown(deadline: number, stopBegan = Date.now()): Promise<StopOutcome> {
     const outcome = await this.saving.storeBeforeStop(deadline, stopBegan);
     for (const s of this.sessions.values()) s.send(closeFrame("shuttingdown"));

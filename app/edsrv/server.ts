@@ -85,6 +85,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
   const hash = client.hash;
   const workRoot = deps.workRoot ?? path.join(config.dataDir, "edsrv");
   mkdirSync(workRoot, { recursive: true });
+  const docsRoot = path.join(workRoot, "docs"), convertRoot = path.join(workRoot, "convert");
   const groups = parseAliasGroups(config.online.aliasGroups, (item) => log.warn("alias_group_invalid", { item }));
   if (!groups.length) log.warn("alias_groups_empty", { hint: "set SVC_ONLINE_ALIASGROUP1; no document can open" });
 
@@ -92,7 +93,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
     idle: deps.idleKits ?? config.edsrv.idleKits,
     profileRoot: path.join(workRoot, "kits"),
     // The folders kits load from: open documents, recoveries (a journal's base file), conversions.
-    engineReadable: [path.join(workRoot, "docs"), journalRoot(workRoot), path.join(workRoot, "convert")],
+    engineReadable: [docsRoot, journalRoot(workRoot), convertRoot],
     logger: deps.logger,
     // What one document may cost a kit (issue 21 item 2): load time and resident memory.
     loadTimeoutMs: config.edsrv.loadTimeoutSeconds * 1000,
@@ -102,6 +103,8 @@ export async function createEdsrv(deps: EdsrvDeps) {
   const brokers = new Map<string, DocumentBroker>();
   const saves = { ok: 0, failed: 0 };
   const docs = () => [...brokers.values()];
+  /** Documents closed in the last minute, and when their host last took a version. */
+  const recentlyClosed: { closedAt: number; storedAt: number }[] = [];
   const inputLag = new InputLagMeter();
   const admin = new AdminHub(
     config.online.adminPassword,
@@ -131,7 +134,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
     wopi,
     downloads,
     logger: deps.logger,
-    workRoot: path.join(workRoot, "docs"),
+    workRoot: docsRoot,
     autosaveSeconds: deps.autosaveSeconds ?? config.edsrv.autosaveSeconds,
     idleSaveSeconds: deps.idleSaveSeconds ?? (deps.autosaveSeconds === 0 ? 0 : config.edsrv.idleSaveSeconds),
     saveRetryMs: deps.saveRetryMs ?? 2000,
@@ -139,6 +142,10 @@ export async function createEdsrv(deps: EdsrvDeps) {
     admin: adminEvents,
     onClosed: (d: DocumentBroker) => {
       if (brokers.get(d.docKey) === d) brokers.delete(d.docKey);
+      // A stop counts what was stored since it began, also documents closed before it got to them.
+      const now = Date.now();
+      recentlyClosed.push({ closedAt: now, storedAt: d.lastStoredAt });
+      while (recentlyClosed.length && recentlyClosed[0]!.closedAt < now - 60_000) recentlyClosed.shift();
     },
     journalRoot: journalRoot(workRoot),
     orphanWaitMs: deps.orphanWaitMs,
@@ -254,7 +261,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
     const file = body.data ?? body.file;
     const format = String(c.req.param("format") ?? body.format ?? "").toLowerCase();
     if (!(file instanceof File) || !/^[a-z0-9]{1,8}$/.test(format)) return c.text("Bad request", 400);
-    const dir = path.join(workRoot, "convert", randomBytes(8).toString("hex"));
+    const dir = path.join(convertRoot, randomBytes(8).toString("hex"));
     mkdirSync(dir, { recursive: true });
     const ext = (path.extname(file.name).slice(1) || "bin").toLowerCase().replace(/[^a-z0-9]/g, "");
     const input = path.join(dir, `in.${ext}`), output = path.join(dir, `out.${format}`);
@@ -474,7 +481,10 @@ export async function createEdsrv(deps: EdsrvDeps) {
     async close(graceMs = 25_000, stopBegan = Date.now()) {
       const deadline = stopBegan + graceMs;
       server.stop(false); // no new page or connection; the open ones stay until their document is stored
-      const outcomes = await Promise.all(docs().map((d) => d.shutdown(deadline, stopBegan).catch(() => "lost" as const)));
+      // Closed since the stop began, stored on the way: their last page left when the proxy
+      // stopped and their exit save came before this stop reached them.
+      const storedOnClose = recentlyClosed.filter((c) => c.closedAt >= stopBegan && c.storedAt >= stopBegan).map(() => "stored" as const);
+      const outcomes = [...storedOnClose, ...(await Promise.all(docs().map((d) => d.shutdown(deadline, stopBegan).catch(() => "lost" as const))))];
       const count = (o: string) => outcomes.filter((x) => x === o).length;
       if (outcomes.length) log.info("documents_stored_at_stop", { documents: outcomes.length, stored: count("stored"), unmodified: count("unmodified"), quarantined: count("quarantined"), lost: count("lost") });
       downloads.clear();
