@@ -58,6 +58,7 @@ function log(level: "debug" | "info" | "warn" | "error", event: string, fields?:
 /** Document callbacks worth forwarding (see LibreOfficeKitEnums.h); the rest (sidebar JSON…) is dropped. */
 const FORWARDED = new Set([0, 1, 2, 5, 8, 12, 13, 14, 15, 16, 17, 19, 22, 23, 24, 25, 26, 28, 32, 34, 39]);
 const DOC_TYPES = ["text", "spreadsheet", "presentation", "drawing", "other"] as const;
+const DOC_TYPE_TEXT = 0;
 const DOC_TYPE_SPREADSHEET = 1;
 /** A 1920×1080 px screen at 100 % (15 twips a pixel): larger than any first view of the editor. */
 const FIRST_SCREEN_TWIPS = { width: 1920 * 15, height: 1080 * 15 };
@@ -104,6 +105,23 @@ function useView(viewId: unknown): LokDocument {
   const d = requireDoc();
   if (typeof viewId !== "number" || !views.has(viewId)) throw new Error(`unknown view ${String(viewId)}`);
   if (d.getView() !== viewId) d.setView(viewId);
+  return d;
+}
+
+/**
+ * The document, ready to paint tiles for `viewId`. A text document's tiles are the same through
+ * any view of the same look (a page has no per-view part), so the current view paints them: a
+ * view switch (LibreOffice re-activates the view's frame, its bindings and Basic's ThisComponent)
+ * cost 0.5 ms of CPU, as much as painting a tile, and with five people in a document nearly every
+ * tile request switched. Sheets and slides switch: each view shows its own part.
+ */
+function viewForTiles(viewId: unknown): LokDocument {
+  const d = requireDoc();
+  if (typeof viewId !== "number" || !views.has(viewId)) throw new Error(`unknown view ${String(viewId)}`);
+  const current = d.getView();
+  if (current === viewId) return d;
+  if (d.getDocumentType() === DOC_TYPE_TEXT && views.has(current) && lookKey(current) === lookKey(viewId)) return d;
+  d.setView(viewId);
   return d;
 }
 
@@ -464,7 +482,8 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       return status(d);
     }
     case "tiles": {
-      const d = useView(req.viewId);
+      const viewId = req.viewId as number;
+      const d = viewForTiles(viewId);
       const width = num(req.width, "width"), height = num(req.height, "height");
       if (width < 1 || height < 1 || width > 2048 || height > 2048) throw new Error("tile size out of range");
       const w = Math.max(1, num(req.w, "w")), h = Math.max(1, num(req.h, "h"));
@@ -479,8 +498,8 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       // Every invalidation the engine made before this paint goes out first, numbered at most the
       // version the tiles carry: the client then knows the tiles hold those changes.
       pump();
-      unpainted.delete(d.getView());
-      return { tiles: paintTiles(d, part ?? 0, { width, height, w, h }, at as [number, number, number][], req.deltas === true), version: pixelVersion };
+      unpainted.delete(viewId);
+      return { tiles: paintTiles(d, viewId, part ?? 0, { width, height, w, h }, at as [number, number, number][], req.deltas === true), version: pixelVersion };
     }
     case "save": {
       const d = requireDoc();
@@ -644,9 +663,8 @@ function forgetSharedTiles(payload: string): void {
  * white seam every tile in sheets. Tiles another view of the same look painted since the engine
  * last changed them are not painted again (sharedTiles).
  */
-function paintTiles(d: LokDocument, part: number, size: { width: number; height: number; w: number; h: number }, at: [number, number, number][], deltas: boolean): PaintedTile[] {
+function paintTiles(d: LokDocument, viewId: number, part: number, size: { width: number; height: number; w: number; h: number }, at: [number, number, number][], deltas: boolean): PaintedTile[] {
   const { width, height, w, h } = size;
-  const viewId = d.getView();
   let sent = sentTiles.get(viewId);
   if (!sent) sentTiles.set(viewId, (sent = new Map()));
   if (sent.size > MAX_SENT_TILES) sent.clear();

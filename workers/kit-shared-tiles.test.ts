@@ -30,6 +30,13 @@ test("views share painted tiles but never another view's own look: formatting ma
     const withMarks = await firstTile(kit, a);
     expect(withMarks).not.toBe(plain);
     expect(await firstTile(kit, b)).toBe(plain);
+    // A tile nobody has painted yet, asked for by B while A (the marks) is the engine's current
+    // view: a text document's tiles are painted through the current view when it looks the same
+    // (no view switch), never when it does not.
+    const larger = async (viewId: number) =>
+      (await kit.request<{ tiles: { png?: string }[] }>("tiles", { viewId, part: 0, width: 512, height: 512, w: 7680, h: 7680, tiles: [[0, 0, 0]] })).tiles[0]!.png!;
+    const largerWithMarks = await larger(a);
+    expect(await larger(b)).not.toBe(largerWithMarks);
   } finally {
     pool().release(kit);
   }
