@@ -48,6 +48,7 @@ import { confinePastedHtml } from "./pasted-html";
 import { engineThreadAsleep } from "./engine-thread";
 import { confineEngineProcess } from "./confine";
 import { parseTileInvalidation } from "./tile-invalidation";
+import { repaintStaleRows, SharedTiles, type SharedTile } from "./shared-tiles";
 
 const send = sendLine;
 
@@ -499,7 +500,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       // version the tiles carry: the client then knows the tiles hold those changes.
       pump();
       unpainted.delete(viewId);
-      return { tiles: paintTiles(d, viewId, part ?? 0, { width, height, w, h }, at as [number, number, number][], req.deltas === true), version: pixelVersion };
+      return { ...paintTiles(d, viewId, part ?? 0, { width, height, w, h }, at as [number, number, number][], req.deltas === true), version: pixelVersion };
     }
     case "save": {
       const d = requireDoc();
@@ -617,42 +618,7 @@ function lookKey(viewId: number): string {
   return !look || look.own ? `v${viewId}` : `${look.readOnly ? "ro" : "rw"}:${look.lang}`;
 }
 
-/**
- * Tiles painted for one view, kept for the others of the same look until the engine invalidates
- * them: with several people in a document every keystroke invalidated the same tiles in every
- * view and each view painted, hashed and encoded them again (at 40 people in ten documents, 4 a
- * document, that was most of the kits' time). An entry holds the tile's pixels and row digests
- * and the PNGs made from them, by band; an invalidation from any view drops what it touches.
- * A paint that ran before an edit whose invalidation the engine has not yet reported is served
- * from here until that invalidation comes, as the view's own paint at that moment could have been;
- * the invalidation then makes every view paint it again.
- */
-interface SharedTile {
-  part: number;
-  /** Twips. */
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-  pixels: Uint8Array;
-  rows: BigUint64Array;
-  /** PNG (base64) by band: `${top}:${rows}`. */
-  encoded: Map<string, string>;
-}
-const sharedTiles = new Map<string, SharedTile>();
-/** 48 tiles of 256 px: 12 MB, more than a screen (40 tiles at 1920×1200). */
-const MAX_SHARED_TILES = 48;
-
-function forgetSharedTiles(payload: string): void {
-  if (!sharedTiles.size) return;
-  const inv = parseTileInvalidation(payload);
-  if (!inv) return sharedTiles.clear();
-  const r = inv.rect;
-  for (const [key, t] of sharedTiles) {
-    if (inv.part !== null && t.part !== inv.part) continue;
-    if (!r || (t.x < r.x + r.w && r.x < t.x + t.w && t.y < r.y + r.h && r.y < t.y + t.h)) sharedTiles.delete(key);
-  }
-}
+const sharedTiles = new SharedTiles();
 
 /**
  * Paints tiles of one size and answers, in order, each one's wire id and PNG (see PaintedTile).
@@ -661,9 +627,10 @@ function forgetSharedTiles(payload: string): void {
  * apart against 0.2-0.3 ms as one. One pixel more each way is painted and cropped: the engine draws
  * a paint's last pixel column and row without the grid lines and borders that go on past it, a
  * white seam every tile in sheets. Tiles another view of the same look painted since the engine
- * last changed them are not painted again (sharedTiles).
+ * last changed them are not painted again, and in a text document only the rows the engine changed
+ * are painted again (shared-tiles.ts).
  */
-function paintTiles(d: LokDocument, viewId: number, part: number, size: { width: number; height: number; w: number; h: number }, at: [number, number, number][], deltas: boolean): PaintedTile[] {
+function paintTiles(d: LokDocument, viewId: number, part: number, size: { width: number; height: number; w: number; h: number }, at: [number, number, number][], deltas: boolean): { tiles: PaintedTile[]; painted: { tiles: number; rows: number } } {
   const { width, height, w, h } = size;
   let sent = sentTiles.get(viewId);
   if (!sent) sentTiles.set(viewId, (sent = new Map()));
@@ -674,29 +641,19 @@ function paintTiles(d: LokDocument, viewId: number, part: number, size: { width:
 
   const shared = new Map<string, SharedTile>();
   const missing: [number, number][] = [];
+  const stale = new Set<SharedTile>();
   for (const [x, y] of at) {
     const key = sharedKey(x, y);
     const hit = sharedTiles.get(key);
     if (hit) {
-      // Kept as the most recently used.
-      sharedTiles.delete(key);
-      sharedTiles.set(key, hit);
       shared.set(key, hit);
-    } else if (!shared.has(key)) {
+      if (hit.stale) stale.add(hit);
+    } else if (!shared.has(key) && !missing.some((m) => m[0] === x && m[1] === y)) {
       missing.push([x, y]);
     }
   }
-  const keep = (x: number, y: number, pixels: Uint8Array, stride: number) => {
-    const own = new Uint8Array(width * height * 4);
-    for (let row = 0; row < height; row++) own.set(pixels.subarray(row * stride * 4, (row * stride + width) * 4), row * width * 4);
-    const rows = new BigUint64Array(height);
-    for (let row = 0; row < height; row++) rows[row] = BigInt(Bun.hash.wyhash(own.subarray(row * width * 4, (row + 1) * width * 4)));
-    const tile: SharedTile = { part, x, y, w, h, pixels: own, rows, encoded: new Map() };
-    const key = sharedKey(x, y);
-    sharedTiles.set(key, tile);
-    shared.set(key, tile);
-    while (sharedTiles.size > MAX_SHARED_TILES) sharedTiles.delete(sharedTiles.keys().next().value!);
-  };
+  const keep = (x: number, y: number, pixels: Uint8Array, stride: number) =>
+    shared.set(sharedKey(x, y), sharedTiles.put(sharedKey(x, y), { part, x, y, w, h, width, height }, pixels, stride));
   if (missing.length) {
     const x0 = Math.min(...missing.map((t) => t[0])), y0 = Math.min(...missing.map((t) => t[1]));
     const cols = Math.round((Math.max(...missing.map((t) => t[0])) - x0) / w) + 1, rows = Math.round((Math.max(...missing.map((t) => t[1])) - y0) / h) + 1;
@@ -715,8 +672,11 @@ function paintTiles(d: LokDocument, viewId: number, part: number, size: { width:
       }
     }
   }
+  let rowsPainted = 0;
+  for (const t of stale) rowsPainted += t.stale!.bottom - t.stale!.top + 1;
+  if (stale.size) repaintStaleRows((buf, bw, bh, x, y, tw, th) => d.paintTile(buf, bw, bh, x, y, tw, th), [...stale]);
 
-  return at.map(([x, y, have]) => {
+  const tiles = at.map(([x, y, have]): PaintedTile => {
     const tile = shared.get(sharedKey(x, y))!;
     const key = `${part}:${x}:${y}:${w}:${width}`;
     const before = sent.get(key);
@@ -740,6 +700,8 @@ function paintTiles(d: LokDocument, viewId: number, part: number, size: { width:
     }
     return asDelta ? { wid, png, delta: have, dy: top } : { wid, png };
   });
+  // What the engine painted for this request: whole tiles, and rows of tiles painted again in part.
+  return { tiles, painted: { tiles: missing.length, rows: rowsPainted } };
 }
 
 function pump(): void {
@@ -752,7 +714,7 @@ function pump(): void {
     if (e.type === LOK_CALLBACK_INVALIDATE_VISIBLE_CURSOR) cursorSeenAt.set(e.tag, ++cursorSeq);
     if (!FORWARDED.has(e.type)) continue;
     if (e.type === LOK_CALLBACK_INVALIDATE_TILES) {
-      forgetSharedTiles(e.payload);
+      sharedTiles.invalidate(parseTileInvalidation(e.payload), doc?.getDocumentType() === DOC_TYPE_TEXT);
       if (unpainted.has(e.tag)) continue;
       if (isSheetContentChange(e.payload)) {
         (sheetChanged ??= new Set()).add(e.tag);

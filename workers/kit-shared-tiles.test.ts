@@ -65,3 +65,44 @@ test("an edit in one view reaches the tiles every other view is given, shared or
     pool().release(kit);
   }
 }, 60_000);
+
+test("a typed character paints again only the rows it changed, and those tiles are what a whole paint of them shows", async () => {
+  const kit: Kit = await pool().acquire();
+  try {
+    // Pictures, a table, colours and several fonts: what could paint differently from a band's origin.
+    const doc = path.join(dir, "rows.docx");
+    copyFileSync("/work/shared/corpus/docx/formatcorpus_fully_featured_layout.docx", doc);
+    await kit.request("load", { path: doc });
+    const a = (await kit.request<{ viewId: number }>("view", { readOnly: false, author: "A" })).viewId;
+    // Four by four tiles of 256 px at the editor's zoom (15 twips a pixel), whole PNGs (no copy held).
+    const screen = Array.from({ length: 16 }, (_, i) => [(i % 4) * 3840, Math.floor(i / 4) * 3840, 0]);
+    const tiles = (viewId: number) =>
+      kit.request<{ tiles: { png?: string }[]; painted: { tiles: number; rows: number } }>("tiles", { viewId, part: 0, width: 256, height: 256, w: 3840, h: 3840, tiles: screen });
+    const DOWN = 1024;
+    let rowsPainted = 0;
+    for (const [i, text] of ["Xy", "g̃Ấ", "quick ", "—é", "W"].entries()) {
+      // A's tiles as they are now (a view coming or going makes the engine invalidate everything).
+      await kit.request("settle", {});
+      await tiles(a);
+      for (let k = 0; k < 3; k++) {
+        await kit.request("key", { viewId: a, type: "input", char: 0, key: DOWN });
+        await kit.request("key", { viewId: a, type: "up", char: 0, key: DOWN });
+      }
+      await kit.request("textinput", { viewId: a, text });
+      await kit.request("settle", {});
+      const typed = await tiles(a);
+      rowsPainted += typed.painted.rows;
+      // A view of its own look (another language) shares no tile with A: it paints all of them whole.
+      const fresh = (await kit.request<{ viewId: number }>("view", { readOnly: false, author: `F${i}` })).viewId;
+      await kit.request("viewlanguage", { viewId: fresh, lang: ["fr-FR", "de-DE", "es-ES", "it-IT", "pt-BR"][i] });
+      const whole = await tiles(fresh);
+      expect(whole.painted.tiles).toBe(16);
+      typed.tiles.forEach((t, n) => expect(t.png, `tile ${n} after "${text}"`).toBe(whole.tiles[n]!.png));
+      await kit.request("unview", { viewId: fresh });
+    }
+    // The edits were painted as rows, not whole tiles.
+    expect(rowsPainted).toBeGreaterThan(0);
+  } finally {
+    pool().release(kit);
+  }
+}, 120_000);
