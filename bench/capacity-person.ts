@@ -16,6 +16,8 @@ import { loadArguments, mouseCommand, keyCommand, textInputCommand, tileCombineC
 
 export const TILE_PX = 256;
 export const TILE_TW = 3840; // 256 px at 100 % (15 twips a pixel)
+/** Wider than any lowercase letter of the bench's 11 pt text (about 8 px). */
+const CHAR_TW = 200;
 export const SCREEN = { w: 1024 * 15, h: 720 * 15 };
 /** Line pitch of the bench document (exact 18 pt lines, no paragraph spacing). */
 export const LINE_TW = 360;
@@ -84,7 +86,8 @@ export class Person {
   private caret = { x: 0, y: 0, h: 0 };
   private caretKnown = false;
   /** Keys waiting for their tile: sent at t, caret tile place and line rows, held version then. */
-  private waiting: { t: number; place: string; rowTop: number; rowBottom: number; ver: number }[] = [];
+  /** Keys typed and not yet seen on screen: a newer changed tile at one of `places` ("x,y" → the version held when typed), over the caret's rows. */
+  private waiting: { t: number; places: Map<string, number>; rowTop: number; rowBottom: number }[] = [];
   private typing: ReturnType<typeof setTimeout> | null = null;
   private perm = "";
   private statusSeen = false;
@@ -219,7 +222,8 @@ export class Person {
     }
     const changed = png.byteLength > 0;
     this.waiting = this.waiting.filter((k) => {
-      if (!changed || k.place !== key || ver <= k.ver) return true;
+      const heldVer = k.places.get(key);
+      if (!changed || heldVer === undefined || ver <= heldVer) return true;
       if (band && (band[1] <= k.rowTop || band[0] >= k.rowBottom)) return true;
       this.stats.latencies.push(now - k.t);
       return false;
@@ -284,10 +288,12 @@ export class Person {
     // A space at the end of a line changes no pixel: not timed.
     if (this.measuring && this.caretKnown && ch !== " ") {
       const tx = Math.floor(this.caret.x / TILE_TW) * TILE_TW, ty = Math.floor(this.caret.y / TILE_TW) * TILE_TW;
-      const place = `${tx},${ty}`;
       if (tx < SCREEN.w && ty < SCREEN.h) {
         const rowTop = Math.floor((this.caret.y - ty) / 15), rowBottom = Math.ceil((this.caret.y + this.caret.h - ty) / 15);
-        this.waiting.push({ t: performance.now(), place, rowTop, rowBottom, ver: this.held.get(place)?.ver ?? -1 });
+        // The character is drawn right of the caret: at a tile's right edge, in the next tile.
+        const places = new Map<string, number>();
+        for (const x of this.caret.x >= tx + TILE_TW - CHAR_TW && tx + TILE_TW < SCREEN.w ? [tx, tx + TILE_TW] : [tx]) places.set(`${x},${ty}`, this.held.get(`${x},${ty}`)?.ver ?? -1);
+        this.waiting.push({ t: performance.now(), places, rowTop, rowBottom });
         this.stats.keys++;
       }
     }
