@@ -340,7 +340,19 @@ async function leave(ps: Person[]) {
     if (kits.length <= 2) break;
     await Bun.sleep(250);
   }
-  await Bun.sleep(2000);
+  // A document typed into past what one engine runs keeps working through the input people sent
+  // (none of it is dropped) after they left: the next step starts once the editing server and its
+  // kits are quiet (under a tenth of a core over a second), or says it did not.
+  const t0 = Date.now(), quietBy = t0 + 300_000;
+  const busyTicks = () => [ed!.pid, ...descendants(ed!.pid)].reduce((s, pid) => s + (procStat(pid)?.ticks ?? 0), 0);
+  for (;;) {
+    const before = busyTicks();
+    await Bun.sleep(1000);
+    if (busyTicks() - before < 0.1 * (1000 / TICK_MS)) break;
+    if (Date.now() > quietBy) { console.error("  (the editing server was still busy 300 s after everyone left; the next step starts anyway)"); break; }
+  }
+  if (Date.now() - t0 > 5000) console.error(`  (the editing server worked ${((Date.now() - t0) / 1000).toFixed(0)} s more after everyone left: input sent before leaving)`);
+  await Bun.sleep(1000);
 }
 const docsFor = (layout: Layout, n: number) => (layout === "one" ? 1 : layout === "ten" ? Math.min(10, n) : n);
 
