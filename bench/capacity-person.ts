@@ -16,6 +16,10 @@ import { loadArguments, mouseCommand, keyCommand, textInputCommand, tileCombineC
 
 export const TILE_PX = 256;
 export const TILE_TW = 3840; // 256 px at 100 % (15 twips a pixel)
+/** What the simulated people type: common English words (the document's language). */
+const WORDS = (
+  "the of and to in is you that it he was for on are as with his they at be this have from or one had by word but not what all were we when your can said there use an each which she do how their if will up other about out many then them these so some her would make like him into time has look two more write go see number no way could people my than first water been call who oil its now find long down day did get come made may part over new sound take only little work know place year live me back give most very after thing our just name good sentence man think say great where help through much before line right too mean old any same tell boy follow came want show also around form three small set put end does another well large must big even such because turn here why ask went men read need land different home us move try kind hand picture again change off play spell air away animal house point page letter mother answer found study still learn should world"
+).split(" ");
 /** Wider than any lowercase letter of the bench's 11 pt text (about 8 px). */
 const CHAR_TW = 200;
 export const SCREEN = { w: 1024 * 15, h: 720 * 15 };
@@ -259,10 +263,23 @@ export class Person {
     }
   }
 
-  /** Typing at `keysPerSecond` (interval jittered ±50 %), a caret move every 8-15 characters. */
-  startTyping(keysPerSecond = 3, moves = true) {
+  /**
+   * Typing at `keysPerSecond` (interval jittered ±50 %), a caret move every 8-15 characters: common
+   * English words and a space after each, or with `letters` random letters and a space now and
+   * then, every word misspelled (the spell checker's worst case: LibreOffice checks a paragraph
+   * again after each change, and an unknown word costs it far more than a known one).
+   */
+  startTyping(keysPerSecond = 3, moves = true, letters = false) {
     if (this.perm !== "edit") return;
     let untilMove = moves ? 8 + Math.floor(this.rand() * 8) : Infinity;
+    let word = "";
+    const nextChar = () => {
+      if (letters) return this.typedOnLine > 0 && this.rand() < 0.18 ? " " : String.fromCharCode(97 + Math.floor(this.rand() * 26));
+      if (!word) word = `${WORDS[Math.floor(this.rand() * WORDS.length)]!} `;
+      const ch = word[0]!;
+      word = word.slice(1);
+      return ch;
+    };
     const next = () => {
       if (this.closed) return;
       const gap = (1000 / keysPerSecond) * (0.5 + this.rand());
@@ -275,8 +292,7 @@ export class Person {
           this.send(keyCommand("input", 0, code));
           this.send(keyCommand("up", 0, code));
         } else {
-          const ch = this.typedOnLine > 0 && this.rand() < 0.18 ? " " : String.fromCharCode(97 + Math.floor(this.rand() * 26));
-          this.typeChar(ch);
+          this.typeChar(nextChar());
         }
         next();
       }, gap);

@@ -19,7 +19,8 @@
 // --cap N (the gate's SVC_GATE_CONNECTION_CAP; by default the bench runs under an enterprise
 // licence of 5000 connections, so the cap never interferes), --no-admission, --admission-at N (the
 // step the admission step doubles), --kps 3 (keys a second), --no-moves (characters only, no arrow
-// keys: a diagnosis knob), --on-hold COMMAND (run during each hold, e.g. a profiler; see ON_HOLD).
+// keys: a diagnosis knob), --letters (random letters instead of English words: every word misspelled,
+// the spell checker's worst case), --on-hold COMMAND (run during each hold, e.g. a profiler; see ON_HOLD).
 // Writes bench/out/capacity-<date>.json and capacity-latest.json, and docs/img/capacity.svg.
 // Loopback only; every process it starts is stopped at the end (or on SIGINT/SIGTERM).
 
@@ -59,6 +60,8 @@ const ADMISSION_AT = opt("admission-at");
 const ON_HOLD = opt("on-hold");
 /** Without caret moves (arrow keys): only characters typed. A diagnosis knob. */
 const MOVES = !process.argv.includes("--no-moves");
+/** Random letters instead of words: every word misspelled, the spell checker's worst case. */
+const LETTERS = process.argv.includes("--letters");
 const TARGET_P95 = 50;
 const KEY_DEADLINE_MS = 2000;
 const COLLABORA_PER_THREAD = 10;
@@ -367,7 +370,7 @@ async function runStep(layout: Layout, n: number): Promise<StepResult> {
   const ps = makePeople(n, docs);
   const joins = await joinAll(ps);
   const admitted = ps.filter((_, i) => joins[i]!.ok);
-  for (const p of admitted) p.startTyping(KPS, MOVES);
+  for (const p of admitted) p.startTyping(KPS, MOVES, LETTERS);
   await Bun.sleep(3000); // warm-up: the first keys of every view
   const cpu = await measure(admitted, HOLD_S * 1000);
   for (const p of ps) p.stop();
@@ -393,7 +396,7 @@ async function runAdmission(cap: number): Promise<StepResult> {
   const first = makePeople(cap, docs);
   const firstJoins = await joinAll(first);
   const a = first.filter((_, i) => firstJoins[i]!.ok);
-  for (const p of a) p.startTyping(KPS, MOVES);
+  for (const p of a) p.startTyping(KPS, MOVES, LETTERS);
   await Bun.sleep(3000);
   const half = Math.max(5, Math.round(HOLD_S / 2)) * 1000;
   const cpuBefore = await measure(a, half);
@@ -410,7 +413,7 @@ async function runAdmission(cap: number): Promise<StepResult> {
   const during = pct(a.flatMap((p) => p.stats.latencies));
   for (const p of a) p.resetStats();
   const b = second.filter((_, i) => secondJoins[i]!.ok);
-  for (const p of b) p.startTyping(KPS, MOVES);
+  for (const p of b) p.startTyping(KPS, MOVES, LETTERS);
   await Bun.sleep(3000);
   const all = [...a, ...b];
   const cpuAfter = await measure(all, half);
@@ -440,7 +443,7 @@ const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : "–");
 const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim() || "unknown";
 const [load1] = os.loadavg();
 console.log(`svc capacity benchmark — ${new Date().toISOString()} — ${os.cpus()[0]?.model} × ${cores}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, bun ${Bun.version}, commit ${commit}, load average ${f1(load1!)}`);
-console.log(`hold ${HOLD_S} s per step, ${KPS} keys/s per person, through Caddy + gate check; steps ${STEPS.join(", ")} on ${LAYOUTS.map((l) => LAYOUT_NAME[l]).join(", ")}\n`);
+console.log(`hold ${HOLD_S} s per step, ${KPS} keys/s per person (${LETTERS ? "random letters" : "English words"}), through Caddy + gate check; steps ${STEPS.join(", ")} on ${LAYOUTS.map((l) => LAYOUT_NAME[l]).join(", ")}\n`);
 console.log("| layout | people | docs | joined | keys | key → tile p50 / p95 / p99 ms | tiles/s | CPU cores (kits+edsrv+gate+caddy) | CPU per person | RSS kits / edsrv / gate MB | errors |");
 console.log("|---|---|---|---|---|---|---|---|---|---|---|");
 const results: StepResult[] = [];
@@ -480,7 +483,7 @@ try {
     console.log(`  joiners got: ${Object.entries(ph.joiners).map(([k, v]) => `${v} × ${k}`).join("; ")}`);
     console.log(`  the first ${cap}: key → tile p95 ${f1(ph.before.latency.p95)} ms before, ${f1(ph.duringJoins.latency.p95)} ms while the others joined (${f1(ph.duringJoins.ms / 1000)} s), ${f1(ph.after.firstGroup.p95)} ms after (the newcomers ${f1(ph.after.newGroup.p95)} ms)`);
   }
-  const out = { date: new Date().toISOString(), commit, machine: { cpu: os.cpus()[0]?.model, cores, memGiB: Math.round(os.totalmem() / 2 ** 30), loadAverageAtStart: load1 }, options: { moves: MOVES, holdSeconds: HOLD_S, steps: STEPS, layouts: LAYOUTS, keysPerSecond: KPS, cap: CAP ?? null, targetP95Ms: TARGET_P95 }, capacity, peoplePerCore: Object.fromEntries(Object.entries(capacity).map(([k, v]) => [k, v / cores])), results };
+  const out = { date: new Date().toISOString(), commit, machine: { cpu: os.cpus()[0]?.model, cores, memGiB: Math.round(os.totalmem() / 2 ** 30), loadAverageAtStart: load1 }, options: { moves: MOVES, letters: LETTERS, holdSeconds: HOLD_S, steps: STEPS, layouts: LAYOUTS, keysPerSecond: KPS, cap: CAP ?? null, targetP95Ms: TARGET_P95 }, capacity, peoplePerCore: Object.fromEntries(Object.entries(capacity).map(([k, v]) => [k, v / cores])), results };
   mkdirSync(path.join(ROOT, "bench/out"), { recursive: true });
   const json = JSON.stringify(out, null, 2);
   writeFileSync(path.join(ROOT, `bench/out/capacity-${out.date.replace(/[:.]/g, "-")}.json`), json);
