@@ -2,10 +2,13 @@
 // For each readable file of ../shared/corpus (encrypted, empty and corrupt ones left out), in one run:
 //   - the floor: LibreOfficeKit in this process, a private copy + load + save + close (as bench/run.ts);
 //   - end to end: POST /v1/convert over HTTP on loopback, one worker (enterprise: no rate limit);
-// to PDF (large files to txt / csv / odp, as the corpus test does), means of BENCH_CORPUS_REPS runs
-// after one warm-up each, and the ratio end to end ÷ floor per file. Files past BENCH_CORPUS_MAX_MS
-// on the floor are measured once. Writes bench/out/corpus-floor-latest.json.
-// Knobs: BENCH_CORPUS_REPS (3), BENCH_CORPUS_FILTER (a substring of the path), BENCH_CORPUS_MAX_MS (3000).
+// to PDF (large files to txt / csv / odp, as the corpus test does), medians of BENCH_CORPUS_REPS runs
+// after one warm-up each, and the ratio end to end ÷ floor per file. A file's floor and end to end
+// runs follow each other, so both see the machine in the same state; the median, not the mean, so
+// that one pause of the machine (a collection, another process) does not decide a small file's
+// ratio (means are in the JSON too). Files past BENCH_CORPUS_MAX_MS on the floor are measured once.
+// Writes bench/out/corpus-floor-latest.json.
+// Knobs: BENCH_CORPUS_REPS (5), BENCH_CORPUS_FILTER (a substring of the path), BENCH_CORPUS_MAX_MS (3000).
 
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -17,7 +20,7 @@ import { formatOf } from "../workers/formats";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const CORPUS = path.resolve(ROOT, "../shared/corpus");
-const REPS = Number(process.env.BENCH_CORPUS_REPS ?? 3);
+const REPS = Number(process.env.BENCH_CORPUS_REPS ?? 5);
 const FILTER = process.env.BENCH_CORPUS_FILTER ?? "";
 const MAX_MS = Number(process.env.BENCH_CORPUS_MAX_MS ?? 3000);
 const work = mkdtempSync(path.join(os.tmpdir(), "svc-corpus-bench-"));
@@ -42,6 +45,10 @@ function targetOf(e: Entry): string {
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b), m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
 
 function floorOf(office: LokOffice, e: Entry, reps: number): number[] {
   const dir = path.join(work, "floor");
@@ -80,31 +87,27 @@ async function endToEnd(base: string, e: Entry, reps: number): Promise<number[]>
 }
 
 console.log(`svc corpus floor benchmark — ${new Date().toISOString()} — ${os.cpus()[0]?.model} × ${os.availableParallelism()}, bun ${Bun.version}`);
-console.log(`${entries.length} files, ${REPS} runs each after a warm-up (one run past ${MAX_MS} ms)\n`);
+console.log(`${entries.length} files, ${REPS} runs each after a warm-up (one run past ${MAX_MS} ms), the floor and end to end of a file one after the other\n`);
 
 const profile = path.join(work, "raw-profile");
 mkdirSync(profile, { recursive: true });
 writeProfileConfig(profile);
 const office = new LokOffice(fileUrl(profile));
-const floors = new Map<string, number[]>();
-for (const e of entries) {
-  try {
-    const first = floorOf(office, e, 1);
-    floors.set(e.rel, mean(first) > MAX_MS ? first : floorOf(office, e, REPS));
-  } catch (err) {
-    console.log(`  floor: ${e.rel} left out (${(err as Error).message})`);
-  }
-}
-
 const svc = await startBenchService(path.join(work, "svc"), 1);
-const rows: { file: string; to: string; floorMs: number; e2eMs: number; ratio: number }[] = [];
+const rows: { file: string; to: string; floorMs: number; e2eMs: number; ratio: number; floorMeanMs: number; e2eMeanMs: number }[] = [];
 try {
   for (const e of entries) {
-    const floor = floors.get(e.rel);
-    if (!floor) continue;
+    let floor: number[];
+    try {
+      const first = floorOf(office, e, 1);
+      floor = mean(first) > MAX_MS ? first : floorOf(office, e, REPS);
+    } catch (err) {
+      console.log(`  floor: ${e.rel} left out (${(err as Error).message})`);
+      continue;
+    }
     try {
       const e2e = await endToEnd(svc.url, e, mean(floor) > MAX_MS ? 1 : REPS);
-      rows.push({ file: e.rel, to: targetOf(e), floorMs: mean(floor), e2eMs: mean(e2e), ratio: mean(e2e) / mean(floor) });
+      rows.push({ file: e.rel, to: targetOf(e), floorMs: median(floor), e2eMs: median(e2e), ratio: median(e2e) / median(floor), floorMeanMs: mean(floor), e2eMeanMs: mean(e2e) });
     } catch (err) {
       console.log(`  end to end: ${e.rel} left out (${(err as Error).message})`);
     }
@@ -114,7 +117,7 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
-console.log("| file | to | floor (mean) | end to end (mean) | e2e ÷ floor |");
+console.log("| file | to | floor (median) | end to end (median) | e2e ÷ floor |");
 console.log("|---|---|---|---|---|");
 for (const r of rows) console.log(`| ${r.file} | ${r.to} | ${r.floorMs.toFixed(1)} ms | ${r.e2eMs.toFixed(1)} ms | ${r.ratio.toFixed(2)}× |`);
 const over = rows.filter((r) => r.ratio > 1.1);
