@@ -59,8 +59,6 @@ function log(level: "debug" | "info" | "warn" | "error", event: string, fields?:
 /** Document callbacks worth forwarding (see LibreOfficeKitEnums.h); the rest (sidebar JSON…) is dropped. */
 const FORWARDED = new Set([0, 1, 2, 5, 8, 12, 13, 14, 15, 16, 17, 19, 22, 23, 24, 25, 26, 28, 32, 34, 39]);
 const DOC_TYPES = ["text", "spreadsheet", "presentation", "drawing", "other"] as const;
-const DOC_TYPE_TEXT = 0;
-const DOC_TYPE_SPREADSHEET = 1;
 /** A 1920×1080 px screen at 100 % (15 twips a pixel): larger than any first view of the editor. */
 const FIRST_SCREEN_TWIPS = { width: 1920 * 15, height: 1080 * 15 };
 /** Extensions whose save needs filter options (LOK saveAs re-joins options with ", "). */
@@ -68,6 +66,11 @@ const SAVE_OPTIONS: Record<string, string> = { txt: "UTF8" };
 
 let office: LokOffice;
 let doc: LokDocument | null = null;
+/**
+ * The loaded document's LOK_DOCTYPE, read once: LibreOffice answers it under its global lock, and
+ * it was asked on every tile invalidation, waiting whenever the engine's thread held the lock.
+ */
+let docType = -1;
 let lastInputAt = 0;
 let lastCallbackAt = 0;
 /** The same, per view: one person's commands wait for their own input, not for everyone's. */
@@ -102,26 +105,30 @@ function requireDoc(): LokDocument {
   return doc;
 }
 
+/** `viewId` as one of the document's views, or an error naming it. */
+function knownView(viewId: unknown): number {
+  if (typeof viewId !== "number" || !views.has(viewId)) throw new Error(`unknown view ${String(viewId)}`);
+  return viewId;
+}
+
 function useView(viewId: unknown): LokDocument {
   const d = requireDoc();
-  if (typeof viewId !== "number" || !views.has(viewId)) throw new Error(`unknown view ${String(viewId)}`);
-  if (d.getView() !== viewId) d.setView(viewId);
+  if (d.getView() !== knownView(viewId)) d.setView(viewId as number);
   return d;
 }
 
 /**
- * The document, ready to paint tiles for `viewId`. A text document's tiles are the same through
- * any view of the same look (a page has no per-view part), so the current view paints them: a
+ * The document, ready to paint tiles for `viewId` (a known view). A text document's tiles are the
+ * same through any view of the same look (a page has no per-view part), so the current view paints them: a
  * view switch (LibreOffice re-activates the view's frame, its bindings and Basic's ThisComponent)
  * cost 0.5 ms of CPU, as much as painting a tile, and with five people in a document nearly every
  * tile request switched. Sheets and slides switch: each view shows its own part.
  */
-function viewForTiles(viewId: unknown): LokDocument {
+function viewForTiles(viewId: number): LokDocument {
   const d = requireDoc();
-  if (typeof viewId !== "number" || !views.has(viewId)) throw new Error(`unknown view ${String(viewId)}`);
   const current = d.getView();
   if (current === viewId) return d;
-  if (d.getDocumentType() === DOC_TYPE_TEXT && views.has(current) && lookKey(current) === lookKey(viewId)) return d;
+  if (docType === LOK_DOCTYPE.TEXT && views.has(current) && lookKey(current) === lookKey(viewId)) return d;
   d.setView(viewId);
   return d;
 }
@@ -132,7 +139,7 @@ function num(v: unknown, name: string): number {
 }
 
 function status(d: LokDocument): Record<string, unknown> {
-  const type = DOC_TYPES[d.getDocumentType()] ?? "other";
+  const type = DOC_TYPES[docType] ?? "other";
   const parts = d.getParts();
   const partNames: string[] = [];
   if (type !== "text") for (let i = 0; i < parts; i++) partNames.push(d.getPartName(i) ?? `${i + 1}`);
@@ -169,7 +176,7 @@ function addView(readOnly: boolean, author: string): number {
   views.add(viewId);
   unpainted.add(viewId);
   setLook(viewId, { readOnly });
-  if (d.getDocumentType() === DOC_TYPE_SPREADSHEET) {
+  if (docType === LOK_DOCTYPE.SPREADSHEET) {
     // A sheet's first column and row headers grow the view's tiled area and invalidate the whole
     // sheet: asked by the page just after its first tiles, every one of them was asked again.
     // Asked here for a large first screen, before the view has painted, that invalidation is
@@ -269,6 +276,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const d = office.documentLoad(fileUrl(loadableSource(path, typeof req.name === "string" ? req.name : "")), LOAD_OPTIONS);
       if (!d) throw new Error(`load failed: ${office.getError() || "no detail"}`);
       doc = d;
+      docType = d.getDocumentType();
       d.initializeForRendering("");
       // Callbacks are drained from now on; an idle kit (no document) has none to drain and sleeps.
       setInterval(pump, 5);
@@ -405,7 +413,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const d = useView(req.viewId);
       const part = num(req.part, "part"), width = num(req.width, "width");
       if (part < 0 || part >= d.getParts() || width < 16 || width > 512) throw new Error("thumbnail out of range");
-      if (d.getDocumentType() === 0) throw new Error("thumbnails are for slides and drawings");
+      if (docType === LOK_DOCTYPE.TEXT) throw new Error("thumbnails are for slides and drawings");
       // The slides of a deck share one size: the shown slide's is every slide's.
       const size = d.getDocumentSize();
       const height = Math.max(1, Math.round((width * size.height) / Math.max(1, size.width)));
@@ -483,7 +491,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       return status(d);
     }
     case "tiles": {
-      const viewId = req.viewId as number;
+      const viewId = knownView(req.viewId);
       const d = viewForTiles(viewId);
       const width = num(req.width, "width"), height = num(req.height, "height");
       if (width < 1 || height < 1 || width > 2048 || height > 2048) throw new Error("tile size out of range");
@@ -495,7 +503,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       // Tiles are painted for the part this view shows. A request for another part was sent
       // before the client's part switch reached the engine: switching the view back to paint it
       // would end what the user is doing there (a cell being typed into loses its text).
-      if (part !== undefined && d.getDocumentType() !== 0 && d.getPart() !== part) return { stale: true, shown: d.getPart() };
+      if (part !== undefined && docType !== LOK_DOCTYPE.TEXT && d.getPart() !== part) return { stale: true, shown: d.getPart() };
       // Every invalidation the engine made before this paint goes out first, numbered at most the
       // version the tiles carry: the client then knows the tiles hold those changes.
       pump();
@@ -569,7 +577,7 @@ function writeInSourceDialect(path: string, dialect: CsvDialect): void {
  */
 const SHEET_ROW_WIDTH = 10_000_000; // twips; Calc sends 32212230
 function isSheetContentChange(payload: string): boolean {
-  if (!doc || doc.getDocumentType() !== LOK_DOCTYPE.SPREADSHEET) return false;
+  if (docType !== LOK_DOCTYPE.SPREADSHEET) return false;
   return (parseTileInvalidation(payload)?.rect?.w ?? 0) >= SHEET_ROW_WIDTH;
 }
 
@@ -641,6 +649,7 @@ function paintTiles(d: LokDocument, viewId: number, part: number, size: { width:
 
   const shared = new Map<string, SharedTile>();
   const missing: [number, number][] = [];
+  const missingKeys = new Set<string>();
   const stale = new Set<SharedTile>();
   for (const [x, y] of at) {
     const key = sharedKey(x, y);
@@ -648,12 +657,15 @@ function paintTiles(d: LokDocument, viewId: number, part: number, size: { width:
     if (hit) {
       shared.set(key, hit);
       if (hit.stale) stale.add(hit);
-    } else if (!shared.has(key) && !missing.some((m) => m[0] === x && m[1] === y)) {
+    } else if (!missingKeys.has(key)) {
+      missingKeys.add(key);
       missing.push([x, y]);
     }
   }
-  const keep = (x: number, y: number, pixels: Uint8Array, stride: number) =>
-    shared.set(sharedKey(x, y), sharedTiles.put(sharedKey(x, y), { part, x, y, w, h, width, height }, pixels, stride));
+  const keep = (x: number, y: number, pixels: Uint8Array, stride: number) => {
+    const key = sharedKey(x, y);
+    shared.set(key, sharedTiles.put(key, { part, x, y, w, h, width, height }, pixels, stride));
+  };
   if (missing.length) {
     const x0 = Math.min(...missing.map((t) => t[0])), y0 = Math.min(...missing.map((t) => t[1]));
     const cols = Math.round((Math.max(...missing.map((t) => t[0])) - x0) / w) + 1, rows = Math.round((Math.max(...missing.map((t) => t[1])) - y0) / h) + 1;
@@ -672,9 +684,7 @@ function paintTiles(d: LokDocument, viewId: number, part: number, size: { width:
       }
     }
   }
-  let rowsPainted = 0;
-  for (const t of stale) rowsPainted += t.stale!.bottom - t.stale!.top + 1;
-  if (stale.size) repaintStaleRows((buf, bw, bh, x, y, tw, th) => d.paintTile(buf, bw, bh, x, y, tw, th), [...stale]);
+  const rowsPainted = repaintStaleRows((buf, bw, bh, x, y, tw, th) => d.paintTile(buf, bw, bh, x, y, tw, th), [...stale]);
 
   const tiles = at.map(([x, y, have]): PaintedTile => {
     const tile = shared.get(sharedKey(x, y))!;
@@ -714,7 +724,7 @@ function pump(): void {
     if (e.type === LOK_CALLBACK_INVALIDATE_VISIBLE_CURSOR) cursorSeenAt.set(e.tag, ++cursorSeq);
     if (!FORWARDED.has(e.type)) continue;
     if (e.type === LOK_CALLBACK_INVALIDATE_TILES) {
-      sharedTiles.invalidate(parseTileInvalidation(e.payload), doc?.getDocumentType() === DOC_TYPE_TEXT);
+      sharedTiles.invalidate(parseTileInvalidation(e.payload), docType === LOK_DOCTYPE.TEXT);
       if (unpainted.has(e.tag)) continue;
       if (isSheetContentChange(e.payload)) {
         (sheetChanged ??= new Set()).add(e.tag);
@@ -725,7 +735,7 @@ function pump(): void {
       if ((invalidated ??= new Set()).has(key)) continue;
       invalidated.add(key);
       send({ type: "cb", viewId: e.tag, cb: e.type, payload: e.payload, version: ++pixelVersion });
-      if (doc?.getDocumentType() === DOC_TYPE_SPREADSHEET) {
+      if (docType === LOK_DOCTYPE.SPREADSHEET) {
         // A chart redrawn with new data is reported to the view that edited its cells only; the
         // other views would keep showing the old chart. In a sheet every view hears of it.
         for (const other of views) {

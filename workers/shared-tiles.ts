@@ -31,6 +31,9 @@ export interface SharedTile {
   stale: { top: number; bottom: number } | null;
 }
 
+/** LibreOfficeKit's paintTile: a `bw`×`bh` pixel buffer of the twip rectangle x, y, tw, th. */
+export type Paint = (buf: Uint8Array, bw: number, bh: number, x: number, y: number, tw: number, th: number) => void;
+
 /** Rows painted again rather than the whole tile, up to this part of it. */
 const MAX_STALE_PART = 0.6;
 
@@ -111,12 +114,14 @@ export function staleRows(t: SharedTile, r: { y: number; h: number }): { top: nu
 /**
  * Paints the stale rows of `tiles` (all of one size) again: tiles side by side in one row of the
  * grid with the same stale rows as one band, a pixel wider and taller and cropped as a whole paint
- * is (see kit-main.ts paintTiles).
+ * is (see kit-main.ts paintTiles). Answers how many tile rows were painted.
  */
-export function repaintStaleRows(paint: (buf: Uint8Array, bw: number, bh: number, x: number, y: number, tw: number, th: number) => void, tiles: SharedTile[]): void {
+export function repaintStaleRows(paint: Paint, tiles: SharedTile[]): number {
   const bands = new Map<string, SharedTile[]>();
+  let painted = 0;
   for (const t of tiles) {
     if (!t.stale) continue;
+    painted += t.stale.bottom - t.stale.top + 1;
     const key = `${t.y}:${t.stale.top}:${t.stale.bottom}`;
     const band = bands.get(key);
     if (band) band.push(t);
@@ -131,9 +136,10 @@ export function repaintStaleRows(paint: (buf: Uint8Array, bw: number, bh: number
       i = j;
     }
   }
+  return painted;
 }
 
-function repaintRun(paint: (buf: Uint8Array, bw: number, bh: number, x: number, y: number, tw: number, th: number) => void, run: SharedTile[]): void {
+function repaintRun(paint: Paint, run: SharedTile[]): void {
   const { width, height, w, h, x, y } = run[0]!;
   const { top, bottom } = run[0]!.stale!;
   const rows = bottom - top + 1;
