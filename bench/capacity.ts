@@ -249,7 +249,7 @@ interface StepResult {
   tileKinds: { same: number; deltas: number; whole: number };
   cpuCores: Cpu & { total: number };
   cpuPerPersonPercent: number;
-  rssMb: { kits: number; kitCount: number; edsrv: number; gate: number; perPersonKits: number };
+  rssMb: { kits: number; kitCount: number; edsrv: number; gate: number; perPersonKits: number; kitsAtJoin?: number; edsrvAtJoin?: number };
   errors: { frames: number; timeouts: number; sample: string[] };
   skipped?: string;
   phases?: Record<string, unknown>;
@@ -370,6 +370,10 @@ async function runStep(layout: Layout, n: number): Promise<StepResult> {
   const ps = makePeople(n, docs);
   const joins = await joinAll(ps);
   const admitted = ps.filter((_, i) => joins[i]!.ok);
+  // Memory with every view open and its first screen painted, before anyone types: what a person
+  // costs as such, apart from what their typing adds to the document over the hold.
+  await Bun.sleep(1000);
+  const atJoin = { kits: descendants(ed!.pid).reduce((s, p) => s + rssMb(p), 0), edsrv: rssMb(ed!.pid) };
   for (const p of admitted) p.startTyping(KPS, MOVES, LETTERS);
   await Bun.sleep(3000); // warm-up: the first keys of every view
   const cpu = await measure(admitted, HOLD_S * 1000);
@@ -377,6 +381,8 @@ async function runStep(layout: Layout, n: number): Promise<StepResult> {
   await Bun.sleep(KEY_DEADLINE_MS);
   for (const p of ps) p.expire(0, KEY_DEADLINE_MS);
   const r = summarise(layout, ps, nDocs, joins, cpu);
+  r.rssMb.kitsAtJoin = atJoin.kits;
+  r.rssMb.edsrvAtJoin = atJoin.edsrv;
   await leave(ps);
   return r;
 }
@@ -471,6 +477,21 @@ try {
     const best = ok.length ? Math.max(...ok) : 0;
     capacity[layout] = best;
     console.log(`${LAYOUT_NAME[layout]}: largest step with keystroke → tile p95 ≤ ${TARGET_P95} ms, everyone admitted, no error frame: ${best || "none"} people = ${f1(best / cores)} per core, ${f1(best / cores / COLLABORA_PER_THREAD)}× Collabora's ${COLLABORA_PER_THREAD} per CPU thread`);
+  }
+  // Memory a person costs: between consecutive steps of a layout, the kits' and editing server's
+  // growth at join (views open, first screens painted) per added person; and over each hold, what
+  // a minute of one person's typing added (the text, its layout, undo).
+  console.log("");
+  for (const layout of LAYOUTS) {
+    const steps = results.filter((r) => r.layout === layout && !r.skipped && r.rssMb.kitsAtJoin !== undefined);
+    const perView: string[] = [], perMinute: string[] = [];
+    for (let i = 0; i < steps.length; i++) {
+      const r = steps[i]!, q = steps[i - 1];
+      const at = (x: StepResult) => x.rssMb.kitsAtJoin! + x.rssMb.edsrvAtJoin!;
+      if (q && q.documents === r.documents) perView.push(`${q.people}→${r.people}: ${f1((at(r) - at(q)) / (r.people - q.people))}`);
+      perMinute.push(`${r.people}: ${f1((r.rssMb.kits + r.rssMb.edsrv - at(r)) / r.joined / (r.holdMs / 60_000))}`);
+    }
+    console.log(`${LAYOUT_NAME[layout]}: memory per added person at join (kits + editing server, MB): ${perView.join(", ") || "–"}; added by a minute of one person's typing: ${perMinute.join(", ")}`);
   }
   let admission: StepResult | null = null;
   if (ADMISSION) {

@@ -1,26 +1,30 @@
 // Conversions at the engine's floor on every corpus file (`bun run bench:corpus`, issue 24 item 4).
 // For each readable file of ../shared/corpus (encrypted, empty and corrupt ones left out), in one run:
-//   - the floor: LibreOfficeKit in this process, a private copy + load + save + close (as bench/run.ts);
+//   - the floor: LibreOfficeKit's load + save + close of a private copy, in a process of its own
+//     started as a DocBuilder worker is (bench/corpus-floor-engine.ts: same engine start, profile,
+//     confinement), so that the floor and the worker differ only in what the service adds;
 //   - end to end: POST /v1/convert over HTTP on loopback, one worker (enterprise: no rate limit);
-// to PDF (large files to txt / csv / odp, as the corpus test does), medians of BENCH_CORPUS_REPS runs
-// after one warm-up each, and the ratio end to end ÷ floor per file. A file's floor and end to end
-// runs follow each other, so both see the machine in the same state; the median, not the mean, so
-// that one pause of the machine (a collection, another process) does not decide a small file's
-// ratio (means are in the JSON too). Files past BENCH_CORPUS_MAX_MS on the floor are measured once.
+// to PDF (large files to txt / csv / odp, as the corpus test does), after one warm-up of each,
+// BENCH_CORPUS_REPS pairs of runs, a floor run and an end-to-end run in turn, so that both see the
+// machine in the same state and the two engines convert the same files in the same order; the
+// ratio of medians end to end ÷ floor per file (means are in the JSON too). Files past
+// BENCH_CORPUS_MAX_MS on the floor are measured once.
 // Writes bench/out/corpus-floor-latest.json.
-// Knobs: BENCH_CORPUS_REPS (5), BENCH_CORPUS_FILTER (a substring of the path), BENCH_CORPUS_MAX_MS (3000).
+// Knobs: BENCH_CORPUS_REPS (7), BENCH_CORPUS_FILTER (a substring of the path), BENCH_CORPUS_MAX_MS (3000).
 
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { createInterface } from "node:readline";
+import type { Readable, Writable } from "node:stream";
+import { execa } from "execa";
 import { BENCH_API_KEY as KEY, startBenchService } from "./service";
-import { LokOffice, fileUrl } from "../workers/lok";
-import { LOAD_OPTIONS, writeProfileConfig } from "../workers/profile";
 import { formatOf } from "../workers/formats";
+import { parseConfig } from "../app/config";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const CORPUS = path.resolve(ROOT, "../shared/corpus");
-const REPS = Number(process.env.BENCH_CORPUS_REPS ?? 5);
+const REPS = Number(process.env.BENCH_CORPUS_REPS ?? 7);
 const FILTER = process.env.BENCH_CORPUS_FILTER ?? "";
 const MAX_MS = Number(process.env.BENCH_CORPUS_MAX_MS ?? 3000);
 const work = mkdtempSync(path.join(os.tmpdir(), "svc-corpus-bench-"));
@@ -50,69 +54,95 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-function floorOf(office: LokOffice, e: Entry, reps: number): number[] {
+type FloorReply = { ms?: number; error?: string; ready?: boolean };
+
+/**
+ * The floor engine's process: one request at a time, its reply the engine's milliseconds. It is
+ * replaced after as many requests as a worker is (SVC_DOCBUILDER_WORKER_MAX_JOBS' default): an
+ * engine gets slower over hundreds of documents, and without this the floor of the run's later
+ * files was up to 1.6× a freshly recycled worker's time.
+ */
+async function startFloorEngine(maxJobs: number): Promise<{ once: (e: Entry) => Promise<number>; stop: () => void }> {
   const dir = path.join(work, "floor");
+  const profile = path.join(work, "floor-profile");
   mkdirSync(dir, { recursive: true });
-  const once = () => {
-    const input = path.join(dir, path.basename(e.rel));
-    copyFileSync(path.join(CORPUS, e.rel), input);
-    const t = performance.now();
-    const doc = office.documentLoad(fileUrl(input), LOAD_OPTIONS);
-    if (!doc) throw new Error(`load failed: ${e.rel}`);
-    const to = targetOf(e);
-    doc.saveAs(fileUrl(path.join(dir, `out.${to}`)), to, to === "txt" ? "UTF8" : "");
-    doc.destroy();
-    return performance.now() - t;
+  mkdirSync(profile, { recursive: true });
+  let child: ReturnType<typeof execa>;
+  let replies: ((r: FloorReply) => void)[] = [];
+  let jobs = 0;
+  const next = () => new Promise<FloorReply>((resolve) => replies.push(resolve));
+  const start = async () => {
+    replies = [];
+    child = execa(process.execPath, [path.join(import.meta.dir, "corpus-floor-engine.ts")], {
+      stdio: ["pipe", "ignore", "ignore", "pipe"],
+      env: { FLOOR_PROFILE_DIR: profile, SVC_ENGINE_READABLE: dir },
+      extendEnv: true,
+      cwd: profile,
+      reject: false,
+      buffer: false,
+    });
+    createInterface({ input: child.stdio[3] as Readable }).on("line", (l) => replies.shift()?.(JSON.parse(l)));
+    await next();
+    jobs = 0;
   };
-  once();
-  return Array.from({ length: reps }, once);
+  await start();
+  return {
+    once: async (e) => {
+      if (jobs >= maxJobs) {
+        child.kill("SIGKILL");
+        await start();
+      }
+      const input = path.join(dir, path.basename(e.rel).replace(/[^A-Za-z0-9._-]/g, "_"));
+      copyFileSync(path.join(CORPUS, e.rel), input);
+      const reply = next();
+      (child.stdio[0] as Writable).write(JSON.stringify({ input, output: path.join(dir, `out.${targetOf(e)}`), to: targetOf(e) }) + "\n");
+      const r = await reply;
+      if (r.ms === undefined) throw new Error(r.error ?? "no reply");
+      jobs++; // as the worker counts: a file the floor cannot load never reaches the service
+      return r.ms;
+    },
+    stop: () => child.kill("SIGKILL"),
+  };
 }
 
-async function endToEnd(base: string, e: Entry, reps: number): Promise<number[]> {
-  const bytes = readFileSync(path.join(CORPUS, e.rel));
-  const once = async () => {
-    const fd = new FormData();
-    fd.append("to", targetOf(e));
-    fd.append("file", new Blob([bytes]), path.basename(e.rel));
-    const t = performance.now();
-    const res = await fetch(`${base}/v1/convert`, { method: "POST", headers: { Authorization: `Bearer ${KEY}` }, body: fd });
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`${e.rel}: ${res.status}`);
-    return performance.now() - t;
-  };
-  await once();
-  const xs: number[] = [];
-  for (let i = 0; i < reps; i++) xs.push(await once());
-  return xs;
+async function endToEndOnce(base: string, e: Entry, bytes: Blob): Promise<number> {
+  const fd = new FormData();
+  fd.append("to", targetOf(e));
+  fd.append("file", bytes, path.basename(e.rel));
+  const t = performance.now();
+  const res = await fetch(`${base}/v1/convert`, { method: "POST", headers: { Authorization: `Bearer ${KEY}` }, body: fd });
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`${e.rel}: ${res.status}`);
+  return performance.now() - t;
 }
 
 console.log(`svc corpus floor benchmark — ${new Date().toISOString()} — ${os.cpus()[0]?.model} × ${os.availableParallelism()}, bun ${Bun.version}`);
-console.log(`${entries.length} files, ${REPS} runs each after a warm-up (one run past ${MAX_MS} ms), the floor and end to end of a file one after the other\n`);
+console.log(`${entries.length} files; after a warm-up of each, ${REPS} pairs of a floor run (its own engine process) and an end-to-end run in turn (one pair past ${MAX_MS} ms)\n`);
 
-const profile = path.join(work, "raw-profile");
-mkdirSync(profile, { recursive: true });
-writeProfileConfig(profile);
-const office = new LokOffice(fileUrl(profile));
+const floorEngine = await startFloorEngine(parseConfig({}).docbuilder.workerMaxJobs);
 const svc = await startBenchService(path.join(work, "svc"), 1);
 const rows: { file: string; to: string; floorMs: number; e2eMs: number; ratio: number; floorMeanMs: number; e2eMeanMs: number }[] = [];
 try {
   for (const e of entries) {
-    let floor: number[];
+    const bytes = new Blob([readFileSync(path.join(CORPUS, e.rel))]);
+    const floor: number[] = [], e2e: number[] = [];
     try {
-      const first = floorOf(office, e, 1);
-      floor = mean(first) > MAX_MS ? first : floorOf(office, e, REPS);
+      const warm = await floorEngine.once(e);
+      await endToEndOnce(svc.url, e, bytes);
+      const reps = warm > MAX_MS ? 1 : REPS;
+      for (let i = 0; i < reps; i++) {
+        floor.push(await floorEngine.once(e));
+        e2e.push(await endToEndOnce(svc.url, e, bytes));
+      }
     } catch (err) {
-      console.log(`  floor: ${e.rel} left out (${(err as Error).message})`);
+      console.log(`  ${e.rel} left out (${(err as Error).message})`);
       continue;
     }
-    try {
-      const e2e = await endToEnd(svc.url, e, mean(floor) > MAX_MS ? 1 : REPS);
-      rows.push({ file: e.rel, to: targetOf(e), floorMs: median(floor), e2eMs: median(e2e), ratio: median(e2e) / median(floor), floorMeanMs: mean(floor), e2eMeanMs: mean(e2e) });
-    } catch (err) {
-      console.log(`  end to end: ${e.rel} left out (${(err as Error).message})`);
-    }
+    if (process.env.BENCH_CORPUS_RAW) console.log(`  ${e.rel}: floor ${floor.map((x) => x.toFixed(0)).join(" ")} | e2e ${e2e.map((x) => x.toFixed(0)).join(" ")}`);
+    rows.push({ file: e.rel, to: targetOf(e), floorMs: median(floor), e2eMs: median(e2e), ratio: median(e2e) / median(floor), floorMeanMs: mean(floor), e2eMeanMs: mean(e2e) });
   }
 } finally {
+  floorEngine.stop();
   await svc.stop(5000);
   rmSync(work, { recursive: true, force: true });
 }

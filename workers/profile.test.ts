@@ -42,7 +42,9 @@ test("engines make no network request: the profile removes the network content p
 
 test("engines make no network request: the engines' environment names the closed proxy for every scheme, no exceptions, and no CUPS", () => {
   const env = engineEnvironment("/p", "/t", { spelling: true });
-  for (const name of ["http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "HTTPS_PROXY", "ALL_PROXY"]) expect(env[name]).toBe("http://127.0.0.1:9");
+  for (const name of ["http_proxy", "https_proxy", "all_proxy", "HTTPS_PROXY", "ALL_PROXY"]) expect(env[name]).toBe("http://127.0.0.1:9");
+  // libxml2 reads ftp_proxy too and accepts only an ftp:// proxy (otherwise it goes without one).
+  for (const name of ["ftp_proxy", "FTP_PROXY"]) expect(env[name]).toBe("ftp://127.0.0.1:9");
   expect(env.no_proxy).toBe("");
   expect(env.NO_PROXY).toBe("");
   expect(env.SAL_DISABLE_CUPS).toBe("1");

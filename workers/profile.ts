@@ -76,13 +76,18 @@ const NETWORK_SETTINGS: ReadonlyArray<readonly [string, string, "xs:int" | "xs:s
   ["/org.openoffice.Inet/Settings", "ooInetFTPProxyPort", "xs:int", String(NO_PROXY_PORT)],
 ];
 
-/** libcurl's proxy variables (LibreOffice's own curl users that set no proxy of their own read them). */
+/**
+ * libcurl's proxy variables (LibreOffice's own curl users that set no proxy of their own read
+ * them). ftp_proxy is also libxml2's, which takes only an ftp:// proxy: given an http:// one it
+ * printed "error : Unknown IO error" on every document load and went without a proxy; curl
+ * refuses an ftp:// proxy, which refuses the request as well.
+ */
 function proxyEnvironment(): Record<string, string> {
   const proxy = `http://${NO_PROXY_HOST}:${NO_PROXY_PORT}`;
   const env: Record<string, string> = { no_proxy: "", NO_PROXY: "" };
   for (const name of ["http_proxy", "https_proxy", "ftp_proxy", "all_proxy"]) {
-    env[name] = proxy;
-    env[name.toUpperCase()] = proxy;
+    env[name] = name === "ftp_proxy" ? `ftp://${NO_PROXY_HOST}:${NO_PROXY_PORT}` : proxy;
+    env[name.toUpperCase()] = env[name]!;
   }
   return env;
 }
