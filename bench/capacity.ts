@@ -491,7 +491,17 @@ try {
       if (q && q.documents === r.documents) perView.push(`${q.people}→${r.people}: ${f1((at(r) - at(q)) / (r.people - q.people))}`);
       perMinute.push(`${r.people}: ${f1((r.rssMb.kits + r.rssMb.edsrv - at(r)) / r.joined / (r.holdMs / 60_000))}`);
     }
-    console.log(`${LAYOUT_NAME[layout]}: memory per added person at join (kits + editing server, MB): ${perView.join(", ") || "–"}; added by a minute of one person's typing: ${perMinute.join(", ")}`);
+    // The slope over every step with the same documents open (least squares): one pair of steps
+    // moves by a megabyte a person with when the collector last ran.
+    const same = steps.filter((r) => r.documents === steps[steps.length - 1]?.documents);
+    let fit = "";
+    if (same.length >= 3) {
+      const xs = same.map((r) => r.people), ys = same.map((r) => r.rssMb.kitsAtJoin! + r.rssMb.edsrvAtJoin!);
+      const mx = xs.reduce((a, b) => a + b, 0) / xs.length, my = ys.reduce((a, b) => a + b, 0) / ys.length;
+      const slope = xs.reduce((s, x, i) => s + (x - mx) * (ys[i]! - my), 0) / xs.reduce((s, x) => s + (x - mx) ** 2, 0);
+      fit = ` (fit over ${xs.join(", ")} people: ${f1(slope)})`;
+    }
+    console.log(`${LAYOUT_NAME[layout]}: memory per added person at join (kits + editing server, MB): ${perView.join(", ") || "–"}${fit}; added by a minute of one person's typing: ${perMinute.join(", ")}`);
   }
   let admission: StepResult | null = null;
   if (ADMISSION) {

@@ -49,6 +49,7 @@ import { engineThreadAsleep } from "./engine-thread";
 import { confineEngineProcess } from "./confine";
 import { parseTileInvalidation } from "./tile-invalidation";
 import { repaintStaleRows, SharedTiles, type SharedTile } from "./shared-tiles";
+import { Scratch } from "./scratch";
 
 const send = sendLine;
 
@@ -627,6 +628,8 @@ function lookKey(viewId: number): string {
 }
 
 const sharedTiles = new SharedTiles();
+/** Where tiles are painted before SharedTiles keeps its own copy of each. */
+const paintScratch = new Scratch();
 
 /**
  * Paints tiles of one size and answers, in order, each one's wire id and PNG (see PaintedTile).
@@ -673,11 +676,11 @@ function paintTiles(d: LokDocument, viewId: number, part: number, size: { width:
     // As one rectangle when it is mostly tiles asked for and not huge; else tile by tile.
     if (onGrid && cols * rows <= 2 * missing.length && cols * width <= 4096 && rows * height <= 4096) {
       const bw = cols * width + 1, bh = rows * height + 1;
-      const buf = new Uint8Array(bw * bh * 4);
+      const buf = paintScratch.zeroed(bw * bh * 4);
       d.paintTile(buf, bw, bh, x0, y0, Math.round((w * bw) / width), Math.round((h * bh) / height));
       for (const [x, y] of missing) keep(x, y, buf.subarray((((y - y0) / h) * height * bw + ((x - x0) / w) * width) * 4), bw);
     } else {
-      const buf = new Uint8Array((width + 1) * (height + 1) * 4);
+      const buf = paintScratch.zeroed((width + 1) * (height + 1) * 4);
       for (const [x, y] of missing) {
         d.paintTile(buf, width + 1, height + 1, x, y, Math.round((w * (width + 1)) / width), Math.round((h * (height + 1)) / height));
         keep(x, y, buf, width + 1);

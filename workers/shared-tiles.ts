@@ -10,6 +10,7 @@
 // on, 20-30 of a tile's 256 rows, and painting, copying and hashing whole tiles for it was most of
 // a kit's work at 50 people in ten documents.
 import type { TileInvalidation } from "./tile-invalidation";
+import { Scratch } from "./scratch";
 
 export interface SharedTile {
   part: number;
@@ -139,12 +140,15 @@ export function repaintStaleRows(paint: Paint, tiles: SharedTile[]): number {
   return painted;
 }
 
+/** The band being painted again, copied into its tiles at once. */
+const bandScratch = new Scratch();
+
 function repaintRun(paint: Paint, run: SharedTile[]): void {
   const { width, height, w, h, x, y } = run[0]!;
   const { top, bottom } = run[0]!.stale!;
   const rows = bottom - top + 1;
   const bw = run.length * width + 1, bh = rows + 1;
-  const buf = new Uint8Array(bw * bh * 4);
+  const buf = bandScratch.zeroed(bw * bh * 4);
   paint(buf, bw, bh, x, y + (top * h) / height, Math.round((w * bw) / width), Math.round((h * bh) / height));
   run.forEach((t, i) => {
     const digests = t.rows.slice();
