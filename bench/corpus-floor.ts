@@ -10,7 +10,7 @@
 // ratio of medians end to end ÷ floor per file (means are in the JSON too). Files past
 // BENCH_CORPUS_MAX_MS on the floor are measured in three pairs.
 // Writes bench/out/corpus-floor-latest.json.
-// Knobs: BENCH_CORPUS_REPS (7), BENCH_CORPUS_FILTER (a substring of the path), BENCH_CORPUS_MAX_MS (3000).
+// Knobs: BENCH_CORPUS_REPS (7), BENCH_CORPUS_FILTER (substrings of the path, comma-separated), BENCH_CORPUS_MAX_MS (3000).
 
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -25,7 +25,7 @@ import { parseConfig } from "../app/config";
 const ROOT = path.resolve(import.meta.dir, "..");
 const CORPUS = path.resolve(ROOT, "../shared/corpus");
 const REPS = Number(process.env.BENCH_CORPUS_REPS ?? 7);
-const FILTER = process.env.BENCH_CORPUS_FILTER ?? "";
+const FILTERS = (process.env.BENCH_CORPUS_FILTER ?? "").split(",");
 const MAX_MS = Number(process.env.BENCH_CORPUS_MAX_MS ?? 3000);
 /** Pairs for a file past MAX_MS: three, as one run of a 4-second file moved by 15 % from run to run. */
 const LONG_REPS = Math.min(REPS, 3);
@@ -39,7 +39,7 @@ const entries: Entry[] = readFileSync(path.join(CORPUS, "MANIFEST.tsv"), "utf8")
   .map((l) => l.split("\t"))
   .map((c) => ({ rel: c[0]!, format: c[1]!, bytes: Number(c[2]), notes: (c[8] ?? "").toLowerCase() }))
   .filter((e) => e.bytes > 1 && !/^(encrypted|corrupt|mislabeled)/.test(e.notes) && !e.notes.includes("0 bytes") && formatOf(e.format))
-  .filter((e) => e.rel.includes(FILTER));
+  .filter((e) => FILTERS.some((f) => e.rel.includes(f)));
 
 /** The corpus test's target: PDF, or a cheaper format for large files. */
 function targetOf(e: Entry): string {
