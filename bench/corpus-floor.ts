@@ -3,7 +3,8 @@
 //   - the floor: LibreOfficeKit's load + save + close of a private copy, in a process of its own
 //     started as a DocBuilder worker is (bench/corpus-floor-engine.ts: same engine start, profile,
 //     confinement), so that the floor and the worker differ only in what the service adds;
-//   - end to end: POST /v1/convert over HTTP on loopback, one worker (enterprise: no rate limit);
+//   - end to end: POST /v1/convert over HTTP on loopback to the service in its own process
+//     (`bun app/main.ts`, as in production), one worker (enterprise: no rate limit);
 // to PDF (large files to txt / csv / odp, as the corpus test does), after one warm-up of each,
 // BENCH_CORPUS_REPS pairs of runs, a floor run and an end-to-end run in turn, so that both see the
 // machine in the same state and the two engines convert the same files in the same order; the
@@ -18,7 +19,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { execa } from "execa";
-import { BENCH_API_KEY as KEY, startBenchService } from "./service";
+import { BENCH_API_KEY as KEY, startBenchServiceProcess } from "./service";
 import { formatOf } from "../workers/formats";
 import { parseConfig } from "../app/config";
 
@@ -122,7 +123,7 @@ console.log(`svc corpus floor benchmark — ${new Date().toISOString()} — ${os
 console.log(`${entries.length} files; after a warm-up of each, ${REPS} pairs of a floor run (its own engine process) and an end-to-end run in turn (three past ${MAX_MS} ms)\n`);
 
 const floorEngine = await startFloorEngine(parseConfig({}).docbuilder.workerMaxJobs);
-const svc = await startBenchService(path.join(work, "svc"), 1);
+const svc = await startBenchServiceProcess(path.join(work, "svc"), 1);
 const rows: { file: string; to: string; floorMs: number; e2eMs: number; ratio: number; floorMeanMs: number; e2eMeanMs: number }[] = [];
 try {
   for (const e of entries) {
@@ -145,7 +146,7 @@ try {
   }
 } finally {
   floorEngine.stop();
-  await svc.stop(5000);
+  await svc.stop();
   rmSync(work, { recursive: true, force: true });
 }
 
