@@ -1,7 +1,7 @@
 // Reads the body of a DocBuilder work request: either multipart/form-data with a `file` part
 // (the size limit enforced while it arrives; a large upload streams straight to disk and never
-// sits in memory, a body of a few megabytes is written in one call) or JSON with a `url`. Returns the parameters untyped: the caller
-// validates them against its own schema.
+// sits in memory, a body of a few megabytes is written in one call) or JSON with a `url`. Returns
+// the parameters untyped: the caller validates them against its own schema.
 
 import Busboy from "busboy";
 import { createWriteStream } from "node:fs";
@@ -60,7 +60,6 @@ async function readJson(req: Request): Promise<Intake> {
 }
 
 function readMultipart(req: Request, dir: string, maxFileMb: number): Promise<Intake> {
-  (globalThis as any).__mark?.("mp");
   const maxBytes = maxFileMb * 1024 * 1024;
   const declared = Number(req.headers.get("content-length") ?? "0");
   // A body much larger than the limit cannot hold a file within it: refuse before reading.
@@ -91,7 +90,6 @@ function readMultipart(req: Request, dir: string, maxFileMb: number): Promise<In
       else setField(params, name, value, fail);
     });
     bb.on("file", (name, stream, info) => {
-      (globalThis as any).__mark?.("bb-file");
       if (name !== "file") {
         stream.resume();
         fail(badRequest(`Phần tệp phải có tên "file", không phải "${name}".`, [{ path: `/${name}`, message: "unexpected file part" }]));
@@ -104,7 +102,6 @@ function readMultipart(req: Request, dir: string, maxFileMb: number): Promise<In
       const written = declared > 0 && declared <= WHOLE_WRITE_BYTES ? writeWhole(stream, target) : writeStreamed(stream, target);
       fileWrite = written.then((size) => {
         source = { type: "upload", path: target, filename, size };
-        (globalThis as any).__mark?.("written");
       });
       // Awaited at "close"; when the body ends early there is no close, and a rejection nobody
       // handles would end the process.
@@ -115,7 +112,6 @@ function readMultipart(req: Request, dir: string, maxFileMb: number): Promise<In
       reject(isClientGone(e) ? asClientGone(e) : (failed ?? badRequest(`Thân multipart không hợp lệ: ${(e as Error).message}.`)));
     bb.on("error", refuse);
     bb.on("close", async () => {
-      (globalThis as any).__mark?.("bb-close");
       try {
         await fileWrite;
       } catch (e) {
