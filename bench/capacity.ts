@@ -305,9 +305,14 @@ async function measure(ps: Person[], ms: number): Promise<Cpu & { total: number;
   const c = cpuDelta(a, b, wall);
   return { ...c, total: c.kits + c.edsrv + c.gate + c.caddy, ms: wall };
 }
+/** Resident memory of every kit (every process under the editing server). */
+const kitsRssMb = (kitPids = descendants(ed!.pid)) => kitPids.reduce((s, p) => s + rssMb(p), 0);
+/** Kits and editing server 1 s after everyone joined, before anyone typed. */
+const rssAtJoin = (r: StepResult) => r.rssMb.kitsAtJoin! + r.rssMb.edsrvAtJoin!;
+
 function summarise(layout: StepResult["layout"], ps: Person[], docs: number, joins: JoinResult[], cpu: Cpu & { total: number; ms: number }): StepResult {
   const kitPids = descendants(ed!.pid);
-  const kitsMb = kitPids.reduce((s, p) => s + rssMb(p), 0);
+  const kitsMb = kitsRssMb(kitPids);
   const lat = ps.flatMap((p) => p.stats.latencies);
   const tiles = ps.reduce((s, p) => s + p.stats.tiles, 0), bytes = ps.reduce((s, p) => s + p.stats.tileBytes, 0);
   const errs = ps.flatMap((p) => p.stats.errors);
@@ -373,7 +378,7 @@ async function runStep(layout: Layout, n: number): Promise<StepResult> {
   // Memory with every view open and its first screen painted, before anyone types: what a person
   // costs as such, apart from what their typing adds to the document over the hold.
   await Bun.sleep(1000);
-  const atJoin = { kits: descendants(ed!.pid).reduce((s, p) => s + rssMb(p), 0), edsrv: rssMb(ed!.pid) };
+  const atJoin = { kits: kitsRssMb(), edsrv: rssMb(ed!.pid) };
   for (const p of admitted) p.startTyping(KPS, MOVES, LETTERS);
   await Bun.sleep(3000); // warm-up: the first keys of every view
   const cpu = await measure(admitted, HOLD_S * 1000);
@@ -487,16 +492,15 @@ try {
     const perView: string[] = [], perMinute: string[] = [];
     for (let i = 0; i < steps.length; i++) {
       const r = steps[i]!, q = steps[i - 1];
-      const at = (x: StepResult) => x.rssMb.kitsAtJoin! + x.rssMb.edsrvAtJoin!;
-      if (q && q.documents === r.documents) perView.push(`${q.people}→${r.people}: ${f1((at(r) - at(q)) / (r.people - q.people))}`);
-      perMinute.push(`${r.people}: ${f1((r.rssMb.kits + r.rssMb.edsrv - at(r)) / r.joined / (r.holdMs / 60_000))}`);
+      if (q && q.documents === r.documents) perView.push(`${q.people}→${r.people}: ${f1((rssAtJoin(r) - rssAtJoin(q)) / (r.people - q.people))}`);
+      perMinute.push(`${r.people}: ${f1((r.rssMb.kits + r.rssMb.edsrv - rssAtJoin(r)) / r.joined / (r.holdMs / 60_000))}`);
     }
     // The slope over every step with the same documents open (least squares): one pair of steps
     // moves by a megabyte a person with when the collector last ran.
     const same = steps.filter((r) => r.documents === steps[steps.length - 1]?.documents);
     let fit = "";
     if (same.length >= 3) {
-      const xs = same.map((r) => r.people), ys = same.map((r) => r.rssMb.kitsAtJoin! + r.rssMb.edsrvAtJoin!);
+      const xs = same.map((r) => r.people), ys = same.map(rssAtJoin);
       const mx = xs.reduce((a, b) => a + b, 0) / xs.length, my = ys.reduce((a, b) => a + b, 0) / ys.length;
       const slope = xs.reduce((s, x, i) => s + (x - mx) * (ys[i]! - my), 0) / xs.reduce((s, x) => s + (x - mx) ** 2, 0);
       fit = ` (fit over ${xs.join(", ")} people: ${f1(slope)})`;

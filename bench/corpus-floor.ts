@@ -11,7 +11,8 @@
 // ratio of medians end to end ÷ floor per file (means are in the JSON too). Files past
 // BENCH_CORPUS_MAX_MS on the floor are measured in three pairs.
 // Writes bench/out/corpus-floor-latest.json.
-// Knobs: BENCH_CORPUS_REPS (7), BENCH_CORPUS_FILTER (substrings of the path, comma-separated), BENCH_CORPUS_MAX_MS (3000).
+// Knobs: BENCH_CORPUS_REPS (7), BENCH_CORPUS_FILTER (substrings of the path, comma-separated),
+// BENCH_CORPUS_MAX_MS (3000), BENCH_CORPUS_RAW=1 (print every run's milliseconds).
 
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -20,6 +21,7 @@ import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { execa } from "execa";
 import { BENCH_API_KEY as KEY, startBenchServiceProcess } from "./service";
+import { percentiles } from "./measure";
 import { formatOf } from "../workers/formats";
 import { parseConfig } from "../app/config";
 
@@ -50,12 +52,6 @@ function targetOf(e: Entry): string {
   if (family === "spreadsheet") return large ? "csv" : "pdf";
   return large ? "odp" : "pdf";
 }
-
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b), m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 type FloorReply = { ms?: number; error?: string; ready?: boolean };
 
@@ -142,7 +138,9 @@ try {
       continue;
     }
     if (process.env.BENCH_CORPUS_RAW) console.log(`  ${e.rel}: floor ${floor.map((x) => x.toFixed(0)).join(" ")} | e2e ${e2e.map((x) => x.toFixed(0)).join(" ")}`);
-    rows.push({ file: e.rel, to: targetOf(e), floorMs: median(floor), e2eMs: median(e2e), ratio: median(e2e) / median(floor), floorMeanMs: mean(floor), e2eMeanMs: mean(e2e) });
+    // The nearest-rank p50: the median for odd counts of runs (7, 3), the lower middle one for even.
+    const f = percentiles(floor), x = percentiles(e2e);
+    rows.push({ file: e.rel, to: targetOf(e), floorMs: f.p50, e2eMs: x.p50, ratio: x.p50 / f.p50, floorMeanMs: f.mean, e2eMeanMs: x.mean });
   }
 } finally {
   floorEngine.stop();

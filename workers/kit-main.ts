@@ -114,7 +114,8 @@ function knownView(viewId: unknown): number {
 
 function useView(viewId: unknown): LokDocument {
   const d = requireDoc();
-  if (d.getView() !== knownView(viewId)) d.setView(viewId as number);
+  const id = knownView(viewId);
+  if (d.getView() !== id) d.setView(id);
   return d;
 }
 
