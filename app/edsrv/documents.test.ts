@@ -471,6 +471,19 @@ describe("views", () => {
     expect(tileFrames(s, m).filter((f) => attr(headOf(f), "id") === "9")).toEqual([]);
     s.close();
   });
+
+  test("every tile asked for is answered: one the engine fails to paint is answered tilestale (the page awaits each and asks none again until then)", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1");
+    const n = s.frames.length;
+    // 4096 px tiles are past what the engine paints (2048): the paint fails.
+    s.send("tilecombine part=0 width=4096 height=4096 tileposx=0,3840 tileposy=0,0 tilewidth=3840 tileheight=3840 id=77");
+    await s.waitText("error: cmd=tilecombine", n);
+    const stale = s.frames.slice(n).filter((t): t is string => typeof t === "string" && t.startsWith("tilestale: id=77 "));
+    expect(stale.map((t) => / x=(\d+) /.exec(t)![1])).toEqual(["0", "3840"]);
+    expect(tileFrames(s, n)).toEqual([]);
+    s.close();
+  });
 });
 
 describe("opening", () => {

@@ -98,7 +98,13 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
       // Asked after an invalidation (`need=` its version): a tile pushed for it answers.
       const covered = await Promise.all(tiles.map((t, i) => (s.tiles && needs[i]! >= 0 ? s.tiles.covered(t, needs[i]!) : false)));
       const rest = tiles.filter((_, i) => !covered[i]);
-      if (rest.length) await sendTiles(kit, s, rest, args.id ?? "");
+      if (!rest.length) return;
+      // Every tile asked for is answered: a page awaits each one and asks for none of them again
+      // until then. If painting failed it is told so, and asks again.
+      await sendTiles(kit, s, rest, args.id ?? "").catch((err: unknown) => {
+        sendTilesStale(s, rest, args.id ?? "");
+        throw err;
+      });
       return;
     }
     case "clientvisiblearea":

@@ -83,6 +83,19 @@ export async function editorFrame(page: Page): Promise<Frame> {
   return frame;
 }
 
+/**
+ * Until every tile the view asked for is drawn (the page counts each request until it is answered
+ * or given up). On a timeout it says what the page counted, received and recorded as errors.
+ */
+export async function allTilesDrawn(frame: Frame, timeout = 30_000): Promise<void> {
+  try {
+    await frame.waitForFunction(() => { const S = (window as any).edState; return S.tilesDrawn >= S.tilesRequested; }, undefined, { polling: 50, timeout });
+  } catch (err) {
+    const seen = await frame.evaluate(() => { const S = (window as any).edState; return { drawn: S.tilesDrawn, requested: S.tilesRequested, pushed: S.tilesPushed, errors: S.errors, received: S.received }; }).catch(() => null);
+    throw new Error(`tiles asked for were not all drawn within ${timeout} ms: ${JSON.stringify(seen)}`, { cause: err });
+  }
+}
+
 /** Action_Save with Notify from the host page; resolves with Action_Save_Resp's values. */
 export async function hostSave(page: Page, values: Record<string, unknown> = { Notify: true }): Promise<{ success: boolean; result: string; errorMsg: string }> {
   const n = await page.evaluate(() => (window as any).msgs.filter((m: any) => m.MessageId === "Action_Save_Resp").length);

@@ -21,8 +21,22 @@ export interface CachedTile {
 const CACHE_MAX = 400;
 
 export let cache: Record<string, CachedTile> = {};
-/** "part:tx:ty" → request time (performance.now()). */
-export let pending: Record<string, number> = {};
+/** A tile asked for (or announced by the server as painted ahead) and not yet answered. */
+export interface PendingTile {
+  /** When it was asked (performance.now()). */
+  at: number;
+  /** The pixel version an answer must have (-1: any): a tile of it pushed meanwhile answers. */
+  need: number;
+  /** The request's id, which the server's answer carries (`id=`). */
+  id: string;
+}
+
+/**
+ * "part:tx:ty" → the request awaiting its tile. Every request is counted once in
+ * edState.tilesRequested and leaves the count once: answered (tilesDrawn) or given up (taken off
+ * tilesRequested), so `tilesDrawn >= tilesRequested` says exactly that nothing asked is awaited.
+ */
+export let pending: Record<string, PendingTile> = {};
 /**
  * Tiles invalidated while their request was in flight, with the pixel version they must have
  * reached (Infinity from a server that numbers nothing): the reply may have been painted before.
@@ -48,6 +62,34 @@ export function storeTile(key: string, tile: CachedTile): CachedTile {
   if (old) closePixels(old.bmp);
   else cacheKeys.push(key);
   return (cache[key] = tile);
+}
+
+/** A tile asked for: awaited until its answer or a tile of at least version `need` is applied, or given up. */
+export function markAsked(key: string, at: number, need: number, id: string): void {
+  if (pending[key]) return;
+  pending[key] = { at, need, id };
+  S.tilesRequested++;
+}
+
+/**
+ * A tile of version `ver`, sent for request `id`, is in the cache: the request awaiting it is
+ * answered (and returned) if this is its reply or of the version it needs. The server answers a
+ * request whose version a push already carried with nothing (tile-push.ts covered()), so a pushed
+ * tile must answer it here too: waiting for a reply of its own left the request pending for good,
+ * and a pending tile is never asked for again, however often it is invalidated.
+ */
+export function answerAsked(key: string, ver: number, id: string): PendingTile | undefined {
+  const p = pending[key];
+  if (!p || !(p.id === id || ver >= p.need)) return undefined;
+  delete pending[key];
+  return p;
+}
+
+/** A request that will not be answered (the server said so, or its answer could not be used). */
+export function giveUpAsked(key: string): void {
+  if (!pending[key]) return;
+  delete pending[key];
+  S.tilesRequested--;
 }
 
 /**

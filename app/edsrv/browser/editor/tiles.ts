@@ -9,7 +9,7 @@ import { loaded } from "./notices";
 import { decodeNow } from "./png-decode";
 import { lastInputAt, send } from "./socket";
 import { currentPart, edState as S, editor, mark, TILE_PX } from "./state";
-import { arriving, cache, dirty, evict, pending, staleFor, storeTile, tileKeyAt, type CachedTile, type TilePixels } from "./tile-cache";
+import { answerAsked, arriving, cache, closePixels, dirty, evict, giveUpAsked, markAsked, pending, staleFor, storeTile, tileKeyAt, type CachedTile, type TilePixels } from "./tile-cache";
 
 let tileSeq = 0;
 /** The tiles the first screen waits for, until each is drawn (then the indicator goes). */
@@ -28,13 +28,12 @@ export function awaitFirstPaint(): void {
 export function requestVisible(): void {
   if (!editor.status) return;
   const p = currentPart(), tw = TILE_PX * editor.twipsPerPx, now = performance.now();
-  const xs: number[] = [], ys: number[] = [], needs: number[] = [], haves: number[] = [];
+  const keys: string[] = [], xs: number[] = [], ys: number[] = [], needs: number[] = [], haves: number[] = [];
   eachTile(visible(), (tx, ty) => {
     const key = p + ":" + tx + ":" + ty, e = cache[key];
     if (e && !e.stale) return;
     if (pending[key]) return;
-    pending[key] = now;
-    xs.push(tx * tw); ys.push(ty * tw);
+    keys.push(key); xs.push(tx * tw); ys.push(ty * tw);
     // The version an invalidation asks for (-1: any): a tile the server pushed for it answers.
     needs.push(e && e.need !== undefined && e.need >= 0 ? e.need : -1);
     // The copy held: if its pixels did not change, the server says so instead of sending them.
@@ -42,11 +41,12 @@ export function requestVisible(): void {
   });
   // The server paints the tiles of one request as one rectangle (Collabora's tilecombine).
   for (let i = 0; i < xs.length; i += 64) {
-    S.tilesRequested += Math.min(64, xs.length - i);
+    const id = String(++tileSeq);
+    for (let k = i; k < Math.min(i + 64, xs.length); k++) markAsked(keys[k]!, now, needs[k]!, id);
     send(tileCombineCommand({
       part: p, size: TILE_PX, twips: tw,
       xs: xs.slice(i, i + 64), ys: ys.slice(i, i + 64), needs: needs.slice(i, i + 64), haves: haves.slice(i, i + 64),
-      id: ++tileSeq,
+      id: Number(id),
     }));
   }
 }
@@ -58,15 +58,26 @@ export function onFirstScreen(arg: string): void {
   const fx = String(fs.tileposx).split(","), fy = String(fs.tileposy).split(","), at = performance.now();
   for (let fi = 0; fi < fx.length; fi++) {
     const fk = tileKeyAt(fs.part, fx[fi], fy[fi], ftw);
-    if (!cache[fk] && !pending[fk]) { pending[fk] = at; S.tilesRequested++; }
+    if (!cache[fk]) markAsked(fk, at, -1, FIRST_SCREEN_ID);
   }
 }
 
-/** `tilestale:` a tile of a part the view had left when the request arrived: forget it (asked again if that part comes back). */
+/** The request id of the tiles the server paints ahead (document-views.ts). */
+const FIRST_SCREEN_ID = "first";
+
+/**
+ * `tilestale:` a tile asked for will not come: of a part the view had left when the request
+ * arrived (asked again if that part comes back), or one the server failed to paint (asked again
+ * shortly, if it is still wanted).
+ */
 export function onTileStale(arg: string): void {
   const t = frameWords(arg);
-  delete pending[tileKeyAt(t.part, t.x, t.y, Number(t.w))];
+  giveUpAsked(tileKeyAt(t.part, t.x, t.y, Number(t.w)));
+  if ((Number(t.part) || 0) === currentPart() && !retryTimer) retryTimer = setTimeout(() => { retryTimer = 0; requestVisible(); }, RETRY_MS);
 }
+let retryTimer: ReturnType<typeof setTimeout> | 0 = 0;
+/** Not at once: a tile the server could not paint now is not asked for in a tight loop. */
+const RETRY_MS = 1000;
 
 /** A binary `tile:` frame: its header line, then the PNG (none: the pixels held are still current). */
 export function onTile(bytes: Uint8Array<ArrayBuffer>): void {
@@ -75,8 +86,7 @@ export function onTile(bytes: Uint8Array<ArrayBuffer>): void {
   const a = frameWords(headerText.decode(bytes.subarray(0, nl < 0 ? bytes.length : nl)).replace(/^tile: /, ""));
   const tw = Number(a.w), p = Number(a.part) || 0, ver = a.ver === undefined ? -1 : Number(a.ver), wid = Number(a.wid) || 0;
   const base = a.delta === undefined ? 0 : Number(a.delta) || -1, dy = Number(a.dy) || 0;
-  const key = tileKeyAt(p, a.x, a.y, tw);
-  const askedAt = pending[key];
+  const key = tileKeyAt(p, a.x, a.y, tw), id = a.id === undefined ? "" : String(a.id);
   // Asked (or painted ahead) before a zoom change, which forgot every request: a request at this
   // zoom for the same place may be pending, and stays.
   if (tw !== TILE_PX * editor.twipsPerPx) return;
@@ -85,29 +95,26 @@ export function onTile(bytes: Uint8Array<ArrayBuffer>): void {
   // an older one of the same place must not be covered by it afterwards.
   const now = png && png.length && (base || performance.now() - lastInputAt < 1000) ? decodeNow(png) : null;
   const decoded: Promise<TilePixels> | null = now ? Promise.resolve(now) : png && png.length ? createImageBitmap(new Blob([png], { type: "image/png" })) : null;
-  // The request is answered once the tile is in the cache: forgotten while it decodes, the tile
-  // was neither pending nor held, and a screen update meanwhile asked for it again.
-  const answered = () => { if (pending[key] === askedAt) delete pending[key]; };
-  const done: Promise<void> = (arriving[key] || Promise.resolve()).then(() => {
+  // The request is answered once the tile is in the cache (tileReady): answered while it decoded,
+  // the tile was neither pending nor held, and a screen update meanwhile asked for it again.
+  const apply = (): void | Promise<void> => {
     let held = cache[key];
     if (!decoded) {
-      answered();
       // "Same": the pixels of the copy held, at a newer version. Without that copy (dropped from
       // the cache meanwhile) the tile is asked for again, whole.
-      if (!held || held.wid !== wid) { if (held) staleFor(held, Infinity); requestVisible(); return; }
+      if (!held || held.wid !== wid) return unusable(key, held, true);
       held.stale = false; held.ver = ver; held.need = undefined;
-      tileReady(key, p, held, askedAt, false);
+      tileReady(key, p, held, id, false);
       return;
     }
     return decoded.then((bmp) => {
-      answered();
       // The zoom changed meanwhile, or a newer copy is already here.
-      if (tw !== TILE_PX * editor.twipsPerPx || (cache[key] && cache[key]!.ver > ver)) { if ("close" in bmp) bmp.close(); return; }
+      if (tw !== TILE_PX * editor.twipsPerPx || (cache[key] && cache[key]!.ver > ver)) return closePixels(bmp);
       if (base) {
         // The rows from `dy` that changed in the copy `base`: without that copy (dropped, or
         // replaced meanwhile) the tile is asked for again, whole.
         held = cache[key];
-        if (!held || held.wid !== base) { if (held) staleFor(held, Infinity); requestVisible(); return; }
+        if (!held || held.wid !== base) { closePixels(bmp); return unusable(key, held, true); }
         let c = held.bmp;
         if (!(c instanceof HTMLCanvasElement)) {
           const copy = document.createElement("canvas"); copy.width = TILE_PX; copy.height = TILE_PX;
@@ -116,28 +123,53 @@ export function onTile(bytes: Uint8Array<ArrayBuffer>): void {
           c = copy;
         }
         c.getContext("2d")!.drawImage(bmp, 0, dy);
+        closePixels(bmp);
         S.tileDeltas++;
         held.bmp = c; held.stale = false; held.ver = ver; held.wid = wid; held.need = undefined;
-        tileReady(key, p, held, askedAt, true);
+        tileReady(key, p, held, id, true);
         return;
       }
-      tileReady(key, p, storeTile(key, { bmp, stale: false, ver, wid }), askedAt, true);
+      tileReady(key, p, storeTile(key, { bmp, stale: false, ver, wid }), id, true);
       evict();
-    }, answered); // not drawn: asked again at the next invalidation or scroll
+    }, () => unusable(key, cache[key], false)); // not decoded: asked again at the next invalidation or scroll
+  };
+  // A frame that fails to apply must not hold up the frames after it at this place (they wait on
+  // this promise), nor leave its request awaited.
+  const done: Promise<void> = (arriving[key] || Promise.resolve()).then(apply).catch((err: unknown) => {
+    S.errors.push("tile " + key + ": " + String(err));
+    unusable(key, cache[key], false);
   });
   arriving[key] = done;
   done.then(() => { if (arriving[key] === done) delete arriving[key]; });
 }
 
+/**
+ * A tile frame the page cannot use: the request it may answer is given up (the server counts the
+ * frame as its answer) and the copy held is stale; asked for again, whole, at once or at the next
+ * invalidation or scroll.
+ */
+function unusable(key: string, held: CachedTile | undefined, askAgain: boolean): void {
+  giveUpAsked(key);
+  if (held) staleFor(held, Infinity);
+  if (askAgain) requestVisible();
+}
+
 /** A tile is current in the cache (new pixels, or the same ones confirmed): draw it and account for it. */
-function tileReady(key: string, p: number, e: CachedTile, askedAt: number | undefined, draw: boolean): void {
-  if (dirty[key] !== undefined) { if (dirty[key]! > e.ver) staleFor(e, dirty[key]!); delete dirty[key]; }
+function tileReady(key: string, p: number, e: CachedTile, id: string, draw: boolean): void {
+  const asked = answerAsked(key, e.ver, id);
+  // Invalidated while it was on its way: painted before that change, it is asked for again, once
+  // no request for it is awaited (the one awaited may be painted after the change).
+  const invalidatedAt = dirty[key];
+  if (invalidatedAt !== undefined) {
+    if (invalidatedAt > e.ver) staleFor(e, invalidatedAt);
+    if (invalidatedAt <= e.ver || !pending[key]) delete dirty[key];
+  }
   if (p === currentPart()) {
     if (drawnArea() && draw) drawTile(key, e.bmp);
-    if (askedAt === undefined) S.tilesPushed++; // sent by the server before the page asked
-    else S.tilesDrawn++;
-    // Input → the first new pixels after it: a tile pushed (askedAt undefined) or asked for since.
-    if (S.inputAt && draw && (askedAt === undefined || askedAt >= S.inputAt)) {
+    if (asked) S.tilesDrawn++;
+    else S.tilesPushed++; // sent by the server before the page asked
+    // Input → the first new pixels after it: a tile pushed or asked for since.
+    if (S.inputAt && draw && (!asked || asked.at >= S.inputAt)) {
       S.inputLatencies.push(performance.now() - S.inputAt);
       S.inputAt = 0;
     }
@@ -151,7 +183,7 @@ function tileReady(key: string, p: number, e: CachedTile, askedAt: number | unde
         if (performance.mark) performance.mark("ed-first-paint");
       }
     }
-  }
+  } else if (asked) S.tilesRequested--; // of a part no longer shown: no longer awaited
   if (e.stale) requestVisible();
   else if (cursorWaiting() && !tilesAwaited()) showCursor();
 }
