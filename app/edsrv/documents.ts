@@ -54,8 +54,25 @@ export class DocumentBroker extends DocumentState {
     return this.serial<boolean | "closed">(async () => {
       this.loading.waiting--;
       if (this.state === "closed") return "closed";
-      return this.attach(s);
+      try {
+        return await this.attach(s);
+      } catch (err) {
+        return this.attachFailed(s, err);
+      }
     });
+  }
+
+  /**
+   * Making the view failed past its own checks: most often the kit died meanwhile (its recovery
+   * asks the attached pages to reconnect; this page may not be one of them yet). The page is told
+   * either way, never left waiting, and the failure never escapes as an unhandled rejection.
+   */
+  private attachFailed(s: ClientSession, err: unknown): false {
+    const kitDied = !this.kit?.alive || this.state === "loading";
+    this.log.warn("view_attach_failed", { session: s.id, kit_died: kitDied, error: err as Error });
+    s.send(kitDied ? closeFrame("recovering") : errorFrame("load", "faileddocloading"));
+    s.close();
+    return false;
   }
 
   /** CheckFileInfo for the new view, load on the first view, then create the view. */
