@@ -76,7 +76,7 @@ export class DocumentLoading {
     const doc = this.doc;
     if (doc.state !== "new") return;
     doc.preloading = true;
-    void doc.serial(async () => {
+    doc.serialInBackground("preload", async () => {
       if (doc.state !== "new") return;
       const cfi = await doc.deps.wopi.checkFileInfo(doc.wopiSrc, auth);
       if (cfi.kind !== "ok" || doc.state !== "new") return this.endPreload();

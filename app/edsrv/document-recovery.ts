@@ -70,7 +70,7 @@ export class DocumentRecovery {
     const replayCrashed = this.crashedBeforeInput();
     if (replayCrashed) this.recoveriesWithoutInput++;
     else this.recoveriesWithoutInput = 0;
-    void doc.serial(async () => {
+    doc.serialInBackground("recover", async () => {
       if (this.recoveriesWithoutInput >= MAX_RECOVERIES_WITHOUT_INPUT) return this.giveUp("kit_crash");
       // The engine's own crash (not a kill from outside) before anyone typed again: the replay
       // passed its grace but the input it replayed crashed the engine a moment later, as on a
@@ -143,7 +143,7 @@ export class DocumentRecovery {
           else await doc.journaledKit!.request("unview", { viewId: v.viewId }).catch(() => {});
         }
         if (this.orphanTimer) clearTimeout(this.orphanTimer);
-        this.orphanTimer = setTimeout(() => void doc.serial(() => this.endOrphans()), doc.deps.orphanWaitMs ?? ORPHAN_WAIT_MS);
+        this.orphanTimer = setTimeout(() => doc.serialInBackground("end_orphans", () => this.endOrphans()), doc.deps.orphanWaitMs ?? ORPHAN_WAIT_MS);
         this.recoveredAtSeq = journal.seq;
         doc.log.info("document_recovered", { cause, entries: r.replayed, views: r.views.length, attempts: attempt + 1, dropped_entries: dropped.length, ms: Math.round(performance.now() - t0) });
         return true;

@@ -122,6 +122,11 @@ export abstract class DocumentState {
     return p;
   }
 
+  /** serial() for work nobody waits on: a failure is logged as `task`, never an unhandled rejection. */
+  serialInBackground(task: string, fn: () => Promise<unknown>): void {
+    this.serial(fn).catch((err: unknown) => this.log.error("document_task_failed", { task, error: err as Error }));
+  }
+
   /** A new name in the document's folder (saves and exports run side by side with typing). */
   nextFile(prefix: string, ext: string): string {
     return path.join(this.dir, `${prefix}-${++this.fileCounter}${ext ? "." + ext : ""}`);

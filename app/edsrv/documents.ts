@@ -131,7 +131,7 @@ export class DocumentBroker extends DocumentState {
   }
 
   removeSession(s: ClientSession): void {
-    void this.serial(async () => {
+    this.serialInBackground("remove_session", async () => {
       if (!(await this.views.detach(s))) return;
       this.broadcastViews();
       this.maybeClose();
