@@ -84,4 +84,9 @@ export type WorkerReply =
   | { type: "ready"; pid: number; core: CoreInfo; startMs: number }
   | { type: "result"; id: string; ok: true; result: ConvertResult | TextResult | MetaResult | ThumbnailResult }
   | { type: "result"; id: string; ok: false; error: { code: WorkerErrorCode; message: string } }
-  | { type: "log"; level: "debug" | "info" | "warn" | "error"; event: string; fields?: Record<string, unknown> };
+  | { type: "log"; level: "debug" | "info" | "warn" | "error"; event: string; fields?: Record<string, unknown> }
+  /**
+   * After every request's `result`: the worker has closed the document and takes the next request.
+   * A successful result is sent as soon as the output is written, before LibreOffice's close.
+   */
+  | { type: "closed"; id: string };

@@ -107,6 +107,22 @@ describe("worker process", () => {
     expect(readFileSync(out).subarray(0, 5).toString("latin1")).toBe("%PDF-");
   }, T);
 
+  test("a result leaves as soon as its output is written: the document is closed after it, and then the worker says closed (and only then takes the next request)", async () => {
+    const { dir, input } = job("docx/onlyoffice_sample.docx");
+    const jobId = id();
+    const result = await w.request({ id: jobId, op: "convert", input, output: join(dir, "out.pdf"), to: "pdf" });
+    const closed = await w.next((r) => r.type === "closed" && r.id === jobId);
+    const done = await w.next((r) => r.type === "log" && r.event === "job_done" && r.fields?.job_id === jobId);
+    expect(w.replies.indexOf(result)).toBeLessThan(w.replies.indexOf(done));
+    expect(w.replies.indexOf(done)).toBeLessThan(w.replies.indexOf(closed));
+    // The close is measured apart from the answer's time.
+    expect(done.fields).toMatchObject({ ms: expect.any(Number), close_ms: expect.any(Number) });
+    // A request the worker refuses is followed by closed too: the pool waits for it after every result.
+    const bad = id();
+    w.sendLine(JSON.stringify({ id: bad, op: "convert", input: "relative/path", output: "/tmp/x.pdf", to: "pdf" }));
+    await w.next((r) => r.type === "closed" && r.id === bad);
+  }, T);
+
   test("convert xlsx → ods, pptx → pdf and csv → xlsx", async () => {
     const a = job("xlsx/tika_charts.xlsx");
     const r1 = await w.request({ id: id(), op: "convert", input: a.input, output: join(a.dir, "out.ods"), to: "ods" });
@@ -215,7 +231,7 @@ describe("worker process", () => {
 
   test("fd 3 carries only JSON protocol lines; LibreOffice's output stays on stdout/stderr", () => {
     expect(w.lines.length).toBeGreaterThan(10);
-    for (const r of w.replies) expect(["ready", "result", "log"]).toContain(r.type);
+    for (const r of w.replies) expect(["ready", "result", "closed", "log"]).toContain(r.type);
     const done = w.replies.filter((r) => r.type === "log" && r.event === "job_done");
     expect(done.length).toBeGreaterThan(5);
     expect(done[0]!.fields).toMatchObject({ job_id: expect.any(String), op: "convert", ms: expect.any(Number) });

@@ -50,8 +50,16 @@ function invalid(r: Record<string, unknown>): string | null {
   return null;
 }
 
+/** Serves one request line, then says the worker is free for the next. */
 function serve(line: string, engine: Engine): void {
   if (line.trim() === "") return;
+  const id = serveRequest(line, engine);
+  // Free for the next request: the pool sends none before this (and ends a worker that never says it).
+  send({ type: "closed", id });
+}
+
+/** Answers one request line; returns its id ("" when it has none). */
+function serveRequest(line: string, engine: Engine): string {
   let req: Record<string, unknown>;
   try {
     const parsed = JSON.parse(line);
@@ -60,35 +68,46 @@ function serve(line: string, engine: Engine): void {
   } catch {
     log("warn", "request_malformed", { bytes: line.length });
     fail("", "internal", "malformed request line (not a JSON object)");
-    return;
+    return "";
   }
   const id = typeof req.id === "string" ? req.id : "";
   const bad = invalid(req);
   if (bad) {
     log("warn", "request_invalid", { job_id: id, request_id: req.requestId, reason: bad });
     fail(id, "internal", `invalid request: ${bad}`);
-    return;
+    return id;
   }
   const r = req as unknown as WorkerRequest;
   const t0 = performance.now();
   const fields: Record<string, unknown> = { job_id: id, request_id: r.requestId, op: r.op };
   if (r.op === "convert") fields.to = r.to;
+  let answered = false;
   try {
-    const result = engine.handle(r);
-    fields.ms = Math.round(performance.now() - t0);
-    fields.family = result.family;
-    fields.pages = result.pages;
+    // The result leaves as soon as the output is written; the document is closed after it.
+    engine.handle(r, (result) => {
+      answered = true;
+      fields.ms = Math.round(performance.now() - t0);
+      fields.family = result.family;
+      fields.pages = result.pages;
+      send({ type: "result", id, ok: true, result });
+    });
+    fields.close_ms = Math.round(performance.now() - t0 - (fields.ms as number));
     fields.rss_mb = Math.round(process.memoryUsage().rss / 1048576);
-    send({ type: "result", id, ok: true, result });
     log("info", "job_done", fields);
   } catch (err) {
     const code: WorkerErrorCode = err instanceof EngineError ? err.code : "internal";
     const message = err instanceof EngineError ? err.message : `engine failure: ${(err as Error)?.message ?? String(err)}`;
-    fields.ms = Math.round(performance.now() - t0);
-    fields.code = code;
-    fail(id, code, message);
-    log(code === "internal" ? "error" : "info", "job_failed", { ...fields, message });
+    if (answered) {
+      // The answer was complete; only closing the document failed.
+      log("warn", "engine_close_failed", { ...fields, message });
+    } else {
+      fields.ms = Math.round(performance.now() - t0);
+      fields.code = code;
+      fail(id, code, message);
+      log(code === "internal" ? "error" : "info", "job_failed", { ...fields, message });
+    }
   }
+  return id;
 }
 
 function main(): void {

@@ -8,7 +8,7 @@ import path from "node:path";
 import { existsSync, readdirSync } from "node:fs";
 import { AUTH, FIXTURES, enterpriseEnv, form } from "../testing/harness";
 import { docxBomb, smallDocxHugeXml } from "../testing/zip-bomb";
-import { embedToken, startEmbedStack, startSource, type EmbedStack } from "../embed/testing";
+import { embedToken, startEmbedStack, startSource, until, type EmbedStack } from "../embed/testing";
 
 let stack: EmbedStack;
 let source: ReturnType<typeof startSource>;
@@ -31,6 +31,8 @@ afterAll(async () => {
 
 const base = () => stack.gateUrl;
 const post = (p: string, body: BodyInit, headers: Record<string, string> = {}) => fetch(`${base()}${p}`, { method: "POST", headers: { ...AUTH, ...headers }, body });
+/** The pool once the previous test's job has let go of its worker (a worker closes its document after answering). */
+const workersIdle = () => until(() => stack.gate.pool.status(), (s) => s.busy === 0, "workers idle before the request");
 const json = (body: unknown) => [JSON.stringify(body), { "Content-Type": "application/json" }] as const;
 const bombPart = (name = "report.docx") => ({ bytes: BOMB, name });
 
@@ -53,7 +55,7 @@ describe("zip bombs are refused at intake, before the engine sees them", () => {
   ];
   for (const [name, send] of cases) {
     test(`${name}: 422 corrupt_source (zip_ratio) in under a second, no job, no worker touched`, async () => {
-      const before = stack.gate.pool.status();
+      const before = await workersIdle();
       const t0 = performance.now();
       const r = await refused(await send());
       expect(performance.now() - t0).toBeLessThan(1000);
@@ -112,7 +114,7 @@ describe("a small docx with huge XML is refused before anyone waits (issue 21 it
   for (const [name, send] of cases) {
     test(`${name}: a 50 KB docx with 15 MiB of XML gets 422 corrupt_source (xml_ratio) in under a second, no worker touched`, async () => {
       expect(HUGE_XML.length).toBeLessThan(60 * 1024);
-      const before = stack.gate.pool.status();
+      const before = await workersIdle();
       const t0 = performance.now();
       const res = await send();
       const body = (await res.json()) as any;

@@ -30,7 +30,7 @@ async function until(check: () => Promise<boolean> | boolean, ms = 30_000) {
 
 /** Waits until some worker is busy and returns its pid. */
 async function busyWorkerPid(svc: Harness): Promise<number> {
-  await until(() => svc.pool.status().busy > 0);
+  await until(() => svc.pool.busyPids().length > 0);
   return svc.pool.busyPids()[0]!;
 }
 

@@ -79,7 +79,11 @@ interface Task extends Resolver {
   ownSlot: boolean;
 }
 
-type WorkerState = "starting" | "idle" | "busy" | "stopping";
+/**
+ * "closing": its request is answered and it closes the document (workers/worker-main.ts answers
+ * before LibreOffice's close); it takes the next request once it says `closed`.
+ */
+type WorkerState = "starting" | "idle" | "busy" | "closing" | "stopping";
 
 interface Worker {
   slot: number;
@@ -92,6 +96,8 @@ interface Worker {
   runTimer?: Timer;
   /** Set when we killed it on purpose, so its exit is not counted as a crash. */
   retiring?: "recycle" | "timeout" | "shutdown" | "memory";
+  /** While closing: ends a worker whose close never finishes. */
+  closeTimer?: Timer;
   requests: Writable;
   everReady: boolean;
   /** Resolves when the process has exited (its pipes may outlive it; we do not wait for them). */
@@ -166,7 +172,7 @@ export class WorkerPool {
     let busy = 0;
     for (const w of this.workers.values()) {
       if (w.state === "idle") idle++;
-      else if (w.state === "busy") busy++;
+      else if (w.state === "busy" || w.state === "closing") busy++;
     }
     return { total: this.opts.size, idle, busy, restarts: this.restarts };
   }
@@ -298,6 +304,8 @@ export class WorkerPool {
           wlog[msg.level](msg.event, msg.fields);
         } else if (msg.type === "result") {
           this.onResult(worker, msg);
+        } else if (msg.type === "closed") {
+          this.onClosed(worker);
         }
       });
 
@@ -365,9 +373,26 @@ export class WorkerPool {
       this.log.info("job_engine_error", { worker: worker.slot, job_id: msg.id, code: msg.error.code, message: msg.error.message });
       this.fail(task, new ServiceError(msg.error.code));
     }
+    worker.state = "closing";
+    worker.closeTimer = setTimeout(() => this.onCloseTimeout(worker), task.options.runTimeoutMs);
+  }
+
+  /** The worker closed the document of its last request: free for the next. */
+  private onClosed(worker: Worker) {
+    if (worker.state !== "closing") return;
+    clearTimeout(worker.closeTimer);
     worker.state = "idle";
     this.maybeRecycle(worker);
     this.dispatch();
+  }
+
+  /** A close that never ends (LibreOffice's teardown can hang): the worker goes, no request fails. */
+  private onCloseTimeout(worker: Worker) {
+    if (worker.state !== "closing") return;
+    worker.retiring = "timeout";
+    worker.state = "stopping";
+    this.log.warn("worker_close_timeout", { worker: worker.slot });
+    worker.process.kill("SIGKILL");
   }
 
   private maybeRecycle(worker: Worker) {
@@ -396,7 +421,7 @@ export class WorkerPool {
   private checkMemory() {
     const limit = this.opts.memoryLimitBytes!;
     for (const worker of this.workers.values()) {
-      if (worker.pid === undefined || (worker.state !== "busy" && worker.state !== "idle")) continue;
+      if (worker.pid === undefined || (worker.state !== "busy" && worker.state !== "idle" && worker.state !== "closing")) continue;
       const rss = residentBytes(worker.pid);
       if (rss === null || rss <= limit) continue;
       const task = worker.task;
@@ -423,6 +448,7 @@ export class WorkerPool {
 
   private onExit(worker: Worker, exitCode: number | undefined, signal: string | undefined) {
     clearTimeout(worker.runTimer);
+    clearTimeout(worker.closeTimer);
     if (this.workers.get(worker.slot) === worker) this.workers.delete(worker.slot);
     const reason = worker.retiring ?? "crash";
     if (worker.task) {
