@@ -11,10 +11,12 @@
 // ratio of medians end to end ÷ floor per file (means are in the JSON too), and end to end ÷ the
 // floor's load + save alone (the service answers once the output is saved and closes the document
 // after the answer, so that is the least an answer can take). Files past
-// BENCH_CORPUS_MAX_MS on the floor are measured in three pairs.
+// BENCH_CORPUS_MAX_MS on the floor are measured in three pairs, files under
+// BENCH_CORPUS_SHORT_MS in BENCH_CORPUS_SHORT_REPS.
 // Writes bench/out/corpus-floor-latest.json.
 // Knobs: BENCH_CORPUS_REPS (7), BENCH_CORPUS_FILTER (substrings of the path, comma-separated),
-// BENCH_CORPUS_MAX_MS (3000), BENCH_CORPUS_RAW=1 (print every run's milliseconds).
+// BENCH_CORPUS_MAX_MS (3000), BENCH_CORPUS_SHORT_MS (300), BENCH_CORPUS_SHORT_REPS (15),
+// BENCH_CORPUS_RAW=1 (print every run's milliseconds).
 
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -34,6 +36,13 @@ const FILTERS = (process.env.BENCH_CORPUS_FILTER ?? "").split(",");
 const MAX_MS = Number(process.env.BENCH_CORPUS_MAX_MS ?? 3000);
 /** Pairs for a file past MAX_MS: three, as one run of a 4-second file moved by 15 % from run to run. */
 const LONG_REPS = Math.min(REPS, 3);
+/**
+ * Pairs for a file under SHORT_MS: a small file's single runs spread by ±15 % on 2 cores (a
+ * one-page docx: 48–97 ms in one run of 15), so 7 pairs put a different one of them past 1.10× in
+ * each run (1.11–1.14×, each within 1.00× when measured again with 15 pairs); they cost little.
+ */
+const SHORT_MS = Number(process.env.BENCH_CORPUS_SHORT_MS ?? 300);
+const SHORT_REPS = Math.max(REPS, Number(process.env.BENCH_CORPUS_SHORT_REPS ?? 15));
 const work = mkdtempSync(path.join(os.tmpdir(), "svc-corpus-bench-"));
 
 interface Entry { rel: string; format: string; bytes: number; notes: string }
@@ -120,7 +129,7 @@ async function endToEndOnce(base: string, e: Entry, bytes: Blob): Promise<number
 }
 
 console.log(`svc corpus floor benchmark — ${new Date().toISOString()} — ${os.cpus()[0]?.model} × ${os.availableParallelism()}, bun ${Bun.version}`);
-console.log(`${entries.length} files; after a warm-up of each, ${REPS} pairs of a floor run (its own engine process) and an end-to-end run in turn (three past ${MAX_MS} ms)\n`);
+console.log(`${entries.length} files; after a warm-up of each, ${REPS} pairs of a floor run (its own engine process) and an end-to-end run in turn (${SHORT_REPS} under ${SHORT_MS} ms, three past ${MAX_MS} ms)\n`);
 
 const floorEngine = await startFloorEngine(parseConfig({}).docbuilder.workerMaxJobs);
 const svc = await startBenchServiceProcess(path.join(work, "svc"), 1);
@@ -132,7 +141,7 @@ try {
     try {
       const warm = await floorEngine.once(e);
       await endToEndOnce(svc.url, e, bytes);
-      const reps = warm.ms > MAX_MS ? LONG_REPS : REPS;
+      const reps = warm.ms > MAX_MS ? LONG_REPS : warm.ms < SHORT_MS ? SHORT_REPS : REPS;
       for (let i = 0; i < reps; i++) {
         const f = await floorEngine.once(e);
         floor.push(f.ms);
