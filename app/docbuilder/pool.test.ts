@@ -278,6 +278,34 @@ describe("engine memory ceiling (issue 21 item 2)", () => {
   }, 90_000);
 });
 
+describe("a worker closes the document after its answer", () => {
+  // lo_large_data_formula_chart.ods → csv: about 2 s in the engine, then LibreOffice's longest
+  // close of the corpus (about 0.3 s), long enough to freeze the worker inside it.
+  const slowClose = { path: path.join(CORPUS, "ods/lo_large_data_formula_chart.ods"), name: "chart.ods" };
+  let svc: Harness;
+  beforeAll(async () => {
+    svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1", SVC_DOCBUILDER_JOB_TIMEOUT_SECONDS: "8" }, { clock: new ManualClock(Date.now()) });
+  }, 120_000);
+  afterAll(() => svc?.close());
+
+  test("the answer comes before the close; a close that never ends gets its worker replaced, and the answered request stays answered", async () => {
+    const before = svc.pool.status().restarts;
+    const res = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(slowClose, { to: "csv" }) });
+    const [pid] = svc.pool.pids();
+    // Answered, and the worker still busy closing the document (it takes no request meanwhile).
+    expect(res.status).toBe(200);
+    expect(svc.pool.status().busy).toBe(1);
+    process.kill(pid!, "SIGSTOP"); // a close that hangs, as LibreOffice's teardown can
+    expect((await res.text()).length).toBeGreaterThan(1000);
+    // Past the job time-out the worker is ended and replaced; nothing failed.
+    await until(() => svc.pool.status().idle === 1 && svc.pool.pids()[0] !== pid, 30_000);
+    expect(svc.pool.status().restarts).toBe(before + 1);
+    expect(svc.logLines.some((l) => l.includes('"event":"worker_close_timeout"'))).toBe(true);
+    expect(svc.logLines.some((l) => l.includes('"event":"job_failed"'))).toBe(false);
+    expect((await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "pdf" }) })).status).toBe(200);
+  }, 60_000);
+});
+
 describe("worker recycling", () => {
   let svc: Harness;
   const clock = new ManualClock(Date.now());
