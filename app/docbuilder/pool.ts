@@ -421,7 +421,7 @@ export class WorkerPool {
   private checkMemory() {
     const limit = this.opts.memoryLimitBytes!;
     for (const worker of this.workers.values()) {
-      if (worker.pid === undefined || (worker.state !== "busy" && worker.state !== "idle" && worker.state !== "closing")) continue;
+      if (worker.pid === undefined || worker.state === "starting" || worker.state === "stopping") continue;
       const rss = residentBytes(worker.pid);
       if (rss === null || rss <= limit) continue;
       const task = worker.task;

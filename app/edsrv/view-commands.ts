@@ -101,8 +101,9 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
       if (!rest.length) return;
       // Every tile asked for is answered: a page awaits each one and asks for none of them again
       // until then. If painting failed it is told so, and asks again.
-      await sendTiles(kit, s, rest, args.id ?? "").catch((err: unknown) => {
-        sendTilesStale(s, rest, args.id ?? "");
+      const id = args.id ?? "";
+      await sendTiles(kit, s, rest, id).catch((err: unknown) => {
+        sendTilesStale(s, rest, id);
         throw err;
       });
       return;

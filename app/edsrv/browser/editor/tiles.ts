@@ -41,12 +41,12 @@ export function requestVisible(): void {
   });
   // The server paints the tiles of one request as one rectangle (Collabora's tilecombine).
   for (let i = 0; i < xs.length; i += 64) {
-    const id = String(++tileSeq);
-    for (let k = i; k < Math.min(i + 64, xs.length); k++) markAsked(keys[k]!, now, needs[k]!, id);
+    const id = ++tileSeq;
+    for (let k = i; k < Math.min(i + 64, xs.length); k++) markAsked(keys[k]!, now, needs[k]!, String(id));
     send(tileCombineCommand({
       part: p, size: TILE_PX, twips: tw,
       xs: xs.slice(i, i + 64), ys: ys.slice(i, i + 64), needs: needs.slice(i, i + 64), haves: haves.slice(i, i + 64),
-      id: Number(id),
+      id,
     }));
   }
 }
