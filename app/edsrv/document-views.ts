@@ -6,6 +6,7 @@ import type { RecoveredView } from "./recovery";
 import { sendTiles, sendTilesStale } from "./view-commands";
 import { ViewTiles, firstScreenTiles } from "./tile-push";
 import { CALLBACK_NAMES, deliverAfterPushes } from "./view-callbacks";
+import { filterContextMenu } from "./protocol/uno-commands";
 import type { CheckFileInfo } from "./wopi-client";
 import type { ClientSession } from "./session";
 import type { DocumentState } from "./document-state";
@@ -166,6 +167,12 @@ export class DocumentViews {
     }
     for (const s of doc.sessions.values()) {
       if (s.viewId !== viewId) continue;
+      if (cb === 23) {
+        // LibreOffice's context menu offers only what the door lets this view run.
+        const menu = filterContextMenu(payload, s.readOnly);
+        if (menu) s.send(`${name}: ${menu}`);
+        continue;
+      }
       const pushed = cb === 0 && version !== undefined ? s.tiles?.onInvalidation(payload, version) : null;
       deliverAfterPushes(s, frame, pushed ?? null);
     }

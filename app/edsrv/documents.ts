@@ -19,7 +19,7 @@ import { DocumentLoading } from "./document-loading";
 import { DocumentViews } from "./document-views";
 import { DocumentSaving, type StopOutcome } from "./document-saving";
 import { DocumentRecovery } from "./document-recovery";
-import { closeFrame, errorFrame, parseCommandArgs } from "./protocol/frames";
+import { closeFrame, commandName, errorFrame, parseCommandArgs } from "./protocol/frames";
 
 export type { ClientSession, SaveOutcome } from "./session";
 export type { AdminEvents, BrokerDeps } from "./document-state";
@@ -228,7 +228,7 @@ export class DocumentBroker extends DocumentState {
     if (!this.sessions.has(s.id) || !this.kit || this.state === "closed") return;
     s.lastActivity = Date.now();
     const sp = text.indexOf(" ");
-    const cmd = sp < 0 ? text : text.slice(0, sp);
+    const cmd = commandName(text);
     try {
       await runViewCommand({ doc: this, kit: this.journaledKit ?? this.kit, session: s }, cmd, parseCommandArgs(sp < 0 ? "" : text.slice(sp + 1)));
     } catch (err) {

@@ -3,6 +3,7 @@
 // Its own module, so that the broker (documents.ts) and the page's commands (view-commands.ts)
 // both depend on it and not on each other.
 
+import type { Logger } from "../log";
 import type { ViewTiles } from "./tile-push";
 import type { CheckFileInfo, WopiAuth } from "./wopi-client";
 
@@ -41,6 +42,7 @@ export interface SaveOutcome {
 /** What a page's commands may ask of its document (view-commands.ts). */
 export interface ViewDocument {
   readonly docType: string;
+  readonly log: Logger;
   readonly modified: boolean;
   markEdited(): void;
   requestSave(req: { reason: SaveReason; force: boolean; extendedData?: string; session?: ClientSession }): Promise<SaveOutcome>;

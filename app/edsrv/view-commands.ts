@@ -6,6 +6,7 @@ import type { ClientSession, SaveOutcome, ViewDocument } from "./session";
 import type { Kit } from "./kits";
 import type { SentTile, TileRequest } from "./tile-push";
 import { EXPORT_FORMATS } from "./exports";
+import { decideUno } from "./protocol/uno-commands";
 import {
   downloadAsFrame,
   errorFrame,
@@ -26,35 +27,6 @@ export { statusFrame };
 const NAVIGATION_KEYS = new Set([1024, 1025, 1026, 1027, 1028, 1029, 1030, 1031, 1281]);
 /** The most tiles one request may ask for (the kit paints them in one go). */
 const MAX_TILES_PER_REQUEST = 64;
-/** UNO commands a session may send that do not modify the document (allowed for read-only views). */
-const READONLY_UNO = new Set([".uno:Copy", ".uno:SelectAll", ".uno:Zoom", ".uno:ZoomIn", ".uno:ZoomOut", ".uno:GoToCell", ".uno:GoToStart", ".uno:GoToEnd"]);
-/** The largest argument object of a UNO command (a paragraph style or search text; not content). */
-const MAX_UNO_ARGS = 64 * 1024;
-/** `.uno:ExecuteSearch` commands that only find (SvxSearchCmd FIND, FIND_ALL); 2 and 3 replace. */
-const FIND_ONLY = new Set([0, 1]);
-
-/**
- * A UNO command frame: `uno .uno:Name` or Collabora's `uno .uno:Name {"Arg":{"type":"…","value":…}}`.
- * Null when the name or the arguments are not well formed.
- */
-export function parseUno(text: string): { command: string; args: string; viewOnly: boolean } | null {
-  const sp = text.indexOf(" ");
-  const command = sp < 0 ? text : text.slice(0, sp);
-  const rest = sp < 0 ? "" : text.slice(sp + 1).trim();
-  if (!/^\.uno:[A-Za-z0-9_.]+$/.test(command) || rest.length > MAX_UNO_ARGS) return null;
-  let parsed: Record<string, { value?: unknown }> = {};
-  if (rest) {
-    try {
-      parsed = JSON.parse(rest);
-    } catch {
-      return null;
-    }
-    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return null;
-  }
-  const viewOnly = READONLY_UNO.has(command) || (command === ".uno:ExecuteSearch" && FIND_ONLY.has(Number(parsed["SearchItem.Command"]?.value ?? 0)));
-  return { command, args: rest, viewOnly };
-}
-
 /** The session's `lang` as LibreOfficeKit takes it: "vi" → "vi-VN", "en" → "en-US", a full tag as it is. */
 export function lokLanguage(lang: string): string {
   const l = lang.trim().replace(/_/g, "-");
@@ -151,8 +123,13 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
       return;
     }
     case "uno": {
-      const u = parseUno(args._ ?? "");
-      if (!u) return s.send(errorFrame("uno", "badcommand"));
+      // The door (protocol/uno-commands.ts): only the commands our interface sends, with the
+      // arguments each may carry; LibreOffice gets the checked arguments, serialised anew.
+      const u = decideUno(args._ ?? "");
+      if (!u.ok) {
+        doc.log.warn("uno_refused", { session: s.id, command: u.command || undefined, reason: u.reason });
+        return s.send(errorFrame("uno", u.reason === "malformed" ? "badcommand" : u.reason));
+      }
       if (s.readOnly && !u.viewOnly) return refuse();
       const sent = kit.request("uno", { viewId, command: u.command, args: u.args });
       if (!u.viewOnly) doc.markEdited();

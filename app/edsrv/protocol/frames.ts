@@ -195,8 +195,18 @@ export interface SaveResult {
 }
 export const saveResultFrame = (r: SaveResult): string => serverFrame("saveresult", JSON.stringify(r));
 
+/**
+ * A command's name as it may be logged and sent back: the frame's first word when it is a plain
+ * name, else "unknown". A refusal never echoes what was sent (a 10 MB frame came back whole).
+ */
+export function commandName(frameText: string): string {
+  const sp = frameText.indexOf(" ");
+  const word = sp < 0 ? frameText : frameText.slice(0, sp);
+  return /^[A-Za-z][A-Za-z0-9_]{0,31}$/.test(word) ? word : "unknown";
+}
+
 /** `error: cmd=<command> kind=<kind>`. */
-export const errorFrame = (cmd: string, kind: string): string => serverFrame("error", `cmd=${cmd} kind=${kind}`);
+export const errorFrame = (cmd: string, kind: string): string => serverFrame("error", `cmd=${commandName(cmd)} kind=${kind}`);
 
 /** `firstscreen:`: the tiles of the page's first screen, painted ahead and sent without being asked. */
 export interface FirstScreen {
