@@ -27,9 +27,27 @@ const PR_SET_NO_NEW_PRIVS = 38;
 const LANDLOCK_CREATE_RULESET_VERSION = 1;
 const LANDLOCK_RULE_PATH_BENEATH = 1;
 const LANDLOCK_ACCESS_FS_READ_FILE = 1n << 2n;
+const LANDLOCK_ACCESS_FS_READ_DIR = 1n << 3n;
 
-/** Folders every engine reads: its libraries, fonts, dictionaries, configuration, the kernel's views. */
-const SYSTEM_READABLE = ["/usr", "/lib", "/lib64", "/etc", "/opt", "/proc", "/sys", "/dev", "/var/cache/fontconfig"];
+/**
+ * What every engine reads of the system, measured with strace on kits and workers loading, painting,
+ * typing into and saving documents of the three families. Folders: the installed programs and
+ * libraries (/usr, /lib, /lib64: Debian's packages, LibreOffice's program and share folders,
+ * fonts, dictionaries, the time zones), fontconfig's and LibreOffice's configuration, the kernel's
+ * view of this process only (/proc/self, bound to the engine's own pid when the rule is made: no
+ * other process's environment or memory), and the CPU and memory limits. Files: the few of /etc
+ * the C library and LibreOffice read, and the devices they open. Not /etc as a whole (its
+ * passwd, its keys), not /proc or /sys as a whole, not /opt, not any user's home.
+ */
+const SYSTEM_FOLDERS = [
+  "/usr", "/lib", "/lib64", "/etc/fonts", "/etc/libreoffice", "/var/cache/fontconfig",
+  "/proc/self", "/proc/sys/vm", "/sys/devices/system/cpu", "/sys/fs/cgroup", "/sys/kernel/mm/transparent_hugepage",
+];
+const SYSTEM_FILES = [
+  "/etc/ld.so.cache", "/etc/ld.so.preload", "/etc/localtime", "/etc/timezone", "/etc/nsswitch.conf", "/etc/papersize",
+  "/etc/locale.alias", "/proc/filesystems", "/proc/meminfo", "/proc/cpuinfo", "/proc/stat",
+  "/dev/null", "/dev/zero", "/dev/random", "/dev/urandom",
+];
 
 /** The user's own font folders and fontconfig cache, which fontconfig reads when they exist. */
 function userFontFolders(): string[] {
@@ -56,13 +74,15 @@ function openLibc() {
 }
 
 /**
- * Lets this thread, and every thread and process it starts from now on, read files only beneath
- * `own` (the engine's profile, the documents it is handed, the program's own files) and the
- * system's folders. Never throws: on a kernel without Landlock (or a container that forbids it)
- * the engine runs unconfined and the answer says why.
+ * Lets this thread, and every thread and process it starts from now on, read files and list folders
+ * only beneath `own` (the engine's profile, its own document folder, the program's own files) and
+ * the system's folders, and read the system's few named files. Never throws: on a kernel without
+ * Landlock (or a container that forbids it) the engine runs unconfined and the answer says why.
  */
-export function confineReads(own: string[]): Confinement {
-  const readable = [...new Set([...SYSTEM_READABLE, ...userFontFolders(), ...own.map((p) => path.resolve(p))])].filter((p) => existsSync(p));
+export function confineReads(own: string[], ownFiles: string[] = []): Confinement {
+  const folders = [...new Set([...SYSTEM_FOLDERS, ...userFontFolders(), ...own.map((p) => path.resolve(p))])].filter((p) => existsSync(p));
+  const files = [...new Set([...SYSTEM_FILES, ...ownFiles.map((p) => path.resolve(p))])].filter((p) => existsSync(p));
+  const readable = [...folders, ...files];
   if (process.platform !== "linux" || process.arch !== "x64") return { state: "unavailable", reason: `${process.platform}/${process.arch}`, readable };
   try {
     libc ??= openLibc();
@@ -70,19 +90,24 @@ export function confineReads(own: string[]): Confinement {
     const abi = call(SYS_LANDLOCK_CREATE_RULESET, 0n, 0n, BigInt(LANDLOCK_CREATE_RULESET_VERSION));
     if (abi < 1) return { state: "unavailable", reason: "the kernel has no Landlock (or it is turned off)", readable };
     // struct landlock_ruleset_attr, its first field only (handled_access_fs): valid for every ABI.
-    const attr = new BigUint64Array([LANDLOCK_ACCESS_FS_READ_FILE]);
+    const attr = new BigUint64Array([LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR]);
     const ruleset = call(SYS_LANDLOCK_CREATE_RULESET, BigInt(ptrOf(attr)), 8n, 0n);
     if (ruleset < 0) return { state: "unavailable", reason: "landlock_create_ruleset refused", readable };
     try {
-      for (const dir of readable) {
-        const fd = openSync(dir, fsConstants.O_RDONLY);
+      // A folder's rule covers reading its files and listing it; a file's, reading it (the kernel takes no folder right on a file).
+      const rules: [string, bigint][] = [
+        ...folders.map((p): [string, bigint] => [p, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR]),
+        ...files.map((p): [string, bigint] => [p, LANDLOCK_ACCESS_FS_READ_FILE]),
+      ];
+      for (const [target, access] of rules) {
+        const fd = openSync(target, fsConstants.O_RDONLY);
         try {
           // struct landlock_path_beneath_attr { u64 allowed_access; s32 parent_fd; } (packed, 12 bytes).
           const rule = new DataView(new ArrayBuffer(12));
-          rule.setBigUint64(0, LANDLOCK_ACCESS_FS_READ_FILE, true);
+          rule.setBigUint64(0, access, true);
           rule.setInt32(8, fd, true);
           if (call(SYS_LANDLOCK_ADD_RULE, BigInt(ruleset), BigInt(LANDLOCK_RULE_PATH_BENEATH), BigInt(ptrOf(new Uint8Array(rule.buffer))), 0n) < 0) {
-            return { state: "unavailable", reason: `landlock_add_rule refused for ${dir}`, readable };
+            return { state: "unavailable", reason: `landlock_add_rule refused for ${target}`, readable };
           }
         } finally {
           closeSync(fd);
@@ -121,8 +146,11 @@ export function confineEngineProcess(profileDir: string, log: (level: "info" | "
   // temporary folder and reads back: that folder is the engine's own, as LibreOffice's is.
   process.env.TMPDIR = path.join(profileDir, "tmp");
   mkdirSync(process.env.TMPDIR, { recursive: true });
+  // The program's own files, not the repository as a whole: the data directory may be inside it (.svc-data).
   const program = path.resolve(import.meta.dir, "..");
-  const confinement = confineReads([profileDir, ...handed, program, path.dirname(process.execPath)]);
+  const programFolders = ["workers", "app", "node_modules"].map((p) => path.join(program, p));
+  const programFiles = ["package.json", "tsconfig.json", "bunfig.toml"].map((p) => path.join(program, p));
+  const confinement = confineReads([profileDir, ...handed, ...programFolders, path.dirname(process.execPath)], programFiles);
   if (confinement.state === "landlock") log("info", "engine_reads_confined", { readable: confinement.readable });
   else log("warn", "engine_reads_unconfined", { reason: confinement.reason, hint: "Linux 5.13+ with Landlock enabled confines what LibreOffice may read (a document's linked local pictures)" });
   return confinement;

@@ -929,17 +929,10 @@ const WARM_DOCUMENTS = ["hello.docx", "hello.xlsx", "hello.pptx"].map((f) => res
  * otherwise fall on the first user's document open. The warm documents are private copies (the
  * engine writes lock files beside what it opens).
  */
-function warmUp(tempDir: string): void {
+function warmUp(warmCopies: string[]): void {
   if (process.env.SVC_KIT_WARMUP === "0") return;
   const t0 = performance.now();
-  const sources = [
-    ...["swriter", "scalc", "simpress"].map((f) => `private:factory/${f}`),
-    ...WARM_DOCUMENTS.filter((f) => existsSync(f)).map((f) => {
-      const copy = join(tempDir, `warm-${f.split("/").pop()}`);
-      copyFileSync(f, copy);
-      return fileUrl(copy);
-    }),
-  ];
+  const sources = [...["swriter", "scalc", "simpress"].map((f) => `private:factory/${f}`), ...warmCopies.map(fileUrl)];
   for (const url of sources) {
     try {
       const d = office.documentLoad(url, url.startsWith("private:") ? "" : LOAD_OPTIONS);
@@ -975,6 +968,12 @@ function main(): void {
   const tempDir = (kitTempDir = join(profileDir, "tmp"));
   rmSync(tempDir, { recursive: true, force: true });
   mkdirSync(tempDir, { recursive: true });
+  // Copied before the confinement: the repository's fixtures are not the kit's to read afterwards.
+  const warmCopies = process.env.SVC_KIT_WARMUP === "0" ? [] : WARM_DOCUMENTS.filter((f) => existsSync(f)).map((f) => {
+    const copy = join(tempDir, `warm-${f.split("/").pop()}`);
+    copyFileSync(f, copy);
+    return copy;
+  });
   confineEngineProcess(profileDir, log);
   const t0 = performance.now();
   try {
@@ -990,7 +989,7 @@ function main(): void {
   } catch {
     // keep empty
   }
-  warmUp(tempDir);
+  warmUp(warmCopies);
   send({ type: "ready", pid: process.pid, startMs: Math.round(performance.now() - t0), version });
 
   // Requests start in arrival order, one per macrotask: readline hands over every line of a read

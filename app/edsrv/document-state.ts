@@ -6,6 +6,7 @@
 // is the document's life from the first view to the last, which wires them together. The parts
 // depend on this module and not on each other or on the broker.
 
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type { Logger } from "../log";
 import { docKeyOf, type AliasGroup } from "../alias-groups";
@@ -96,7 +97,8 @@ export abstract class DocumentState {
     readonly deps: BrokerDeps,
   ) {
     this.docKey = docKeyOf(wopiSrc, group);
-    this.dir = path.join(deps.workRoot, `doc-${process.pid}-${this.id}`);
+    // Unguessable: no name a document or a command carries can point at another document's files.
+    this.dir = path.join(deps.workRoot, `doc-${process.pid}-${randomBytes(16).toString("hex")}`);
     this.log = deps.logger.child({ component: "document", doc: this.id, wopi: redactUrl(wopiSrc) });
   }
 

@@ -12,7 +12,8 @@
 // already loaded dies as a crash, which the document's recovery handles.
 
 import { execa, type ResultPromise } from "execa";
-import { mkdirSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { copyFileSync, linkSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import { engineReadableEnv } from "../../workers/confine";
 import { createInterface } from "node:readline";
@@ -47,8 +48,8 @@ export interface KitPoolOptions {
   memoryLimitBytes?: number;
   /** How often resident memory is read (MEMORY_CHECK_MS). */
   memoryCheckMs?: number;
-  /** The folders holding the documents kits are handed: besides its profile and the system's, all a kit may read (workers/confine.ts). */
-  engineReadable?: string[];
+  /** Where each kit gets its own folder, the only one of the data directory it may read (workers/confine.ts); the profile root when absent. */
+  documentRoot?: string;
 }
 
 /** A document's open and first screen take well under this on a warm kit. */
@@ -73,12 +74,15 @@ export class Kit {
   onCallback: (e: KitCallback) => void = () => {};
   onExit: (info: { code: number | null; signal: string | null; crashed: boolean }) => void = () => {};
   private seq = 0;
+  private fileSeq = 0;
   private readonly pending = new Map<string, { resolve: (v: any) => void; reject: (e: Error) => void }>();
   private readonly stdin: Writable;
 
   constructor(
     readonly slot: number,
     readonly profileDir: string,
+    /** The kit's own folder (an unguessable name): besides its profile and the system's, all it may read (workers/confine.ts). */
+    readonly documentDir: string,
     private readonly proc: ResultPromise,
     private readonly log: Logger,
     startTimeoutMs: number,
@@ -151,9 +155,15 @@ export class Kit {
     proc.catch(() => {});
   }
 
-  /** Sends one request and resolves with its result (rejects with KitError). `load` is bounded (see the top). */
+  /**
+   * Sends one request and resolves with its result (rejects with KitError). `load` is bounded (see
+   * the top). Files cross the kit's own folder, the one folder of the data directory it may read:
+   * a file to `load` is handed in there first, and a `save` is written there and moved to the
+   * path asked for once it is complete.
+   */
   request<T = any>(op: string, fields: Record<string, unknown> = {}): Promise<T> {
     if (op === "load") return this.load<T>(fields);
+    if (op === "save" && typeof fields.path === "string") return this.saveThroughOwnFolder<T>(fields.path, fields);
     return this.send<T>(op, fields);
   }
 
@@ -166,6 +176,7 @@ export class Kit {
         this.log.warn("kit_load_refused", { pid: this.pid, reason: err.detail.reason, part: err.detail.part ?? null });
         throw new KitError(`document refused before loading: ${String(err.detail.reason)}`);
       }
+      fields = { ...fields, path: this.handIn(fields.path) };
     }
     const timeoutMs = this.loadTimeoutMs;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -183,6 +194,29 @@ export class Kit {
       return await this.loadedWith(Promise.race([sent, timedOut]));
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  /** Puts `file` in the kit's own folder (a hard link; a copy across file systems) and answers its path there. */
+  private handIn(file: string): string {
+    const inside = path.join(this.documentDir, `in-${++this.fileSeq}${path.extname(file)}`);
+    try {
+      linkSync(file, inside);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
+      copyFileSync(file, inside);
+    }
+    return inside;
+  }
+
+  private async saveThroughOwnFolder<T>(target: string, fields: Record<string, unknown>): Promise<T> {
+    const inside = path.join(this.documentDir, `out-${++this.fileSeq}${path.extname(target)}`);
+    try {
+      const result = await this.send<T>("save", { ...fields, path: inside });
+      moveFile(inside, target);
+      return result;
+    } finally {
+      rmSync(inside, { force: true });
     }
   }
 
@@ -258,17 +292,20 @@ export class KitPool {
     const profileDir = path.join(this.opts.profileRoot, `kit-${slot}`);
     rmSync(profileDir, { recursive: true, force: true });
     mkdirSync(profileDir, { recursive: true });
+    // Unguessable, so that no name in a document or a command can point at another kit's files.
+    const documentDir = path.join(this.opts.documentRoot ?? this.opts.profileRoot, `kit-${process.pid}-${randomBytes(16).toString("hex")}`);
+    mkdirSync(documentDir, { recursive: true, mode: 0o700 });
     const command = this.opts.command ?? [process.execPath, KIT_ENTRY];
     const proc = execa(command[0]!, command.slice(1), {
       stdio: ["pipe", "pipe", "pipe", "pipe"],
-      env: { SVC_KIT_PROFILE_DIR: profileDir, ...engineReadableEnv(this.opts.engineReadable) },
+      env: { SVC_KIT_PROFILE_DIR: profileDir, ...engineReadableEnv([documentDir]) },
       // Inside its profile: what LibreOffice writes to its working directory (NSS's pkcs11.txt) stays there.
       cwd: profileDir,
       reject: false,
       buffer: false,
       cleanup: true,
     });
-    const kit = new Kit(slot, profileDir, proc, this.log, this.opts.startTimeoutMs ?? 60_000);
+    const kit = new Kit(slot, profileDir, documentDir, proc, this.log, this.opts.startTimeoutMs ?? 60_000);
     kit.loadTimeoutMs = this.opts.loadTimeoutMs;
     this.spawned++;
     this.all.add(kit);
@@ -278,6 +315,7 @@ export class KitPool {
       if (i >= 0) this.idle.splice(i, 1);
       if (!kit.retiring) this.crashes++;
       rmSync(profileDir, { recursive: true, force: true });
+      rmSync(documentDir, { recursive: true, force: true });
       this.topUp();
     });
     return kit;
@@ -353,5 +391,15 @@ export class KitPool {
     const kits = [...this.all];
     for (const k of kits) k.kill();
     await Promise.all(kits.map((k) => k.exited));
+  }
+}
+
+/** Moves a finished file to where it was asked for: a rename, or a copy across file systems. */
+function moveFile(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
+    copyFileSync(from, to);
   }
 }

@@ -92,8 +92,8 @@ export async function createEdsrv(deps: EdsrvDeps) {
   const pool = new KitPool({
     idle: deps.idleKits ?? config.edsrv.idleKits,
     profileRoot: path.join(workRoot, "kits"),
-    // The folders kits load from: open documents, recoveries (a journal's base file), conversions.
-    engineReadable: [docsRoot, journalRoot(workRoot), convertRoot],
+    // Each kit reads only its own folder there: what it loads is handed in, what it saves moved out.
+    documentRoot: docsRoot,
     logger: deps.logger,
     // What one document may cost a kit (issue 21 item 2): load time and resident memory.
     loadTimeoutMs: config.edsrv.loadTimeoutSeconds * 1000,
@@ -154,7 +154,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
   mkdirSync(brokerDeps.journalRoot, { recursive: true, mode: 0o700 });
   // Work folders of an earlier process (it died): what they held that matters is in the journals.
   for (const name of readdirSync(brokerDeps.workRoot)) {
-    if (!name.startsWith(`doc-${process.pid}-`)) rmSync(path.join(brokerDeps.workRoot, name), { recursive: true, force: true });
+    if (!name.startsWith(`doc-${process.pid}-`) && !name.startsWith(`kit-${process.pid}-`)) rmSync(path.join(brokerDeps.workRoot, name), { recursive: true, force: true });
   }
 
   const app = new Hono();

@@ -12,8 +12,8 @@ export function useKitPool(prefix: string): { dir: string; pool: () => KitPool }
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
   let pool: KitPool | undefined;
   beforeAll(async () => {
-    // The tests put their documents in this folder: the kits may read there (workers/confine.ts).
-    pool = new KitPool({ idle: 1, profileRoot: path.join(dir, "kits"), engineReadable: [dir], logger: memoryLogger("warn") });
+    // The tests put their documents in this folder; a kit is handed each one in its own folder (kits.ts).
+    pool = new KitPool({ idle: 1, profileRoot: path.join(dir, "kits"), documentRoot: dir, logger: memoryLogger("warn") });
     await pool.start();
   }, 60_000);
   afterAll(async () => {
