@@ -109,7 +109,9 @@ export function renderPage(config: Config, groups: AliasGroup[], client: Pick<Br
   };
   const language = pageLanguage(input.query.get("lang"));
   const texts = PAGE_TEXTS[language];
-  for (const [k, v] of Object.entries(texts)) data[`text-${k}`] = v;
+  // In kebab case: HTML lowers an attribute's name, so `data-text-notSaved` would be read back as
+  // dataset.textNotsaved; `data-text-not-saved` is dataset.textNotSaved, the name the script uses.
+  for (const [k, v] of Object.entries(texts)) data[`text-${k.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase())}`] = v;
   const dataAttrs = (d: Record<string, string>) => Object.entries(d).map(([k, v]) => `data-${k}="${html(v)}"`).join(" ");
   const attrs = dataAttrs(data);
   const body = `<!doctype html>

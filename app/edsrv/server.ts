@@ -22,7 +22,7 @@ import { metricsText } from "./metrics";
 import { renderPage } from "./page";
 import { WopiClient, wopiAuthFrom } from "./wopi-client";
 import { parseWsUri, requestsReadOnly, type EditTarget } from "../editing-uri";
-import { parseArgs } from "./view-commands";
+import { MAX_FRAME_BYTES, parseArgs } from "./view-commands";
 import { COLIBRE_SVG_ZIP, IconTheme, type IconSize } from "./icons";
 
 export interface EdsrvDeps {
@@ -411,7 +411,8 @@ export async function createEdsrv(deps: EdsrvDeps) {
       return app.fetch(req);
     },
     websocket: {
-      maxPayloadLength: 16 * 1024 * 1024,
+      // A larger frame closes that page's socket (1009) before it is read: nothing of it is kept or echoed.
+      maxPayloadLength: MAX_FRAME_BYTES,
       idleTimeout: 960,
       open(ws) {
         const data = ws.data;

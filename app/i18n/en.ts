@@ -17,6 +17,8 @@ export const enPage = {
   offline: "Not sent: the editor is reconnecting. Type again once it is back.",
   gaveUp: "The editor could not reconnect. Reload the page to go on; what you typed before the connection was lost is kept.",
   actionDropped: "Your last action could not be applied: it stopped the document's engine. Everything before it is kept.",
+  inputTooLarge: "Too large to paste or insert at once (at most 1 MB of text, 4 MB of formatted content, 8 MB for a picture). Paste it in smaller parts.",
+  commandRefused: "This command is not available in this editor.",
   replaced: "This document was opened again with the same session in another tab or window; editing continues there.",
   disconnected: "disconnected",
   modified: "Modified",

@@ -17,6 +17,8 @@ export const viPage: Texts["page"] = {
   offline: "Chưa gửi được: trình soạn thảo đang kết nối lại. Hãy gõ lại khi kết nối trở lại.",
   gaveUp: "Trình soạn thảo không kết nối lại được. Hãy tải lại trang để tiếp tục; những gì bạn đã gõ trước khi mất kết nối vẫn được giữ.",
   actionDropped: "Không áp dụng được thao tác cuối cùng của bạn: nó làm bộ máy tài liệu dừng lại. Mọi thứ trước đó vẫn được giữ.",
+  inputTooLarge: "Nội dung quá lớn để dán hoặc chèn một lần (tối đa 1 MB văn bản, 4 MB nội dung có định dạng, 8 MB cho một hình ảnh). Hãy dán thành nhiều phần nhỏ hơn.",
+  commandRefused: "Lệnh này không dùng được trong trình soạn thảo này.",
   replaced: "Tài liệu này vừa được mở lại bằng cùng phiên ở một thẻ hoặc cửa sổ khác; việc chỉnh sửa tiếp tục ở đó.",
   disconnected: "mất kết nối",
   modified: "Đã sửa",

@@ -77,6 +77,8 @@ export function onMessage(ev: { data: string | ArrayBuffer }): void {
     case "error":
       S.errors.push(arg);
       if (arg.indexOf("cmd=recovery kind=actiondropped") >= 0) showMessage(pageData.textActionDropped, "recovery");
+      else if (/cmd=(paste|insertgraphic) kind=toolarge/.test(arg)) showMessage(pageData.textInputTooLarge, "input");
+      else if (/cmd=uno kind=(notallowed|badargs|toolarge)/.test(arg)) showMessage(pageData.textCommandRefused, "input");
       else if (/kind=(unauthorized|faileddocloading|crashed|documentconflict|savetoolarge|savefailed|saveunauthorized|docunloading|kitunavailable)/.test(arg)) showMessage("Error: " + arg, /cmd=storage/.test(arg) ? "save" : "");
       if (!editor.docLoaded && /cmd=(load|internal)/.test(arg)) {
         post("App_LoadingStatus", { Status: "Failed" });

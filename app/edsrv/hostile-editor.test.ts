@@ -1,0 +1,268 @@
+// A person allowed to open a document in the editor, working as an attacker would (issue 30): UNO
+// commands that name files, documents whose links point at files, a read-only view's tricks,
+// commands that break the engine for everyone, oversized input. For each, the canary file outside
+// the kit's folders, the engine's environment, the service's secrets and another customer's open
+// document appear in no reply, copy, export or stored version, and the other person keeps typing
+// and saving. Real kits, a loopback WOPI host.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
+import { parseConfig } from "../config";
+import { memoryLogger } from "../log";
+import { createEdsrv, type Edsrv } from "./server";
+import { startWopiHost } from "./testing/wopi-host";
+import { TestSocket, docWsUrl } from "./testing/ws-client";
+import { PASTE_LIMITS } from "./view-commands";
+
+const FIX = path.resolve(import.meta.dir, "../../fixtures");
+const CANARY = `canary-${crypto.randomUUID()}`;
+const VICTIM = `victim-${crypto.randomUUID()}`;
+/** The service's secrets as an operator sets them: none may reach an engine or a page. */
+const SECRETS: Record<string, string> = {
+  SVC_EMBED_JWT_SECRET: `jwt-${crypto.randomUUID()}`,
+  SVC_EMBED_CALLBACK_SECRET: `cb-${crypto.randomUUID()}`,
+  SVC_DOCBUILDER_API_KEYS: `key-${crypto.randomUUID()}`,
+  SVC_DOCBUILDER_JWT_SECRET: `djwt-${crypto.randomUUID()}`,
+  SVC_DOCBUILDER_CALLBACK_SECRET: `dcb-${crypto.randomUUID()}`,
+};
+const KEY_F9 = 768 + 8, KEY_SHIFT = 4096, KEY_MOD1 = 8192;
+
+let ed: Edsrv;
+let host: ReturnType<typeof startWopiHost>;
+const logger = memoryLogger("debug");
+let origin: string;
+let dataDir: string;
+/** A file of the data directory, outside every kit's own folder. */
+let canaryFile: string;
+let victimSrc: string;
+let victim: TestSocket;
+let fileSeq = 0;
+const savedEnv: Record<string, string | undefined> = {};
+
+beforeAll(async () => {
+  for (const [k, v] of Object.entries(SECRETS)) {
+    savedEnv[k] = process.env[k];
+    process.env[k] = v;
+  }
+  host = startWopiHost();
+  dataDir = mkdtempSync(path.join(tmpdir(), "edsrv-hostile-"));
+  canaryFile = path.join(dataDir, "canary.txt");
+  writeFileSync(canaryFile, `${CANARY}\n`);
+  const config = parseConfig({ SVC_DATA_DIR: dataDir, SVC_ONLINE_ALIASGROUP1: host.origin, SVC_EDSRV_ADMIN_PASSWORD: "admin-pw" });
+  ed = await createEdsrv({ config, logger, listen: { hostname: "127.0.0.1", port: 0 }, idleKits: 2, autosaveSeconds: 0 });
+  origin = `http://${new URL(ed.url).host}`;
+  host.addToken("tok_alice", "u1", true, "Alice");
+  host.addToken("tok_bob", "u2", true, "Bob");
+  host.addToken("tok_carol", "u3", false, "Carol");
+  host.addToken("tok_victim", "u9", true, "Victim");
+  // Another customer's document, open meanwhile: its file lies in the editing server's folders.
+  victimSrc = host.addFile("victim", "victim.odt", odt(`<text:p>${VICTIM}</text:p>`));
+  victim = await open(victimSrc, "tok_victim");
+}, 120_000);
+
+afterAll(async () => {
+  victim?.close();
+  await ed?.close();
+  host?.stop();
+  for (const [k, v] of Object.entries(savedEnv)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+});
+
+/** A minimal ODT whose body is `body` (text:… elements). */
+function odt(body: string): Uint8Array {
+  const content =
+    `<?xml version="1.0" encoding="UTF-8"?>\n<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" ` +
+    `xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:xlink="http://www.w3.org/1999/xlink" office:version="1.3">` +
+    `<office:body><office:text>${body}</office:text></office:body></office:document-content>`;
+  const manifest =
+    `<?xml version="1.0" encoding="UTF-8"?>\n<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.3">` +
+    `<manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>` +
+    `<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>`;
+  return zipSync({
+    mimetype: [strToU8("application/vnd.oasis.opendocument.text"), { level: 0 }],
+    "content.xml": strToU8(content),
+    "META-INF/manifest.xml": strToU8(manifest),
+  });
+}
+
+/** Where another customer's document lies on the server's disk, as an attacker who guessed it would name it. */
+function victimFile(): string {
+  const b = [...ed.brokers.values()].find((x) => x.wopiSrc === victimSrc)!;
+  return path.join(b.dir, "original.odt");
+}
+
+async function open(wopiSrc: string, token: string): Promise<TestSocket> {
+  const s = new TestSocket(docWsUrl(ed.url, wopiSrc, token), origin);
+  await s.opened;
+  s.send(`load url=${encodeURIComponent(wopiSrc)}`);
+  await s.waitText("status:");
+  return s;
+}
+
+function newDoc(name: string, bytes: Uint8Array): string {
+  return host.addFile(`h${++fileSeq}`, name, bytes);
+}
+
+/** Everything a reader might find a leak in: the markers, the secrets, /etc/passwd's and the environment's tell-tales. */
+function leaks(text: string): string[] {
+  const found = [CANARY, VICTIM, ...Object.values(SECRETS), "root:x:0:0", "SVC_KIT_PROFILE_DIR", "PATH=/"].filter((m) => text.includes(m));
+  return found;
+}
+
+/** What the session can get out of its document: a copy of everything, a PDF export, a stored version. */
+async function everythingOut(s: TestSocket, fileId: string): Promise<string> {
+  s.send("textinput text=z");
+  let n = s.frames.length;
+  s.send("uno .uno:SelectAll");
+  s.send("gettextselection mimetype=text/html,text/plain;charset=utf-8");
+  const copy = await s.waitText("textselectioncontent:", n);
+  n = s.frames.length;
+  s.send("downloadas name=out.pdf id=export format=pdf");
+  const id = /downloadid=(\S+)/.exec(await s.waitText("downloadas:", n))![1];
+  const pdf = Buffer.from(await (await fetch(`${ed.url}/ed/x/download/${id}`)).arrayBuffer());
+  const pdfText = Bun.spawnSync(["pdftotext", "-", "-"], { stdin: pdf }).stdout.toString();
+  n = s.frames.length;
+  s.send("save notify=1 force=1");
+  expect(JSON.parse((await s.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: true });
+  const stored = host.puts.filter((p) => p.fileId === fileId && p.status === 200).pop()!;
+  const storedText = Object.values(unzipSync(stored.bytes)).map((b) => strFromU8(b, true)).join("\n");
+  return [copy, pdfText, storedText].join("\n");
+}
+
+/** Types `text` and saves; answers the stored version's text. */
+async function typeAndStore(s: TestSocket, fileId: string, text: string): Promise<string> {
+  s.send(`textinput text=${encodeURIComponent(text)}`);
+  const n = s.frames.length;
+  s.send("save notify=1");
+  expect(JSON.parse((await s.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: true, result: "stored" });
+  const stored = unzipSync(host.puts.filter((p) => p.fileId === fileId && p.status === 200).pop()!.bytes);
+  return strFromU8(stored["content.xml"] ?? stored["word/document.xml"]!).replace(/<[^>]+>/g, "");
+}
+
+const stringArg = (v: string) => ({ type: "string", value: v });
+
+describe("a hostile editor cannot read the server", () => {
+  test("UNO commands that name a file (the canary, /proc/self/environ, /etc/passwd, another customer's open document) are refused to that view, logged, and nothing reaches the document", async () => {
+    const src = newDoc("attacker.odt", odt("<text:p>Attacker's own text.</text:p>"));
+    const s = await open(src, "tok_alice");
+    const targets = [canaryFile, "/proc/self/environ", "/etc/passwd", victimFile()];
+    const frames = targets.flatMap((file) => {
+      const url = `file://${file}`;
+      return [
+        `uno .uno:InsertDoc ${JSON.stringify({ Name: stringArg(url), Filter: stringArg("Text") })}`,
+        `uno .uno:InsertDoc ${JSON.stringify({ Name: stringArg(url) })}`,
+        `uno .uno:InsertGraphic ${JSON.stringify({ FileName: stringArg(url) })}`,
+        `uno .uno:Open ${JSON.stringify({ URL: stringArg(url) })}`,
+        `uno .uno:InsertSection ${JSON.stringify({ RegionName: stringArg("S"), LinkName: stringArg(url) })}`,
+        `uno .uno:SetHyperlink ${JSON.stringify({ "Hyperlink.Text": stringArg("x"), "Hyperlink.URL": stringArg(url) })}`,
+      ];
+    });
+    const n = s.frames.length;
+    for (const f of frames) s.send(f);
+    for (const c of [".uno:EditLinks", ".uno:UpdateAll", ".uno:UpdateAllLinks", ".uno:SaveAs", ".uno:ExportTo", ".uno:RunMacro", ".uno:BasicIDEAppear"]) s.send(`uno ${c}`);
+    // Every one is answered, in order, with a refusal; none with the document changed.
+    await s.wait((f) => s.frames.slice(n).filter((x) => typeof x === "string" && x.startsWith("error: cmd=uno")).length >= frames.length + 7);
+    const refusals = s.texts().slice(-400).filter((t) => t.startsWith("error: cmd=uno"));
+    expect(refusals.every((t) => /kind=(notallowed|badargs)$/.test(t))).toBe(true);
+    expect(s.texts()).not.toContain("statechanged: .uno:ModifiedStatus=true");
+    expect(logger.lines.filter((l) => l.includes('"uno_refused"')).length).toBeGreaterThanOrEqual(frames.length);
+    // The refusals are logged by command name: no file name, no argument.
+    expect(logger.lines.filter((l) => l.includes('"uno_refused"')).join("\n")).not.toContain("proc/self");
+    expect(leaks(await everythingOut(s, "h" + fileSeq))).toEqual([]);
+    // Nor does the engine itself hold a secret to give away.
+    for (const b of ed.brokers.values()) {
+      const environ = readFileSync(`/proc/${b.pid}/environ`, "utf8");
+      expect(Object.entries(SECRETS).filter(([, v]) => environ.includes(v)).map(([k]) => k)).toEqual([]);
+    }
+    s.close();
+  }, 120_000);
+
+  test("documents pull in nothing: linked sections naming the canary, the environment, /etc/passwd and another customer's document stay empty after the update commands and recalculation keys", async () => {
+    const sources = [canaryFile, "/proc/self/environ", "/etc/passwd", victimFile()];
+    const sections = sources
+      .map((file, i) => `<text:section text:name="Linked${i}"><text:section-source xlink:href="file://${file}" xlink:type="simple" text:filter-name="Text"/><text:p>placeholder ${i}</text:p></text:section>`)
+      .join("");
+    const src = newDoc("linked.odt", odt(`<text:p>Linked sections below.</text:p>${sections}<text:p>The end.</text:p>`));
+    const id = "h" + fileSeq;
+    const s = await open(src, "tok_alice");
+    const n = s.frames.length;
+    for (const c of [".uno:UpdateAll", ".uno:UpdateAllLinks", ".uno:UpdateFields", ".uno:EditLinks"]) s.send(`uno ${c}`);
+    await s.wait(() => s.frames.slice(n).filter((x) => typeof x === "string" && x.startsWith("error: cmd=uno kind=notallowed")).length >= 4);
+    // What a person can press: F9 and Ctrl+Shift+F9 (update fields, recalculate everything).
+    for (const key of [KEY_F9, KEY_F9 | KEY_MOD1 | KEY_SHIFT, KEY_F9 | KEY_MOD1]) {
+      s.send(`key type=input char=0 key=${key}`);
+      s.send(`key type=up char=0 key=${key}`);
+    }
+    const out = await everythingOut(s, id);
+    expect(out).toContain("The end.");
+    expect(leaks(out)).toEqual([]);
+    s.close();
+  }, 120_000);
+
+  test("a read-only view cannot change the document through a duplicated key: what was checked is what LibreOffice gets", async () => {
+    const src = newDoc("shared.odt", odt("<text:p>Hello world, hello again.</text:p>"));
+    const id = "h" + fileSeq;
+    const alice = await open(src, "tok_alice");
+    const carol = await open(src, "tok_carol");
+    const search = (first: number, last: number) =>
+      `uno .uno:ExecuteSearch {"SearchItem.SearchString":{"type":"string","value":"hello"},"SearchItem.ReplaceString":{"type":"string","value":"PWNED"},"SearchItem.Command":{"type":"long","value":${first},"value":${last}}}`;
+    let n = carol.frames.length;
+    // Read as replace-all by the last key: refused to a read-only view.
+    carol.send(search(0, 3));
+    expect(await carol.waitText("error:", n)).toBe("error: cmd=uno kind=readonly");
+    // Read as find by the last key: LibreOffice is handed find, whatever the first key said.
+    n = carol.frames.length;
+    carol.send(search(3, 0));
+    await carol.wait((f) => typeof f === "string" && /^(searchresultselection|searchnotfound|textselection):/.test(f) && carol.frames.indexOf(f) >= n);
+    const stored = await typeAndStore(alice, id, "Alice was here. ");
+    expect(stored).toContain("Alice was here.");
+    expect(stored).not.toContain("PWNED");
+    alice.close();
+    carol.close();
+  }, 120_000);
+});
+
+describe("a hostile editor cannot hurt the other person", () => {
+  test("a co-editor who sends .uno:BasicIDEAppear, .uno:Open and .uno:SaveAs and leaves: the other person keeps typing, and what they type is stored", async () => {
+    const src = newDoc("together.docx", readFileSync(path.join(FIX, "hello.docx")));
+    const id = "h" + fileSeq;
+    const alice = await open(src, "tok_alice");
+    const bob = await open(src, "tok_bob");
+    const n = bob.frames.length;
+    for (const c of [".uno:BasicIDEAppear", `.uno:Open ${JSON.stringify({ URL: stringArg("file:///etc/passwd") })}`, ".uno:SaveAs", ".uno:MacroDialog", ".uno:CloseDoc"]) bob.send(`uno ${c}`);
+    await bob.wait(() => bob.frames.slice(n).filter((x) => typeof x === "string" && x.startsWith("error: cmd=uno kind=notallowed")).length >= 5);
+    bob.close();
+    await bob.whenClosed();
+    for (const word of ["one ", "two ", "three "]) expect(await typeAndStore(alice, id, word)).toContain(word.trim());
+    expect(await typeAndStore(alice, id, "four ")).toContain("one two three four");
+    alice.close();
+  }, 120_000);
+
+  test("a paste past the limit is refused before it reaches the engine, without echoing it; a 10 MB frame gets no echo either; the other person keeps typing and saving", async () => {
+    const src = newDoc("big.docx", readFileSync(path.join(FIX, "hello.docx")));
+    const id = "h" + fileSeq;
+    const alice = await open(src, "tok_alice");
+    const bob = await open(src, "tok_bob");
+    const marker = `paste-${crypto.randomUUID()}`;
+    const text = (marker + " ").repeat(Math.ceil((PASTE_LIMITS.text + 1024) / (marker.length + 1)));
+    let n = bob.frames.length;
+    bob.send(`paste mimetype=text/plain;charset=utf-8 data=${Buffer.from(text).toString("base64")}`);
+    expect(await bob.waitText("error:", n)).toBe("error: cmd=paste kind=toolarge");
+    // A 10 MB frame of no command at all: refused by name, nothing of it sent back.
+    n = bob.frames.length;
+    bob.ws.send(new Uint8Array(10 * 1024 * 1024).fill(0x41));
+    const answer = await Promise.race([bob.waitText("error:", n), bob.whenClosed().then(() => "closed")]);
+    expect(answer.length).toBeLessThan(100);
+    expect(bob.texts().some((t) => t.length > 64 * 1024)).toBe(false);
+    expect(logger.lines.join("\n")).not.toContain(marker);
+    const stored = await typeAndStore(alice, id, "Still typing. ");
+    expect(stored).toContain("Still typing.");
+    expect(stored).not.toContain(marker);
+    alice.close();
+    bob.close();
+  }, 120_000);
+});
