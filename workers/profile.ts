@@ -7,13 +7,51 @@ import { fileUrl } from "./lok";
 /** Options given to every documentLoadWithOptions. Batch=true: dialogs are cancelled, not awaited. */
 export const LOAD_OPTIONS = "Batch=true,MacroSecurityLevel=3";
 
-/** [path, property, type, value] written into the profile's registrymodifications.xcu before start. */
-export const PROFILE_SETTINGS: ReadonlyArray<readonly [string, string, "boolean" | "int", string]> = [
+/**
+ * [path, property, type, value] written into the profile's registrymodifications.xcu before start.
+ *
+ * Documents pull in nothing (app/documents-pull-nothing.test.ts): a document may name other files
+ * whose content LibreOffice would copy into it (a linked section, INCLUDETEXT, an external
+ * reference, WEBSERVICE, DDE, a linked OLE object), which then shows in the copy, the PDF and the
+ * saved file. Every setting of LibreOffice 7.4's configuration schema (main.xcd, calc.xcd,
+ * writer.xcd, impress.xcd, draw.xcd) that decides whether such a link is followed is pinned here
+ * (the Security, Link, Update, External, DDE, WebService and Load properties were all read):
+ * - Writer and Calc link updates: never (below). A document's own LinkUpdateMode (settings.xml)
+ *   wins over these (LibreOffice's source: the global value applies only when the document says
+ *   "global"), so they are not enough alone:
+ * - no trusted location (SecureURL empty) with macro security at its highest: LibreOffice 7.4.7
+ *   updates a document's links on load without asking only for a document in a trusted location
+ *   or at macro security 0 (isTrustedLocationUriForUpdatingLinks); otherwise it asks, and under
+ *   LibreOfficeKit nobody answers yes.
+ *   Measured on 7.4.7: no document of the test pulled anything on load, on F9 / Ctrl+Shift+F9 or on
+ *   .uno:UpdateFields / Calculate / CalculateHard / UpdateTableLinks, with these settings, without
+ *   the link ones (update modes, referer block, SecureURL, ExecutePlugins removed) and even with
+ *   the document's folder trusted: LibreOfficeKit's loads did not update links at all. The settings
+ *   are kept for any path that would (a later version, another load path), not because a test
+ *   fails without them.
+ * - BlockUntrustedRefererLinks: pictures, media and HTML resources a document links are not
+ *   loaded when the document is not in a trusted location (none is).
+ * What has no setting in 7.4, and what the engine does instead (measured, see the test): Impress
+ *   and Draw have no link update setting of their own (not measured here); WEBSERVICE/FILTERXML
+ *   take only http(s) URLs (a file: URL gives #VALUE!), and http(s) has no content provider (NETWORK_CONTENT_PROVIDERS); Calc's external references stay unresolved
+ *   (Err:540) on a hard recalculation; DDE has no transport on Linux (cached values stay).
+ * Not pinned: Writer's Update/Field and Update/Chart ("update fields and charts automatically")
+ * read no file and turning them off would leave page counts and charts stale.
+ * NOT covered by any setting: LibreOffice 7.4 follows a Writer linked section (odt
+ * text:section-source) whenever .uno:UpdateAllLinks or .uno:UpdateAll is dispatched, whatever the
+ * update mode and trusted locations; the editing server's command allow list and the kernel
+ * confinement of what an engine may read (workers/confine.ts) are what stop that.
+ */
+export const PROFILE_SETTINGS: ReadonlyArray<readonly [string, string, "boolean" | "int" | "string-list", string]> = [
   // Macros: highest security level, execution disabled altogether.
   ["/org.openoffice.Office.Common/Security/Scripting", "MacroSecurityLevel", "int", "3"],
   ["/org.openoffice.Office.Common/Security/Scripting", "DisableMacrosExecution", "boolean", "true"],
   // Do not fetch links referred to by untrusted documents (remote images etc.).
   ["/org.openoffice.Office.Common/Security/Scripting", "BlockUntrustedRefererLinks", "boolean", "true"],
+  // No trusted location: no document is trusted to update its links (or run macros) unasked.
+  ["/org.openoffice.Office.Common/Security/Scripting", "SecureURL", "string-list", ""],
+  // No plug-in may load what a document embeds by reference.
+  ["/org.openoffice.Office.Common/Security/Scripting", "ExecutePlugins", "boolean", "false"],
   // Link updates on load: never. Writer: 0 never, 1 on request (default), 2 always.
   // Calc (ScLkUpdMode): 0 always, 1 never, 2 on request (default).
   ["/org.openoffice.Office.Writer/Content/Update", "Link", "int", "0"],

@@ -4,11 +4,13 @@
 //
 //   docxBomb()            word/document.xml of about 1 GiB of empty paragraphs from about 1.6 MB
 //   smallDocxHugeXml()    the issue's case: a 50 KB docx with 15 MiB of XML (paragraphs with text)
+//   nestedTablesDocx()    one table nested N deep, for the table nesting limit
 //   plausibleHeavyDocx()  many paragraphs of random text, compressing like a real document (about
 //                         6:1): nothing in its directory tells it from a long real text, only the
 //                         engine's memory and time do
 
 import zlib from "node:zlib";
+import { zipSync } from "fflate";
 
 const HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>';
 const TAIL = "</w:body></w:document>";
@@ -141,4 +143,30 @@ function zipOf(parts: Part[], declaredLast?: number, prefix: Uint8Array = new Ui
   end.writeUInt32LE(cenBytes.length, 12);
   end.writeUInt32LE(offset, 16);
   return new Uint8Array(Buffer.concat([Buffer.from(prefix), ...locals, cenBytes, end]));
+}
+
+/**
+ * A docx of one table nested `depth` deep (each cell holding the next table), `padding` bytes of
+ * text in every cell (so the tags of a large part fall across the reader's chunks), and
+ * optionally a stored picture of `mediaBytes` random bytes (a file past the in-memory size is
+ * judged by the streaming reader).
+ */
+export function nestedTablesDocx(depth: number, o: { padding?: number; mediaBytes?: number } = {}): Uint8Array {
+  const text = o.padding ? `<w:p><w:r><w:t>${"x".repeat(o.padding)}</w:t></w:r></w:p>` : "";
+  const open = `<w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/></w:tblPr><w:tblGrid><w:gridCol w:w="2000"/></w:tblGrid><w:tr><w:tc>${text}`;
+  const close = `<w:p/></w:tc></w:tr></w:tbl>`;
+  const xml = `${HEAD}<w:p><w:r><w:t>top</w:t></w:r></w:p>${open.repeat(depth)}<w:p><w:r><w:t>deepest</w:t></w:r></w:p>${close.repeat(depth)}<w:p/>${TAIL}`;
+  const files: Record<string, Uint8Array | [Uint8Array, { level: 0 }]> = {
+    "[Content_Types].xml": Buffer.from(contentTypes("word/document.xml")),
+    "_rels/.rels": Buffer.from(rels("word/document.xml")),
+    "word/document.xml": Buffer.from(xml),
+  };
+  if (o.mediaBytes) files["word/media/image1.jpeg"] = [randomBytes(o.mediaBytes), { level: 0 }];
+  return zipSync(files);
+}
+
+function randomBytes(n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i += 65536) crypto.getRandomValues(out.subarray(i, Math.min(n, i + 65536)));
+  return out;
 }

@@ -1,0 +1,191 @@
+// Documents pull in nothing: a document that names another file (a linked section, INCLUDETEXT,
+// an external reference, WEBSERVICE, DDE…) does not get that file's content, in a DocBuilder
+// worker (convert to pdf / txt / csv, extract text) or in an editing kit (open, the recalculation
+// keys, the update commands, select all + copy, save, PDF export). The engine's own layer is
+// tested: the canary file lies next to the document, in a folder the engines may read (workers/
+// confine.ts), and the commands go straight to the kit, past the editing server. The settings
+// that hold, and what LibreOffice 7.4 does without any: workers/profile.ts (PROFILE_SETTINGS).
+//
+// What no setting stops: LibreOffice 7.4 fills a Writer linked section whenever
+// .uno:UpdateAllLinks or .uno:UpdateAll is dispatched. That case is the control below (the
+// checks do see pulled content); the editing server's allow list and the confinement stop it.
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { execFileSync } from "node:child_process";
+import { strFromU8, unzipSync } from "fflate";
+import { memoryLogger } from "./log";
+import { systemClock } from "./clock";
+import { WorkerPool } from "./docbuilder/pool";
+import type { Kit } from "./edsrv/kits";
+import { useKitPool } from "./edsrv/testing/kit-pool";
+import { docxPulling, odmWithSubdocuments, odsHolding, odsPulling, odtWithLinkedSections, xlsxPulling } from "./testing/pulling-documents";
+import type { TextResult } from "../workers/protocol";
+
+const T = 180_000;
+/** The kits and the workers may read this folder: documents and canaries lie side by side in it. */
+const { dir, pool: kits } = useKitPool("svc-pull-nothing-");
+const MARKER = `PULLCANARY${crypto.randomUUID().replace(/-/g, "").slice(0, 16).toUpperCase()}`;
+const at = (name: string) => path.join(dir, name);
+let workers: WorkerPool;
+let seq = 0;
+
+/** Each document names the canaries by absolute path, by path relative to itself, and a system file (not asserted on: the confinement's business). */
+function hostileDocuments(): { name: string; bytes: Uint8Array; to: string[]; save: string | null }[] {
+  const txt = [at("canary.txt"), "canary.txt", "/etc/hostname"];
+  const sheets = [at("canary.ods"), "canary.ods"];
+  const xml = [at("canary.xml"), "/etc/hostname"];
+  return [
+    { name: "sections.odt", bytes: odtWithLinkedSections(txt), to: ["pdf", "txt"], save: "odt" },
+    { name: "sections-no-mode.odt", bytes: odtWithLinkedSections(txt, { linkUpdateMode: null }), to: ["pdf", "txt"], save: "odt" },
+    { name: "master.odm", bytes: odmWithSubdocuments(txt), to: ["pdf"], save: null },
+    { name: "pulling.docx", bytes: docxPulling(txt), to: ["pdf", "txt"], save: "docx" },
+    { name: "pulling.ods", bytes: odsPulling(sheets, xml), to: ["pdf", "csv"], save: "ods" },
+    { name: "pulling.xlsx", bytes: xlsxPulling(sheets, xml), to: ["pdf", "csv"], save: "xlsx" },
+  ];
+}
+const DOCS = hostileDocuments();
+
+beforeAll(async () => {
+  writeFileSync(at("canary.txt"), `${MARKER} text\n`);
+  writeFileSync(at("canary.xml"), `<r><x>${MARKER} xml</x></r>`);
+  writeFileSync(at("canary.ods"), odsHolding(`${MARKER} sheet`));
+  for (const d of DOCS) writeFileSync(at(d.name), d.bytes);
+  workers = new WorkerPool({ size: 1, maxJobs: 1000, maxAgeMs: 3_600_000, profileRoot: at("workers"), logger: memoryLogger("warn"), clock: systemClock, engineReadable: [dir] });
+  await workers.start();
+}, 120_000);
+afterAll(async () => {
+  await workers?.shutdown(5_000);
+});
+
+/** The text of an output file: pdftotext for a PDF, the XML parts of a package, the bytes otherwise. */
+function textOf(file: string): string {
+  const bytes = readFileSync(file);
+  if (bytes.subarray(0, 5).toString("latin1") === "%PDF-") return execFileSync("pdftotext", [file, "-"]).toString();
+  if (bytes[0] === 0x50 && bytes[1] === 0x4b) {
+    const parts = unzipSync(new Uint8Array(bytes));
+    return Object.entries(parts).map(([name, b]) => (/\.(xml|rels)$/.test(name) ? strFromU8(b) : "")).join("\n");
+  }
+  return bytes.toString("utf8");
+}
+
+async function convert(input: string, to: string): Promise<string> {
+  const output = at(`out-${++seq}.${to}`);
+  await workers.run({ op: "convert", id: `pull${seq}`, input, output, to }, { runTimeoutMs: 60_000 });
+  return textOf(output);
+}
+
+describe("documents pull in nothing: DocBuilder", () => {
+  test("control: a document that carries the marker itself shows it in every output the checks read", async () => {
+    const own = at("own-marker.odt");
+    writeFileSync(own, odtWithLinkedSections([], { linkUpdateMode: null, ownText: `${MARKER} own` }));
+    for (const to of ["pdf", "txt"]) expect(await convert(own, to)).toContain(MARKER);
+    const sheet = at("own-marker.ods");
+    writeFileSync(sheet, odsHolding(`${MARKER} own`));
+    expect(await convert(sheet, "csv")).toContain(MARKER);
+    const text = await workers.run<TextResult>({ op: "text", id: `pull${++seq}`, input: own }, { runTimeoutMs: 60_000 });
+    expect(text.text).toContain(MARKER);
+  }, T);
+
+  for (const d of DOCS) {
+    test(`${d.name}: converted to ${d.to.join(", ")} and its text extracted, with its own cached content and nothing of the canary`, async () => {
+      if (d.name.endsWith(".odm")) {
+        // A master document is no document type DocBuilder converts: refused, nothing read.
+        await expect(convert(at(d.name), "pdf")).rejects.toMatchObject({ code: "unsupported_format" });
+        return;
+      }
+      for (const to of d.to) {
+        const out = await convert(at(d.name), to);
+        expect(out).toContain("The end.");
+        expect(out).toMatch(/cached (section|includetext|extref) 0/);
+        expect(out).not.toContain(MARKER);
+      }
+      const text = await workers.run<TextResult>({ op: "text", id: `pull${++seq}`, input: at(d.name) }, { runTimeoutMs: 60_000 });
+      expect(text.text).toContain("The end.");
+      expect(text.text).not.toContain(MARKER);
+    }, T);
+  }
+});
+
+// VCL key codes (vcl/keycodes.hxx): KEY_F1 = 768, so F9 = 776; SHIFT 4096, MOD1 (Ctrl) 8192.
+const F9 = 776, SHIFT = 4096, MOD1 = 8192;
+/** What a person, or a page past the editing server, can make the engine do after the open. */
+const STEPS: { name: string; key?: number; command?: string }[] = [
+  { name: "F9", key: F9 },
+  { name: "Ctrl+Shift+F9", key: F9 | SHIFT | MOD1 },
+  { name: ".uno:UpdateFields", command: ".uno:UpdateFields" },
+  { name: ".uno:Calculate", command: ".uno:Calculate" },
+  { name: ".uno:CalculateHard", command: ".uno:CalculateHard" },
+  { name: ".uno:UpdateTableLinks", command: ".uno:UpdateTableLinks" },
+  { name: ".uno:UpdateAllLinks", command: ".uno:UpdateAllLinks" },
+  { name: ".uno:UpdateAll", command: ".uno:UpdateAll" },
+];
+/** LibreOffice 7.4 follows a Writer linked section on these whatever the settings (see the top). */
+const FOLLOWS_SECTIONS = new Set([".uno:UpdateAllLinks", ".uno:UpdateAll"]);
+const hasLinkedSections = (name: string) => /\.od[tm]$/.test(name);
+
+/** Everything a person could take away from the kit's document now: the copy, a PDF, the saved file. */
+async function whatLeaves(kit: Kit, viewId: number, save: string | null): Promise<string> {
+  await kit.request("uno", { viewId, command: ".uno:SelectAll" });
+  const copy = await kit.request<{ html: string; text: string }>("selection", { viewId });
+  const parts = [copy.html, copy.text];
+  if (save) {
+    for (const format of ["pdf", save]) {
+      const out = at(`kit-out-${++seq}.${format}`);
+      await kit.request("save", { path: out, format });
+      parts.push(textOf(out));
+    }
+  }
+  return parts.join("\n");
+}
+
+async function step(kit: Kit, viewId: number, s: { key?: number; command?: string }): Promise<void> {
+  if (s.key !== undefined) {
+    await kit.request("key", { viewId, type: "input", char: 0, key: s.key });
+    await kit.request("key", { viewId, type: "up", char: 0, key: s.key });
+  } else await kit.request("uno", { viewId, command: s.command });
+  await kit.request("settle", {});
+}
+
+async function openInKit(name: string): Promise<{ kit: Kit; viewId: number }> {
+  const kit = await kits().acquire();
+  await kit.request("load", { path: at(name) });
+  const { viewId } = await kit.request<{ viewId: number }>("view", { readOnly: false, author: "t" });
+  return { kit, viewId };
+}
+
+describe("documents pull in nothing: editing kit", () => {
+  for (const d of DOCS) {
+    const steps = STEPS.filter((s) => !(hasLinkedSections(d.name) && FOLLOWS_SECTIONS.has(s.name)));
+    test(`${d.name}: open, then ${steps.map((s) => s.name).join(", ")}: the copy${d.save ? `, the PDF and the saved ${d.save}` : ""} hold nothing of the canary`, async () => {
+      const { kit, viewId } = await openInKit(d.name);
+      try {
+        const opened = await whatLeaves(kit, viewId, d.save);
+        expect(opened).toContain("The end.");
+        expect(opened).not.toContain(MARKER);
+        for (const s of steps) {
+          await step(kit, viewId, s);
+          expect([s.name, (await whatLeaves(kit, viewId, d.save)).includes(MARKER)]).toEqual([s.name, false]);
+        }
+      } finally {
+        kits().release(kit);
+      }
+    }, T);
+  }
+
+  test("control: .uno:UpdateAllLinks sent straight to the kit fills an odt's linked section with the canary (LibreOffice 7.4, whatever the settings)", async () => {
+    // This is the case the engine's settings cannot hold (workers/profile.ts); it shows the checks
+    // above see pulled content when there is some. The editing server's allow list refuses the
+    // command and the confinement refuses reads outside the document's folders.
+    const { kit, viewId } = await openInKit("sections.odt");
+    try {
+      expect(await whatLeaves(kit, viewId, "odt")).not.toContain(MARKER);
+      await step(kit, viewId, { command: ".uno:UpdateAllLinks" });
+      const after = await whatLeaves(kit, viewId, "odt");
+      expect(after).toContain(`${MARKER} text`);
+    } finally {
+      kits().release(kit);
+    }
+  }, T);
+});
