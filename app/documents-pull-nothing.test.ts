@@ -2,16 +2,17 @@
 // an external reference, WEBSERVICE, DDE…) does not get that file's content, in a DocBuilder
 // worker (convert to pdf / txt / csv, extract text) or in an editing kit (open, the recalculation
 // keys, the update commands, select all + copy, save, PDF export). The engine's own layer is
-// tested: the canary file lies next to the document, in a folder the engines may read (workers/
-// confine.ts), and the commands go straight to the kit, past the editing server. The settings
-// that hold, and what LibreOffice 7.4 does without any: workers/profile.ts (PROFILE_SETTINGS).
+// tested: the canary file lies next to the document, in a folder the engine may read (workers/
+// confine.ts; a kit's own folder, where its document is handed in), and the commands go straight
+// to the kit, past the editing server. The settings that hold, and what LibreOffice 7.4 does
+// without any: workers/profile.ts (PROFILE_SETTINGS).
 //
 // What no setting stops: LibreOffice 7.4 fills a Writer linked section whenever
-// .uno:UpdateAllLinks or .uno:UpdateAll is dispatched. That case is the control below (the
-// checks do see pulled content); the editing server's allow list and the confinement stop it.
+// .uno:UpdateAllLinks or .uno:UpdateAll is dispatched. The kit refuses both (as the editing
+// server's door does), and the confinement refuses the read of anything outside its own folder.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { strFromU8, unzipSync } from "fflate";
@@ -22,6 +23,7 @@ import type { Kit } from "./edsrv/kits";
 import { useKitPool } from "./edsrv/testing/kit-pool";
 import { docxPulling, odmWithSubdocuments, odsHolding, odsPulling, odtWithLinkedSections, xlsxPulling } from "./testing/pulling-documents";
 import type { TextResult } from "../workers/protocol";
+import { isAllowedUnoName } from "./edsrv/protocol/uno-commands";
 
 const T = 180_000;
 /** The kits and the workers may read this folder: documents and canaries lie side by side in it. */
@@ -123,7 +125,6 @@ const STEPS: { name: string; key?: number; command?: string }[] = [
 ];
 /** LibreOffice 7.4 follows a Writer linked section on these whatever the settings (see the top). */
 const FOLLOWS_SECTIONS = new Set([".uno:UpdateAllLinks", ".uno:UpdateAll"]);
-const hasLinkedSections = (name: string) => /\.od[tm]$/.test(name);
 
 /** Everything a person could take away from the kit's document now: the copy, a PDF, the saved file. */
 async function whatLeaves(kit: Kit, viewId: number, save: string | null): Promise<string> {
@@ -144,12 +145,17 @@ async function step(kit: Kit, viewId: number, s: { key?: number; command?: strin
   if (s.key !== undefined) {
     await kit.request("key", { viewId, type: "input", char: 0, key: s.key });
     await kit.request("key", { viewId, type: "up", char: 0, key: s.key });
-  } else await kit.request("uno", { viewId, command: s.command });
+  } else if (isAllowedUnoName(s.command!)) await kit.request("uno", { viewId, command: s.command });
+  // Off the editing server's list: the kit refuses it too (its second wall), and LibreOffice never runs it.
+  else await expect(kit.request("uno", { viewId, command: s.command })).rejects.toThrow("not allowed");
   await kit.request("settle", {});
 }
 
 async function openInKit(name: string): Promise<{ kit: Kit; viewId: number }> {
   const kit = await kits().acquire();
+  // The document is handed into the kit's own folder, the one it may read: the canaries go there
+  // too, so that a document naming them by a relative path could read them but for the settings.
+  for (const c of ["canary.txt", "canary.xml", "canary.ods"]) copyFileSync(at(c), path.join(kit.documentDir, c));
   await kit.request("load", { path: at(name) });
   const { viewId } = await kit.request<{ viewId: number }>("view", { readOnly: false, author: "t" });
   return { kit, viewId };
@@ -157,7 +163,7 @@ async function openInKit(name: string): Promise<{ kit: Kit; viewId: number }> {
 
 describe("documents pull in nothing: editing kit", () => {
   for (const d of DOCS) {
-    const steps = STEPS.filter((s) => !(hasLinkedSections(d.name) && FOLLOWS_SECTIONS.has(s.name)));
+    const steps = STEPS;
     test(`${d.name}: open, then ${steps.map((s) => s.name).join(", ")}: the copy${d.save ? `, the PDF and the saved ${d.save}` : ""} hold nothing of the canary`, async () => {
       const { kit, viewId } = await openInKit(d.name);
       try {
@@ -174,16 +180,18 @@ describe("documents pull in nothing: editing kit", () => {
     }, T);
   }
 
-  test("control: .uno:UpdateAllLinks sent straight to the kit fills an odt's linked section with the canary (LibreOffice 7.4, whatever the settings)", async () => {
-    // This is the case the engine's settings cannot hold (workers/profile.ts); it shows the checks
-    // above see pulled content when there is some. The editing server's allow list refuses the
-    // command and the confinement refuses reads outside the document's folders.
+  test("the commands that fill a linked section whatever the settings (.uno:UpdateAllLinks, .uno:UpdateAll) are refused by the kit itself, and the section stays empty", async () => {
+    // LibreOffice 7.4 follows a Writer linked section on these commands whatever the profile says
+    // (workers/profile.ts): no setting holds them, so neither the editing server's door nor the
+    // kit lets them through, and the confinement refuses the read besides.
     const { kit, viewId } = await openInKit("sections.odt");
     try {
-      expect(await whatLeaves(kit, viewId, "odt")).not.toContain(MARKER);
-      await step(kit, viewId, { command: ".uno:UpdateAllLinks" });
+      for (const command of FOLLOWS_SECTIONS) {
+        await expect(kit.request("uno", { viewId, command })).rejects.toThrow("not allowed");
+      }
       const after = await whatLeaves(kit, viewId, "odt");
-      expect(after).toContain(`${MARKER} text`);
+      expect(after).toContain("The end.");
+      expect(after).not.toContain(MARKER);
     } finally {
       kits().release(kit);
     }
