@@ -25,6 +25,7 @@ import type { Logger } from "../log";
 import type { CoreInfo, WorkerReply, WorkerRequest } from "../../workers/protocol";
 import { engineReadableEnv } from "../../workers/confine";
 import { MEMORY_CHECK_MS, MIB, engineMemoryError, residentBytes } from "../engine-memory";
+import { childEnvironment } from "../child-env";
 
 export interface PoolOptions {
   size: number;
@@ -245,8 +246,9 @@ export class WorkerPool {
     const command = this.opts.workerCommand ?? [process.execPath, WORKER_ENTRY];
     const child = execa(command[0]!, command.slice(1), {
       stdio: ["pipe", "pipe", "pipe", "pipe"],
-      env: { SVC_WORKER_PROFILE_DIR: profileDir, SVC_WORKER_SLOT: String(slot), ...engineReadableEnv(this.opts.engineReadable) },
-      extendEnv: true,
+      // Its own settings only, never the service's secrets (app/child-env.ts).
+      env: childEnvironment(process.env, { home: profileDir, own: { SVC_WORKER_PROFILE_DIR: profileDir, SVC_WORKER_SLOT: String(slot), ...engineReadableEnv(this.opts.engineReadable) } }),
+      extendEnv: false,
       // Inside its profile: what LibreOffice writes to its working directory (NSS's pkcs11.txt) stays there.
       cwd: profileDir,
       reject: false,

@@ -21,6 +21,7 @@ import type { Logger } from "../log";
 import { MEMORY_CHECK_MS, MIB, residentBytes } from "../engine-memory";
 import { ServiceError } from "../errors";
 import { checkZipContainer } from "../zip-guard";
+import { childEnvironment } from "../child-env";
 
 const KIT_ENTRY = path.resolve(import.meta.dir, "../../workers/kit-main.ts");
 
@@ -261,7 +262,9 @@ export class KitPool {
     const command = this.opts.command ?? [process.execPath, KIT_ENTRY];
     const proc = execa(command[0]!, command.slice(1), {
       stdio: ["pipe", "pipe", "pipe", "pipe"],
-      env: { SVC_KIT_PROFILE_DIR: profileDir, ...engineReadableEnv(this.opts.engineReadable) },
+      // Its own settings only, never the service's secrets (app/child-env.ts).
+      env: childEnvironment(process.env, { home: profileDir, own: { SVC_KIT_PROFILE_DIR: profileDir, ...engineReadableEnv(this.opts.engineReadable) }, passThrough: ["SVC_KIT_WARMUP"] }),
+      extendEnv: false,
       // Inside its profile: what LibreOffice writes to its working directory (NSS's pkcs11.txt) stays there.
       cwd: profileDir,
       reject: false,
