@@ -26,6 +26,7 @@ import type { CoreInfo, WorkerReply, WorkerRequest } from "../../workers/protoco
 import { engineReadableEnv } from "../../workers/confine";
 import { MEMORY_CHECK_MS, MIB, engineMemoryError, residentBytes } from "../engine-memory";
 import { childEnvironment } from "../child-env";
+import { stopEngine } from "../engine-stop";
 
 export interface PoolOptions {
   size: number;
@@ -208,7 +209,8 @@ export class WorkerPool {
 
   /**
    * Stops taking work, lets running requests finish within graceMs, fails what is still queued
-   * or running after that, and stops every worker.
+   * or running after that, and stops every worker (SIGTERM, then SIGKILL after
+   * ENGINE_STOP_GRACE_MS); resolves once every worker process has exited.
    */
   async shutdown(graceMs: number): Promise<void> {
     this.closing = true;
@@ -223,8 +225,8 @@ export class WorkerPool {
       if (w.task) this.fail(w.task, new ServiceError("pool_unavailable", "Dịch vụ đang dừng: yêu cầu bị hủy."));
       w.task = undefined;
       w.requests.end();
-      const killer = setTimeout(() => w.process.kill("SIGKILL"), 2000);
-      return w.exited.finally(() => clearTimeout(killer));
+      // A busy worker does not run its SIGTERM handler: SIGKILL follows (app/engine-stop.ts).
+      return stopEngine((signal) => w.process.kill(signal), w.exited);
     });
     await Promise.all(exits);
     this.log.info("pool_stopped");

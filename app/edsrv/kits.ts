@@ -22,6 +22,7 @@ import { MEMORY_CHECK_MS, MIB, residentBytes } from "../engine-memory";
 import { ServiceError } from "../errors";
 import { checkZipContainer } from "../zip-guard";
 import { childEnvironment } from "../child-env";
+import { stopEngine } from "../engine-stop";
 
 const KIT_ENTRY = path.resolve(import.meta.dir, "../../workers/kit-main.ts");
 
@@ -218,6 +219,13 @@ export class Kit {
     this.retiring = true;
     if (this.alive) this.proc.kill("SIGKILL");
   }
+
+  /** The pool stops: SIGTERM, SIGKILL after ENGINE_STOP_GRACE_MS (a busy kit runs no handler); resolves once it has exited. */
+  stop(): Promise<void> {
+    this.retiring = true;
+    if (!this.alive) return this.exited.then(() => {});
+    return stopEngine((signal) => this.proc.kill(signal), this.exited);
+  }
 }
 
 export class KitPool {
@@ -353,8 +361,6 @@ export class KitPool {
     this.closing = true;
     if (this.topUpTimer) clearTimeout(this.topUpTimer);
     if (this.memoryTimer) clearInterval(this.memoryTimer);
-    const kits = [...this.all];
-    for (const k of kits) k.kill();
-    await Promise.all(kits.map((k) => k.exited));
+    await Promise.all([...this.all].map((k) => k.stop()));
   }
 }
