@@ -54,10 +54,18 @@ export interface PoolOptions {
 }
 
 export interface RunOptions {
-  /** Running time allowed once a worker has the request. */
+  /**
+   * Running time allowed, counted from when a worker takes the request: time spent waiting behind
+   * another request is never counted against this one (it failed with that one's time-out).
+   */
   runTimeoutMs: number;
-  /** Absolute time (clock ms) by which the whole request, queueing included, must finish. */
-  deadline?: number;
+  /**
+   * Absolute time (clock ms) by which a worker must have taken the request (a synchronous one,
+   * whose answer must reach its client in time: app/docbuilder/time-limits.ts). Still queued by
+   * then, it fails with `timeout` (detail.reason "not_started"). Only a job's first request waits
+   * for it: a started job's next requests go ahead of the queue.
+   */
+  startBy?: number;
   /** Called when a worker takes the request (the job moves from queued to running). */
   onStart?: () => void;
   /**
@@ -74,7 +82,8 @@ interface Task extends Resolver {
   request: WorkerRequest;
   options: RunOptions;
   queuedAt: number;
-  deadlineTimer?: Timer;
+  /** Set while it waits for a worker with a startBy. */
+  startByTimer?: Timer;
   /** The parallel slot it runs under: its job, or a key of its own. */
   slot: string;
   /** The slot is the request's own, freed when it settles. */
@@ -160,9 +169,8 @@ export class WorkerPool {
       const ownSlot = options.job === undefined;
       const slot = options.job ?? `request:${++this.ownSlots}`;
       const task: Task = { request, options, queuedAt: this.opts.clock.now(), resolve: resolve as (r: unknown) => void, reject, slot, ownSlot };
-      if (options.deadline !== undefined) {
-        const wait = Math.max(0, options.deadline - this.opts.clock.now());
-        task.deadlineTimer = setTimeout(() => this.onDeadline(task), wait);
+      if (options.startBy !== undefined && !this.running.has(slot)) {
+        task.startByTimer = setTimeout(() => this.onStartBy(task), Math.max(0, options.startBy - this.opts.clock.now()));
       }
       this.queue.push(task);
       this.dispatch();
@@ -350,9 +358,9 @@ export class WorkerPool {
       worker.task = task;
       worker.jobs++;
       const now = this.opts.clock.now();
-      let runMs = task.options.runTimeoutMs;
-      if (task.options.deadline !== undefined) runMs = Math.min(runMs, task.options.deadline - now);
-      worker.runTimer = setTimeout(() => this.onRunTimeout(worker), Math.max(0, runMs));
+      clearTimeout(task.startByTimer);
+      // Its own running time starts now, whatever it waited.
+      worker.runTimer = setTimeout(() => this.onRunTimeout(worker), Math.max(0, task.options.runTimeoutMs));
       task.options.onStart?.();
       this.log.debug("job_dispatched", { worker: worker.slot, job_id: task.request.id, request_id: task.request.requestId, queued_ms: now - task.queuedAt, running: this.running.size });
       worker.requests.write(JSON.stringify(task.request) + "\n");
@@ -439,15 +447,14 @@ export class WorkerPool {
     }
   }
 
-  private onDeadline(task: Task) {
+  /** A request no worker took in time: it leaves the queue, saying it never started. */
+  private onStartBy(task: Task) {
     const queued = this.queue.indexOf(task);
-    if (queued >= 0) {
-      this.queue.splice(queued, 1);
-      this.fail(task, new ServiceError("timeout"));
-      return;
-    }
-    const worker = [...this.workers.values()].find((w) => w.task === task);
-    if (worker) this.onRunTimeout(worker);
+    if (queued < 0) return;
+    this.queue.splice(queued, 1);
+    const queuedMs = this.opts.clock.now() - task.queuedAt;
+    this.log.warn("job_not_started", { job_id: task.request.id, request_id: task.request.requestId, queued_ms: queuedMs });
+    this.fail(task, new ServiceError("timeout", "Yêu cầu chờ trong hàng đợi quá lâu và chưa được xử lý: hãy thử lại sau, hoặc dùng async=true.", { reason: "not_started", queued_ms: queuedMs }));
   }
 
   private onExit(worker: Worker, exitCode: number | undefined, signal: string | undefined) {
@@ -486,7 +493,7 @@ export class WorkerPool {
   }
 
   private settle(task: Task, action: () => void) {
-    clearTimeout(task.deadlineTimer);
+    clearTimeout(task.startByTimer);
     // A request that was its own job frees its slot; a job's slot waits for release(job).
     if (task.ownSlot && this.running.delete(task.slot)) queueMicrotask(() => this.dispatch());
     action();
