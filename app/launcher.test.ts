@@ -2,7 +2,7 @@
 // its processes dies, and stops it in order without losing what was typed.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { strFromU8, unzipSync } from "fflate";
@@ -35,6 +35,9 @@ beforeAll(async () => {
       SVC_DOCBUILDER_WORKERS: "1",
       SVC_LOG_LEVEL: "info",
       SVC_FETCH_ALLOW_HOSTS: "127.0.0.1",
+      // Secrets the launcher does not make up itself in development, so that every one is set.
+      SVC_DOCBUILDER_JWT_SECRET: "launcher-test-docbuilder-jwt-0b7e2c94f1a6d385",
+      SVC_DOCBUILDER_CALLBACK_SECRET: "launcher-test-docbuilder-callback-6c1d",
     },
     stdout: "pipe",
     stderr: "pipe",
@@ -89,6 +92,49 @@ test("the start command serves DocBuilder through the proxy with a demo key kept
   });
   expect(pdf.status).toBe(200);
   expect(pdf.headers.get("Content-Type")).toBe("application/pdf");
+});
+
+/** Every process below `pid`, with its command line. */
+function descendants(pid: number): { pid: number; cmdline: string }[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {} // gone meanwhile
+  }
+  const out: { pid: number; cmdline: string }[] = [];
+  const walk = (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      try {
+        out.push({ pid: c, cmdline: readFileSync(`/proc/${c}/cmdline`, "latin1").replaceAll("\0", " ") });
+      } catch {}
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+test("no engine holds a secret: Caddy, the kits and the workers hold none of the secrets the gate and the editing server are given", async () => {
+  const tree = descendants(proc.pid);
+  const gate = tree.find((p) => p.cmdline.includes("app/main.ts"))!;
+  const environ = (pid: number) => readFileSync(`/proc/${pid}/environ`, "latin1");
+  const secrets = environ(gate.pid)
+    .split("\0")
+    .map((e) => [e.slice(0, e.indexOf("=")), e.slice(e.indexOf("=") + 1)] as const)
+    .filter(([name, value]) => /SECRET|KEYS|PASSWORD/.test(name) && value.length >= 8);
+  expect(secrets.map(([name]) => name)).toEqual(expect.arrayContaining(["SVC_EDSRV_ADMIN_PASSWORD", "SVC_DOCBUILDER_API_KEYS", "SVC_DOCBUILDER_JWT_SECRET", "SVC_DOCBUILDER_CALLBACK_SECRET", "SVC_EMBED_CALLBACK_SECRET"]));
+  const engines = tree.filter((p) => !p.cmdline.includes("app/main.ts") && !p.cmdline.includes("app/edsrv/main.ts"));
+  expect(engines.some((p) => p.cmdline.startsWith("caddy "))).toBe(true);
+  expect(engines.some((p) => p.cmdline.includes("workers/worker-main.ts"))).toBe(true);
+  expect(engines.some((p) => p.cmdline.includes("workers/kit-main.ts"))).toBe(true);
+  for (const p of engines) {
+    const env = environ(p.pid);
+    for (const [name, value] of secrets) expect({ process: p.cmdline, name, held: env.includes(value) }).toEqual({ process: p.cmdline, name, held: false });
+  }
 });
 
 test("the start command prints the demo's address; / leads to the demo through the proxy", async () => {

@@ -7,6 +7,7 @@
 
 import path from "node:path";
 import { watchSources } from "./dev-watch";
+import { childEnvironment } from "./child-env";
 import { launcherEnvironment } from "./launcher-env";
 import { createLogger, flushStdout } from "./log";
 import { Supervisor } from "./supervisor";
@@ -81,15 +82,19 @@ try {
     name: "caddy",
     file: "caddy",
     args: ["run", "--config", path.join(root, "Caddyfile"), "--adapter", "caddyfile"],
-    env: {
-      ...env,
-      SVC_PROXY_PORT: publicPort ?? "8080",
-      // host:port → bind that host; :port → every interface (the Caddyfile's default).
-      ...(proxyAddress.lastIndexOf(":") > 0 ? { SVC_PROXY_BIND: proxyAddress.slice(0, proxyAddress.lastIndexOf(":")).replace(/^\[|\]$/g, "") } : {}),
-      SVC_APP_UPSTREAM: env.SVC_APP_LISTEN,
-      SVC_EDSRV_UPSTREAM: env.SVC_EDSRV_LISTEN,
-      HOME: env.HOME ?? "/root",
-    },
+    // What the Caddyfile reads ({$SVC_…}) and where Caddy keeps its state (HOME, XDG_*), never
+    // the service's secrets (app/child-env.ts).
+    env: childEnvironment(env, {
+      home: env.HOME ?? "/root",
+      passThrough: ["XDG_DATA_HOME", "XDG_CONFIG_HOME"],
+      own: {
+        SVC_PROXY_PORT: publicPort ?? "8080",
+        // host:port → bind that host; :port → every interface (the Caddyfile's default).
+        ...(proxyAddress.lastIndexOf(":") > 0 ? { SVC_PROXY_BIND: proxyAddress.slice(0, proxyAddress.lastIndexOf(":")).replace(/^\[|\]$/g, "") } : {}),
+        SVC_APP_UPSTREAM: env.SVC_APP_LISTEN,
+        SVC_EDSRV_UPSTREAM: env.SVC_EDSRV_LISTEN,
+      },
+    }),
     ready: () => waitFor(`${env.SVC_PUBLIC_URL}/v1/status`, 30_000),
     stopGraceMs: 5_000,
   });

@@ -47,6 +47,7 @@ import { sendLine } from "./reply";
 import { confinePastedHtml } from "./pasted-html";
 import { engineThreadAsleep } from "./engine-thread";
 import { confineEngineProcess } from "./confine";
+import { dieWithParent } from "./parent-death";
 import { parseTileInvalidation } from "./tile-invalidation";
 import { repaintStaleRows, SharedTiles, type SharedTile } from "./shared-tiles";
 import { Scratch } from "./scratch";
@@ -953,6 +954,8 @@ function warmUp(warmCopies: string[]): void {
 }
 
 function main(): void {
+  // Busy or not, a kit never outlives the editing server that started it.
+  dieWithParent();
   process.on("SIGTERM", () => process.exit(0));
   process.on("SIGINT", () => process.exit(0));
   process.on("uncaughtException", (err) => {

@@ -10,7 +10,8 @@
 //
 // Exit: on stdin EOF and on SIGTERM/SIGINT the process exits with code 0 via process.exit,
 // without LibreOffice's destroy() (which can hang). A signal that arrives while a job runs is
-// handled when that job returns; a stuck job is the parent's to kill (SIGKILL).
+// handled when that job returns; a stuck job is the parent's to kill (SIGKILL). The worker dies
+// with its parent, busy or not (workers/parent-death.ts).
 
 import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,6 +20,7 @@ import { createInterface } from "node:readline";
 import { Engine, EngineError } from "./engine";
 import { sendLine } from "./reply";
 import { confineEngineProcess } from "./confine";
+import { dieWithParent } from "./parent-death";
 import type { WorkerErrorCode, WorkerReply, WorkerRequest } from "./protocol";
 
 /** Replies of the wire protocol, on fd 3. */
@@ -111,6 +113,7 @@ function serveRequest(line: string, engine: Engine): string {
 }
 
 function main(): void {
+  dieWithParent();
   process.on("SIGTERM", () => process.exit(0));
   process.on("SIGINT", () => process.exit(0));
   process.on("uncaughtException", (err) => {

@@ -25,6 +25,8 @@ import type { Logger } from "../log";
 import type { CoreInfo, WorkerReply, WorkerRequest } from "../../workers/protocol";
 import { engineReadableEnv } from "../../workers/confine";
 import { MEMORY_CHECK_MS, MIB, engineMemoryError, residentBytes } from "../engine-memory";
+import { childEnvironment } from "../child-env";
+import { stopEngine } from "../engine-stop";
 
 export interface PoolOptions {
   size: number;
@@ -52,10 +54,18 @@ export interface PoolOptions {
 }
 
 export interface RunOptions {
-  /** Running time allowed once a worker has the request. */
+  /**
+   * Running time allowed, counted from when a worker takes the request: time spent waiting behind
+   * another request is never counted against this one (it failed with that one's time-out).
+   */
   runTimeoutMs: number;
-  /** Absolute time (clock ms) by which the whole request, queueing included, must finish. */
-  deadline?: number;
+  /**
+   * Absolute time (clock ms) by which a worker must have taken the request (a synchronous one,
+   * whose answer must reach its client in time: app/docbuilder/time-limits.ts). Still queued by
+   * then, it fails with `timeout` (detail.reason "not_started"). Only a job's first request waits
+   * for it: a started job's next requests go ahead of the queue.
+   */
+  startBy?: number;
   /** Called when a worker takes the request (the job moves from queued to running). */
   onStart?: () => void;
   /**
@@ -72,7 +82,8 @@ interface Task extends Resolver {
   request: WorkerRequest;
   options: RunOptions;
   queuedAt: number;
-  deadlineTimer?: Timer;
+  /** Set while it waits for a worker with a startBy. */
+  startByTimer?: Timer;
   /** The parallel slot it runs under: its job, or a key of its own. */
   slot: string;
   /** The slot is the request's own, freed when it settles. */
@@ -158,9 +169,8 @@ export class WorkerPool {
       const ownSlot = options.job === undefined;
       const slot = options.job ?? `request:${++this.ownSlots}`;
       const task: Task = { request, options, queuedAt: this.opts.clock.now(), resolve: resolve as (r: unknown) => void, reject, slot, ownSlot };
-      if (options.deadline !== undefined) {
-        const wait = Math.max(0, options.deadline - this.opts.clock.now());
-        task.deadlineTimer = setTimeout(() => this.onDeadline(task), wait);
+      if (options.startBy !== undefined && !this.running.has(slot)) {
+        task.startByTimer = setTimeout(() => this.onStartBy(task), Math.max(0, options.startBy - this.opts.clock.now()));
       }
       this.queue.push(task);
       this.dispatch();
@@ -207,7 +217,8 @@ export class WorkerPool {
 
   /**
    * Stops taking work, lets running requests finish within graceMs, fails what is still queued
-   * or running after that, and stops every worker.
+   * or running after that, and stops every worker (SIGTERM, then SIGKILL after
+   * ENGINE_STOP_GRACE_MS); resolves once every worker process has exited.
    */
   async shutdown(graceMs: number): Promise<void> {
     this.closing = true;
@@ -222,8 +233,8 @@ export class WorkerPool {
       if (w.task) this.fail(w.task, new ServiceError("pool_unavailable", "Dịch vụ đang dừng: yêu cầu bị hủy."));
       w.task = undefined;
       w.requests.end();
-      const killer = setTimeout(() => w.process.kill("SIGKILL"), 2000);
-      return w.exited.finally(() => clearTimeout(killer));
+      // A busy worker does not run its SIGTERM handler: SIGKILL follows (app/engine-stop.ts).
+      return stopEngine((signal) => w.process.kill(signal), w.exited);
     });
     await Promise.all(exits);
     this.log.info("pool_stopped");
@@ -245,8 +256,9 @@ export class WorkerPool {
     const command = this.opts.workerCommand ?? [process.execPath, WORKER_ENTRY];
     const child = execa(command[0]!, command.slice(1), {
       stdio: ["pipe", "pipe", "pipe", "pipe"],
-      env: { SVC_WORKER_PROFILE_DIR: profileDir, SVC_WORKER_SLOT: String(slot), ...engineReadableEnv(this.opts.engineReadable) },
-      extendEnv: true,
+      // Its own settings only, never the service's secrets (app/child-env.ts).
+      env: childEnvironment(process.env, { home: profileDir, own: { SVC_WORKER_PROFILE_DIR: profileDir, SVC_WORKER_SLOT: String(slot), ...engineReadableEnv(this.opts.engineReadable) } }),
+      extendEnv: false,
       // Inside its profile: what LibreOffice writes to its working directory (NSS's pkcs11.txt) stays there.
       cwd: profileDir,
       reject: false,
@@ -346,9 +358,9 @@ export class WorkerPool {
       worker.task = task;
       worker.jobs++;
       const now = this.opts.clock.now();
-      let runMs = task.options.runTimeoutMs;
-      if (task.options.deadline !== undefined) runMs = Math.min(runMs, task.options.deadline - now);
-      worker.runTimer = setTimeout(() => this.onRunTimeout(worker), Math.max(0, runMs));
+      clearTimeout(task.startByTimer);
+      // Its own running time starts now, whatever it waited.
+      worker.runTimer = setTimeout(() => this.onRunTimeout(worker), Math.max(0, task.options.runTimeoutMs));
       task.options.onStart?.();
       this.log.debug("job_dispatched", { worker: worker.slot, job_id: task.request.id, request_id: task.request.requestId, queued_ms: now - task.queuedAt, running: this.running.size });
       worker.requests.write(JSON.stringify(task.request) + "\n");
@@ -435,15 +447,14 @@ export class WorkerPool {
     }
   }
 
-  private onDeadline(task: Task) {
+  /** A request no worker took in time: it leaves the queue, saying it never started. */
+  private onStartBy(task: Task) {
     const queued = this.queue.indexOf(task);
-    if (queued >= 0) {
-      this.queue.splice(queued, 1);
-      this.fail(task, new ServiceError("timeout"));
-      return;
-    }
-    const worker = [...this.workers.values()].find((w) => w.task === task);
-    if (worker) this.onRunTimeout(worker);
+    if (queued < 0) return;
+    this.queue.splice(queued, 1);
+    const queuedMs = this.opts.clock.now() - task.queuedAt;
+    this.log.warn("job_not_started", { job_id: task.request.id, request_id: task.request.requestId, queued_ms: queuedMs });
+    this.fail(task, new ServiceError("timeout", "Yêu cầu chờ trong hàng đợi quá lâu và chưa được xử lý: hãy thử lại sau, hoặc dùng async=true.", { reason: "not_started", queued_ms: queuedMs }));
   }
 
   private onExit(worker: Worker, exitCode: number | undefined, signal: string | undefined) {
@@ -482,7 +493,7 @@ export class WorkerPool {
   }
 
   private settle(task: Task, action: () => void) {
-    clearTimeout(task.deadlineTimer);
+    clearTimeout(task.startByTimer);
     // A request that was its own job frees its slot; a job's slot waits for release(job).
     if (task.ownSlot && this.running.delete(task.slot)) queueMicrotask(() => this.dispatch());
     action();

@@ -13,6 +13,7 @@ import type { ConvertResult, MetaResult, TextResult, ThumbnailResult, WorkerRequ
 import { readWorkRequest, sanitizeName, tooLarge, type Intake, type Source } from "./intake";
 import type { CallbackState, JobKind, JobStore, JobView } from "./jobs";
 import type { WorkerPool } from "./pool";
+import { requestTimeLimits } from "./time-limits";
 import { zodErrors } from "../validation";
 import type { RateLimiter, RateTicket } from "./rate-limit";
 import { precheckUrl } from "../net/fetch-errors";
@@ -242,16 +243,15 @@ export class DocBuilderService {
       const input = await this.materialise(source, dir, from || undefined, limits);
       this.checkQueue(limits);
       const id = `x_${requestId}`;
-      const deadline = this.deps.clock.now() + limits.sync_timeout_seconds * 1000;
-      const runTimeoutMs = limits.job_timeout_seconds * 1000;
+      const { runTimeoutMs, startBy } = requestTimeLimits(limits, false, this.deps.clock.now());
       const password = params.password;
       if (what === "thumbnail") {
         const output = path.join(dir, "thumbnail.png");
-        const result = await this.deps.pool.run<ThumbnailResult>({ op: "thumbnail", id, requestId, input, output, width: params.width ?? 256, password }, { runTimeoutMs, deadline });
+        const result = await this.deps.pool.run<ThumbnailResult>({ op: "thumbnail", id, requestId, input, output, width: params.width ?? 256, password }, { runTimeoutMs, startBy });
         return { what, result, png: new Uint8Array(await Bun.file(output).arrayBuffer()) };
       }
-      if (what === "text") return { what, result: await this.deps.pool.run<TextResult>({ op: "text", id, requestId, input, password }, { runTimeoutMs, deadline }) };
-      return { what, result: await this.deps.pool.run<MetaResult>({ op: "meta", id, requestId, input, password }, { runTimeoutMs, deadline }) };
+      if (what === "text") return { what, result: await this.deps.pool.run<TextResult>({ op: "text", id, requestId, input, password }, { runTimeoutMs, startBy }) };
+      return { what, result: await this.deps.pool.run<MetaResult>({ op: "meta", id, requestId, input, password }, { runTimeoutMs, startBy }) };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -288,14 +288,20 @@ export class DocBuilderService {
     if (prepared.callbackUrl) this.deps.jobs.setCallback(jobId, initialCallbackState(prepared.callbackUrl));
 
     const started = this.deps.clock.now();
-    const deadline = prepared.async ? undefined : started + limits.sync_timeout_seconds * 1000;
+    const { runTimeoutMs, startBy } = requestTimeLimits(limits, prepared.async, started);
+    /** When the job's first request was taken by a worker: its running time counts from there. */
+    let runningSince: number | undefined;
     const files: string[] = [];
     // Every engine request of the job runs under the job's one parallel slot (parallel_jobs).
     const run = <T>(request: EngineStep) =>
       this.deps.pool.run<T>({ ...request, id: jobId, requestId } as WorkerRequest, {
-        runTimeoutMs: limits.job_timeout_seconds * 1000,
-        deadline,
-        onStart: () => this.deps.jobs.markRunning(jobId),
+        // A later request of the job (a second output) gets what is left of the job's time.
+        runTimeoutMs: runningSince === undefined ? runTimeoutMs : Math.max(0, runningSince + runTimeoutMs - this.deps.clock.now()),
+        startBy,
+        onStart: () => {
+          runningSince ??= this.deps.clock.now();
+          this.deps.jobs.markRunning(jobId);
+        },
         job: jobId,
       });
     const ctx: JobContext = {

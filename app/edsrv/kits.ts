@@ -22,6 +22,8 @@ import type { Logger } from "../log";
 import { MEMORY_CHECK_MS, MIB, residentBytes } from "../engine-memory";
 import { ServiceError } from "../errors";
 import { checkZipContainer } from "../zip-guard";
+import { childEnvironment } from "../child-env";
+import { stopEngine } from "../engine-stop";
 
 const KIT_ENTRY = path.resolve(import.meta.dir, "../../workers/kit-main.ts");
 
@@ -251,6 +253,13 @@ export class Kit {
     this.retiring = true;
     if (this.alive) this.proc.kill("SIGKILL");
   }
+
+  /** The pool stops: SIGTERM, SIGKILL after ENGINE_STOP_GRACE_MS (a busy kit runs no handler); resolves once it has exited. */
+  stop(): Promise<void> {
+    this.retiring = true;
+    if (!this.alive) return this.exited.then(() => {});
+    return stopEngine((signal) => this.proc.kill(signal), this.exited);
+  }
 }
 
 export class KitPool {
@@ -298,7 +307,9 @@ export class KitPool {
     const command = this.opts.command ?? [process.execPath, KIT_ENTRY];
     const proc = execa(command[0]!, command.slice(1), {
       stdio: ["pipe", "pipe", "pipe", "pipe"],
-      env: { SVC_KIT_PROFILE_DIR: profileDir, ...engineReadableEnv([documentDir]) },
+      // Its own settings only, never the service's secrets (app/child-env.ts).
+      env: childEnvironment(process.env, { home: profileDir, own: { SVC_KIT_PROFILE_DIR: profileDir, ...engineReadableEnv([documentDir]) }, passThrough: ["SVC_KIT_WARMUP"] }),
+      extendEnv: false,
       // Inside its profile: what LibreOffice writes to its working directory (NSS's pkcs11.txt) stays there.
       cwd: profileDir,
       reject: false,
@@ -388,9 +399,7 @@ export class KitPool {
     this.closing = true;
     if (this.topUpTimer) clearTimeout(this.topUpTimer);
     if (this.memoryTimer) clearInterval(this.memoryTimer);
-    const kits = [...this.all];
-    for (const k of kits) k.kill();
-    await Promise.all(kits.map((k) => k.exited));
+    await Promise.all([...this.all].map((k) => k.stop()));
   }
 }
 
