@@ -90,7 +90,7 @@ describe("no engine holds a secret", () => {
     }, 120_000);
 
     test("a DocBuilder worker's /proc/<pid>/environ holds none of them, and it converts", async () => {
-      const pool = new WorkerPool({ size: 1, maxJobs: 10, maxAgeMs: 600_000, profileRoot: path.join(dir, "workers"), logger: memoryLogger("warn"), clock: new ManualClock(), engineReadable: [path.resolve(import.meta.dir, "../fixtures")] });
+      const pool = new WorkerPool({ size: 1, maxJobs: 10, maxAgeMs: 600_000, profileRoot: path.join(dir, "workers"), logger: memoryLogger("warn"), clock: new ManualClock() });
       try {
         await pool.start();
         const [pid] = pool.pids();

@@ -54,7 +54,7 @@ beforeAll(async () => {
   writeFileSync(at("canary.xml"), `<r><x>${MARKER} xml</x></r>`);
   writeFileSync(at("canary.ods"), odsHolding(`${MARKER} sheet`));
   for (const d of DOCS) writeFileSync(at(d.name), d.bytes);
-  workers = new WorkerPool({ size: 1, maxJobs: 1000, maxAgeMs: 3_600_000, profileRoot: at("workers"), logger: memoryLogger("warn"), clock: systemClock, engineReadable: [dir] });
+  workers = new WorkerPool({ size: 1, maxJobs: 1000, maxAgeMs: 3_600_000, profileRoot: at("workers"), logger: memoryLogger("warn"), clock: systemClock });
   await workers.start();
 }, 120_000);
 afterAll(async () => {

@@ -1,7 +1,7 @@
 // Builds every long-lived part of the service from a Config, once, and serves the app.
 // Used by the entry file, by end-to-end tests (on a free loopback port) and by benchmarks.
 
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { systemClock, type Clock } from "./clock";
 import { namedSecrets, type Config } from "./config";
@@ -100,14 +100,16 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
   });
   license.start();
 
-  // Before the workers start: the store empties its folder, and a worker may read only the
-  // folders that exist when it starts (workers/confine.ts).
   const jobs = new JobStore(path.join(dataDir, "jobs"), clock, `${config.publicUrl}/v1/files/`);
 
   // The edition decides parallel_jobs; the pool asks at every dispatch (the license file is re-read
   // at run time), through the same figures GET /v1/limits shows.
   const docbuilderEntitlements = opts.entitlements ?? license.docbuilderSource();
   const lowerOnly = { maxFileMbCap: config.docbuilder.maxFileMbCap, jobTimeoutSecondsCap: config.docbuilder.jobTimeoutSecondsCap };
+  // Workers' folders of an earlier process (it died): nothing in them outlives a request.
+  const enginesRoot = path.join(dataDir, "engines");
+  mkdirSync(enginesRoot, { recursive: true });
+  for (const name of readdirSync(enginesRoot)) if (!name.startsWith(`worker-${process.pid}-`)) rmSync(path.join(enginesRoot, name), { recursive: true, force: true });
   const pool = new WorkerPool({
     size: config.docbuilder.workers,
     parallelJobs: () => docbuilderLimits(docbuilderEntitlements.current(), config.docbuilder.workers, lowerOnly).parallel_jobs,
@@ -115,7 +117,8 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     maxJobs: config.docbuilder.workerMaxJobs,
     maxAgeMs: config.docbuilder.workerMaxAgeMinutes * 60_000,
     profileRoot: path.join(dataDir, "profiles"),
-    engineReadable: [scratchRoot, jobs.root],
+    // Each worker reads only its own folder there: a request's input is handed in, its output moved out.
+    documentRoot: enginesRoot,
     logger,
     clock,
     workerCommand: opts.workerCommand,

@@ -58,7 +58,7 @@ function ods(): Uint8Array {
 describe("recalculation never, for every format", () => {
   let pool: WorkerPool;
   beforeAll(async () => {
-    pool = new WorkerPool({ size: 1, maxJobs: 100, maxAgeMs: 600_000, profileRoot: path.join(dir, "profiles"), logger: memoryLogger("warn"), clock: new ManualClock(), engineReadable: [dir] });
+    pool = new WorkerPool({ size: 1, maxJobs: 100, maxAgeMs: 600_000, profileRoot: path.join(dir, "profiles"), logger: memoryLogger("warn"), clock: new ManualClock() });
     await pool.start();
   }, 120_000);
   afterAll(async () => {

@@ -15,7 +15,8 @@
 // replacement counts in `restarts`.
 
 import { execa, type ResultPromise } from "execa";
-import { mkdirSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
@@ -26,6 +27,7 @@ import type { CoreInfo, WorkerReply, WorkerRequest } from "../../workers/protoco
 import { engineReadableEnv } from "../../workers/confine";
 import { MEMORY_CHECK_MS, MIB, engineMemoryError, residentBytes } from "../engine-memory";
 import { childEnvironment } from "../child-env";
+import { linkOrCopy, moveFile } from "../engine-files";
 import { stopEngine } from "../engine-stop";
 
 export interface PoolOptions {
@@ -49,8 +51,8 @@ export interface PoolOptions {
   memoryLimitBytes?: number;
   /** How often resident memory is read (MEMORY_CHECK_MS). */
   memoryCheckMs?: number;
-  /** The folders holding the files workers are handed: besides its profile and the system's, all a worker may read (workers/confine.ts). */
-  engineReadable?: string[];
+  /** Where each worker gets its own folder, the only one of the data directory it may read (workers/confine.ts); the profile root when absent. */
+  documentRoot?: string;
 }
 
 export interface RunOptions {
@@ -110,6 +112,13 @@ interface Worker {
   /** While closing: ends a worker whose close never finishes. */
   closeTimer?: Timer;
   requests: Writable;
+  /**
+   * The worker's own folder (an unguessable name): besides its profile and the system's, all it
+   * may read. A request's input is handed in there and its output written there, then moved out.
+   */
+  documentDir: string;
+  /** The request under way in documentDir: its folder there, and where its output goes once complete. */
+  handed?: { dir: string; output?: { inside: string; target: string } };
   everReady: boolean;
   /** Resolves when the process has exited (its pipes may outlive it; we do not wait for them). */
   exited: Promise<void>;
@@ -253,11 +262,14 @@ export class WorkerPool {
   private spawn(slot: number): Promise<void> {
     const profileDir = path.join(this.opts.profileRoot, `worker-${slot}`);
     mkdirSync(profileDir, { recursive: true });
+    // Unguessable, so that no name in a document can point at another request's files.
+    const documentDir = path.join(this.opts.documentRoot ?? this.opts.profileRoot, `worker-${process.pid}-${randomBytes(16).toString("hex")}`);
+    mkdirSync(documentDir, { recursive: true, mode: 0o700 });
     const command = this.opts.workerCommand ?? [process.execPath, WORKER_ENTRY];
     const child = execa(command[0]!, command.slice(1), {
       stdio: ["pipe", "pipe", "pipe", "pipe"],
       // Its own settings only, never the service's secrets (app/child-env.ts).
-      env: childEnvironment(process.env, { home: profileDir, own: { SVC_WORKER_PROFILE_DIR: profileDir, SVC_WORKER_SLOT: String(slot), ...engineReadableEnv(this.opts.engineReadable) } }),
+      env: childEnvironment(process.env, { home: profileDir, own: { SVC_WORKER_PROFILE_DIR: profileDir, SVC_WORKER_SLOT: String(slot), ...engineReadableEnv([documentDir]) } }),
       extendEnv: false,
       // Inside its profile: what LibreOffice writes to its working directory (NSS's pkcs11.txt) stays there.
       cwd: profileDir,
@@ -274,6 +286,7 @@ export class WorkerPool {
       jobs: 0,
       startedAt: this.opts.clock.now(),
       requests: child.stdin!,
+      documentDir,
       everReady: false,
       exited: new Promise<void>((r) => (markExited = r)),
     };
@@ -363,11 +376,43 @@ export class WorkerPool {
       worker.runTimer = setTimeout(() => this.onRunTimeout(worker), Math.max(0, task.options.runTimeoutMs));
       task.options.onStart?.();
       this.log.debug("job_dispatched", { worker: worker.slot, job_id: task.request.id, request_id: task.request.requestId, queued_ms: now - task.queuedAt, running: this.running.size });
-      worker.requests.write(JSON.stringify(task.request) + "\n");
+      worker.requests.write(JSON.stringify(this.handIn(worker, task.request)) + "\n");
     }
     // Held back by the limit alone while a worker is idle: a license change raises the limit
     // without any event of the pool, so look again shortly.
     if (limited && !this.closing) this.limitTimer = setTimeout(() => this.dispatch(), LIMIT_RECHECK_MS).unref();
+  }
+
+  /**
+   * The request as the worker gets it: its input linked into the worker's own folder (a copy across
+   * file systems) and its output written there. An input that is not there is passed as named:
+   * the worker reports it missing, being unable to read anything outside its folder anyway.
+   */
+  private handIn(worker: Worker, request: WorkerRequest): WorkerRequest {
+    const dir = path.join(worker.documentDir, `r${worker.jobs}`);
+    mkdirSync(dir, { recursive: true });
+    worker.handed = { dir };
+    let input = request.input;
+    if (existsSync(request.input)) {
+      input = path.join(dir, path.basename(request.input));
+      linkOrCopy(request.input, input);
+    }
+    if (!("output" in request)) return { ...request, input };
+    const inside = path.join(dir, `out-${path.basename(request.output)}`);
+    worker.handed.output = { inside, target: request.output };
+    return { ...request, input, output: inside };
+  }
+
+  /** Moves a finished output to where the request asked for it (before the answer) and empties the request's folder. */
+  private handOut(worker: Worker, succeeded: boolean): void {
+    const handed = worker.handed;
+    worker.handed = undefined;
+    if (!handed) return;
+    try {
+      if (succeeded && handed.output && existsSync(handed.output.inside)) moveFile(handed.output.inside, handed.output.target);
+    } finally {
+      rmSync(handed.dir, { recursive: true, force: true });
+    }
   }
 
   private parallelLimit(): number {
@@ -380,6 +425,15 @@ export class WorkerPool {
     if (!task || task.request.id !== msg.id) return; // a late reply for a request already timed out
     clearTimeout(worker.runTimer);
     worker.task = undefined;
+    try {
+      this.handOut(worker, msg.ok);
+    } catch (err) {
+      this.log.error("job_output_move_failed", { worker: worker.slot, job_id: msg.id, error: err as Error });
+      this.fail(task, new ServiceError("internal", "Không chuyển được tệp kết quả ra khỏi thư mục xử lý: hãy thử lại."));
+      worker.state = "closing";
+      worker.closeTimer = setTimeout(() => this.onCloseTimeout(worker), task.options.runTimeoutMs);
+      return;
+    }
     if (msg.ok) this.settle(task, () => task.resolve(msg.result));
     else {
       this.log.info("job_engine_error", { worker: worker.slot, job_id: msg.id, code: msg.error.code, message: msg.error.message });
@@ -460,6 +514,7 @@ export class WorkerPool {
   private onExit(worker: Worker, exitCode: number | undefined, signal: string | undefined) {
     clearTimeout(worker.runTimer);
     clearTimeout(worker.closeTimer);
+    rmSync(worker.documentDir, { recursive: true, force: true });
     if (this.workers.get(worker.slot) === worker) this.workers.delete(worker.slot);
     const reason = worker.retiring ?? "crash";
     if (worker.task) {

@@ -37,7 +37,7 @@ describe("a request waiting in the queue is not failed by the one ahead of it", 
 
   test("the request behind one that hogs the only worker runs and succeeds after that one times out", async () => {
     const clock = new ManualClock();
-    const pool = new WorkerPool({ size: 1, maxJobs: 100, maxAgeMs: 600_000, profileRoot: path.join(dir, "hog"), logger: memoryLogger("warn"), clock, parallelJobs: () => 1, engineReadable: [path.dirname(hello)] });
+    const pool = new WorkerPool({ size: 1, maxJobs: 100, maxAgeMs: 600_000, profileRoot: path.join(dir, "hog"), logger: memoryLogger("warn"), clock, parallelJobs: () => 1 });
     await pool.start();
     try {
       const [pid] = pool.pids();
@@ -63,7 +63,7 @@ describe("a request waiting in the queue is not failed by the one ahead of it", 
 
   test("a request no worker takes by its startBy fails with timeout, saying it never started", async () => {
     const clock = new ManualClock();
-    const pool = new WorkerPool({ size: 1, maxJobs: 100, maxAgeMs: 600_000, profileRoot: path.join(dir, "startby"), logger: memoryLogger("warn"), clock, parallelJobs: () => 1, engineReadable: [path.dirname(hello)] });
+    const pool = new WorkerPool({ size: 1, maxJobs: 100, maxAgeMs: 600_000, profileRoot: path.join(dir, "startby"), logger: memoryLogger("warn"), clock, parallelJobs: () => 1 });
     await pool.start();
     try {
       const [pid] = pool.pids();

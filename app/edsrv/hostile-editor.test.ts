@@ -177,6 +177,9 @@ describe("a hostile editor cannot read the server", () => {
     for (const b of ed.brokers.values()) {
       const environ = readFileSync(`/proc/${b.pid}/environ`, "utf8");
       expect(Object.entries(SECRETS).filter(([, v]) => environ.includes(v)).map(([k]) => k)).toEqual([]);
+      // And it may read one folder of the data directory: its own (workers/confine.ts refuses the rest).
+      const readable = /(?:^|\0)SVC_ENGINE_READABLE=([^\0]*)/.exec(environ)![1]!.split(path.delimiter);
+      expect(readable.map((d) => path.relative(dataDir, d).replace(/kit-\d+-[0-9a-f]{32}$/, "kit-<own>"))).toEqual(["edsrv/docs/kit-<own>"]);
     }
     s.close();
   }, 120_000);

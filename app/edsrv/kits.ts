@@ -13,7 +13,8 @@
 
 import { execa, type ResultPromise } from "execa";
 import { randomBytes } from "node:crypto";
-import { copyFileSync, linkSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
+import { linkOrCopy, moveFile } from "../engine-files";
 import path from "node:path";
 import { engineReadableEnv } from "../../workers/confine";
 import { createInterface } from "node:readline";
@@ -202,12 +203,7 @@ export class Kit {
   /** Puts `file` in the kit's own folder (a hard link; a copy across file systems) and answers its path there. */
   private handIn(file: string): string {
     const inside = path.join(this.documentDir, `in-${++this.fileSeq}${path.extname(file)}`);
-    try {
-      linkSync(file, inside);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
-      copyFileSync(file, inside);
-    }
+    linkOrCopy(file, inside);
     return inside;
   }
 
@@ -403,12 +399,3 @@ export class KitPool {
   }
 }
 
-/** Moves a finished file to where it was asked for: a rename, or a copy across file systems. */
-function moveFile(from: string, to: string): void {
-  try {
-    renameSync(from, to);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
-    copyFileSync(from, to);
-  }
-}
