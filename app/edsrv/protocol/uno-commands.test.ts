@@ -40,7 +40,7 @@ describe("the door: only the commands the interface sends pass", () => {
   });
 
   test("malformed names are refused, and a refusal names the command only when it is a plain name", () => {
-    for (const frame of ["", "InsertDoc", ".uno:", ".uno:Bold?x:string=1", "vnd.sun.star.script:Foo", ".uno:" + "A".repeat(100), "macro:///Standard.Module1.Main"]) {
+    for (const frame of ["", "InsertDoc", ".uno:", "vnd.sun.star.script:Foo", ".uno:" + "A".repeat(100), "macro:///Standard.Module1.Main"]) {
       expect(decideUno(frame)).toMatchObject({ ok: false, reason: "malformed", command: "" });
     }
     expect(decideUno(".uno:InsertDoc {}")).toMatchObject({ command: ".uno:InsertDoc" });
@@ -75,6 +75,24 @@ describe("the door: only the commands the interface sends pass", () => {
     // The other way round it is a replacement: not for a read-only view.
     const replace = decideUno('.uno:ExecuteSearch {"SearchItem.Command":{"type":"long","value":0,"value":3}}');
     expect(replace).toMatchObject({ ok: true, viewOnly: false, args: '{"SearchItem.Command":{"type":"long","value":3}}' });
+  });
+
+  test("a context menu's entry with its arguments in the command's URL passes as the JSON form would, checked and serialised anew", () => {
+    expect(decideUno(".uno:SpellCheckApplySuggestion?ApplyRule:string=Spelling_xin chào")).toEqual({
+      ok: true,
+      command: ".uno:SpellCheckApplySuggestion",
+      args: '{"ApplyRule":{"type":"string","value":"Spelling_xin chào"}}',
+      viewOnly: false,
+    });
+    expect(decideUno(".uno:SpellCheckIgnoreAll?Type:string=Spelling")).toMatchObject({ ok: true, args: '{"Type":{"type":"string","value":"Spelling"}}' });
+    expect(decideUno(".uno:LanguageStatus?Language:string=Current_Vietnamese")).toMatchObject({ ok: true });
+    // "More…" opens LibreOffice's language dialog; an argument off the list, twice, or of another type is refused.
+    expect(decideUno(".uno:LanguageStatus?Language:string=*")).toMatchObject({ ok: false, reason: "badargs" });
+    expect(decideUno(".uno:Bold?x:string=1")).toMatchObject({ ok: false, reason: "badargs" });
+    expect(decideUno(".uno:SpellCheckIgnoreAll?Type:string=Spelling&Type:string=Grammar")).toMatchObject({ ok: false, reason: "badargs" });
+    expect(decideUno(".uno:InsertTable?Columns:long=x")).toMatchObject({ ok: false, reason: "badargs" });
+    expect(decideUno(".uno:InsertTable?Columns:long=3&Rows:long=2")).toMatchObject({ ok: true, args: '{"Columns":{"type":"long","value":3},"Rows":{"type":"long","value":2}}' });
+    expect(decideUno(".uno:InsertDoc?Name:string=file:///etc/passwd")).toMatchObject({ ok: false, reason: "notallowed", command: ".uno:InsertDoc" });
   });
 
   test("read-only views may find, select, copy and move; everything else changes the document", () => {
@@ -113,6 +131,8 @@ describe("the door: context menus offer only what the view may run", () => {
       { text: "Format", type: "menu", menu: [{ text: "Bold", type: "command", command: ".uno:Bold" }] },
       { type: "separator" },
       { text: "Macro", type: "command", command: ".uno:RunMacro" },
+      { text: "xin chào", type: "command", command: ".uno:SpellCheckApplySuggestion?ApplyRule:string=Spelling_xin chào" },
+      { text: "Thêm…", type: "command", command: ".uno:LanguageStatus?Language:string=*" },
     ],
   });
 
@@ -123,6 +143,8 @@ describe("the door: context menus offer only what the view may run", () => {
         { text: "~Copy", type: "command", command: ".uno:Copy", enabled: "true" },
         { type: "separator" },
         { text: "Format", type: "menu", menu: [{ text: "Bold", type: "command", command: ".uno:Bold" }] },
+        { type: "separator" },
+        { text: "xin chào", type: "command", command: ".uno:SpellCheckApplySuggestion?ApplyRule:string=Spelling_xin chào" },
       ],
     });
   });

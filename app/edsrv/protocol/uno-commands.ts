@@ -121,6 +121,13 @@ const RULES: Record<string, UnoRule> = {
   Name: { args: { Name: text(256), Index: long(1, 10_000) } },
   Remove: { args: { Index: long(1, 10_000) } },
   GoToCell: { args: { ToPoint: text(64) }, readOnly: true },
+  // LibreOffice's spelling menu (its context menu on a misspelt word), with the arguments in the
+  // command's URL as LibreOffice writes them there: `?ApplyRule:string=Spelling_word`.
+  SpellCheckApplySuggestion: { args: { ApplyRule: typed("string", z.string().max(256).regex(/^(Spelling|Grammar)_/)) } },
+  SpellCheckIgnore: { args: { Type: typed("string", z.enum(["Spelling", "Grammar"])) } },
+  SpellCheckIgnoreAll: { args: { Type: typed("string", z.enum(["Spelling", "Grammar"])) } },
+  // A language for the selection, the paragraph or the document; not "More…" (`*`, a dialog).
+  LanguageStatus: { args: { Language: typed("string", z.string().max(128).regex(/^(Current|Paragraph|Default)_[^*]+$/)) } },
   ExecuteSearch: {
     args: {
       "SearchItem.SearchString": text(1024),
@@ -146,11 +153,12 @@ export function isAllowedUnoName(command: string): boolean {
   return n !== null && Object.hasOwn(RULES, n);
 }
 
-/** Whether a view of this permission may be offered the command at all (a context menu's entries). */
+/** Whether a view of this permission may be offered the command (a context menu's entry, arguments in its URL or none). */
 export function isOfferedUno(command: string, readOnly: boolean): boolean {
-  const n = shortName(command);
-  if (n === null || !Object.hasOwn(RULES, n)) return false;
-  return !readOnly || RULES[n]!.readOnly !== undefined && RULES[n]!.readOnly !== false;
+  const d = decideUno(command);
+  if (!d.ok) return false;
+  const rule = RULES[shortName(d.command)!]!;
+  return !readOnly || d.viewOnly || typeof rule.readOnly === "function";
 }
 
 export type UnoDecision =
@@ -163,16 +171,24 @@ export type UnoDecision =
  * the name only when it is a well-formed one (it is logged and sent back; never the raw text).
  */
 export function decideUno(frameText: string): UnoDecision {
+  // The URL form first (a context menu's entry): everything after `?` is its arguments, spaces included.
+  const q = frameText.indexOf("?");
   const sp = frameText.indexOf(" ");
-  const raw = sp < 0 ? frameText : frameText.slice(0, sp);
-  const rest = sp < 0 ? "" : frameText.slice(sp + 1).trim();
+  const urlForm = q >= 0 && (sp < 0 || q < sp);
+  const cut = urlForm ? q : sp;
+  const raw = cut < 0 ? frameText : frameText.slice(0, cut);
+  const rest = cut < 0 ? "" : frameText.slice(cut + 1).trim();
   const name = shortName(raw);
   const command = name !== null ? raw : "";
   if (name === null) return { ok: false, reason: "malformed", command };
   if (!Object.hasOwn(RULES, name)) return { ok: false, reason: "notallowed", command };
   if (rest.length > MAX_UNO_ARGUMENT_BYTES) return { ok: false, reason: "toolarge", command };
   let parsed: unknown = {};
-  if (rest) {
+  if (urlForm) {
+    const fromUrl = urlArguments(rest);
+    if (!fromUrl) return { ok: false, reason: "badargs", command };
+    parsed = fromUrl;
+  } else if (rest) {
     try {
       parsed = JSON.parse(rest);
     } catch {
@@ -185,6 +201,25 @@ export function decideUno(frameText: string): UnoDecision {
   const rule = RULES[name]!;
   const viewOnly = typeof rule.readOnly === "function" ? rule.readOnly(args) : rule.readOnly === true;
   return { ok: true, command, args: Object.keys(args).length ? JSON.stringify(args) : "", viewOnly };
+}
+
+/**
+ * A command URL's arguments, `Name:type=value&Name:type=value`, as the JSON form has them: string,
+ * boolean and the number types, values as LibreOffice writes them. Null for anything else, or a
+ * name given twice.
+ */
+function urlArguments(query: string): Record<string, { type: string; value: unknown }> | null {
+  const out: Record<string, { type: string; value: unknown }> = {};
+  for (const part of query.split("&")) {
+    const m = /^([A-Za-z][A-Za-z0-9_.]{0,63}):(string|boolean|long|short|unsigned short|double|float)=(.*)$/s.exec(part);
+    if (!m || Object.hasOwn(out, m[1]!)) return null;
+    const [, key, type, value] = m as unknown as [string, string, string, string];
+    if (type === "string") out[key] = { type, value };
+    else if (type === "boolean" && (value === "true" || value === "false")) out[key] = { type, value: value === "true" };
+    else if (type !== "boolean" && /^-?\d+(\.\d+)?$/.test(value)) out[key] = { type, value: Number(value) };
+    else return null;
+  }
+  return out;
 }
 
 interface ContextMenuItem {
