@@ -11,7 +11,7 @@ import { ManualClock } from "./clock";
 import { WorkerPool } from "./docbuilder/pool";
 import { KitPool } from "./edsrv/kits";
 import { memoryLogger } from "./log";
-import { until } from "./testing/until";
+import { waitFor } from "./testing/until";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "svc-engine-stop-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -74,7 +74,7 @@ describe("a stop ends every engine, busy or not", () => {
       expect(pids.length).toBe(2);
       for (const pid of pids) process.kill(pid, "SIGSTOP");
       parent.kill("SIGKILL");
-      await until(() => pids.every(gone), `engines ${pids.join(", ")} gone after their parent was killed`, 20_000);
+      await waitFor(() => pids.every(gone), `engines ${pids.join(", ")} gone after their parent was killed`, 20_000);
     } finally {
       parent.kill("SIGKILL");
       for (const pid of pids) if (!gone(pid)) process.kill(pid, "SIGKILL");

@@ -7,6 +7,15 @@ bash scripts/setup.sh test || exit 1
 echo "[test] type-checking (tsc --noEmit)"
 npx tsc --noEmit || { echo "[test] type errors: fix them first"; exit 1; }
 mkdir -p bench/out
+# SVC_TEST_BUSY=N runs N CPU-bound busy loops beside the suite, at normal priority, and stops them
+# after it: the busy neighbour of a CI runner or a laptop, on demand (the suite must pass with 2).
+busy="${SVC_TEST_BUSY:-0}"
+busy_pids=()
+if [ "$busy" -gt 0 ]; then
+  for ((i = 0; i < busy; i++)); do (while :; do :; done) & busy_pids+=($!); done
+  trap 'kill "${busy_pids[@]}" 2>/dev/null' EXIT
+  echo "[test] $busy busy loop(s) beside the suite (SVC_TEST_BUSY), pids ${busy_pids[*]}"
+fi
 # Two files at a time by default (11 min instead of 14 on 2 cores), slowest first from
 # scripts/test-timings.json so the long browser files do not end up last; SVC_TEST_PARALLEL=1 runs
 # one file at a time, to tell a test that fails under load from one that fails alone.

@@ -11,7 +11,7 @@ import path from "node:path";
 import { ManualClock } from "../clock";
 import { ServiceError } from "../errors";
 import { memoryLogger } from "../log";
-import { until } from "../testing/until";
+import { waitFor } from "../testing/until";
 import { WorkerPool } from "./pool";
 import { ANSWER_MARGIN_MS, PROXY_READ_TIMEOUT_MS, requestTimeLimits } from "./time-limits";
 
@@ -69,7 +69,7 @@ describe("a request waiting in the queue is not failed by the one ahead of it", 
       const [pid] = pool.pids();
       process.kill(pid!, "SIGSTOP");
       const hog = pool.run({ op: "text", id: "hog", input: hello }, { runTimeoutMs: 600_000 }).catch((e: ServiceError) => e);
-      await until(() => pool.busyPids().length === 1, "the frozen worker has the first request");
+      await waitFor(() => pool.busyPids().length === 1, "the frozen worker has the first request");
       const err = await pool.run({ op: "text", id: "late", input: hello }, { runTimeoutMs: 600_000, startBy: clock.now() }).catch((e: ServiceError) => e);
       expect(err).toBeInstanceOf(ServiceError);
       const e = err as ServiceError;

@@ -15,6 +15,7 @@ import { execa, type ResultPromise } from "execa";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
 import { linkOrCopy, moveFile } from "../engine-files";
+import os from "node:os";
 import path from "node:path";
 import { engineReadableEnv } from "../../workers/confine";
 import { createInterface } from "node:readline";
@@ -40,8 +41,10 @@ export interface KitPoolOptions {
   idle: number;
   profileRoot: string;
   logger: Logger;
-  /** How long a starting kit may take to say ready. */
+  /** How long a starting kit may take to say ready before it is ended (KIT_START_LIMIT_MS). */
   startTimeoutMs?: number;
+  /** How many kits may be starting at once (KIT_STARTS_AT_ONCE); more wait for a turn. */
+  startsAtOnce?: number;
   command?: string[];
   /** How long after handing a kit out the idle set is topped up (TOP_UP_DELAY_MS). */
   topUpDelayMs?: number;
@@ -57,6 +60,20 @@ export interface KitPoolOptions {
 
 /** A document's open and first screen take well under this on a warm kit. */
 export const TOP_UP_DELAY_MS = 3000;
+/**
+ * A kit that has not said ready by then is ended. Generous: a kit's start is an engine start and
+ * a warm-up (2-8 s on 2 cores), which a loaded machine stretched past a minute; a page waits for
+ * its kit ("starting…") rather than fail, so this only ends an engine that is stuck.
+ */
+export const KIT_START_LIMIT_MS = 300_000;
+/**
+ * How many kits start at once: a start is CPU-bound, and starting more than the machine has cores
+ * makes every one of them slower. On a loaded machine, 15 kits started together for 24 documents
+ * opened one after the other each took 38-85 s to warm.
+ */
+export const KIT_STARTS_AT_ONCE = Math.max(1, os.availableParallelism());
+/** How often an open tries another kit when the one it waited for died before it was ready. */
+const START_ATTEMPTS = 3;
 
 export class KitError extends Error {}
 
@@ -102,7 +119,12 @@ export class Kit {
       readyReject = rej;
     });
     this.ready.catch(() => {});
-    const timer = setTimeout(() => readyReject(new KitError("kit did not start in time")), startTimeoutMs);
+    // Past the start limit the kit is ended, never left running beside the pool nor handed out:
+    // its ready promise rejects with its exit, and whoever waited for it gets another kit.
+    const timer = setTimeout(() => {
+      this.log.warn("kit_start_timeout", { slot, timeout_ms: startTimeoutMs });
+      this.kill();
+    }, startTimeoutMs);
     const replies = createInterface({ input: proc.stdio[3] as Readable });
     replies.on("line", (line) => {
       let msg: any;
@@ -261,6 +283,10 @@ export class Kit {
 export class KitPool {
   private readonly idle: Kit[] = [];
   private readonly all = new Set<Kit>();
+  /** Kits started and not yet ready (or gone). */
+  private starting = 0;
+  /** Starts waiting for a turn (KIT_STARTS_AT_ONCE), oldest first. */
+  private readonly startQueue: { purpose: "idle" | "open"; granted: (kit: Kit | null) => void }[] = [];
   private nextSlot = 0;
   private closing = false;
   private topUpTimer: ReturnType<typeof setTimeout> | null = null;
@@ -287,9 +313,46 @@ export class KitPool {
 
   /** Starts the idle kits; resolves when they are warm. */
   async start(): Promise<void> {
-    const starting: Promise<void>[] = [];
-    for (let i = 0; i < this.opts.idle; i++) starting.push(this.spawnIdle().ready);
-    await Promise.allSettled(starting);
+    const kits = await Promise.all(Array.from({ length: this.opts.idle }, () => this.startKit("idle")));
+    await Promise.allSettled(kits.map((k) => k?.ready));
+  }
+
+  /**
+   * Starts a kit when a start is free (KIT_STARTS_AT_ONCE), else once one is: an idle kit joins the
+   * idle set as soon as it is started (an open may take it before it is ready). Null when the pool
+   * closed meanwhile.
+   */
+  private startKit(purpose: "idle" | "open"): Promise<Kit | null> {
+    return new Promise((granted) => {
+      this.startQueue.push({ purpose, granted });
+      this.startNext();
+    });
+  }
+
+  private startNext(): void {
+    const limit = this.opts.startsAtOnce ?? KIT_STARTS_AT_ONCE;
+    while (this.startQueue.length && this.starting < limit) {
+      const next = this.startQueue.shift()!;
+      if (this.closing) {
+        next.granted(null);
+        continue;
+      }
+      const kit = this.spawn();
+      this.starting++;
+      const done = () => {
+        this.starting--;
+        this.startNext();
+      };
+      kit.ready.then(done, done);
+      if (next.purpose === "idle") this.idle.push(kit);
+      next.granted(kit);
+    }
+    if (this.closing) for (const w of this.startQueue.splice(0)) w.granted(null);
+  }
+
+  /** Idle kits and idle starts waiting for their turn. */
+  private get idleAndComing(): number {
+    return this.idle.length + this.startQueue.filter((w) => w.purpose === "idle").length;
   }
 
   private spawn(): Kit {
@@ -312,7 +375,7 @@ export class KitPool {
       buffer: false,
       cleanup: true,
     });
-    const kit = new Kit(slot, profileDir, documentDir, proc, this.log, this.opts.startTimeoutMs ?? 60_000);
+    const kit = new Kit(slot, profileDir, documentDir, proc, this.log, this.opts.startTimeoutMs ?? KIT_START_LIMIT_MS);
     kit.loadTimeoutMs = this.opts.loadTimeoutMs;
     this.spawned++;
     this.all.add(kit);
@@ -328,17 +391,11 @@ export class KitPool {
     return kit;
   }
 
-  private spawnIdle(): Kit {
-    const kit = this.spawn();
-    this.idle.push(kit);
-    return kit;
-  }
-
   private topUp(): void {
     if (this.closing) return;
     if (this.topUpTimer) clearTimeout(this.topUpTimer);
     this.topUpTimer = null;
-    while (this.idle.length < this.opts.idle) this.spawnIdle();
+    for (let n = this.idleAndComing; n < this.opts.idle; n++) void this.startKit("idle");
   }
 
   /**
@@ -360,15 +417,24 @@ export class KitPool {
 
   /** A warm kit for a new document (a fresh one is started when none is idle). */
   async acquire(): Promise<Kit> {
-    if (this.closing) throw new KitError("shutting down");
-    // Prefer a kit that is already ready.
-    let kit = this.idle.find((k) => k.pid !== 0) ?? this.idle[0];
-    if (kit) this.idle.splice(this.idle.indexOf(kit), 1);
-    else kit = this.spawn();
-    kit.assigned = true;
-    this.topUpSoon();
-    await kit.ready;
-    return kit;
+    for (let attempt = 1; ; attempt++) {
+      if (this.closing) throw new KitError("shutting down");
+      // A ready kit first, then the one that started first, then a start of its own (in turn).
+      let kit: Kit | null | undefined = this.idle.find((k) => k.pid !== 0) ?? this.idle[0];
+      if (kit) this.idle.splice(this.idle.indexOf(kit), 1);
+      else kit = await this.startKit("open");
+      if (!kit) throw new KitError("shutting down");
+      kit.assigned = true;
+      this.topUpSoon();
+      try {
+        await kit.ready;
+        return kit;
+      } catch (err) {
+        // It died (or was ended past KIT_START_LIMIT_MS) before it was ready: another one, a few times.
+        if (attempt >= START_ATTEMPTS || this.closing) throw err;
+        this.log.warn("kit_start_retry", { attempt, error: err as Error });
+      }
+    }
   }
 
   /** Ends a kit whose document closed, and starts a replacement idle one. */
@@ -393,6 +459,7 @@ export class KitPool {
 
   async close(): Promise<void> {
     this.closing = true;
+    for (const w of this.startQueue.splice(0)) w.granted(null);
     if (this.topUpTimer) clearTimeout(this.topUpTimer);
     if (this.memoryTimer) clearInterval(this.memoryTimer);
     await Promise.all([...this.all].map((k) => k.stop()));

@@ -229,14 +229,4 @@ export async function startEmbedStack(o: EmbedStackOptions = {}): Promise<EmbedS
   return stack;
 }
 
-/** Waits until pred holds (polling), or fails with what it last saw. */
-export async function until<T>(read: () => Promise<T> | T, pred: (v: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: T;
-  do {
-    last = await read();
-    if (pred(last)) return last;
-    await Bun.sleep(25);
-  } while (Date.now() < end);
-  throw new Error(`never: ${what}; last: ${JSON.stringify(last)}`);
-}
+export { until } from "../testing/until";

@@ -1,12 +1,28 @@
-// Waiting in tests for a condition, with a deadline: never a sleep that hopes something happened.
+// The one way tests wait: for a condition, with a deadline, saying what they waited for and what
+// they saw last when it never came. Deadlines scale from one place, SVC_TEST_TIME_SCALE (2 on a
+// machine twice as slow), so that no test needs its own bound widened for a slower machine.
 
-/** Resolves once `check` holds; throws, naming `what`, when it has not by `ms`. */
-export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`not reached within ${ms} ms: ${what}`);
+/** How much longer than written every test deadline is (SVC_TEST_TIME_SCALE, at least 1). */
+export const TEST_TIME_SCALE = Math.max(1, Number(process.env.SVC_TEST_TIME_SCALE) || 1);
+
+/** A deadline as written for this machine, scaled for a slower one. */
+export const scaled = (ms: number): number => Math.round(ms * TEST_TIME_SCALE);
+
+/** Waits until pred holds of what read answers (polling), or fails with `what` and the last value. */
+export async function until<T>(read: () => Promise<T> | T, pred: (v: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + scaled(timeoutMs);
+  let last: T;
+  do {
+    last = await read();
+    if (pred(last)) return last;
     await Bun.sleep(25);
-  }
+  } while (Date.now() < end);
+  throw new Error(`never: ${what}; last: ${JSON.stringify(last)}`);
+}
+
+/** Waits until `check` holds, or fails naming `what`. For a yes/no condition; until() reports a value it saw. */
+export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  await until(check, (ok) => ok, what, timeoutMs);
 }
 
 /** Whether a process exists (a zombie still counts until it is reaped). */
