@@ -124,7 +124,11 @@ describe("editing through the gate", () => {
     // (Bun's toMatchObject rewrites asymmetric matches in the received object: the url is checked on its own.)
     expect(closed.body).toMatchObject({ status: "closed", version: 1, users: [], savedBy: null, final: false });
     expect(closed.body.url).toContain(`/svc/embed/files/${a.doc_id}?v=1&`);
-    expect(closed.at - final.at).toBeGreaterThanOrEqual(CLOSED_AFTER_MS - 200);
+    // After the final save, in that order. How long after the last view left is the presence rule's,
+    // tested against an injected clock (presence.test.ts, wopi-host.test.ts): measured here on the wall
+    // clock between two deliveries, it failed on a loaded machine (1439 ms apart for a 2000 ms rule)
+    // when the final save's callback was the one that came late.
+    expect(closed.at).toBeGreaterThanOrEqual(final.at);
     expect(docxText(new Uint8Array(await (await fetch(closed.body.url)).arrayBuffer()))).toContain("Bình viết");
     expect((await state(a)).document_state).toBe("closed");
   });

@@ -143,5 +143,9 @@ test("a person edits an embedded document through the proxy, saves, and the appl
   const closed = await receiver.wait((c) => c.body?.key === session.key && c.body.status === "closed", 30_000);
   expect(closed.check).toMatchObject({ ok: true, event: "document.closed" });
   expect(closed.body).toMatchObject({ version: 2, users: [] });
-  expect(closed.at - final.at).toBeGreaterThanOrEqual(CLOSED_AFTER_MS - 300);
+  // After the final save, in that order. How long after the last view left is the presence rule's,
+  // tested against an injected clock (presence.test.ts, wopi-host.test.ts): measured here on the wall
+  // clock between two deliveries, it failed on a loaded machine (1439 ms apart for a 2000 ms rule)
+  // when the final save's callback was the one that came late.
+  expect(closed.at).toBeGreaterThanOrEqual(final.at);
 }, 120_000);
