@@ -1,5 +1,6 @@
 // A WOPI host on loopback for the editing-server tests: files in memory, every call recorded,
 // PutFile answers scriptable (queue of statuses), LastModifiedTime changes on every store.
+import { scaled } from "../../testing/until";
 
 export interface HostFile {
   name: string;
@@ -108,10 +109,25 @@ export function startWopiHost() {
       tokens.set(token, { userId, name, canWrite });
     },
     /** Resolves with the first PutFile (already received or future) that matches. */
-    waitPut(pred: (p: PutCall) => boolean): Promise<PutCall> {
+    /** The first PutFile (made or to come) matching pred; rejects after `ms` (scaled) naming `what` and the PutFiles seen. */
+    waitPut(pred: (p: PutCall) => boolean, what = `a PutFile matching ${String(pred).slice(0, 160)}`, ms = 30_000): Promise<PutCall> {
       const seen = puts.find(pred);
       if (seen) return Promise.resolve(seen);
-      return new Promise((resolve) => waiters.push({ pred, resolve }));
+      return new Promise((resolve, reject) => {
+        const w = {
+          pred,
+          resolve: (p: PutCall) => {
+            clearTimeout(timer);
+            resolve(p);
+          },
+        };
+        const timer = setTimeout(() => {
+          if (waiters.includes(w)) waiters.splice(waiters.indexOf(w), 1);
+          const last = puts.slice(-6).map((p) => ({ fileId: p.fileId, status: p.status, autosave: p.headers["x-cool-wopi-isautosave"], exit: p.headers["x-cool-wopi-isexitsave"] }));
+          reject(new Error(`never: ${what} within ${scaled(ms)} ms; ${puts.length} PutFiles, the last: ${JSON.stringify(last)}`));
+        }, scaled(ms));
+        waiters.push(w);
+      });
     },
     stop() {
       server.stop(true);
