@@ -26,6 +26,8 @@ export function startWopiHost() {
   const puts: PutCall[] = [];
   const cfi: { fileId: string; token: string | null }[] = [];
   const gets: { fileId: string; token: string | null }[] = [];
+  /** Calls refused for an unknown file or token (401), in order: a test sees the call was made. */
+  const refused: { fileId: string; token: string | null; contents: boolean }[] = [];
   /** Statuses the next PutFiles answer (then 200). */
   const putPlan: number[] = [];
   const waiters: { pred: (p: PutCall) => boolean; resolve: (p: PutCall) => void }[] = [];
@@ -48,7 +50,10 @@ export function startWopiHost() {
       const f = files.get(id);
       const token = url.searchParams.get("access_token");
       const t = token ? tokens.get(token) : undefined;
-      if (!f || !t) return new Response("unauthorized", { status: 401 });
+      if (!f || !t) {
+        refused.push({ fileId: id, token, contents: m[2] !== undefined });
+        return new Response("unauthorized", { status: 401 });
+      }
       if (!m[2] && req.method === "GET") {
         cfi.push({ fileId: id, token });
         return Response.json({
@@ -98,6 +103,7 @@ export function startWopiHost() {
     puts,
     cfi,
     gets,
+    refused,
     putPlan,
     tokens,
     pages,
