@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import path from "node:path";
 import { AUTH, FIXTURES, enterpriseEnv, form, startTestService, waitForJob, type Harness } from "./testing/harness";
+import { until } from "./testing/until";
 
 let svc: Harness;
 let receiver: ReturnType<typeof Bun.serve>;
@@ -68,9 +69,9 @@ describe("metrics", () => {
     const job = (await res.json()) as { id: string };
     expect((await waitForJob(svc.url, job.id)).status).toBe("done");
     const key = 'svc_callback_deliveries_total{kind="job",outcome="delivered"}';
-    const until = Date.now() + 10_000;
     let text = "";
-    while (Date.now() < until && !(sample((text = (await scrape("/v1/metrics")).text), key)! >= 1)) await Bun.sleep(50);
+    // The callback is sent after the job is done: its count shows up once it is delivered.
+    await until(async () => sample((text = (await scrape("/v1/metrics")).text), key), (v) => v! >= 1, `${key} >= 1`, 10_000);
     expect(sample(text, key)).toBe(1);
     expect(sample(text, 'svc_docbuilder_job_duration_seconds_count{kind="convert",family="text",outcome="done"}')).toBe(1);
     expect(sample(text, 'svc_http_requests_total{route="/v1/convert",method="POST",status="202"}')).toBe(1);

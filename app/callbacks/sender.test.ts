@@ -16,6 +16,7 @@ import {
   type Sleep,
 } from "./sender";
 import { signPayload, verifyCallback, type VerifyResult } from "./verify";
+import { until } from "../testing/until";
 
 const SECRET = "cb-secret-7f3a9c";
 const BODY_MARKER = "body-marker-e41d";
@@ -37,6 +38,9 @@ let receiverNow = () => Date.now();
 
 let server: ReturnType<typeof Bun.serve>;
 let base = "";
+// The "slow1" receiver holds its first answer until the test lets it go: an answer slower than any
+// attempt timeout, without a sleep standing for "slow".
+let slowAnswer = Promise.withResolvers<void>();
 
 beforeAll(() => {
   server = Bun.serve({
@@ -66,7 +70,7 @@ beforeAll(() => {
         case "bigbody":
           return new Response("x".repeat(200_000), { status: 200 });
         case "slow1":
-          if (n === 1) await Bun.sleep(1500);
+          if (n === 1) await slowAnswer.promise;
           return new Response("late", { status: 200 });
         default:
           return new Response("no such mode", { status: 404 });
@@ -379,10 +383,13 @@ describe("CallbackSender", () => {
   test("an answer slower than the attempt timeout counts as a failed attempt (then the retry succeeds)", async () => {
     const { sender, delays } = harness({ attemptTimeoutMs: 300 });
     const id = newId();
-    const started = performance.now();
+    slowAnswer = Promise.withResolvers<void>();
+    let answered = false;
+    void slowAnswer.promise.then(() => (answered = true));
     const states: DeliveryState[] = [];
     const final = await sender.send(docDelivery(`${base}/cb/${id}/slow1`, { onState: (s) => states.push(s) }));
-    expect(performance.now() - started).toBeLessThan(1400); // did not wait for the slow answer
+    expect(answered).toBe(false); // did not wait for the slow answer: it is still held
+    slowAnswer.resolve();
     expect(final).toMatchObject({ state: "delivered", attempts: 2, last_status: 200 });
     expect(states[1]).toMatchObject({ state: "pending", attempts: 1, last_status: null, last_error: "timeout" });
     expect(delays).toEqual([10_000]);
@@ -472,9 +479,11 @@ describe("CallbackSender", () => {
     const sender = new CallbackSender({ allow: parseAllowList(["127.0.0.1/32"]), logger });
     const id = newId();
     receiverNow = () => Date.now();
-    const p = sender.send(docDelivery(`${base}/cb/${id}/fail`));
-    while (hitsOf(id).length === 0) await Bun.sleep(5);
-    await Bun.sleep(50); // let the first attempt's failure register; the sender now waits 10 s
+    const states: DeliveryState[] = [];
+    const p = sender.send(docDelivery(`${base}/cb/${id}/fail`, { onState: (s) => states.push(s) }));
+    // The first attempt's failure registered: the sender reports the retry it now waits 10 s for.
+    await until(() => states.at(-1), (st) => st?.attempts === 1 && st.next_attempt_at !== null, "the first attempt failed and its retry scheduled", 10_000);
+    expect(hitsOf(id)).toHaveLength(1);
     const started = performance.now();
     await sender.close();
     const final = await p;

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import path from "node:path";
 import { verifyCallback } from "../callbacks/verify";
 import { AUTH, FIXTURES, enterpriseEnv, form, startTestService, waitForJob, type Harness } from "../testing/harness";
+import { until } from "../testing/until";
 
 const SECRET = "job-callback-secret-for-tests";
 
@@ -51,8 +52,7 @@ describe("job callbacks", () => {
     const accepted = (await res.json()) as any;
     expect(accepted.callback).toMatchObject({ state: "pending", attempts: 0, url_host: `127.0.0.1:${receiver.port}` });
     const done = await waitForJob(svc.url, accepted.id);
-    const until = Date.now() + 10_000;
-    while (!received.length && Date.now() < until) await Bun.sleep(20);
+    await until(() => received.length, (n) => n > 0, "the job.done callback received", 10_000);
     const cb = received.at(-1)!;
     expect(cb.headers.get("X-SVC-Event")).toBe("job.done");
     expect(cb.headers.get("User-Agent")).toBe("SVC-DocBuilder/1.0");
@@ -63,12 +63,12 @@ describe("job callbacks", () => {
     expect(body.job).toMatchObject({ id: done.id, kind: "convert", status: "done" });
     expect(body.job.outputs[0].file_id).toBe(done.outputs[0].file_id);
     // The attempt is recorded once the receiver's answer is read, a moment after the receiver has the body.
-    let after: any;
-    for (let i = 0; i < 100; i++) {
-      after = await (await fetch(`${svc.url}/v1/jobs/${done.id}`, { headers: AUTH })).json();
-      if (after.callback?.state !== "pending") break;
-      await Bun.sleep(20);
-    }
+    const after: any = await until(
+      async () => (await fetch(`${svc.url}/v1/jobs/${done.id}`, { headers: AUTH })).json() as Promise<any>,
+      (job) => job.callback?.state !== "pending",
+      "the job's callback no longer pending",
+      10_000,
+    );
     expect(after.callback).toMatchObject({ state: "delivered", attempts: 1, last_status: 200, delivery_id: cb.headers.get("X-SVC-Delivery") });
   });
 
@@ -81,8 +81,7 @@ describe("job callbacks", () => {
     });
     const job = await waitForJob(svc.url, ((await res.json()) as any).id);
     expect(job.status).toBe("failed");
-    const until = Date.now() + 10_000;
-    while (received.length === before && Date.now() < until) await Bun.sleep(20);
+    await until(() => received.length, (n) => n > before, "the job.failed callback received", 10_000);
     const cb = received.at(-1)!;
     expect(cb.headers.get("X-SVC-Event")).toBe("job.failed");
     expect(JSON.parse(cb.raw).job.error.code).toBe("corrupt_source");

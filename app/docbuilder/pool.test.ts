@@ -11,6 +11,7 @@ import { AUTH, CORPUS, FIXTURES, form, startTestService, waitForJob, type Harnes
 import type { Entitlement } from "../editions/limits";
 import { plausibleHeavyDocx } from "../testing/zip-bomb";
 import { WorkerPool } from "./pool";
+import { quietFor, waitFor } from "../testing/until";
 
 const slowFile = { path: path.join(CORPUS, "txt/unstructured_war_and_peace_1225p.txt"), name: "war.txt" };
 const smallFile = { path: path.join(FIXTURES, "hello.docx"), name: "hello.docx" };
@@ -19,18 +20,10 @@ const status = async (base: string) => (await (await fetch(`${base}/v1/status`))
 const limits = async (base: string) => (await (await fetch(`${base}/v1/limits`, { headers: AUTH })).json()) as any;
 const job = async (base: string, id: string) => (await (await fetch(`${base}/v1/jobs/${id}`, { headers: AUTH })).json()) as any;
 
-async function until(check: () => Promise<boolean> | boolean, ms = 30_000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await Bun.sleep(50);
-  }
-  throw new Error("condition not reached in time");
-}
 
 /** Waits until some worker is busy and returns its pid. */
 async function busyWorkerPid(svc: Harness): Promise<number> {
-  await until(() => svc.pool.busyPids().length > 0);
+  await waitFor(() => svc.pool.busyPids().length > 0, "svc.pool.busyPids().length > 0");
   return svc.pool.busyPids()[0]!;
 }
 
@@ -57,7 +50,7 @@ describe("worker faults", () => {
     expect(res.status).toBe(500);
     expect(((await res.json()) as any).error.code).toBe("internal");
     expect((await neighbour).status).toBe(200);
-    await until(async () => (await status(svc.url)).workers.idle === 2);
+    await waitFor(async () => (await status(svc.url)).workers.idle === 2, "(await status(svc.url)).workers.idle === 2");
     expect((await status(svc.url)).workers.restarts).toBe(before + 1);
     expect(svc.pool.pids()).not.toContain(pid);
   });
@@ -67,7 +60,7 @@ describe("worker faults", () => {
     const res = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(slowFile, { to: "pdf" }) });
     expect(res.status).toBe(504);
     expect(((await res.json()) as any).error.code).toBe("timeout");
-    await until(async () => (await status(svc.url)).workers.idle === 2);
+    await waitFor(async () => (await status(svc.url)).workers.idle === 2, "(await status(svc.url)).workers.idle === 2");
     expect((await status(svc.url)).workers.restarts).toBe(before + 1);
     expect((await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "pdf" }) })).status).toBe(200);
   });
@@ -84,7 +77,7 @@ describe("worker faults", () => {
     const done = await waitForJob(svc.url, job.id, 20_000);
     expect(done.status).toBe("failed");
     expect(done.error.code).toBe("timeout");
-    await until(async () => (await status(svc.url)).workers.idle === 2);
+    await waitFor(async () => (await status(svc.url)).workers.idle === 2, "(await status(svc.url)).workers.idle === 2");
     expect(svc.pool.pids()).not.toContain(pid);
   });
 
@@ -109,7 +102,7 @@ describe("worker faults", () => {
     } finally {
       for (const pid of pids) process.kill(pid, "SIGCONT");
     }
-    await until(async () => (await status(svc.url)).queue.queued === 0 && (await status(svc.url)).workers.idle === 2, 60_000);
+    await waitFor(async () => (await status(svc.url)).queue.queued === 0 && (await status(svc.url)).workers.idle === 2, "(await status(svc.url)).queue.queued === 0 && (await status(svc.url)).workers.idle === 2", 60_000);
   }, 90_000);
 });
 
@@ -147,7 +140,7 @@ describe("parallel_jobs (spec: DocBuilder limits)", () => {
       for (const pid of pids) process.kill(pid, "SIGCONT");
     }
     for (const id of ids) expect((await waitForJob(svc.url, id, 60_000)).status).toBe("done");
-    await until(() => svc.pool.status().idle === 2 && svc.pool.queueStats().running === 0);
+    await waitFor(() => svc.pool.status().idle === 2 && svc.pool.queueStats().running === 0, "svc.pool.status().idle === 2 && svc.pool.queueStats().running === 0");
   }
 
   const counts = async () => {
@@ -158,7 +151,7 @@ describe("parallel_jobs (spec: DocBuilder limits)", () => {
   test("community parallel_jobs is 1: a second job waits while the first runs", async () => {
     await frozen(async () => {
       const first = await submit();
-      await until(() => svc.pool.status().busy === 1);
+      await waitFor(() => svc.pool.status().busy === 1, "svc.pool.status().busy === 1");
       // The pool decides at once: by the time the 202 arrives the second job runs or waits.
       const second = await submit();
       expect((await job(svc.url, first)).status).toBe("running");
@@ -172,7 +165,7 @@ describe("parallel_jobs (spec: DocBuilder limits)", () => {
     edition = enterprise;
     await frozen(async () => {
       const ids = [await submit(), await submit()];
-      await until(() => svc.pool.status().busy === 2);
+      await waitFor(() => svc.pool.status().busy === 2, "svc.pool.status().busy === 2");
       const third = await submit();
       expect(await Promise.all(ids.map(async (id) => (await job(svc.url, id)).status))).toEqual(["running", "running"]);
       expect((await job(svc.url, third)).status).toBe("queued");
@@ -188,7 +181,7 @@ describe("parallel_jobs (spec: DocBuilder limits)", () => {
       expect((await counts()).status_queue).toEqual({ queued: 1, running: 1 });
       // The license turns enterprise: nothing else happens in the pool, and the waiting job starts.
       edition = enterprise;
-      await until(async () => (await job(svc.url, second)).status === "running", 5000);
+      await waitFor(async () => (await job(svc.url, second)).status === "running", `(await job(svc.url, second)).status === "running"`, 5000);
       expect(await counts()).toEqual({ status_queue: { queued: 0, running: 2 }, busy: 2, idle: 0, running_jobs: 2, queued_jobs: 0, parallel_jobs: 2 });
       return [first, second];
     });
@@ -235,7 +228,7 @@ describe("a job's parallel slot", () => {
       await a1;
       // Job A is between its two requests (writing its first output): it still runs, B still waits.
       expect(pool.queueStats()).toEqual({ queued: 1, running: 1 });
-      await Bun.sleep(300);
+      await quietFor(300, "job B not started while job A is between its requests", () => started.length > 1 && started);
       expect(started).toEqual(["A1"]);
       const a2 = step("A", 2);
       expect(started).toEqual(["A1", "A2"]);
@@ -271,7 +264,7 @@ describe("engine memory ceiling (issue 21 item 2)", () => {
     expect(body.error.message).toContain("512 MB");
     expect(performance.now() - t0).toBeLessThan(30_000);
     expect(svc.logLines.some((l) => l.includes('"worker_memory_exceeded"'))).toBe(true);
-    await until(() => svc.pool.status().idle === 1);
+    await waitFor(() => svc.pool.status().idle === 1, "svc.pool.status().idle === 1");
     expect(svc.pool.pids()).not.toContain(pid!);
     expect(svc.pool.status().restarts).toBe(restarts + 1);
     expect((await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "txt" }) })).status).toBe(200);
@@ -298,7 +291,7 @@ describe("a worker closes the document after its answer", () => {
     process.kill(pid!, "SIGSTOP"); // a close that hangs, as LibreOffice's teardown can
     expect((await res.text()).length).toBeGreaterThan(1000);
     // Past the job time-out the worker is ended and replaced; nothing failed.
-    await until(() => svc.pool.status().idle === 1 && svc.pool.pids()[0] !== pid, 30_000);
+    await waitFor(() => svc.pool.status().idle === 1 && svc.pool.pids()[0] !== pid, "svc.pool.status().idle === 1 && svc.pool.pids()[0] !== pid", 30_000);
     expect(svc.pool.status().restarts).toBe(before + 1);
     expect(svc.logLines.some((l) => l.includes('"event":"worker_close_timeout"'))).toBe(true);
     expect(svc.logLines.some((l) => l.includes('"event":"job_failed"'))).toBe(false);
@@ -321,7 +314,7 @@ describe("worker recycling", () => {
     expect((await convert()).status).toBe(200);
     expect(svc.pool.pids()).toEqual([first!]);
     expect((await convert()).status).toBe(200);
-    await until(() => svc.pool.status().idle === 1 && svc.pool.pids()[0] !== first);
+    await waitFor(() => svc.pool.status().idle === 1 && svc.pool.pids()[0] !== first, "svc.pool.status().idle === 1 && svc.pool.pids()[0] !== first");
     expect(svc.pool.status().restarts).toBe(1);
   });
 
@@ -330,7 +323,7 @@ describe("worker recycling", () => {
     const restarts = svc.pool.status().restarts;
     clock.advance(61 * 60_000);
     expect((await convert()).status).toBe(200);
-    await until(() => svc.pool.status().idle === 1 && svc.pool.pids()[0] !== current);
+    await waitFor(() => svc.pool.status().idle === 1 && svc.pool.pids()[0] !== current, "svc.pool.status().idle === 1 && svc.pool.pids()[0] !== current");
     expect(svc.pool.status().restarts).toBe(restarts + 1);
   });
 });
@@ -360,7 +353,7 @@ describe("pool availability and shutdown", () => {
     const queued = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "odt", async: "true" }) });
     const runningId = ((await running.json()) as any).id;
     const queuedId = ((await queued.json()) as any).id;
-    await until(() => svc.pool.status().busy === 1);
+    await waitFor(() => svc.pool.status().busy === 1, "svc.pool.status().busy === 1");
     await svc.stop(10_000);
     expect(svc.docbuilder.job(runningId).status).toBe("done");
     const q = svc.docbuilder.job(queuedId);

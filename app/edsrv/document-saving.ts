@@ -13,9 +13,11 @@
 
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
-import type { DocumentState, SaveRequest } from "./document-state";
+import type { DocumentState, IdleSaveTimers, SaveRequest } from "./document-state";
 import type { SaveOutcome } from "./session";
 import { errorFrame, serverFrame } from "./protocol/frames";
+
+const systemTimers: IdleSaveTimers = { set: (fire, ms) => setTimeout(fire, ms), clear: (handle) => clearTimeout(handle as Timer) };
 
 export type StopOutcome = "stored" | "unmodified" | "quarantined" | "lost";
 
@@ -25,7 +27,7 @@ export class DocumentSaving {
   private retryTimer: Timer | null = null;
   private retryDelay: number;
   private autosaveTimer: Timer | null = null;
-  private idleSaveTimer: Timer | null = null;
+  private idleSaveTimer: unknown = null;
   /** When the host last took a version of this document (ms since the epoch). */
   lastStoredAt = 0;
 
@@ -57,8 +59,9 @@ export class DocumentSaving {
   /** Collabora's idle save: a few seconds after the last input the document is stored, so a version rarely lags the screen. */
   scheduleIdleSave(): void {
     if (this.doc.deps.idleSaveSeconds <= 0) return;
-    if (this.idleSaveTimer) clearTimeout(this.idleSaveTimer);
-    this.idleSaveTimer = setTimeout(() => {
+    const timers = this.doc.deps.idleSaveTimers ?? systemTimers;
+    if (this.idleSaveTimer) timers.clear(this.idleSaveTimer);
+    this.idleSaveTimer = timers.set(() => {
       this.idleSaveTimer = null;
       if (this.mayAutosave()) void this.requestSave({ reason: "auto", force: false });
     }, this.doc.deps.idleSaveSeconds * 1000);
@@ -67,7 +70,7 @@ export class DocumentSaving {
   /** The document is closing: no timed save starts again. */
   stop(): void {
     if (this.autosaveTimer) clearInterval(this.autosaveTimer);
-    if (this.idleSaveTimer) clearTimeout(this.idleSaveTimer);
+    if (this.idleSaveTimer) (this.doc.deps.idleSaveTimers ?? systemTimers).clear(this.idleSaveTimer);
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
   }

@@ -33,6 +33,8 @@ export interface BrokerDeps {
   autosaveSeconds: number;
   /** A modified document is stored this long after its last input (0: never). */
   idleSaveSeconds: number;
+  /** Arms and calls off the idle save's timer (default setTimeout/clearTimeout); a test passes its own to fire it itself. */
+  idleSaveTimers?: IdleSaveTimers;
   /** First retry delay of a failed save; doubles up to 60 s. */
   saveRetryMs: number;
   /** How long a preloaded document waits for its first session. */
@@ -45,6 +47,12 @@ export interface BrokerDeps {
   journalRoot: string;
   /** How long a view made again by a recovery waits for its page to come back. */
   orphanWaitMs?: number;
+}
+
+/** The idle save's timer, as a seam: set arms it, clear calls it off. */
+export interface IdleSaveTimers {
+  set(fire: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
 }
 
 /** A save as asked for: by whom (a session's own token is used when it can write) and why. */

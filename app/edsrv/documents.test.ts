@@ -12,6 +12,7 @@ import { createEdsrv, type Edsrv } from "./server";
 import { startWopiHost } from "./testing/wopi-host";
 import { CORPUS } from "../testing/harness";
 import { TestSocket, docWsUrl } from "./testing/ws-client";
+import { quietFor, until, waitFor } from "../testing/until";
 
 const FIX = path.resolve(import.meta.dir, "../../fixtures");
 let ed: Edsrv;
@@ -60,12 +61,9 @@ async function open(wopiSrc: string, token: string, extra = "", loadArgs = "") {
 }
 
 const brokerOf = (src: string) => [...ed.brokers.values()].find((b) => b.wopiSrc === src);
-async function until(cond: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await Bun.sleep(20);
-  }
+/** The engine has worked through every input sent to the document's kit (the kit's settle op). */
+async function settled(src: string): Promise<void> {
+  await brokerOf(src)!.kit!.request("settle", {});
 }
 
 function newDoc(fixture = "hello.docx"): string {
@@ -134,7 +132,9 @@ describe("WOPI client and saves", () => {
       s.send("uno .uno:InsertPara");
       s.send("save notify=1");
       expect(JSON.parse((await s.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: true, result: "stored" });
-      await Bun.sleep(100); // any late "modified" would arrive by now
+      await until(() => states().at(-1), (st) => st === "statechanged: .uno:ModifiedStatus=false", `round ${i}: the document unmodified after its save`);
+      // No late "modified" for input the save already holds.
+      await quietFor(200, `round ${i}: no ModifiedStatus=true after the save`, () => states().at(-1) !== "statechanged: .uno:ModifiedStatus=false" && states().at(-1));
       expect([i, states().at(-1)]).toEqual([i, "statechanged: .uno:ModifiedStatus=false"]);
     }
     const stored = host.puts.filter((p) => p.fileId === fileId(src)).pop()!;
@@ -248,7 +248,11 @@ describe("leaving", () => {
     leaves.send(`textinput text=${encodeURIComponent("Leaving2 ")}`);
     leaves.close();
     // The leaver is gone (its view removed in the kit) once the view list names one view.
-    while (JSON.parse(stays.texts().filter((t) => t.startsWith("viewinfo: ")).at(-1)!.slice(10)).length !== 1) await Bun.sleep(10);
+    const viewsListed = () => {
+      const last = stays.texts().filter((t) => t.startsWith("viewinfo: ")).at(-1);
+      return last === undefined ? null : JSON.parse(last.slice(10)).length;
+    };
+    await until(viewsListed, (n) => n === 1, "the view list names one view (the leaver's view removed in the kit)");
     const n = stays.frames.length;
     stays.send("save notify=1");
     expect(JSON.parse((await stays.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: true });
@@ -265,7 +269,11 @@ describe("leaving", () => {
 });
 
 describe("idle save", () => {
-  test("a modified document is stored a few seconds after its last input (the idle save), as an autosave, once", async () => {
+  test("a modified document is stored a set time after its last input (the idle save), as an autosave, once", async () => {
+    // The idle save's timer is the test's: it sees each input arm it (and call off the one before),
+    // and fires it itself, so no wall-clock gap between inputs races the product's delay.
+    type Armed = { fire: () => void; ms: number; cleared: boolean };
+    const armed: Armed[] = [];
     const own = await createEdsrv({
       config: parseConfig({ SVC_DATA_DIR: mkdtempSync(path.join(tmpdir(), "edsrv-idle-")), SVC_ONLINE_ALIASGROUP1: host.origin }),
       logger: memoryLogger("warn"),
@@ -273,6 +281,16 @@ describe("idle save", () => {
       idleKits: 1,
       autosaveSeconds: 0,
       idleSaveSeconds: 1,
+      idleSaveTimers: {
+        set: (fire, ms) => {
+          const t: Armed = { fire, ms, cleared: false };
+          armed.push(t);
+          return t;
+        },
+        clear: (t) => {
+          (t as Armed).cleared = true;
+        },
+      },
     });
     try {
       const src = newDoc();
@@ -280,17 +298,31 @@ describe("idle save", () => {
       await s.opened;
       s.send(`load url=${encodeURIComponent(src)}`);
       await s.waitText("status:");
+      let n = s.frames.length;
       s.send(`textinput text=${encodeURIComponent("Idle ")}`);
-      await Bun.sleep(400);
+      await s.waitText("statechanged: .uno:ModifiedStatus=true", n);
+      await until(() => armed.length, (k) => k === 1, "the first input arms the idle save");
+      expect(armed[0]!.ms).toBe(1000);
+      n = s.frames.length;
       s.send(`textinput text=${encodeURIComponent("save")}`);
-      // Not while typing goes on: one store, a second after the last input.
-      await Bun.sleep(700);
+      await s.waitText("invalidatecursor:", n);
+      // Not while typing goes on: the next input calls off the first one's save and arms its own.
+      await until(() => armed.length, (k) => k === 2, "the second input arms the idle save again");
+      expect(armed.map((t) => [t.ms, t.cleared])).toEqual([[1000, true], [1000, false]]);
       expect(host.puts.filter((p) => p.fileId === fileId(src))).toHaveLength(0);
-      const put = await host.waitPut((p) => p.fileId === fileId(src));
+      // The idle time after the last input has passed: one store.
+      armed[1]!.fire();
+      const put = await host.waitPut((p) => p.fileId === fileId(src), "the idle save's PutFile");
       expect(put.headers["x-cool-wopi-isautosave"]).toBe("true");
       expect(docxText(put.bytes)).toContain("Idle save");
       await s.waitText("statechanged: .uno:ModifiedStatus=false");
-      await Bun.sleep(1500);
+      // Once: the store arms nothing, and the timer firing again finds nothing to store.
+      expect(armed).toHaveLength(2);
+      armed[1]!.fire();
+      await quietFor(1500, "no second idle save", () => {
+        const k = host.puts.filter((p) => p.fileId === fileId(src)).length;
+        return k > 1 && k;
+      });
       expect(host.puts.filter((p) => p.fileId === fileId(src))).toHaveLength(1);
       s.close();
     } finally {
@@ -306,14 +338,14 @@ describe("views", () => {
     const other = await open(src, "tok_edit_2");
     const second = await open(src, "tok_edit_1");
     expect(second.texts()).toContain("perm: edit");
-    await until(() => first.closed);
+    await waitFor(() => first.closed, "the first view of the same token closed");
     expect(first.texts()).toContain("close: replaced");
-    await until(() => brokerOf(src)?.sessions.size === 2);
+    await until(() => brokerOf(src)?.sessions.size, (n) => n === 2, "two sessions left on the document");
     expect(other.texts()).not.toContain("close: replaced");
     // A read-only view of the same token never replaces anything.
     const viewer = await open(src, "tok_edit_1", "&permission=readonly");
     expect(viewer.texts()).toContain("perm: readonly");
-    await Bun.sleep(200);
+    await quietFor(200, "the editing view is not replaced by the read-only view of its token", () => second.closed || second.texts().includes("close: replaced"));
     expect(second.texts()).not.toContain("close: replaced");
     for (const s of [other, second, viewer]) s.close();
   });
@@ -329,7 +361,7 @@ describe("views", () => {
     for (let i = 0; i < 10; i++) {
       const s = await open(src, i % 2 ? "tok_edit_2" : "tok_edit_1");
       sockets.push(s);
-      const got = await Promise.race([s.waitText("invalidatecursor:").then(() => true), Bun.sleep(3000).then(() => false)]);
+      const got = await s.waitText("invalidatecursor:", 0, 3000).then(() => true, () => false);
       if (!got) missing.push(i);
     }
     expect(missing).toEqual([]);
@@ -341,7 +373,7 @@ describe("views", () => {
   test("a view gets no tile invalidation before its first tile; after it, an edit invalidates", async () => {
     const src = newDoc();
     const s = await open(src, "tok_edit_1");
-    await Bun.sleep(400);
+    await quietFor(400, "no tile invalidation before the view's first tile", () => s.texts().find((t) => t.startsWith("invalidatetiles:")));
     expect(s.texts().filter((t) => t.startsWith("invalidatetiles:"))).toEqual([]);
     s.send("tile part=0 width=256 height=256 x=0 y=0 w=3840 h=3840 id=1");
     await s.wait((f) => typeof f !== "string");
@@ -427,7 +459,7 @@ describe("views", () => {
     const n = withDeltas.frames.length;
     withDeltas.send("textinput text=Delta");
     await withDeltas.waitText("invalidatetiles:", n);
-    await Bun.sleep(300); // the engine has settled: both views' pixels are final
+    await settled(src); // the engine has settled: both views' pixels are final
     const band = await tileOf(withDeltas, held.deltas, 2);
     const head = headOf(band);
     expect(Number(attr(head, "delta"))).toBe(held.deltas);
@@ -546,7 +578,7 @@ describe("pushed tiles first", () => {
     s.send("clientvisiblearea x=0 y=0 width=15360 height=11520");
     s.send("tile part=0 width=256 height=256 x=0 y=0 w=3840 h=3840 id=1");
     await s.wait((f) => typeof f !== "string");
-    await Bun.sleep(300);
+    await settled(src); // the view's opening is over: what follows is the edit's
     const n = s.frames.length;
     s.send("textinput text=Order");
     const inv = await s.waitText("invalidatetiles:", n);
@@ -668,9 +700,11 @@ describe("admin channel and kits", () => {
     const src = newDoc();
     const alice = await open(src, "tok_edit_1");
     const bob = await open(src, "tok_edit_2");
+    // Each piece of typing is answered (the caret moves) before the next input is sent.
     const typed = async (s: TestSocket, text: string) => {
+      const n = s.frames.length;
       s.send(`textinput text=${encodeURIComponent(text)}`);
-      await Bun.sleep(50);
+      await s.waitText("invalidatecursor:", n);
     };
     // Bob goes to the end of the document and types there first: where LibreOffice leaves a cursor
     // that another person types in front of depends on timing, so two cursors at one place make no

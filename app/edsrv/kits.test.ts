@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { memoryLogger } from "../log";
 import { KitPool } from "./kits";
+import { until } from "../testing/until";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "svc-kits-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,7 +20,8 @@ test("the idle set is topped up after the delay while a ready kit remains, at on
   const a = await pool.acquire();
   // One ready kit is left: no new kit yet.
   expect(pool.counts()).toEqual({ idle: 1, assigned: 1, total: 2 });
-  await Bun.sleep(1700);
+  // After the delay the idle set is topped up: waited for as it happens, not timed.
+  await until(() => pool.counts(), (c) => c.idle === 2 && c.total === 3, "the idle set topped up after topUpDelayMs");
   expect(pool.counts()).toEqual({ idle: 2, assigned: 1, total: 3 });
   // Two handed out back to back: the second leaves none ready, so the top-up is immediate.
   const b = await pool.acquire();

@@ -13,6 +13,7 @@ import type { Subprocess } from "bun";
 import { freePort } from "../../caddy/testing";
 import { startWopiHost } from "./testing/wopi-host";
 import { TestSocket, docWsUrl } from "./testing/ws-client";
+import { until } from "../testing/until";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
 const HELLO = readFileSync(path.join(ROOT, "fixtures/hello.docx"));
@@ -47,13 +48,16 @@ async function startEdsrv() {
   };
   void pump(ed.stdout as ReadableStream<Uint8Array>);
   void pump(ed.stderr as ReadableStream<Uint8Array>);
-  for (let i = 0; i < 600; i++) {
+  const answers = async () => {
     try {
-      if ((await fetch(`http://127.0.0.1:${port}/hosting/capabilities`)).ok) return;
-    } catch {}
-    await Bun.sleep(100);
-  }
-  throw new Error(`the editing server did not start:\n${output}`);
+      return (await fetch(`http://127.0.0.1:${port}/hosting/capabilities`)).status;
+    } catch (err) {
+      return String(err);
+    }
+  };
+  await until(answers, (st) => st === 200, "the editing server answering /hosting/capabilities", 60_000).catch((err: Error) => {
+    throw new Error(`${err.message}\nits output:\n${output}`);
+  });
 }
 
 async function open(src: string, token: string): Promise<TestSocket> {
@@ -86,13 +90,19 @@ test("the editing server killed (SIGKILL) with unsaved typing: the next start re
   const n = page.frames.length;
   page.send(`textinput text=${encodeURIComponent("Typed before the server died ")}`);
   await page.waitText("statechanged: .uno:ModifiedStatus=true", n);
-  await Bun.sleep(300); // the journal's flush (at most 250 ms)
+  // The typing is in the journal's file (written before the kit got it; its fsync, FLUSH_MS later,
+  // is for a machine that dies, which a SIGKILL of the process is not): waited for as it is seen.
+  const journals = path.join(dataDir, "edsrv", "journal");
+  const journalled = () => (existsSync(journals) ? readdirSync(journals).map((d) => {
+    const f = path.join(journals, d, "journal.ndjson");
+    return existsSync(f) ? readFileSync(f, "utf8") : "";
+  }).join("") : "");
+  await until(journalled, (t) => t.includes(encodeURIComponent("Typed before the server died")) || t.includes("Typed before the server died"), "the typing in the journal's file");
   expect(host.puts.filter((p) => p.fileId === "lost")).toHaveLength(0);
 
   ed!.kill("SIGKILL");
   await ed!.exited;
   await page.whenClosed();
-  const journals = path.join(dataDir, "edsrv", "journal");
   expect(readdirSync(journals)).toHaveLength(1);
 
   const t0 = Date.now();
@@ -114,7 +124,7 @@ test("the editing server killed (SIGKILL) with unsaved typing: the next start re
   expect(docxText(last.bytes)).toContain("Typed before the server died and after it.");
   back.close();
   // Everything stored and nobody left: the journal is gone.
-  for (let i = 0; i < 100 && existsSync(journals) && readdirSync(journals).length; i++) await Bun.sleep(100);
+  await until(() => (existsSync(journals) ? readdirSync(journals) : []), (left) => left.length === 0, "the journal removed once everything is stored", 10_000);
   expect(readdirSync(journals)).toHaveLength(0);
   console.log(`recovered and stored ${recoveredMs} ms after the restart began`);
 }, 120_000);

@@ -14,6 +14,7 @@ import { buildBrowserClient } from "./browser-bundle";
 import { capabilities, discoveryXml, EDSRV_VERSION } from "./discovery";
 import { DocumentBroker, PRELOAD_WAIT_MS, type ClientSession } from "./documents";
 import { Journal, journalRoot } from "./journal";
+import type { IdleSaveTimers } from "./document-state";
 import { docKeyOf, matchGroup, parseAliasGroups, type AliasGroup } from "../alias-groups";
 import { parseHttpUrl } from "../net/http-url";
 import { attachment, Downloads } from "./exports";
@@ -39,6 +40,8 @@ export interface EdsrvDeps {
   autosaveSeconds?: number;
   /** Seconds after the last input a modified document is stored; default: the setting, or 0 when autosaveSeconds is 0 (tests that switch autosave off). */
   idleSaveSeconds?: number;
+  /** The idle save's timer (default setTimeout): a test arms and fires it itself. */
+  idleSaveTimers?: IdleSaveTimers;
   /** How long a document loaded ahead of its session waits for it (default PRELOAD_WAIT_MS). */
   preloadWaitMs?: number;
   /** How long a view made again by a recovery waits for its page (default 60 s). */
@@ -137,6 +140,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
     workRoot: docsRoot,
     autosaveSeconds: deps.autosaveSeconds ?? config.edsrv.autosaveSeconds,
     idleSaveSeconds: deps.idleSaveSeconds ?? (deps.autosaveSeconds === 0 ? 0 : config.edsrv.idleSaveSeconds),
+    idleSaveTimers: deps.idleSaveTimers,
     saveRetryMs: deps.saveRetryMs ?? 2000,
     preloadWaitMs: deps.preloadWaitMs ?? PRELOAD_WAIT_MS,
     admin: adminEvents,

@@ -6,6 +6,7 @@ import { ManualClock } from "../clock";
 import { memoryLogger } from "../log";
 import { ConnectionCounter } from "./counting";
 import { EdsrvSampler, parseDocumentsReply } from "./sampler";
+import { until } from "../testing/until";
 
 const SRC = "http://files.example:8080/wopi/files/165";
 const KEY = "http://files.example:8080/wopi/files/165";
@@ -133,7 +134,8 @@ describe("EdsrvSampler with an unreadable admin channel", () => {
     const sampler = new EdsrvSampler({ baseUrl: admin.url, user: "admin", password: "pw", adminWsPath: "/ed/adminws", counter, clock, logger, intervalMs: 50, replyTimeoutMs: 1000 });
     sampler.start();
     try {
-      for (let i = 0; i < 200 && admin.asked() < 3; i++) await Bun.sleep(10);
+      const unreadable = () => logger.lines.filter((l) => l.includes("edsrv_admin_unreadable_documents")).length;
+      await until(() => ({ asked: admin.asked(), unreadable: unreadable() }), (v) => v.asked >= 3 && v.unreadable >= 3, "three garbage replies asked for and checked", 2_000);
       expect(admin.asked()).toBeGreaterThanOrEqual(3);
       expect(sampler.samples).toBe(0);
       expect(counter.snapshot()).toMatchObject({ source: "none", enforcing: false, current: 0 });

@@ -34,3 +34,26 @@ export function processExists(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * A window in which something must NOT happen ("nothing is stored", "no second view is closed"):
+ * the one place such windows are written, named and scaled. With `happened`, the window is watched
+ * throughout and fails at once, naming `what` and what it saw, when happened answers other than
+ * false/undefined/null; without it, the window only passes (the caller checks afterwards). A quiet
+ * window is the only kind of waiting a test may do without a positive event to wait for.
+ */
+export async function quietFor(ms: number, what: string, happened?: () => unknown): Promise<void> {
+  const start = Date.now();
+  const end = start + scaled(ms);
+  for (;;) {
+    if (happened) {
+      const seen = await happened();
+      if (seen !== false && seen !== undefined && seen !== null) {
+        throw new Error(`not quiet: ${what}; after ${Date.now() - start} ms of a ${scaled(ms)} ms window saw: ${JSON.stringify(seen)}`);
+      }
+    }
+    const left = end - Date.now();
+    if (left <= 0) return;
+    await Bun.sleep(Math.min(25, left));
+  }
+}

@@ -1,5 +1,6 @@
 // A WOPI host on loopback for the editing-server tests: files in memory, every call recorded,
 // PutFile answers scriptable (queue of statuses), LastModifiedTime changes on every store.
+import { scaled } from "../../testing/until";
 
 export interface HostFile {
   name: string;
@@ -25,6 +26,8 @@ export function startWopiHost() {
   const puts: PutCall[] = [];
   const cfi: { fileId: string; token: string | null }[] = [];
   const gets: { fileId: string; token: string | null }[] = [];
+  /** Calls refused for an unknown file or token (401), in order: a test sees the call was made. */
+  const refused: { fileId: string; token: string | null; contents: boolean }[] = [];
   /** Statuses the next PutFiles answer (then 200). */
   const putPlan: number[] = [];
   const waiters: { pred: (p: PutCall) => boolean; resolve: (p: PutCall) => void }[] = [];
@@ -47,7 +50,10 @@ export function startWopiHost() {
       const f = files.get(id);
       const token = url.searchParams.get("access_token");
       const t = token ? tokens.get(token) : undefined;
-      if (!f || !t) return new Response("unauthorized", { status: 401 });
+      if (!f || !t) {
+        refused.push({ fileId: id, token, contents: m[2] !== undefined });
+        return new Response("unauthorized", { status: 401 });
+      }
       if (!m[2] && req.method === "GET") {
         cfi.push({ fileId: id, token });
         return Response.json({
@@ -97,6 +103,7 @@ export function startWopiHost() {
     puts,
     cfi,
     gets,
+    refused,
     putPlan,
     tokens,
     pages,
@@ -108,10 +115,25 @@ export function startWopiHost() {
       tokens.set(token, { userId, name, canWrite });
     },
     /** Resolves with the first PutFile (already received or future) that matches. */
-    waitPut(pred: (p: PutCall) => boolean): Promise<PutCall> {
+    /** The first PutFile (made or to come) matching pred; rejects after `ms` (scaled) naming `what` and the PutFiles seen. */
+    waitPut(pred: (p: PutCall) => boolean, what = `a PutFile matching ${String(pred).slice(0, 160)}`, ms = 30_000): Promise<PutCall> {
       const seen = puts.find(pred);
       if (seen) return Promise.resolve(seen);
-      return new Promise((resolve) => waiters.push({ pred, resolve }));
+      return new Promise((resolve, reject) => {
+        const w = {
+          pred,
+          resolve: (p: PutCall) => {
+            clearTimeout(timer);
+            resolve(p);
+          },
+        };
+        const timer = setTimeout(() => {
+          if (waiters.includes(w)) waiters.splice(waiters.indexOf(w), 1);
+          const last = puts.slice(-6).map((p) => ({ fileId: p.fileId, status: p.status, autosave: p.headers["x-cool-wopi-isautosave"], exit: p.headers["x-cool-wopi-isexitsave"] }));
+          reject(new Error(`never: ${what} within ${scaled(ms)} ms; ${puts.length} PutFiles, the last: ${JSON.stringify(last)}`));
+        }, scaled(ms));
+        waiters.push(w);
+      });
     },
     stop() {
       server.stop(true);
