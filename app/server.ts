@@ -57,6 +57,8 @@ export interface StartOptions {
   hostname?: string;
   /** Replaces the worker command (fault tests use a worker that misbehaves on purpose). */
   workerCommand?: string[];
+  /** How long a worker may take to close a document after its answer (the job's run time by default; tests go faster). */
+  workerCloseTimeoutMs?: number;
   /** Sample period of the editing server's admin channel (10 s by the spec; tests go faster). */
   sampleIntervalMs?: number;
   /** No view for this long closes an embedded document (30 s by the spec; tests go faster). */
@@ -122,6 +124,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     logger,
     clock,
     workerCommand: opts.workerCommand,
+    closeTimeoutMs: opts.workerCloseTimeoutMs,
   });
   await pool.start();
   jobs.startSweeping();

@@ -257,12 +257,12 @@ describe("engine memory ceiling (issue 21 item 2)", () => {
     const heavy = { bytes: plausibleHeavyDocx(400_000), name: "heavy.docx" };
     const [pid] = svc.pool.pids();
     const restarts = svc.pool.status().restarts;
-    const t0 = performance.now();
+    // Ended by the memory watch, not by the job time-out (which would answer 504 timeout): the
+    // answer's code says which, whatever the machine's speed.
     const res = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(heavy, { to: "txt" }) });
     const body = (await res.json()) as any;
     expect({ status: res.status, code: body.error.code, reason: body.error.detail.reason, limit_mb: body.error.detail.limit_mb }).toEqual({ status: 422, code: "corrupt_source", reason: "engine_memory", limit_mb: 512 });
     expect(body.error.message).toContain("512 MB");
-    expect(performance.now() - t0).toBeLessThan(30_000);
     expect(svc.logLines.some((l) => l.includes('"worker_memory_exceeded"'))).toBe(true);
     await waitFor(() => svc.pool.status().idle === 1, "svc.pool.status().idle === 1");
     expect(svc.pool.pids()).not.toContain(pid!);
@@ -277,7 +277,9 @@ describe("a worker closes the document after its answer", () => {
   const slowClose = { path: path.join(CORPUS, "ods/lo_large_data_formula_chart.ods"), name: "chart.ods" };
   let svc: Harness;
   beforeAll(async () => {
-    svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1", SVC_DOCBUILDER_JOB_TIMEOUT_SECONDS: "8" }, { clock: new ManualClock(Date.now()) });
+    // The conversion has the default job time (it took 2 s here and past 8 s beside busy loops); a
+    // close that never ends is ended after a short close time-out instead of the job's.
+    svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1" }, { clock: new ManualClock(Date.now()), workerCloseTimeoutMs: 3000 });
   }, 120_000);
   afterAll(() => svc?.close());
 
@@ -290,7 +292,7 @@ describe("a worker closes the document after its answer", () => {
     expect(svc.pool.status().busy).toBe(1);
     process.kill(pid!, "SIGSTOP"); // a close that hangs, as LibreOffice's teardown can
     expect((await res.text()).length).toBeGreaterThan(1000);
-    // Past the job time-out the worker is ended and replaced; nothing failed.
+    // Past the close time-out the worker is ended and replaced; nothing failed.
     await waitFor(() => svc.pool.status().idle === 1 && svc.pool.pids()[0] !== pid, "svc.pool.status().idle === 1 && svc.pool.pids()[0] !== pid", 30_000);
     expect(svc.pool.status().restarts).toBe(before + 1);
     expect(svc.logLines.some((l) => l.includes('"event":"worker_close_timeout"'))).toBe(true);

@@ -51,6 +51,8 @@ export interface PoolOptions {
   memoryLimitBytes?: number;
   /** How often resident memory is read (MEMORY_CHECK_MS). */
   memoryCheckMs?: number;
+  /** How long a worker may take to close a document after its answer; the request's own run time when absent. */
+  closeTimeoutMs?: number;
   /** Where each worker gets its own folder, the only one of the data directory it may read (workers/confine.ts); the profile root when absent. */
   documentRoot?: string;
 }
@@ -431,7 +433,7 @@ export class WorkerPool {
       this.log.error("job_output_move_failed", { worker: worker.slot, job_id: msg.id, error: err as Error });
       this.fail(task, new ServiceError("internal", "Không chuyển được tệp kết quả ra khỏi thư mục xử lý: hãy thử lại."));
       worker.state = "closing";
-      worker.closeTimer = setTimeout(() => this.onCloseTimeout(worker), task.options.runTimeoutMs);
+      worker.closeTimer = setTimeout(() => this.onCloseTimeout(worker), this.opts.closeTimeoutMs ?? task.options.runTimeoutMs);
       return;
     }
     if (msg.ok) this.settle(task, () => task.resolve(msg.result));
@@ -440,7 +442,7 @@ export class WorkerPool {
       this.fail(task, new ServiceError(msg.error.code));
     }
     worker.state = "closing";
-    worker.closeTimer = setTimeout(() => this.onCloseTimeout(worker), task.options.runTimeoutMs);
+    worker.closeTimer = setTimeout(() => this.onCloseTimeout(worker), this.opts.closeTimeoutMs ?? task.options.runTimeoutMs);
   }
 
   /** The worker closed the document of its last request: free for the next. */
