@@ -158,6 +158,9 @@ export class DocumentViews {
     if (cb === 8 && payload.startsWith(".uno:ModifiedStatus")) return; // the broker owns the modified state
     const frame = version === undefined ? `${name}: ${payload}` : `${name}: ${payload} ver=${version}`;
     if (this.attaching && (this.attaching.viewId === viewId || ![...doc.sessions.values()].some((x) => x.viewId === viewId))) {
+      // A context menu is filtered for the session it reaches (below), which is not known yet: a
+      // menu asked for before the page has its view is dropped rather than held unfiltered.
+      if (cb === 23) return;
       const held = this.attaching.held.get(viewId) ?? [];
       // Bounded: a view being attached cannot grow the server's memory without limit.
       if (held.length >= MAX_HELD_CALLBACKS) held.shift();
