@@ -3,7 +3,7 @@
 // callbacks, the connection cap, a page of an unlisted origin, and the editing server gone.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { strFromU8, unzipSync } from "fflate";
+import { docxText } from "../testing/office-files";
 import type { Browser, Frame, Page } from "playwright-core";
 import { freePort, startCaddy, type RunningCaddy } from "../../caddy/testing";
 import { startChromium } from "../edsrv/testing/chromium";
@@ -54,7 +54,6 @@ afterAll(async () => {
   await main?.stack.close();
 });
 
-const docxText = (bytes: Uint8Array) => strFromU8(unzipSync(bytes)["word/document.xml"]!).replace(/<[^>]+>/g, "").trim();
 const names = (page: Page) => page.evaluate(() => (window as any).demo.log.map((e: any) => e.name));
 const lastOf = (page: Page, name: string) => page.evaluate((n) => (window as any).demo.log.filter((e: any) => e.name === n).pop()?.payload, name);
 const waitEvent = (page: Page, name: string, count = 1) =>

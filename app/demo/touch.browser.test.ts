@@ -5,6 +5,7 @@
 
 import { describe, expect, test } from "bun:test";
 import { strFromU8, unzipSync } from "fflate";
+import { docxText } from "../testing/office-files";
 import type { BrowserContext, CDPSession, Frame, Page } from "playwright-core";
 import { useDemoStack } from "./testing";
 
@@ -13,7 +14,6 @@ const demo = useDemoStack();
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true };
 const TABLET = { viewport: { width: 820, height: 1180 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 
-const docxText = (bytes: Uint8Array) => strFromU8(unzipSync(bytes)["word/document.xml"]!).replace(/<[^>]+>/g, "").trim();
 const editorFrame = (page: Page): Frame => page.frames().find((f) => f.url().includes("/ed.html"))!;
 
 async function openOn(device: typeof PHONE, sample: string): Promise<{ context: BrowserContext; page: Page; frame: Frame; cdp: CDPSession }> {

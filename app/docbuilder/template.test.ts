@@ -1,7 +1,7 @@
 // POST /v1/template/render end to end: real service (enterprise token), real worker for non-docx targets.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { unzipSync, strFromU8 } from "fflate";
+import { docxAllText } from "../testing/office-files";
 import path from "node:path";
 import { AUTH, CORPUS, FIXTURES, enterpriseEnv, form, startTestService, waitForJob, type Harness } from "../testing/harness";
 
@@ -16,13 +16,6 @@ const data = {
   ],
   total: "1.410.000",
 };
-
-/** The text of the body, headers and footers. */
-const docxText = (bytes: Uint8Array) =>
-  Object.entries(unzipSync(bytes))
-    .filter(([name]) => /^word\/(document|header\d*|footer\d*)\.xml$/.test(name))
-    .map(([, xml]) => strFromU8(xml).replace(/<[^>]+>/g, ""))
-    .join("\n");
 
 describe("POST /v1/template/render", () => {
   let svc: Harness;
@@ -39,7 +32,7 @@ describe("POST /v1/template/render", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Type")).toContain("wordprocessingml");
     expect(res.headers.get("Content-Disposition")).toContain("invoice.docx");
-    const text = docxText(new Uint8Array(await res.arrayBuffer()));
+    const text = docxAllText(new Uint8Array(await res.arrayBuffer()));
     for (const s of ["HD-2026-001", "Công ty TNHH Ánh Dương", "Bút bi", "Vở kẻ ngang", "1.410.000"]) expect(text).toContain(s);
     expect(text).not.toContain("{{");
   });
@@ -61,7 +54,7 @@ describe("POST /v1/template/render", () => {
   test("missing fields render empty by default, never as undefined", async () => {
     const res = await render(invoice, { data: JSON.stringify({ number: "7" }) });
     expect(res.status).toBe(200);
-    const text = docxText(new Uint8Array(await res.arrayBuffer()));
+    const text = docxAllText(new Uint8Array(await res.arrayBuffer()));
     expect(text).not.toContain("undefined");
     expect(text).not.toContain("null");
   });

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { strFromU8, unzipSync } from "fflate";
+import { docxText } from "../testing/office-files";
 import { parseConfig } from "../config";
 import { memoryLogger } from "../log";
 import { createEdsrv, type Edsrv } from "./server";
@@ -46,10 +47,6 @@ function whereTheyDiffer(a: string, b: string): string | null {
   while (i < a.length && a[i] === b[i]) i++;
   const from = Math.max(0, i - 160);
   return `at ${i}:\n  got:      …${a.slice(from, i + 240)}\n  expected: …${b.slice(from, i + 240)}`;
-}
-
-function docxText(bytes: Uint8Array): string {
-  return strFromU8(unzipSync(bytes)["word/document.xml"]!).replace(/<[^>]+>/g, "");
 }
 
 async function open(wopiSrc: string, token: string, extra = "", loadArgs = "") {

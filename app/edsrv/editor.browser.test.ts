@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import ExcelJS from "exceljs";
 import { strFromU8, unzipSync } from "fflate";
+import { docxText, zipPartText } from "../testing/office-files";
 import type { Browser, BrowserContext, Frame, Page } from "playwright-core";
 import { parseConfig } from "../config";
 import { memoryLogger } from "../log";
@@ -67,8 +68,6 @@ async function typed(page: Page) {
   await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.MessageId === "Doc_ModifiedStatus" && m.Values.Modified === true));
 }
 const lastPut = (id: string) => host.puts.filter((p) => p.fileId === id && p.status === 200).pop()!;
-const zipText = (bytes: Uint8Array, part: string) => strFromU8(unzipSync(bytes)[part]!).replace(/<[^>]+>/g, "");
-const docxText = (bytes: Uint8Array) => zipText(bytes, "word/document.xml").trim();
 /** A cheap digest of what the view's canvas shows. */
 const canvasHash = (frame: Frame) =>
   frame.evaluate(() => {
@@ -115,7 +114,7 @@ describe("the editor in a browser", () => {
     await s.page.keyboard.type(" Impress typed 33");
     await typed(s.page);
     expect(await hostSave(s.page)).toMatchObject({ success: true });
-    expect(zipText(lastPut(p.id).bytes, "ppt/slides/slide1.xml")).toContain("Impress typed 33");
+    expect(zipPartText(lastPut(p.id).bytes, "ppt/slides/slide1.xml")).toContain("Impress typed 33");
     await ctx.close();
   }, 60_000);
 
@@ -284,8 +283,8 @@ describe("the editor in a browser", () => {
     await page.keyboard.type("Second slide 44");
     await typed(page);
     expect(await hostSave(page)).toMatchObject({ success: true });
-    expect(zipText(lastPut(f.id).bytes, "ppt/slides/slide2.xml")).toContain("Second slide 44");
-    expect(zipText(lastPut(f.id).bytes, "ppt/slides/slide1.xml")).not.toContain("Second slide 44");
+    expect(zipPartText(lastPut(f.id).bytes, "ppt/slides/slide2.xml")).toContain("Second slide 44");
+    expect(zipPartText(lastPut(f.id).bytes, "ppt/slides/slide1.xml")).not.toContain("Second slide 44");
 
     // A spreadsheet is taller than the view: scrolling asks for the newly visible tiles only.
     const x = newFile("hello.xlsx");

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { strFromU8, unzipSync } from "fflate";
+import { docxText } from "../testing/office-files";
 import type { Subprocess } from "bun";
 import { freePort } from "../../caddy/testing";
 import { startWopiHost } from "./testing/wopi-host";
@@ -23,7 +23,6 @@ let port: number;
 let ed: Subprocess | null = null;
 let output = "";
 
-const docxText = (bytes: Uint8Array) => strFromU8(unzipSync(bytes)["word/document.xml"]!).replace(/<[^>]+>/g, "");
 
 async function startEdsrv() {
   ed = Bun.spawn([process.execPath, path.join(ROOT, "app/edsrv/main.ts")], {

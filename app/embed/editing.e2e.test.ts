@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { strFromU8, unzipSync } from "fflate";
+import { docxText } from "../testing/office-files";
 import { TestSocket, docWsUrl } from "../edsrv/testing/ws-client";
 import { FIXTURES } from "../testing/harness";
 import { embedToken, startEmbedStack, startReceiver, startSource, until, type EmbedStack } from "./testing";
@@ -33,7 +33,6 @@ afterAll(async () => {
   receiver?.stop();
 });
 
-const docxText = (bytes: Uint8Array) => strFromU8(unzipSync(bytes)["word/document.xml"]!).replace(/<[^>]+>/g, "");
 
 async function session(o: { key?: string; user?: [string, string]; mode?: string } = {}) {
   const url = source.add(`/e2e/${++seq}.docx`, DOCX);

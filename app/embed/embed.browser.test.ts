@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { strFromU8, unzipSync } from "fflate";
+import { docxText } from "../testing/office-files";
 import type { Browser, Page } from "playwright-core";
 import { freePort, startCaddy, type RunningCaddy } from "../../caddy/testing";
 import { startChromium } from "../edsrv/testing/chromium";
@@ -101,7 +101,6 @@ afterAll(async () => {
   receiver?.stop();
 });
 
-const docxText = (bytes: Uint8Array) => strFromU8(unzipSync(bytes)["word/document.xml"]!).replace(/<[^>]+>/g, "").trim();
 const msgs = (page: Page, id: string) => page.evaluate((m) => (window as any).msgs.filter((x: any) => x.MessageId === m), id);
 
 test("a person edits an embedded document through the proxy, saves, and the application gets a signed document.saved whose link downloads the edited file; leaving gives the final save and document.closed", async () => {

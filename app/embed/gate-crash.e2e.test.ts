@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { strFromU8, unzipSync } from "fflate";
+import { docxText } from "../testing/office-files";
 import type { Subprocess } from "bun";
 import { freePort } from "../../caddy/testing";
 import { parseConfig } from "../config";
@@ -95,7 +95,6 @@ afterAll(async () => {
   rmSync(edDir, { recursive: true, force: true });
 });
 
-const docxText = (bytes: Uint8Array) => strFromU8(unzipSync(bytes)["word/document.xml"]!).replace(/<[^>]+>/g, "");
 
 test("the gate killed (SIGKILL) while a user edits and restarted: the retried save is the next version, no version or callback is lost", async () => {
   const url = source.add("/crash.docx", DOCX);
