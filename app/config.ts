@@ -153,6 +153,11 @@ export const CONFIG_SCHEMA = z.object({
     .regex(/^(inst_[0-9a-f]{8,64})?$/, { message: "must be inst_ followed by 8 to 64 lowercase hex characters" })
     .prefault(""),
   SVC_GATE_CONNECTION_CAP: optionalInt(1, 1_000_000).prefault(""),
+  /**
+   * Outside v1, off by default: while our editing server's typing lag is past its target, refuse
+   * new editing sessions below the cap (spec counting rule 3 admits them). Reported limits stay the cap.
+   */
+  SVC_GATE_REFUSE_WHEN_SATURATED: bool.prefault("0"),
 
   // Editing server
   SVC_ONLINE_SERVER_NAME: z.string().trim().prefault(""),
@@ -219,6 +224,8 @@ export interface Config {
   gate: {
     instanceId: string;
     connectionCap?: number;
+    /** SVC_GATE_REFUSE_WHEN_SATURATED: refuse new editors below the cap while typing lags (outside v1). */
+    refuseWhenSaturated: boolean;
     wopiAllowedHosts: string[];
     /**
      * The gate's own address as the editing server reaches it, the base of every WOPISrc of an
@@ -307,6 +314,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     gate: {
       instanceId: c.SVC_GATE_INSTANCE_ID,
       connectionCap: c.SVC_GATE_CONNECTION_CAP,
+      refuseWhenSaturated: c.SVC_GATE_REFUSE_WHEN_SATURATED,
       wopiAllowedHosts: c.SVC_WOPI_ALLOWED_HOSTS,
       wopiBase,
     },

@@ -207,7 +207,8 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     ownDocument: (docKey) => embed?.ownDocument(docKey) ?? false,
     embeddedSession: (docKey, token) => embed?.embeddedSession(docKey, token) ?? null,
     downgradeEmbedded: (docKey, token, limit) => embed?.downgradeEmbedded(docKey, token, limit),
-    saturation: (now) => editorLoad.saturated(now),
+    // Off by default (spec rule 3 admits below the cap whatever the load): an operator's choice.
+    saturation: config.gate.refuseWhenSaturated ? (now) => editorLoad.saturated(now) : undefined,
   });
   embed = createEmbedGate({
     config,

@@ -45,8 +45,9 @@ export interface AdmissionOptions {
    */
   downgradeEmbedded?: (docKey: string, token: string, limit: { limit: number; current: number; edition: string }) => void;
   /**
-   * The editing server's input lag when it is saturated, else null (editor-load.ts): then the cap
-   * counts as reached at the sessions open now, so new editors do not slow the people typing.
+   * The editing server's input lag when it is saturated, else null (editor-load.ts): then no new
+   * editor is admitted below the cap, so new editors do not slow the people typing. Given only when
+   * the operator set SVC_GATE_REFUSE_WHEN_SATURATED (outside v1: spec rule 3 admits below the cap).
    */
   saturation?: (now: number) => InputLag | null;
   logger?: Logger;
@@ -157,11 +158,10 @@ export class Admission {
     return hit.canWrite === false;
   }
 
+  /** A refusal always reports the effective cap, also when saturation refused below it. */
   private refuse(reason: RefuseReason): Decision {
     const { current, pending, limit } = this.o.counter.load();
-    // Saturated, the cap in effect is the sessions open now: the limit page and `limited` say so.
-    const effective = this.o.saturation?.(this.now()) ? Math.min(limit, current + pending) : limit;
-    return { admit: false, reason, limit: effective, current: current + pending, edition: this.o.edition() };
+    return { admit: false, reason, limit, current: current + pending, edition: this.o.edition() };
   }
 
   /**
