@@ -14,6 +14,7 @@ import type { Subprocess } from "bun";
 import { freePort } from "../caddy/testing";
 import { CALLBACK_SECRET, EDSRV_ADMIN_PASSWORD, EMBED_SECRET, embedToken, startSource, until } from "./embed/testing";
 import { FIXTURES, TEST_API_KEY, enterpriseEnv } from "./testing/harness";
+import { within } from "./testing/until";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const DOCX = readFileSync(path.join(FIXTURES, "hello.docx"));
@@ -109,7 +110,11 @@ afterAll(async () => {
   rmSync(edData, { recursive: true, force: true });
 });
 
-/** Sends a request head and part of its body (Content-Length says more), then closes the socket. */
+/**
+ * Sends a request head and part of its body (Content-Length says more), then closes the socket.
+ * The pause is the client's own (a body cut at once, or after the server has started reading it),
+ * part of the input under test, not a wait for the server.
+ */
 async function sendPartial(port: number, head: string, partial: string | Uint8Array, pauseMs = 200): Promise<void> {
   const socket = net.connect(port, "127.0.0.1");
   // A refused connection (the process is gone) is seen by processesAreFine, not waited for here.
@@ -136,9 +141,11 @@ async function dropAnswer(port: number, head: string): Promise<string> {
   if (!connected) return "";
   const first = new Promise<string>((resolve) => socket.once("data", (d) => resolve(d.toString("latin1"))));
   socket.write(head + "\r\n");
-  const got = await Promise.race([first, Bun.sleep(30_000).then(() => "")]);
-  socket.destroy();
-  return got;
+  try {
+    return await within(first, 30_000, `the first bytes of the answer to ${head.split("\r\n")[0]}`);
+  } finally {
+    socket.destroy();
+  }
 }
 
 const auth = `Authorization: Bearer ${TEST_API_KEY}`;
@@ -192,7 +199,9 @@ describe("a stream that ends early ends its request, never the process", () => {
         await sendPartial(gate.port, jsonHead(p), `{"to":"pdf","url":"http://127.0.0.1:1/`, pauseMs);
       }
     }
-    await Bun.sleep(300);
+    // Each cut request ends when the gate notices the close; it cleans up what it had started.
+    const leftBehind = () => [...readdirSync(path.join(gateData, "jobs")), ...readdirSync(path.join(gateData, "scratch"))];
+    await until(() => ({ aborted: gate.output.includes('"event":"request_aborted"'), left: leftBehind() }), (v) => v.aborted && v.left.length === 0, "the cut requests logged and cleaned up");
     await processesAreFine();
     expect(gate.output).toContain('"event":"request_aborted"');
     // Nothing left behind: every job directory and scratch directory was removed.
@@ -260,7 +269,7 @@ describe("a stream that ends early ends its request, never the process", () => {
     expect(await dropAnswer(gate.port, `GET ${wopiPath}/contents?access_token=${token} HTTP/1.1\r\nHost: 127.0.0.1\r\n`)).toStartWith("HTTP/1.1 200");
     expect(await dropAnswer(gate.port, `GET ${link.pathname}${link.search} HTTP/1.1\r\nHost: 127.0.0.1\r\n`)).toStartWith("HTTP/1.1 200");
     expect(await dropAnswer(gate.port, `GET /svc/api.js HTTP/1.1\r\nHost: 127.0.0.1\r\n`)).toStartWith("HTTP/1.1 200");
-    await Bun.sleep(300);
+    await until(() => readdirSync(path.join(gateData, "embed", "tmp")), (left) => left.length === 0, "the cut PutFile bodies' temporary files removed");
     await processesAreFine();
     // No partial version was stored, and the document still opens and saves.
     expect(readdirSync(path.join(gateData, "embed", "tmp"))).toEqual([]);

@@ -23,6 +23,7 @@ import { TestSocket, docWsUrl } from "./edsrv/testing/ws-client";
 import { CANARY_PNG, startCanary, type Canary } from "./testing/canary";
 import { AUTH, enterpriseEnv, form, startTestService, type Harness } from "./testing/harness";
 import { docxLinkingImages, htmlLinkingResources, odtLinkingImages } from "./testing/linking-documents";
+import { quietFor } from "./testing/until";
 
 let canary: Canary;
 let svc: Harness;
@@ -75,9 +76,9 @@ afterAll(async () => {
   canary?.stop();
 });
 
-/** A fetch that happened may still be on its way (LibreOffice loads some pictures late). */
+/** A fetch that happened may still be on its way (LibreOffice loads some pictures late): a quiet window, failing at the first request. */
 async function expectNoRequest(): Promise<void> {
-  await Bun.sleep(300);
+  await quietFor(300, "no request reached the canary after the engine finished", () => (canary.hits.length > reported ? canary.hits.slice(reported).map((h) => `${h.on} ${h.line}`) : false));
   const mine = canary.hits.slice(reported);
   reported = canary.hits.length;
   expect(mine.map((h) => `${h.on} ${h.line}`)).toEqual([]);
@@ -213,6 +214,6 @@ describe("engines make no network request: editing server conversion", () => {
 });
 
 test("engines make no network request: none arrived during the whole run", async () => {
-  await Bun.sleep(500);
+  await quietFor(500, "no request reached the canary", () => (canary.hits.length ? canary.describe() : false));
   expect(canary.describe()).toBe("(none)");
 });

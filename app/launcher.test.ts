@@ -9,6 +9,7 @@ import { strFromU8, unzipSync } from "fflate";
 import { ID_PATTERNS } from "./ids";
 import { TestSocket, docWsUrl } from "./edsrv/testing/ws-client";
 import { startChromium } from "./edsrv/testing/chromium";
+import { waitFor, within } from "./testing/until";
 
 // The integrator's file server for the embedded document (loopback is allowed for it below).
 const hello = readFileSync(path.resolve(import.meta.dir, "../fixtures/hello.docx"));
@@ -46,9 +47,8 @@ beforeAll(async () => {
     for await (const chunk of stream) output += new TextDecoder().decode(chunk);
   };
   outputRead = Promise.all([pump(proc.stdout as ReadableStream<Uint8Array>), pump(proc.stderr as ReadableStream<Uint8Array>)]);
-  const until = Date.now() + 90_000;
-  while (!output.includes("press Ctrl+C to stop") && Date.now() < until) await Bun.sleep(100);
-}, 120_000);
+  await waitUntil(() => output.includes("press Ctrl+C to stop"), "the launcher said it is ready", 90_000);
+}, 180_000);
 
 /** The launcher's JSON events for one process, in order. */
 const events = (name: string, event?: string) =>
@@ -58,11 +58,12 @@ const events = (name: string, event?: string) =>
     .map((l) => JSON.parse(l) as Record<string, any>)
     .filter((e) => e.process === name && (!event || e.event === event));
 
+/** waitFor, and the launcher's last output when it never came. */
 async function waitUntil(cond: () => boolean | Promise<boolean>, what: string, ms = 60_000) {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`never: ${what}\n${output.slice(-3000)}`);
-    await Bun.sleep(100);
+  try {
+    await waitFor(cond, what, ms);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n${output.slice(-3000)}`);
   }
 }
 
@@ -250,7 +251,7 @@ test("SIGTERM stops the set in order (proxy, editing server, gate) and what was 
   const code = await proc.exited;
   expect(code).toBe(0);
   // The exit can come before the last lines are read (a loaded machine): read to the end first.
-  await Promise.race([outputRead, Bun.sleep(10_000)]);
+  await within(outputRead, 10_000, "the launcher's output read to its end");
   await expect(fetch(`${base}/v1/status`)).rejects.toThrow();
   const stops = output
     .split("\n")

@@ -18,6 +18,7 @@ import { EdsrvSampler } from "./gate/sampler";
 import { ID_PATTERNS } from "./ids";
 import { memoryLogger } from "./log";
 import { startTestService, type Harness } from "./testing/harness";
+import { until as untilValue } from "./testing/until";
 
 const SRC = "http://files.example:8080/wopi/files/165";
 const A = encodeURIComponent(`${SRC}?access_token=tok-1&access_token_ttl=0`);
@@ -248,7 +249,7 @@ describe("inner proxy routing (real Caddy, real gate, recording editing server)"
       async fetch(req) {
         const p = new URL(req.url).pathname;
         if (p === "/svc/auth") return new Response(null, { status: 204 });
-        await Bun.sleep(QUIET_MS);
+        await Bun.sleep(QUIET_MS); // the slow upstream under test, not a wait of the test
         return new Response("late but whole");
       },
     });
@@ -321,14 +322,7 @@ describe("counting end to end (real editing server admin channel, real gate, rea
   });
 
   const status = async () => (await (await fetch(`${caddy.url}/svc/status`)).json()) as any;
-  async function until(pred: (s: any) => boolean, what: string) {
-    for (let i = 0; i < 200; i++) {
-      const s = await status();
-      if (pred(s)) return s;
-      await Bun.sleep(50);
-    }
-    throw new Error(`status never showed: ${what}`);
-  }
+  const until = (pred: (s: any) => boolean, what: string): Promise<any> => untilValue(status, pred, `status showed ${what}`, 10_000);
 
   test("cap reached: a second editing WebSocket is refused with connection_limit_reached, read-only is admitted, the page shows the limit page", async () => {
     await until((s) => s.upstream.edsrv === "ok" && s.connections.enforcing, "a fresh sample");
@@ -375,7 +369,7 @@ describe("counting end to end (real editing server admin channel, real gate, rea
     try {
       await right.nextSample();
       expect(right.state).toBe("ok");
-      for (let i = 0; i < 100 && (wrong.state !== "auth_failed" || down.samples > 0); i++) await Bun.sleep(20);
+      await untilValue(() => ({ wrong: wrong.state, downSamples: down.samples }), (v) => v.wrong === "auth_failed" && v.downSamples === 0, "the wrong password's sampler failed its login, the down one sampled nothing", 2_000);
       expect(wrong.state).toBe("auth_failed");
       expect(down.state).toBe("down");
     } finally {

@@ -7,6 +7,7 @@ import { copyFileSync } from "node:fs";
 import path from "node:path";
 import type { Kit } from "../app/edsrv/kits";
 import { useKitPool } from "../app/edsrv/testing/kit-pool";
+import { until } from "../app/testing/until";
 
 const { dir, pool } = useKitPool("svc-queues-");
 
@@ -22,18 +23,18 @@ test("while one person's arrow key waits for that person's input to settle, anot
     const b = (await kit.request<{ viewId: number }>("view", { readOnly: false, author: "B" })).viewId;
     // A types without a pause (a letter every 10 ms); the letters sent after B's command started
     // and answered before it ended are counted.
-    let bStarted = false, bDone = false, answeredMeanwhile = 0;
+    let bStarted = false, bDone = false, answeredMeanwhile = 0, answered = 0;
     let typing = true;
     const typer = (async () => {
       const sent: Promise<unknown>[] = [];
       for (let i = 0; i < 300 && typing; i++) {
         const afterB = bStarted;
-        sent.push(kit.request("textinput", { viewId: a, text: "a" }).then(() => { if (afterB && !bDone) answeredMeanwhile++; }));
-        await Bun.sleep(10);
+        sent.push(kit.request("textinput", { viewId: a, text: "a" }).then(() => { answered++; if (afterB && !bDone) answeredMeanwhile++; }));
+        await Bun.sleep(10); // A's typing pace: the input under test, not a wait
       }
       await Promise.all(sent);
     })();
-    await Bun.sleep(300);
+    await until(() => answered, (n) => n >= 5, "A's typing under way (letters answered)");
     // B presses an arrow key: LibreOffice runs it as a command, so it waits until B's own input is
     // done (25 ms of quiet at least).
     bStarted = true;
@@ -66,7 +67,7 @@ test("two people typing at once each see their own letters at their own cursor: 
     for (let i = 0; i < 40; i++) {
       sent.push(kit.request("textinput", { viewId: a, text: "1" }));
       sent.push(kit.request("textinput", { viewId: b, text: "2" }));
-      await Bun.sleep(3);
+      await Bun.sleep(3); // the typists' pace: the input under test, not a wait
     }
     await Promise.all(sent);
     await kit.request("uno", { viewId: a, command: ".uno:SelectAll" });

@@ -6,6 +6,7 @@ import { copyFileSync } from "node:fs";
 import path from "node:path";
 import type { Kit } from "../app/edsrv/kits";
 import { useKitPool } from "../app/edsrv/testing/kit-pool";
+import { until } from "../app/testing/until";
 
 const { dir, pool } = useKitPool("svc-shared-tiles-");
 
@@ -54,11 +55,7 @@ test("an edit in one view reaches the tiles every other view is given, shared or
     expect(await firstTile(kit, a)).toBe(before);
     await kit.request("textinput", { viewId: a, text: "Shared tiles " });
     // The engine reports the change when it has run the input: wait for B's tile to change.
-    let after = before;
-    for (let i = 0; i < 100 && after === before; i++) {
-      await Bun.sleep(50);
-      after = await firstTile(kit, b);
-    }
+    const after = await until(() => firstTile(kit, b), (t) => t !== before, "B's first tile changed by A's typing", 10_000);
     expect(after).not.toBe(before);
     expect(await firstTile(kit, a)).toBe(after);
   } finally {

@@ -11,6 +11,7 @@ import path from "node:path";
 import { docxText } from "../testing/office-files";
 import { TestSocket, docWsUrl } from "../edsrv/testing/ws-client";
 import { FIXTURES } from "../testing/harness";
+import { quietFor } from "../testing/until";
 import { embedToken, startEmbedStack, startReceiver, startSource, until, type EmbedStack } from "./testing";
 
 const DOCX = readFileSync(path.join(FIXTURES, "hello.docx"));
@@ -112,8 +113,11 @@ describe("editing through the gate", () => {
     ]);
     await type(sb, "Bình viết ");
     sa.close();
-    // One view left: no close.
-    await Bun.sleep(CLOSED_AFTER_MS + 300);
+    // One view left: no close, for longer than the presence rule's delay.
+    await quietFor(CLOSED_AFTER_MS + 300, "the document stays open while one view is left", async () => {
+      const st = (await state(a)).document_state;
+      return st === "open" ? false : st;
+    });
     expect((await state(a)).document_state).toBe("open");
     sb.close();
     const final = await receiver.wait((c) => c.body?.key === a.key && c.body.status === "saved");

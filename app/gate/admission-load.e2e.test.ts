@@ -59,7 +59,7 @@ describe("admission under the editing server's load", () => {
     await until(async () => ({ status: (await (await fetch(`${gate!.url}/svc/status`)).json()) as any, lag: ed!.lagAsked() }), (v) => v.status.connections.current === 1 && v.lag > seen, "a sample with one editor and a lag reading after it");
     return gate;
   }
-  async function auth(src: string, token: string) {
+  async function auth(src: string, token: string): Promise<{ status: number; error?: any }> {
     const uri = `/ed/${encodeURIComponent(`${src}?access_token=${token}&access_token_ttl=0`)}/ws?WOPISrc=${encodeURIComponent(src)}&compat=/ws`;
     const res = await fetch(`${gate!.url}/svc/auth`, { headers: { "X-SVC-Stage": "ws", "X-Original-URI": uri, "X-Original-Method": "GET" } });
     const text = await res.text();

@@ -15,6 +15,7 @@ import { startWopiHost } from "../edsrv/testing/wopi-host";
 import { TestSocket, docWsUrl } from "../edsrv/testing/ws-client";
 import { memoryLogger } from "../log";
 import { startTestService, type Harness } from "../testing/harness";
+import { until as untilValue } from "../testing/until";
 import { PENDING_TTL_MS, RECONNECT_GRACE_MS, STALE_AFTER_PERIODS } from "./counting";
 
 const PERIOD_MS = 100;
@@ -65,14 +66,7 @@ describe("counting end to end (real editing server, real gate, driven clock)", (
   });
 
   const status = async () => (await (await fetch(`${gate.url}/svc/status`)).json()) as any;
-  async function until(pred: (s: any) => boolean, what: string): Promise<any> {
-    for (let i = 0; i < 250; i++) {
-      const s = await status();
-      if (pred(s)) return s;
-      await Bun.sleep(20);
-    }
-    throw new Error(`/svc/status never showed: ${what}`);
-  }
+  const until = (pred: (s: any) => boolean, what: string): Promise<any> => untilValue(status, pred, `/svc/status showed ${what}`, 10_000);
   /** What the proxy asks before a document WebSocket: 204 admits, 403 refuses. */
   async function auth(src: string, token: string): Promise<{ status: number; error?: any }> {
     const res = await fetch(`${gate.url}/svc/auth`, { headers: { "X-SVC-Stage": "ws", "X-Original-URI": docWsUrl("", src, token), "X-Original-Method": "GET" } });

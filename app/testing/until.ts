@@ -57,3 +57,16 @@ export async function quietFor(ms: number, what: string, happened?: () => unknow
     await Bun.sleep(Math.min(25, left));
   }
 }
+
+/** `p`, or a failure naming `what` when it has not settled within the (scaled) deadline. */
+export async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not within ${scaled(ms)} ms: ${what}`)), scaled(ms));
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
