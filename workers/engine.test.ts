@@ -309,10 +309,9 @@ describe("CSV and plain text", () => {
     // Phase 1 of every load: no office callback registered and Batch=true. With a callback
     // registered, this very load blocks forever on Calc's text-import dialog.
     const { input } = job("csv/sheetjs_attendance.csv");
-    const t0 = performance.now();
+    // Blocking on the dialog would never return: the test's own timeout is the bound.
     const doc = engine.office!.documentLoad(fileUrl(input), LOAD_OPTIONS);
     expect(doc).toBeNull();
-    expect(performance.now() - t0).toBeLessThan(30_000);
   }, T);
 
   test("every corpus CSV converts to xlsx, ods and pdf", () => {
