@@ -14,7 +14,7 @@ import type { Subprocess } from "bun";
 import { freePort } from "../caddy/testing";
 import { CALLBACK_SECRET, EDSRV_ADMIN_PASSWORD, EMBED_SECRET, embedToken, startSource, until } from "./embed/testing";
 import { FIXTURES, TEST_API_KEY, enterpriseEnv } from "./testing/harness";
-import { within } from "./testing/until";
+import { within, scaled } from "./testing/until";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const DOCX = readFileSync(path.join(FIXTURES, "hello.docx"));
@@ -98,7 +98,7 @@ beforeAll(async () => {
     edPort,
   );
   await Promise.all([answers(`${gateUrl}/v1/status`), answers(`http://127.0.0.1:${edPort}/hosting/discovery`)]);
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   for (const p of [gate, ed]) {

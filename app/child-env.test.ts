@@ -12,6 +12,7 @@ import { childEnvironment } from "./child-env";
 import { WorkerPool } from "./docbuilder/pool";
 import { KitPool } from "./edsrv/kits";
 import { memoryLogger } from "./log";
+import { scaled } from "./testing/until";
 
 /** Every secret the service reads from its environment, each with a value found nowhere else. */
 const SECRETS: Record<string, string> = {
@@ -87,7 +88,7 @@ describe("no engine holds a secret", () => {
       } finally {
         await pool.close();
       }
-    }, 120_000);
+    }, scaled(120_000));
 
     test("a DocBuilder worker's /proc/<pid>/environ holds none of them, and it converts", async () => {
       const pool = new WorkerPool({ size: 1, maxJobs: 10, maxAgeMs: 600_000, profileRoot: path.join(dir, "workers"), logger: memoryLogger("warn"), clock: new ManualClock() });
@@ -103,6 +104,6 @@ describe("no engine holds a secret", () => {
       } finally {
         await pool.shutdown(0);
       }
-    }, 120_000);
+    }, scaled(120_000));
   });
 });

@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { embedToken, startEmbedStack, startSource, type EmbedStack } from "./embed/testing";
 import { AUTH, FIXTURES } from "./testing/harness";
+import { scaled } from "./testing/until";
 
 const DOCX = readFileSync(path.join(FIXTURES, "hello.docx"));
 const isRoot = process.getuid?.() === 0;
@@ -42,7 +43,7 @@ beforeAll(async () => {
   execFileSync("mount", ["-t", "tmpfs", "-o", "size=256m", "tmpfs", mountPoint]);
   // The real gate and editing server (session creation reads its discovery); the gate's data on the tmpfs.
   stack = await startEmbedStack({ dataDir: mountPoint });
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   if (!isRoot) return;
@@ -84,5 +85,5 @@ describe("a full data directory is named, loses nothing, and recovers when space
     expect((await session("disk-2")).status).toBe(201);
     expect((await put()).status).toBe(200);
     expect((await convert()).status).toBe(200);
-  }, 60_000);
+  }, scaled(60_000));
 });

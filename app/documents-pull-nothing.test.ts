@@ -24,8 +24,9 @@ import { useKitPool } from "./edsrv/testing/kit-pool";
 import { docxPulling, odmWithSubdocuments, odsHolding, odsPulling, odtWithLinkedSections, xlsxPulling } from "./testing/pulling-documents";
 import type { TextResult } from "../workers/protocol";
 import { isAllowedUnoName } from "./edsrv/protocol/uno-commands";
+import { scaled } from "./testing/until";
 
-const T = 180_000;
+const T = scaled(180_000);
 /** The kits and the workers may read this folder: documents and canaries lie side by side in it. */
 const { dir, pool: kits } = useKitPool("svc-pull-nothing-");
 const MARKER = `PULLCANARY${crypto.randomUUID().replace(/-/g, "").slice(0, 16).toUpperCase()}`;
@@ -56,7 +57,7 @@ beforeAll(async () => {
   for (const d of DOCS) writeFileSync(at(d.name), d.bytes);
   workers = new WorkerPool({ size: 1, maxJobs: 1000, maxAgeMs: 3_600_000, profileRoot: at("workers"), logger: memoryLogger("warn"), clock: systemClock });
   await workers.start();
-}, 120_000);
+}, scaled(120_000));
 afterAll(async () => {
   await workers?.shutdown(5_000);
 });

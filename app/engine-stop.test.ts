@@ -11,7 +11,7 @@ import { ManualClock } from "./clock";
 import { WorkerPool } from "./docbuilder/pool";
 import { KitPool } from "./edsrv/kits";
 import { memoryLogger } from "./log";
-import { waitFor } from "./testing/until";
+import { waitFor, scaled } from "./testing/until";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "svc-engine-stop-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,7 +36,7 @@ describe("a stop ends every engine, busy or not", () => {
     process.kill(pid!, "SIGSTOP");
     await pool.close();
     expect(gone(pid!)).toBe(true);
-  }, 120_000);
+  }, scaled(120_000));
 
   test("the worker pool's shutdown ends a worker that cannot answer (frozen) and resolves after it is gone", async () => {
     const pool = workerPool(path.join(dir, "workers"));
@@ -45,7 +45,7 @@ describe("a stop ends every engine, busy or not", () => {
     process.kill(pid!, "SIGSTOP");
     await pool.shutdown(0);
     expect(gone(pid!)).toBe(true);
-  }, 120_000);
+  }, scaled(120_000));
 
   test("a parent killed with SIGKILL leaves no engine, not even a frozen one", async () => {
     // A parent holding a kit pool and a worker pool, which says their pids once they are ready.
@@ -58,7 +58,7 @@ describe("a stop ends every engine, busy or not", () => {
       const workers = new WorkerPool({ size: 1, maxJobs: 10, maxAgeMs: 600000, profileRoot: ${JSON.stringify(path.join(dir, "parent-workers"))}, logger: memoryLogger("warn"), clock: new ManualClock() });
       await Promise.all([kits.start(), workers.start()]);
       console.log(JSON.stringify([...kits.pids(), ...workers.pids()]));
-      setInterval(() => {}, 1000);
+      setInterval(() => {}, scaled(1000));
     `;
     const parent = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "inherit" });
     let pids: number[] = [];
@@ -79,5 +79,5 @@ describe("a stop ends every engine, busy or not", () => {
       parent.kill("SIGKILL");
       for (const pid of pids) if (!gone(pid)) process.kill(pid, "SIGKILL");
     }
-  }, 120_000);
+  }, scaled(120_000));
 });

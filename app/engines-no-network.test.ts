@@ -23,7 +23,7 @@ import { TestSocket, docWsUrl } from "./edsrv/testing/ws-client";
 import { CANARY_PNG, startCanary, type Canary } from "./testing/canary";
 import { AUTH, enterpriseEnv, form, startTestService, type Harness } from "./testing/harness";
 import { docxLinkingImages, htmlLinkingResources, odtLinkingImages } from "./testing/linking-documents";
-import { quietFor } from "./testing/until";
+import { quietFor, scaled } from "./testing/until";
 
 let canary: Canary;
 let svc: Harness;
@@ -67,7 +67,7 @@ beforeAll(async () => {
   svc = s;
   ed = e;
   origin = `http://${new URL(ed.url).host}`;
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   await ed?.close();
@@ -98,7 +98,7 @@ describe("engines make no network request: DocBuilder", () => {
       if (d.name.startsWith("linked") || d.name.endsWith(".doc") || d.name.endsWith(".rtf")) expect(res.status).toBe(200);
       await res.arrayBuffer();
       await expectNoRequest();
-    }, 60_000);
+    }, scaled(60_000));
   }
 
   test("convert to odt and extract text: linked pictures stay links", async () => {
@@ -112,7 +112,7 @@ describe("engines make no network request: DocBuilder", () => {
       await text.arrayBuffer();
     }
     await expectNoRequest();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("thumbnail of documents with linked pictures", async () => {
     for (const d of [docs[0]!, docs[1]!, docs[4]!]) {
@@ -121,7 +121,7 @@ describe("engines make no network request: DocBuilder", () => {
       await res.arrayBuffer();
     }
     await expectNoRequest();
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 async function openInEditor(name: string, bytes: Uint8Array): Promise<{ s: TestSocket; id: string }> {
@@ -145,7 +145,7 @@ describe("engines make no network request: editing server", () => {
       await expectNoRequest();
       s.close();
       await s.whenClosed();
-    }, 60_000);
+    }, scaled(60_000));
   }
 
   test("select all + copy: the copied HTML carries no fetched picture, from the network or from the server's disk", async () => {
@@ -161,7 +161,7 @@ describe("engines make no network request: editing server", () => {
       await s.whenClosed();
     }
     await expectNoRequest();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("paste of HTML with <img src=http://127.0.0.2:…>: nothing fetched, the stored docx keeps a link, no picture", async () => {
     const { s, id } = await openInEditor("hello.docx", docxLinkingImages([]));
@@ -179,7 +179,7 @@ describe("engines make no network request: editing server", () => {
     expect(strFromU8(stored["word/_rels/document.xml.rels"]!)).toContain(`${canary.bases[1]}/pasted.png`);
     s.close();
     await expectNoRequest();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("print and export (PDF) of documents with linked pictures", async () => {
     for (const d of [docs[0]!, docs[1]!, docs[3]!]) {
@@ -197,7 +197,7 @@ describe("engines make no network request: editing server", () => {
       await s.whenClosed();
     }
     await expectNoRequest();
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("engines make no network request: editing server conversion", () => {
@@ -210,7 +210,7 @@ describe("engines make no network request: editing server conversion", () => {
       expect(new TextDecoder().decode((await res.arrayBuffer()).slice(0, 5))).toBe("%PDF-");
     }
     await expectNoRequest();
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 test("engines make no network request: none arrived during the whole run", async () => {

@@ -9,7 +9,7 @@ import { strFromU8, unzipSync } from "fflate";
 import { ID_PATTERNS } from "./ids";
 import { TestSocket, docWsUrl } from "./edsrv/testing/ws-client";
 import { startChromium } from "./edsrv/testing/chromium";
-import { waitFor, within } from "./testing/until";
+import { waitFor, within, scaled } from "./testing/until";
 
 // The integrator's file server for the embedded document (loopback is allowed for it below).
 const hello = readFileSync(path.resolve(import.meta.dir, "../fixtures/hello.docx"));
@@ -48,7 +48,7 @@ beforeAll(async () => {
   };
   outputRead = Promise.all([pump(proc.stdout as ReadableStream<Uint8Array>), pump(proc.stderr as ReadableStream<Uint8Array>)]);
   await waitUntil(() => output.includes("press Ctrl+C to stop"), "the launcher said it is ready", 90_000);
-}, 180_000);
+}, scaled(180_000));
 
 /** The launcher's JSON events for one process, in order. */
 const events = (name: string, event?: string) =>
@@ -166,7 +166,7 @@ test("a new developer's first minute: the printed address opens the demo, a docu
   } finally {
     await chrome.close();
   }
-}, 90_000);
+}, scaled(90_000));
 
 test("the proxy redirects / to /svc/, hides internal gate paths and answers unknown paths with the JSON 404", async () => {
   const root = await fetch(`${base}/`, { redirect: "manual" });
@@ -214,7 +214,7 @@ test("the embedded default opens a document: a session through the proxy, the ed
   expect(state.download_url.startsWith(`${base}/svc/embed/files/${s.doc_id}?`)).toBe(true);
   expect((await fetch(state.download_url)).status).toBe(200);
   sock.close();
-}, 60_000);
+}, scaled(60_000));
 
 test("a process that dies is restarted, not the whole service stopped: the editing server, the gate and the proxy each killed", async () => {
   for (const name of ["edsrv", "gate+docbuilder", "caddy"]) {
@@ -229,7 +229,7 @@ test("a process that dies is restarted, not the whole service stopped: the editi
   await waitUntil(async () => (await fetch(`${base}/v1/status`).catch(() => null))?.status === 200, "DocBuilder through the proxy");
   expect((await fetch(`${base}/hosting/capabilities`)).status).toBe(200);
   expect((await fetch(`${base}/svc/healthz`)).status).toBe(200);
-}, 180_000);
+}, scaled(180_000));
 
 test("SIGTERM stops the set in order (proxy, editing server, gate) and what was typed but not saved is stored as a version first", async () => {
   const res = await fetch(`${base}/svc/embed/session`, {
@@ -264,4 +264,4 @@ test("SIGTERM stops the set in order (proxy, editing server, gate) and what was 
   // The version the gate stored holds the typed text.
   const v1 = path.join(dataDir, "embed", "files", s.doc_id, "v1.docx");
   expect(strFromU8(unzipSync(new Uint8Array(readFileSync(v1)))["word/document.xml"]!)).toContain("Typed before the stop");
-}, 90_000);
+}, scaled(90_000));

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import path from "node:path";
 import { AUTH, FIXTURES, enterpriseEnv, form, startTestService, waitForJob, type Harness } from "./testing/harness";
-import { until } from "./testing/until";
+import { until, scaled } from "./testing/until";
 
 let svc: Harness;
 let receiver: ReturnType<typeof Bun.serve>;
@@ -15,7 +15,7 @@ beforeAll(async () => {
     SVC_DOCBUILDER_CALLBACK_SECRET: "metrics-test-secret",
     ...enterpriseEnv({ feat: ["api_full", "callback"], conns: 50 }),
   });
-}, 120_000);
+}, scaled(120_000));
 afterAll(async () => {
   await svc?.close();
   receiver?.stop(true);

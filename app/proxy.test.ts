@@ -18,7 +18,7 @@ import { EdsrvSampler } from "./gate/sampler";
 import { ID_PATTERNS } from "./ids";
 import { memoryLogger } from "./log";
 import { startTestService, type Harness } from "./testing/harness";
-import { until as untilValue } from "./testing/until";
+import { until as untilValue, scaled } from "./testing/until";
 
 const SRC = "http://files.example:8080/wopi/files/165";
 const A = encodeURIComponent(`${SRC}?access_token=tok-1&access_token_ttl=0`);
@@ -51,7 +51,7 @@ describe("inner proxy routing (real Caddy, real gate, recording editing server)"
     gate = await startTestService({ SVC_DOCBUILDER_WORKERS: "1", SVC_EDSRV_URL: `http://${rec.addr}`, SVC_EDSRV_ADMIN_PASSWORD: "pw" });
     front = startGateFront(gate.url);
     caddy = await startCaddy({ app: front.addr, edsrv: rec.addr });
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await caddy?.stop();
     front?.stop();
@@ -181,7 +181,7 @@ describe("inner proxy routing (real Caddy, real gate, recording editing server)"
     } finally {
       front.state.mode = "pass";
     }
-  }, 20_000);
+  }, scaled(20_000));
 
   test("fail-open: with the gate stopped the editor page and WebSocket go through, and 404s keep the JSON body", async () => {
     const down = await startCaddy({ app: `127.0.0.1:${await freePort()}`, edsrv: rec.addr });
@@ -270,7 +270,7 @@ describe("inner proxy routing (real Caddy, real gate, recording editing server)"
       await c.stop();
       app.stop(true);
     }
-  }, 20_000);
+  }, scaled(20_000));
 
   test("timeouts: WebSocket read 36000 s on editing paths, /v1/ 660 s, gate check 2 s connect / 5 s read", async () => {
     const proc = Bun.spawnSync(["caddy", "adapt", "--config", CADDYFILE, "--adapter", "caddyfile"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
@@ -313,7 +313,7 @@ describe("counting end to end (real editing server admin channel, real gate, rea
       { sampleIntervalMs: 200 },
     );
     caddy = await startCaddy({ app: new URL(gate.url).host, edsrv: new URL(ed.url).host });
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await caddy?.stop();
     await gate?.close();

@@ -4,6 +4,7 @@
 // (`npm run test`) runs everything, CI included.
 import { readFileSync } from "node:fs";
 import { Glob } from "bun";
+import { scaled } from "../app/testing/until";
 
 const STARTS_AN_ENGINE_OR_BROWSER = [
   "startTestService", "startEmbedStack", "createEdsrv", "new KitPool", "useKitPool", "new WorkerPool", "new Engine(",
@@ -20,5 +21,5 @@ const files = [...new Glob("{app,workers,tools,schemas}/**/*.test.ts").scanSync(
   })
   .sort();
 console.log(`[test:quick] ${files.length} files without an engine, a browser or a service process (npm run test runs them all)`);
-const run = Bun.spawnSync([process.execPath, "test", "--timeout", "30000", ...files.map((f) => "./" + f)], { cwd: root, stdout: "inherit", stderr: "inherit" });
+const run = Bun.spawnSync([process.execPath, "test", "--timeout", String(scaled(30_000)), ...files.map((f) => "./" + f)], { cwd: root, stdout: "inherit", stderr: "inherit" });
 process.exit(run.exitCode ?? 1);

@@ -20,10 +20,13 @@ fi
 # scripts/test-timings.json so the long browser files do not end up last; SVC_TEST_PARALLEL=1 runs
 # one file at a time, to tell a test that fails under load from one that fails alone.
 parallel="${SVC_TEST_PARALLEL:-2}"
+# SVC_TEST_TIME_SCALE (a slower machine) lengthens every deadline: the waits inside tests
+# (app/testing/until.ts), the timeouts the tests give themselves, and this default one.
+timeout=$(awk -v s="${SVC_TEST_TIME_SCALE:-1}" 'BEGIN { if (s + 0 < 1) s = 1; printf "%d", 60000 * s }')
 if [ "$parallel" -gt 1 ]; then
-  bun test --parallel="$parallel" --timings=scripts/test-timings.json --timeout 60000 --reporter=junit --reporter-outfile=bench/out/test-report.xml "$@"
+  bun test --parallel="$parallel" --timings=scripts/test-timings.json --timeout "$timeout" --reporter=junit --reporter-outfile=bench/out/test-report.xml "$@"
 else
-  bun test --timeout 60000 --reporter=junit --reporter-outfile=bench/out/test-report.xml "$@"
+  bun test --timeout "$timeout" --reporter=junit --reporter-outfile=bench/out/test-report.xml "$@"
 fi
 code=$?
 bun scripts/slowest-tests.ts bench/out/test-report.xml || true

@@ -13,9 +13,10 @@ import { LOAD_OPTIONS, writeProfileConfig } from "./profile";
 import { decodeText, sniff } from "./sniff";
 import { csvToFods } from "./csv-import";
 import { FORMATS, targetsOf } from "./formats";
+import { scaled } from "../app/testing/until";
 
 const CORPUS = "/work/shared/corpus";
-const T = 60_000; // per-test timeout: LibreOffice work, not a speed assertion
+const T = scaled(60_000); // per-test timeout: LibreOffice work, not a speed assertion
 
 let root: string;
 let engine: Engine;

@@ -11,6 +11,7 @@ import { mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "n
 import os from "node:os";
 import path from "node:path";
 import { LO_PROGRAM_DIR } from "./lok";
+import { scaled } from "../app/testing/until";
 
 const SHARED_CACHE = path.join(LO_PROGRAM_DIR, "..", "share", "uno_packages", "cache");
 const canNamespace = process.getuid?.() === 0 && Bun.which("unshare") !== null && Bun.spawnSync(["unshare", "-m", "true"]).exitCode === 0;
@@ -36,4 +37,4 @@ test.skipIf(!canNamespace)("an engine writes nothing outside its profile: a fres
   expect(r.stdout.toString()).toContain("ready");
   // Before the fix LibreOffice created uno_packages/ here: the folder engines raced to create.
   expect(readdirSync(fresh)).toEqual([]);
-}, 90_000);
+}, scaled(90_000));

@@ -7,7 +7,7 @@ import { copyFileSync } from "node:fs";
 import path from "node:path";
 import type { Kit } from "../app/edsrv/kits";
 import { useKitPool } from "../app/edsrv/testing/kit-pool";
-import { until } from "../app/testing/until";
+import { until, scaled } from "../app/testing/until";
 
 const { dir, pool } = useKitPool("svc-queues-");
 
@@ -48,7 +48,7 @@ test("while one person's arrow key waits for that person's input to settle, anot
   } finally {
     pool().release(kit);
   }
-}, 60_000);
+}, scaled(60_000));
 
 const KEY_END = 1029, KEY_MOD1 = 0x2000;
 
@@ -79,4 +79,4 @@ test("two people typing at once each see their own letters at their own cursor: 
   } finally {
     pool().release(kit);
   }
-}, 60_000);
+}, scaled(60_000));

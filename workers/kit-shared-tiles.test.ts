@@ -6,7 +6,7 @@ import { copyFileSync } from "node:fs";
 import path from "node:path";
 import type { Kit } from "../app/edsrv/kits";
 import { useKitPool } from "../app/edsrv/testing/kit-pool";
-import { until } from "../app/testing/until";
+import { until, scaled } from "../app/testing/until";
 
 const { dir, pool } = useKitPool("svc-shared-tiles-");
 
@@ -41,7 +41,7 @@ test("views share painted tiles but never another view's own look: formatting ma
   } finally {
     pool().release(kit);
   }
-}, 60_000);
+}, scaled(60_000));
 
 test("an edit in one view reaches the tiles every other view is given, shared or not", async () => {
   const kit: Kit = await pool().acquire();
@@ -61,7 +61,7 @@ test("an edit in one view reaches the tiles every other view is given, shared or
   } finally {
     pool().release(kit);
   }
-}, 60_000);
+}, scaled(60_000));
 
 test("a typed character paints again only the rows it changed, and those tiles are what a whole paint of them shows", async () => {
   const kit: Kit = await pool().acquire();
@@ -102,4 +102,4 @@ test("a typed character paints again only the rows it changed, and those tiles a
   } finally {
     pool().release(kit);
   }
-}, 120_000);
+}, scaled(120_000));

@@ -14,6 +14,7 @@ import { strToU8, zipSync } from "fflate";
 import { ManualClock } from "../app/clock";
 import { WorkerPool } from "../app/docbuilder/pool";
 import { memoryLogger } from "../app/log";
+import { scaled } from "../app/testing/until";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "svc-no-recalc-"));
 
@@ -64,7 +65,7 @@ describe("recalculation never, for every format", () => {
   beforeAll(async () => {
     pool = new WorkerPool({ size: 1, maxJobs: 100, maxAgeMs: 600_000, profileRoot: path.join(dir, "profiles"), logger: memoryLogger("warn"), clock: new ManualClock() });
     await pool.start();
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await pool?.shutdown(0);
     rmSync(dir, { recursive: true, force: true });
@@ -77,7 +78,7 @@ describe("recalculation never, for every format", () => {
       writeFileSync(input, bytes());
       await pool.run({ op: "convert", id: `recalc-${name}`, input, output, to: "csv" }, { runTimeoutMs: 60_000 });
       expect(readFileSync(output, "utf8").trim()).toBe("2,999");
-    }, 60_000);
+    }, scaled(60_000));
   }
 
   // LibreOffice 7.4 recalculates an ods formula cell that has no cell style whatever ODFRecalcMode
@@ -92,5 +93,5 @@ describe("recalculation never, for every format", () => {
     writeFileSync(input, ods(false));
     await pool.run({ op: "convert", id: "recalc-unstyled", input, output, to: "csv" }, { runTimeoutMs: 60_000 });
     expect(readFileSync(output, "utf8").trim()).toBe("2,6");
-  }, 60_000);
+  }, scaled(60_000));
 });

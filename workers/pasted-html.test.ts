@@ -8,6 +8,7 @@ import { unzipSync } from "fflate";
 import type { Kit } from "../app/edsrv/kits";
 import { useKitPool } from "../app/edsrv/testing/kit-pool";
 import { confinePastedHtml } from "./pasted-html";
+import { scaled } from "../app/testing/until";
 
 /** A small red PNG (8×8). */
 function redPng(): Buffer {
@@ -44,13 +45,13 @@ describe("pasted HTML", () => {
   test("a picture the page carries (data:image) is pasted: the check can see a picture arrive", async () => {
     const html = `<html><body><p>with a picture <img src="data:image/png;base64,${redPng().toString("base64")}" width="8" height="8"></p></body></html>`;
     expect((await picturesAfterPasting(html)).length).toBe(1);
-  }, 60_000);
+  }, scaled(60_000));
 
   test("a picture named by a file: URL, however spelled, or by a relative path, is not read from the server's disk", async () => {
     const srcs = [`file://${secretPicture}`, `FILE://${secretPicture}`, `file&#58;//${secretPicture}`, `fi\tle://${secretPicture}`, path.relative(dir, secretPicture), secretPicture];
     const html = `<html><body>${srcs.map((src) => `<p>no picture <img src="${src}" width="8" height="8"></p>`).join("")}</body></html>`;
     expect(await picturesAfterPasting(html)).toEqual([]);
-  }, 60_000);
+  }, scaled(60_000));
 
   test("confinePastedHtml keeps what the page carries and the web's links, empties everything else", () => {
     expect(confinePastedHtml('<a href="https://example.org/">x</a><img src="data:image/png;base64,AAA">')).toBe('<a href="https://example.org/">x</a><img src="data:image/png;base64,AAA">');

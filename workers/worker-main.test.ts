@@ -10,10 +10,11 @@ import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { unzipSync } from "fflate";
 import type { WorkerReply, WorkerRequest } from "./protocol";
+import { scaled } from "../app/testing/until";
 
 const CORPUS = "/work/shared/corpus";
 const ENTRY = join(import.meta.dir, "worker-main.ts");
-const T = 60_000;
+const T = scaled(60_000);
 
 type Reply = WorkerReply & Record<string, any>;
 

@@ -11,6 +11,7 @@ import { FIXTURES, startTestService, type Harness } from "../testing/harness";
 import { demoTargets } from "./local-targets";
 import { DemoReceiver } from "./receiver";
 import { DEMO_SAMPLES } from "./samples";
+import { scaled } from "../testing/until";
 
 const SECRET = "demo-callback-secret";
 const JWT = "demo-jwt-secret-0123456789abcdef-0123456789";
@@ -22,7 +23,7 @@ beforeAll(async () => {
     startTestService({ SVC_DEV_MODE: "1", SVC_DOCBUILDER_WORKERS: "1", SVC_EMBED_CALLBACK_SECRET: SECRET, SVC_EMBED_JWT_SECRET: JWT }),
     startTestService({ SVC_DOCBUILDER_WORKERS: "1" }),
   ]);
-}, 60_000);
+}, scaled(60_000));
 afterAll(async () => {
   await Promise.all([dev?.close(), prod?.close()]);
 });

@@ -5,6 +5,7 @@ import { strFromU8, unzipSync } from "fflate";
 import path from "node:path";
 import { ManualClock } from "../clock";
 import { AUTH, FIXTURES, enterpriseEnv, startTestService, waitForJob, type Harness } from "../testing/harness";
+import { scaled } from "../testing/until";
 
 const script = async (name: string) => JSON.parse(await Bun.file(path.join(FIXTURES, "svcscript", name)).text());
 const build = (base: string, body: unknown) =>
@@ -20,7 +21,7 @@ describe("build on community", () => {
   const clock = new ManualClock(Date.UTC(2026, 10, 22, 2, 0, 0));
   beforeAll(async () => {
     svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1" }, { clock });
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(() => svc?.close());
 
   test("a one-output script returns the built docx with the title as file name", async () => {
@@ -75,7 +76,7 @@ describe("build on enterprise", () => {
   let svc: Harness;
   beforeAll(async () => {
     svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "2", ...enterpriseEnv() });
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(() => svc?.close());
 
   const download = async (o: any) => new Uint8Array(await (await fetch(`${svc.url}/v1/files/${o.file_id}`, { headers: AUTH })).arrayBuffer());
@@ -119,7 +120,7 @@ describe("build on enterprise", () => {
       expect([native, sync.headers.get("X-SVC-Pages")]).toEqual([native, String(pages)]);
       await sync.arrayBuffer();
     }
-  }, 120_000);
+  }, scaled(120_000));
 
   test("every output format of every family opens in the engine (text extracted from each)", async () => {
     const plans: [string, string[][]][] = [
@@ -156,7 +157,7 @@ describe("build on enterprise", () => {
         }
       }
     }
-  }, 120_000);
+  }, scaled(120_000));
 
   test("an asynchronous build is a build job with one output per requested format", async () => {
     const s = { ...(await script("invoice.json")), outputs: ["docx", "odt", "pdf"] };

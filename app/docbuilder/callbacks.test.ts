@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import path from "node:path";
 import { verifyCallback } from "../callbacks/verify";
 import { AUTH, FIXTURES, enterpriseEnv, form, startTestService, waitForJob, type Harness } from "../testing/harness";
-import { until } from "../testing/until";
+import { until, scaled } from "../testing/until";
 
 const SECRET = "job-callback-secret-for-tests";
 
@@ -33,7 +33,7 @@ describe("job callbacks", () => {
       SVC_DOCBUILDER_CALLBACK_SECRET: SECRET,
       ...enterpriseEnv({ feat: ["api_full", "callback"], conns: 50 }),
     });
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await svc?.close();
     receiver?.stop(true);

@@ -8,6 +8,7 @@ import path from "node:path";
 import { formatOf } from "../../workers/formats";
 import { ERROR_CATALOGUE, type ErrorCode } from "../errors";
 import { enterpriseEnv, AUTH, CORPUS, form, startTestService, waitForJob, type Harness } from "../testing/harness";
+import { scaled } from "../testing/until";
 
 interface Entry {
   rel: string;
@@ -60,7 +61,7 @@ let svc: Harness;
 beforeAll(async () => {
   // Enterprise: the corpus pass makes ~250 counted requests, past community's rate limits.
   svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "2", ...enterpriseEnv() });
-}, 120_000);
+}, scaled(120_000));
 afterAll(() => svc?.close());
 
 async function convert(e: Entry, password?: string): Promise<{ status: number; code?: string }> {
@@ -111,7 +112,7 @@ describe("corpus", () => {
           check(textWithPassword, "ok");
         }
       }
-    }, 240_000);
+    }, scaled(240_000));
   }
 
   test("the service is still up and every worker alive after the whole corpus", async () => {

@@ -13,6 +13,7 @@ import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
 import { CANARY_PNG } from "../testing/canary";
 import { AUTH, enterpriseEnv, form, startTestService, type Harness } from "../testing/harness";
 import { docxLinkingImages } from "../testing/linking-documents";
+import { scaled } from "../testing/until";
 
 let svc: Harness;
 let folders: string[];
@@ -25,7 +26,7 @@ beforeAll(async () => {
     mkdirSync(dir, { recursive: true });
     for (let i = 0; i < folders.length; i++) writeFileSync(path.join(dir, `docx-image-${i}.png`), CANARY_PNG);
   }
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   await svc?.close();
@@ -75,7 +76,7 @@ test("a worker reads only its own request's folder: pictures a document names in
   const embedded = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form({ bytes: docxEmbeddingImage(), name: "embedded.docx" }, { to: "pdf" }) });
   expect(embedded.status).toBe(200);
   expect(picturesIn(new Uint8Array(await embedded.arrayBuffer()))).toBe(1);
-}, 120_000);
+}, scaled(120_000));
 
 /** The linked document's first picture, embedded in the package instead of linked. */
 function docxEmbeddingImage(): Uint8Array {

@@ -9,6 +9,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { AUTH, FIXTURES, enterpriseEnv, form } from "../testing/harness";
 import { docxBomb, smallDocxHugeXml } from "../testing/zip-bomb";
 import { embedToken, startEmbedStack, startSource, until, type EmbedStack } from "../embed/testing";
+import { scaled } from "../testing/until";
 
 let stack: EmbedStack;
 let source: ReturnType<typeof startSource>;
@@ -23,7 +24,7 @@ beforeAll(async () => {
   bombUrl = source.add("/files/report.docx", BOMB);
   hugeXmlUrl = source.add("/files/minutes.docx", HUGE_XML);
   stack = await startEmbedStack({ env: { ...enterpriseEnv({ feat: ["api_full", "callback"] }) } });
-}, 120_000);
+}, scaled(120_000));
 afterAll(async () => {
   await stack?.close();
   source?.stop();

@@ -11,7 +11,7 @@ import { AUTH, CORPUS, FIXTURES, form, startTestService, waitForJob, type Harnes
 import type { Entitlement } from "../editions/limits";
 import { plausibleHeavyDocx } from "../testing/zip-bomb";
 import { WorkerPool } from "./pool";
-import { quietFor, waitFor } from "../testing/until";
+import { quietFor, waitFor, scaled } from "../testing/until";
 
 const slowFile = { path: path.join(CORPUS, "txt/unstructured_war_and_peace_1225p.txt"), name: "war.txt" };
 const smallFile = { path: path.join(FIXTURES, "hello.docx"), name: "hello.docx" };
@@ -34,7 +34,7 @@ describe("worker faults", () => {
   beforeAll(async () => {
     // Timeouts of 3 s make the slow file (a 1,225-page text to PDF) a reliable overrun.
     svc = await startTestService({ SVC_DOCBUILDER_JOB_TIMEOUT_SECONDS: "3" }, { clock });
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(() => svc?.close());
   beforeEach(() => clock.advance(60_000));
 
@@ -103,7 +103,7 @@ describe("worker faults", () => {
       for (const pid of pids) process.kill(pid, "SIGCONT");
     }
     await waitFor(async () => (await status(svc.url)).queue.queued === 0 && (await status(svc.url)).workers.idle === 2, "(await status(svc.url)).queue.queued === 0 && (await status(svc.url)).workers.idle === 2", 60_000);
-  }, 90_000);
+  }, scaled(90_000));
 });
 
 describe("parallel_jobs (spec: DocBuilder limits)", () => {
@@ -115,7 +115,7 @@ describe("parallel_jobs (spec: DocBuilder limits)", () => {
   let svc: Harness;
   beforeAll(async () => {
     svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "2" }, { clock, entitlements: { current: () => edition } });
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(() => svc?.close());
   beforeEach(() => {
     edition = community;
@@ -159,7 +159,7 @@ describe("parallel_jobs (spec: DocBuilder limits)", () => {
       expect(await counts()).toEqual({ status_queue: { queued: 1, running: 1 }, busy: 1, idle: 1, running_jobs: 1, queued_jobs: 1, parallel_jobs: 1 });
       return [first, second];
     });
-  }, 90_000);
+  }, scaled(90_000));
 
   test("enterprise runs one job per worker", async () => {
     edition = enterprise;
@@ -172,7 +172,7 @@ describe("parallel_jobs (spec: DocBuilder limits)", () => {
       expect(await counts()).toEqual({ status_queue: { queued: 1, running: 2 }, busy: 2, idle: 0, running_jobs: 2, queued_jobs: 1, parallel_jobs: 2 });
       return [...ids, third];
     });
-  }, 90_000);
+  }, scaled(90_000));
 
   test("parallel_jobs is read at every dispatch: an edition change at run time applies to the jobs already waiting", async () => {
     await frozen(async () => {
@@ -192,7 +192,7 @@ describe("parallel_jobs (spec: DocBuilder limits)", () => {
       expect((await counts()).status_queue).toEqual({ queued: 1, running: 1 });
       return ids;
     });
-  }, 90_000);
+  }, scaled(90_000));
 });
 
 describe("a job's parallel slot", () => {
@@ -248,7 +248,7 @@ describe("engine memory ceiling (issue 21 item 2)", () => {
   let svc: Harness;
   beforeAll(async () => {
     svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1", SVC_ENGINE_MEMORY_LIMIT_MB: "512" });
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(() => svc?.close());
 
   test("a worker past SVC_ENGINE_MEMORY_LIMIT_MB is killed, its job answered 422 corrupt_source (engine_memory), and a new worker started", async () => {
@@ -268,7 +268,7 @@ describe("engine memory ceiling (issue 21 item 2)", () => {
     expect(svc.pool.pids()).not.toContain(pid!);
     expect(svc.pool.status().restarts).toBe(restarts + 1);
     expect((await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "txt" }) })).status).toBe(200);
-  }, 90_000);
+  }, scaled(90_000));
 });
 
 describe("a worker closes the document after its answer", () => {
@@ -280,7 +280,7 @@ describe("a worker closes the document after its answer", () => {
     // The conversion has the default job time (it took 2 s here and past 8 s beside busy loops); a
     // close that never ends is ended after a short close time-out instead of the job's.
     svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1" }, { clock: new ManualClock(Date.now()), workerCloseTimeoutMs: 3000 });
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(() => svc?.close());
 
   test("the answer comes before the close; a close that never ends gets its worker replaced, and the answered request stays answered", async () => {
@@ -298,7 +298,7 @@ describe("a worker closes the document after its answer", () => {
     expect(svc.logLines.some((l) => l.includes('"event":"worker_close_timeout"'))).toBe(true);
     expect(svc.logLines.some((l) => l.includes('"event":"job_failed"'))).toBe(false);
     expect((await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "pdf" }) })).status).toBe(200);
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("worker recycling", () => {
@@ -306,7 +306,7 @@ describe("worker recycling", () => {
   const clock = new ManualClock(Date.now());
   beforeAll(async () => {
     svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1", SVC_DOCBUILDER_WORKER_MAX_JOBS: "2", SVC_DOCBUILDER_WORKER_MAX_AGE_MINUTES: "60" }, { clock });
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(() => svc?.close());
 
   const convert = () => fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "odt" }) });
@@ -363,5 +363,5 @@ describe("pool availability and shutdown", () => {
     expect(["done", "failed"]).toContain(q.status);
     if (q.status === "failed") expect(q.error!.code).toBe("pool_unavailable");
     expect(svc.pool.pids()).toEqual([]);
-  }, 60_000);
+  }, scaled(60_000));
 });

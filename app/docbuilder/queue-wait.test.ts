@@ -11,7 +11,7 @@ import path from "node:path";
 import { ManualClock } from "../clock";
 import { ServiceError } from "../errors";
 import { memoryLogger } from "../log";
-import { waitFor } from "../testing/until";
+import { waitFor, scaled } from "../testing/until";
 import { WorkerPool } from "./pool";
 import { ANSWER_MARGIN_MS, PROXY_READ_TIMEOUT_MS, requestTimeLimits } from "./time-limits";
 
@@ -59,7 +59,7 @@ describe("a request waiting in the queue is not failed by the one ahead of it", 
     } finally {
       await pool.shutdown(0);
     }
-  }, 120_000);
+  }, scaled(120_000));
 
   test("a request no worker takes by its startBy fails with timeout, saying it never started", async () => {
     const clock = new ManualClock();
@@ -80,5 +80,5 @@ describe("a request waiting in the queue is not failed by the one ahead of it", 
     } finally {
       await pool.shutdown(0);
     }
-  }, 120_000);
+  }, scaled(120_000));
 });

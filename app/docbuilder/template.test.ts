@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { docxAllText } from "../testing/office-files";
 import path from "node:path";
 import { AUTH, CORPUS, FIXTURES, enterpriseEnv, form, startTestService, waitForJob, type Harness } from "../testing/harness";
+import { scaled } from "../testing/until";
 
 const invoice = { path: path.join(FIXTURES, "templates/invoice.docx"), name: "invoice.docx" };
 const data = {
@@ -21,7 +22,7 @@ describe("POST /v1/template/render", () => {
   let svc: Harness;
   beforeAll(async () => {
     svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1", ...enterpriseEnv() });
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(() => svc?.close());
 
   const render = (file: { path: string; name: string }, fields: Record<string, string>) =>

@@ -21,6 +21,7 @@ import { checkLicense } from "./license";
 import { checkReachability } from "./reachability";
 import { formatReport, runDoctor } from "./run";
 import { checkAliasGroups, checkAllowedOrigins, checkDevMode, checkPublicUrl, checkSecrets } from "./settings";
+import { scaled } from "../testing/until";
 
 const SECRET = "doctor-callback-secret-0123456789abcdef";
 let dir: string;
@@ -119,7 +120,7 @@ describe("settings", () => {
 
 describe("processes reachable from each other", () => {
   test("reachability: a gate, editing server and proxy that do not answer fail, each with where it was asked", async () => {
-    const f = await checkReachability(config(), { gate: `http://127.0.0.1:${deadPort}`, edsrv: `http://127.0.0.1:${deadPort}`, proxy: `http://127.0.0.1:${deadPort}` }, 1000);
+    const f = await checkReachability(config(), { gate: `http://127.0.0.1:${deadPort}`, edsrv: `http://127.0.0.1:${deadPort}`, proxy: `http://127.0.0.1:${deadPort}` }, scaled(1000));
     expect(f.map((x) => [x.id, x.status])).toEqual([
       ["reach.gate", "fail"],
       ["reach.edsrv", "fail"],
@@ -129,7 +130,7 @@ describe("processes reachable from each other", () => {
 
   test("reachability: everything answering holds, and a gate whose sample says auth_failed names the admin password", async () => {
     const u = `http://127.0.0.1:${fakeGate.port}`;
-    const f = await checkReachability(config(), { gate: u, edsrv: u, proxy: u }, 1000);
+    const f = await checkReachability(config(), { gate: u, edsrv: u, proxy: u }, scaled(1000));
     expect(f.filter((x) => x.id !== "reach.gate_to_edsrv").every((x) => x.status === "ok")).toBe(true);
     expect(f.find((x) => x.id === "reach.gate_to_edsrv")).toMatchObject({ status: "fail" });
     expect(f.find((x) => x.id === "reach.gate_to_edsrv")!.fix).toContain("SVC_EDSRV_ADMIN_PASSWORD");

@@ -6,6 +6,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { AUTH, LICENSE_PUBLIC_KEY, enterpriseEnv, signTestLicense, startTestService, type Harness } from "../testing/harness";
 import { LICENSE_REFRESH_MS } from "./license-source";
+import { scaled } from "../testing/until";
 
 const get = async (base: string, p: string, auth = false) => (await (await fetch(`${base}${p}`, auth ? { headers: AUTH } : {})).json()) as any;
 
@@ -13,7 +14,7 @@ describe("community edition (no token)", () => {
   let svc: Harness;
   beforeAll(async () => {
     svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1" });
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(() => svc?.close());
 
   test("GET /svc/status reports state none with null license fields and the community cap", async () => {
@@ -56,7 +57,7 @@ describe("enterprise edition", () => {
   let svc: Harness;
   beforeAll(async () => {
     svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1", SVC_GATE_CONNECTION_CAP: "100", ...enterpriseEnv({ conns: 120, feat: ["api_full", "callback"] }) });
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(() => svc?.close());
 
   test("a valid enterprise token with api_full makes DocBuilder enterprise with the token's figures", async () => {
@@ -100,7 +101,7 @@ describe("token sources", () => {
     } finally {
       await svc.close();
     }
-  }, 60_000);
+  }, scaled(60_000));
 
   test("a token written to SVC_LICENSE_FILE takes effect at the next 60-second re-read, without a restart", async () => {
     const svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1", SVC_LICENSE_PUBKEY: LICENSE_PUBLIC_KEY });
@@ -114,7 +115,7 @@ describe("token sources", () => {
     } finally {
       await svc.close();
     }
-  }, 60_000);
+  }, scaled(60_000));
 
   test("a token signed with another key is invalid and leaves the community edition", async () => {
     const svc = await startTestService({
@@ -129,5 +130,5 @@ describe("token sources", () => {
     } finally {
       await svc.close();
     }
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -16,6 +16,7 @@ import { AUTH, CORPUS, enterpriseEnv, form, startTestService, type Harness } fro
 import { createEdsrv, type Edsrv } from "./server";
 import { startWopiHost } from "./testing/wopi-host";
 import { TestSocket, docWsUrl } from "./testing/ws-client";
+import { scaled } from "../testing/until";
 
 /** Two files of each type the editor takes. */
 const FILES = [
@@ -73,7 +74,7 @@ beforeAll(async () => {
   svc = s;
   ed = e;
   origin = `http://${new URL(ed.url).host}`;
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   await ed?.close();
@@ -184,6 +185,6 @@ describe.skipIf(!present)("every file type opens, edits and saves in the editor"
         expect(Buffer.from(stored.subarray(0, original.length)).equals(Buffer.from(original))).toBe(true);
         expect(new TextDecoder().decode(stored.subarray(original.length))).toMatch(new RegExp(`^(\\r?\\n)?,*${TYPED}\\r?\\n?$`));
       }
-    }, 60_000);
+    }, scaled(60_000));
   }
 });

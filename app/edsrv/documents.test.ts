@@ -13,7 +13,7 @@ import { createEdsrv, type Edsrv } from "./server";
 import { startWopiHost } from "./testing/wopi-host";
 import { CORPUS } from "../testing/harness";
 import { TestSocket, docWsUrl } from "./testing/ws-client";
-import { quietFor, until, waitFor } from "../testing/until";
+import { quietFor, until, waitFor, scaled } from "../testing/until";
 
 const FIX = path.resolve(import.meta.dir, "../../fixtures");
 let ed: Edsrv;
@@ -325,7 +325,7 @@ describe("idle save", () => {
     } finally {
       await own.close();
     }
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("views", () => {
@@ -363,7 +363,7 @@ describe("views", () => {
     }
     expect(missing).toEqual([]);
     for (const s of sockets) s.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   // Creating a view invalidates the whole document about when its client asks for its first
   // screen: passed on, every tile of that screen was painted twice.
@@ -691,7 +691,7 @@ describe("admin channel and kits", () => {
     expect(broker.pid).not.toBe(firstKit);
     expect(logger.lines.some((l) => l.includes('"event":"document_input_dropped"'))).toBe(true);
     back.close();
-  }, 120_000);
+  }, scaled(120_000));
 
   test("a replay reproduces two people's typing, formatting and a table exactly: the document stored after a kit crash is the one stored before it", async () => {
     const src = newDoc();
@@ -749,7 +749,7 @@ describe("admin channel and kits", () => {
     expect(whereTheyDiffer(body(after), body(before)) && `${whereTheyDiffer(body(after), body(before))}\n  text got:      ${paragraphs(after)}\n  text expected: ${paragraphs(before)}`).toBeNull();
     alice2.close();
     bob2.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("a killed kit loses nothing: its pages are asked to reconnect, a new kit replays the journal, each page takes its view back with the unsaved text and the caret where it was; other documents are untouched", async () => {
     const src1 = newDoc(), src2 = newDoc();

@@ -15,6 +15,7 @@ import { createEdsrv, type Edsrv } from "./server";
 import { startWopiHost } from "./testing/wopi-host";
 import { TestSocket, docWsUrl } from "./testing/ws-client";
 import { PASTE_LIMITS } from "./view-commands";
+import { scaled } from "../testing/until";
 
 const FIX = path.resolve(import.meta.dir, "../../fixtures");
 const CANARY = `canary-${crypto.randomUUID()}`;
@@ -60,7 +61,7 @@ beforeAll(async () => {
   // Another customer's document, open meanwhile: its file lies in the editing server's folders.
   victimSrc = host.addFile("victim", "victim.odt", odt(`<text:p>${VICTIM}</text:p>`));
   victim = await open(victimSrc, "tok_victim");
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   victim?.close();
@@ -182,7 +183,7 @@ describe("a hostile editor cannot read the server", () => {
       expect(readable.map((d) => path.relative(dataDir, d).replace(/kit-\d+-[0-9a-f]{32}$/, "kit-<own>"))).toEqual(["edsrv/docs/kit-<own>"]);
     }
     s.close();
-  }, 120_000);
+  }, scaled(120_000));
 
   test("documents pull in nothing: linked sections naming the canary, the environment, /etc/passwd and another customer's document stay empty after the update commands and recalculation keys", async () => {
     const sources = [canaryFile, "/proc/self/environ", "/etc/passwd", victimFile()];
@@ -204,7 +205,7 @@ describe("a hostile editor cannot read the server", () => {
     expect(out).toContain("The end.");
     expect(leaks(out)).toEqual([]);
     s.close();
-  }, 120_000);
+  }, scaled(120_000));
 
   test("a read-only view cannot change the document through a duplicated key: what was checked is what LibreOffice gets", async () => {
     const src = newDoc("shared.odt", odt("<text:p>Hello world, hello again.</text:p>"));
@@ -226,7 +227,7 @@ describe("a hostile editor cannot read the server", () => {
     expect(stored).not.toContain("PWNED");
     alice.close();
     carol.close();
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 describe("a hostile editor cannot hurt the other person", () => {
@@ -243,7 +244,7 @@ describe("a hostile editor cannot hurt the other person", () => {
     for (const word of ["one ", "two ", "three "]) expect(await typeAndStore(alice, id, word)).toContain(word.trim());
     expect(await typeAndStore(alice, id, "four ")).toContain("one two three four");
     alice.close();
-  }, 120_000);
+  }, scaled(120_000));
 
   test("a paste past the limit is refused before it reaches the engine, without echoing it; a 10 MB frame gets no echo either; the other person keeps typing and saving", async () => {
     const src = newDoc("big.docx", readFileSync(path.join(FIX, "hello.docx")));
@@ -267,5 +268,5 @@ describe("a hostile editor cannot hurt the other person", () => {
     expect(stored).not.toContain(marker);
     alice.close();
     bob.close();
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { memoryLogger } from "../log";
 import { KitPool, type Kit } from "./kits";
-import { processExists, until } from "../testing/until";
+import { processExists, until, scaled } from "../testing/until";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "svc-kit-starts-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -53,7 +53,7 @@ test("kit starts in flight are bounded: opens past the bound wait for a turn, an
   expect(new Set(kits.map((k) => k.pid)).size).toBe(5);
   for (const k of kits) pool.release(k);
   await pool.close();
-}, 60_000);
+}, scaled(60_000));
 
 test("a kit past the start limit is ended, not handed out; the open waiting for it gets the next one", async () => {
   const { pool, started, logger } = standInPool({ idle: 0, startsAtOnce: 1, startTimeoutMs: 300 });
@@ -68,7 +68,7 @@ test("a kit past the start limit is ended, not handed out; the open waiting for 
   expect(kit.pid).toBe(second);
   pool.release(kit);
   await pool.close();
-}, 60_000);
+}, scaled(60_000));
 
 test("idle kits are started in turn too, and an open takes a started one before it is ready rather than starting another", async () => {
   const { pool, started } = standInPool({ idle: 3, startsAtOnce: 1 });
@@ -89,4 +89,4 @@ test("idle kits are started in turn too, and an open takes a started one before 
   expect(started().length).toBe(4);
   pool.release(kit);
   await pool.close();
-}, 60_000);
+}, scaled(60_000));

@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { memoryLogger } from "../log";
 import { KitPool } from "./kits";
-import { until } from "../testing/until";
+import { until, scaled } from "../testing/until";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "svc-kits-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,4 +29,4 @@ test("the idle set is topped up after the delay while a ready kit remains, at on
   expect(pool.counts().idle).toBe(2);
   for (const k of [a, b, c]) pool.release(k);
   await pool.close();
-}, 90_000);
+}, scaled(90_000));

@@ -15,7 +15,7 @@ import { plausibleHeavyDocx, smallDocxHugeXml } from "../testing/zip-bomb";
 import { createEdsrv, type Edsrv } from "./server";
 import { startWopiHost } from "./testing/wopi-host";
 import { TestSocket, docWsUrl } from "./testing/ws-client";
-import { waitFor } from "../testing/until";
+import { waitFor, scaled } from "../testing/until";
 
 const FAILED = "error: cmd=load kind=faileddocloading";
 
@@ -33,7 +33,7 @@ function setup(env: Record<string, string>) {
     ctx.ed = await createEdsrv({ config, logger: ctx.logger, listen: { hostname: "127.0.0.1", port: 0 }, idleKits: 1, autosaveSeconds: 0 });
     ctx.origin = `http://${new URL(ctx.ed.url).host}`;
     ctx.host.addToken("tok", "u1", true, "Lan");
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await ctx.ed?.close();
     ctx.host?.stop();
@@ -88,7 +88,7 @@ describe("load bounds (SVC_EDSRV_LOAD_TIMEOUT_SECONDS=3)", () => {
     const next = await open("hello.docx", new Uint8Array(readFileSync(path.join(FIXTURES, "hello.docx"))));
     expect(next.texts().some((t) => t.startsWith("status:"))).toBe(true);
     next.close();
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("kit memory ceiling (SVC_ENGINE_MEMORY_LIMIT_MB=512)", () => {
@@ -107,5 +107,5 @@ describe("kit memory ceiling (SVC_ENGINE_MEMORY_LIMIT_MB=512)", () => {
     const next = await open("hello.docx", new Uint8Array(readFileSync(path.join(FIXTURES, "hello.docx"))));
     expect(next.texts().some((t) => t.startsWith("status:"))).toBe(true);
     next.close();
-  }, 90_000);
+  }, scaled(90_000));
 });

@@ -13,7 +13,7 @@ import type { Subprocess } from "bun";
 import { freePort } from "../../caddy/testing";
 import { startWopiHost } from "./testing/wopi-host";
 import { TestSocket, docWsUrl } from "./testing/ws-client";
-import { until } from "../testing/until";
+import { until, scaled } from "../testing/until";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
 const HELLO = readFileSync(path.join(ROOT, "fixtures/hello.docx"));
@@ -74,7 +74,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), "svc-edsrv-recovery-"));
   port = await freePort();
   await startEdsrv();
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   ed?.kill("SIGKILL");
@@ -126,7 +126,7 @@ test("the editing server killed (SIGKILL) with unsaved typing: the next start re
   await until(() => (existsSync(journals) ? readdirSync(journals) : []), (left) => left.length === 0, "the journal removed once everything is stored", 10_000);
   expect(readdirSync(journals)).toHaveLength(0);
   console.log(`recovered and stored ${recoveredMs} ms after the restart began`);
-}, 120_000);
+}, scaled(120_000));
 
 test("a graceful stop (SIGTERM) with 20 modified documents open stores every one through its WOPI host before the process exits", async () => {
   if (ed && ed.exitCode === null) {
@@ -153,7 +153,7 @@ test("a graceful stop (SIGTERM) with 20 modified documents open stores every one
   }
   expect(output).toMatch(/"event":"documents_stored_at_stop".*"documents":20,"stored":20/);
   console.log(`20 modified documents stored and the process gone in ${stopMs} ms`);
-}, 180_000);
+}, scaled(180_000));
 
 test("a stop (SIGTERM) that comes while the editing server is still starting its kits is a graceful stop, not the end of the process", async () => {
   if (ed && ed.exitCode === null) {
@@ -168,4 +168,4 @@ test("a stop (SIGTERM) that comes while the editing server is still starting its
   expect(await ed!.exited).toBe(0);
   expect(ed!.signalCode).toBeNull();
   expect(output).toContain('"event":"edsrv_stopping"');
-}, 60_000);
+}, scaled(60_000));

@@ -11,7 +11,7 @@ import path from "node:path";
 import { docxText } from "../testing/office-files";
 import { TestSocket, docWsUrl } from "../edsrv/testing/ws-client";
 import { FIXTURES } from "../testing/harness";
-import { quietFor } from "../testing/until";
+import { quietFor, scaled } from "../testing/until";
 import { embedToken, startEmbedStack, startReceiver, startSource, until, type EmbedStack } from "./testing";
 
 const DOCX = readFileSync(path.join(FIXTURES, "hello.docx"));
@@ -26,7 +26,7 @@ beforeAll(async () => {
   source = startSource();
   receiver = startReceiver();
   stack = await startEmbedStack({ idleKits: 2, gate: { sampleIntervalMs: 100, embedClosedAfterMs: CLOSED_AFTER_MS, callbackRetryDelaysMs: [300, 600] } });
-}, 120_000);
+}, scaled(120_000));
 afterAll(async () => {
   for (const s of sockets) s.close();
   await stack?.close();

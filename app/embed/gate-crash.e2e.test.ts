@@ -17,6 +17,7 @@ import { TestSocket, docWsUrl } from "../edsrv/testing/ws-client";
 import { memoryLogger } from "../log";
 import { FIXTURES } from "../testing/harness";
 import { CALLBACK_SECRET, EDSRV_ADMIN_PASSWORD, EMBED_SECRET, embedToken, startReceiver, startSource, until } from "./testing";
+import { scaled } from "../testing/until";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
 const DOCX = readFileSync(path.join(FIXTURES, "hello.docx"));
@@ -83,7 +84,7 @@ beforeAll(async () => {
     }),
     startGate(),
   ]);
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   gate?.kill("SIGTERM");
@@ -158,4 +159,4 @@ test("the gate killed (SIGKILL) while a user edits and restarted: the retried sa
   expect(v1File).not.toContain("Beta");
   expect(gateOutput).not.toContain(s.form.access_token);
   sock.close();
-}, 90_000);
+}, scaled(90_000));

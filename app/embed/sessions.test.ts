@@ -9,6 +9,7 @@ import { ManualClock } from "../clock";
 import { ID_PATTERNS } from "../ids";
 import { FIXTURES, startTestService, type Harness } from "../testing/harness";
 import { embedToken, startEmbedStack, startSource, type EmbedStack } from "./testing";
+import { scaled } from "../testing/until";
 
 const DOCX = readFileSync(path.join(FIXTURES, "hello.docx"));
 const APP_ORIGIN = "https://app.example";
@@ -35,7 +36,7 @@ beforeAll(async () => {
   source = startSource();
   docUrl = source.add("/files/contract.docx", DOCX);
   stack = await startEmbedStack({ env: { SVC_EMBED_ALLOWED_ORIGINS: `${APP_ORIGIN},http://other.example:3000` } });
-}, 120_000);
+}, scaled(120_000));
 afterAll(async () => {
   await stack?.close();
   source?.stop();
@@ -309,7 +310,7 @@ describe("connection cap for embedded sessions (rule 6)", () => {
     capped = await startEmbedStack({ env: { SVC_GATE_CONNECTION_CAP: "2" }, gate: { clock, sampleIntervalMs: 100 } });
     // Counting enforces once a sample arrived.
     await capped.gate.sampler.nextSample();
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => capped?.close());
 
   const mode = async (s: any, m: string) =>
@@ -359,7 +360,7 @@ describe("settings", () => {
       startTestService({ SVC_DOCBUILDER_WORKERS: "1", SVC_EMBED_ALLOWED_ORIGINS: "*" }),
       startTestService({ SVC_DOCBUILDER_WORKERS: "1", SVC_EMBED_ALLOW_UNSIGNED: "1", SVC_FETCH_ALLOW_HOSTS: "127.0.0.1", SVC_EMBED_MAX_FILE_MB: "1", SVC_EDSRV_URL: "http://127.0.0.1:9" }),
     ]);
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await Promise.all([disabled?.close(), noSecret?.close(), unsigned?.close()]);
   });

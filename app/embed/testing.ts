@@ -14,6 +14,7 @@ import { createEdsrv, type Edsrv } from "../edsrv/server";
 import { memoryLogger } from "../log";
 import type { StartOptions } from "../server";
 import { startTestService, type Harness } from "../testing/harness";
+import { scaled } from "../testing/until";
 
 export const EMBED_SECRET = "embed-secret-0123456789abcdef-0123456789";
 export const CALLBACK_SECRET = "callback-secret-for-tests";
@@ -132,9 +133,9 @@ export function startReceiver(secret = CALLBACK_SECRET, now: () => number = Date
           const i = waiters.indexOf(w);
           if (i >= 0) {
             waiters.splice(i, 1);
-            reject(new Error(`no matching callback within ${timeoutMs} ms; received: ${received.map((r) => `${r.headers["x-svc-event"]} v${r.body?.version} ${r.status}`).join(", ")}`));
+            reject(new Error(`no matching callback within ${scaled(timeoutMs)} ms; received: ${received.map((r) => `${r.headers["x-svc-event"]} v${r.body?.version} ${r.status}`).join(", ")}`));
           }
-        }, timeoutMs);
+        }, scaled(timeoutMs));
       });
     },
     stop: () => server.stop(true),

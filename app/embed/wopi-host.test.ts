@@ -11,6 +11,7 @@ import { FIXTURES } from "../testing/harness";
 import { CLOSED_AFTER_MS } from "./presence";
 import { CALLBACK_SECRET, embedToken, startEmbedStack, startReceiver, startSource, until, type EmbedStack } from "./testing";
 import { FINAL_SAVE_GRACE_MS } from "./wopi-host";
+import { scaled } from "../testing/until";
 
 const DOCX = readFileSync(path.join(FIXTURES, "hello.docx"));
 const XLSX = readFileSync(path.join(FIXTURES, "hello.xlsx"));
@@ -26,7 +27,7 @@ beforeAll(async () => {
   receiver = startReceiver(CALLBACK_SECRET, () => clock.now());
   stack = await startEmbedStack({ env: { SVC_EMBED_ALLOWED_ORIGINS: APP_ORIGIN, SVC_EMBED_MAX_FILE_MB: "1" }, gate: { clock, sampleIntervalMs: 100 } });
   await stack.gate.sampler.nextSample();
-}, 120_000);
+}, scaled(120_000));
 afterAll(async () => {
   await stack?.close();
   source?.stop();

@@ -13,6 +13,7 @@ import { TestSocket, docWsUrl } from "../edsrv/testing/ws-client";
 import { startEmbedStack, startSource, until, embedToken, type EmbedStack } from "../embed/testing";
 import { FIXTURES } from "../testing/harness";
 import { PENDING_TTL_MS, RECONNECT_GRACE_MS } from "./counting";
+import { scaled } from "../testing/until";
 
 const CAP = 3;
 const DOCX = readFileSync(path.join(FIXTURES, "hello.docx"));
@@ -28,7 +29,7 @@ beforeAll(async () => {
   source = startSource();
   stack = await startEmbedStack({ env: { SVC_GATE_CONNECTION_CAP: String(CAP) }, gate: { clock, sampleIntervalMs: 100 }, idleKits: 2 });
   caddy = await startCaddy({ app: new URL(stack.gateUrl).host, edsrv: new URL(stack.ed.url).host });
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   for (const s of sockets) s.close();

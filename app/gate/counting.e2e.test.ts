@@ -15,7 +15,7 @@ import { startWopiHost } from "../edsrv/testing/wopi-host";
 import { TestSocket, docWsUrl } from "../edsrv/testing/ws-client";
 import { memoryLogger } from "../log";
 import { startTestService, type Harness } from "../testing/harness";
-import { until as untilValue } from "../testing/until";
+import { until as untilValue, scaled } from "../testing/until";
 import { PENDING_TTL_MS, RECONNECT_GRACE_MS, STALE_AFTER_PERIODS } from "./counting";
 
 const PERIOD_MS = 100;
@@ -56,7 +56,7 @@ describe("counting end to end (real editing server, real gate, driven clock)", (
         { clock, sampleIntervalMs: PERIOD_MS },
       ),
     ]);
-  }, 120_000);
+  }, scaled(120_000));
 
   afterAll(async () => {
     await gate?.close();

@@ -5,11 +5,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { AUTH, startTestService, type Harness } from "../testing/harness";
 import { OPENAPI_FILES, openApiFileText } from "../../scripts/openapi";
 import { EMBED_OPERATIONS, V1_OPERATIONS, openApiDocument, type Operation } from "./openapi";
+import { scaled } from "../testing/until";
 
 let svc: Harness;
 beforeAll(async () => {
   svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1" });
-}, 120_000);
+}, scaled(120_000));
 afterAll(() => svc?.close());
 
 /** The app's own routes under a prefix, as "METHOD /path" (middleware and the reference itself left out). */

@@ -6,6 +6,7 @@ import { zipSync, strToU8 } from "fflate";
 import path from "node:path";
 import { ID_PATTERNS } from "../ids";
 import { AUTH, CORPUS, FIXTURES, form, sha256, startTestService, waitForJob, type Harness } from "../testing/harness";
+import { scaled } from "../testing/until";
 
 let svc: Harness;
 let base: string;
@@ -16,7 +17,7 @@ const clock = new ManualClock(Date.UTC(2026, 10, 22, 1, 0, 0));
 beforeAll(async () => {
   svc = await startTestService({ SVC_DOCBUILDER_MAX_FILE_MB: "2", SVC_FETCH_ALLOW_HOSTS: "127.0.0.1/32" }, { clock });
   base = svc.url;
-}, 120_000);
+}, scaled(120_000));
 afterAll(() => svc?.close());
 beforeEach(() => clock.advance(60_000));
 

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { AUTH, FIXTURES, startTestService, type Harness } from "../testing/harness";
 import { startSource } from "../embed/testing";
+import { scaled } from "../testing/until";
 
 const DOCX = readFileSync(path.join(FIXTURES, "hello.docx"));
 let svc: Harness;
@@ -27,7 +28,7 @@ beforeAll(async () => {
     SVC_FETCH_ALLOW_HOSTS: `localhost,::1,127.0.0.1:${allowedPort}`,
   });
   gatePort = Number(new URL(svc.url).port);
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await svc?.close();

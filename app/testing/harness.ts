@@ -9,6 +9,7 @@ import { memoryLogger, createLogger, type Logger } from "../log";
 import { startService, type RunningService, type StartOptions } from "../server";
 import { decodePrivateKey, generateKeyPair, signToken } from "../editions/license";
 import { freePort } from "../../caddy/testing";
+import { until } from "./until";
 
 export const TEST_API_KEY = "svc_test_0123456789abcdef0123";
 export const AUTH = { Authorization: `Bearer ${TEST_API_KEY}` };
@@ -108,11 +109,6 @@ export async function sha256(bytes: ArrayBuffer | Uint8Array): Promise<string> {
 
 /** Polls a job until it leaves queued/running. */
 export async function waitForJob(base: string, id: string, timeoutMs = 60_000): Promise<Record<string, any>> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    const job = (await (await fetch(`${base}/v1/jobs/${id}`, { headers: AUTH })).json()) as Record<string, any>;
-    if (job.status === "done" || job.status === "failed") return job;
-    await Bun.sleep(100);
-  }
-  throw new Error(`job ${id} did not finish within ${timeoutMs} ms`);
+  const read = async () => (await (await fetch(`${base}/v1/jobs/${id}`, { headers: AUTH })).json()) as Record<string, any>;
+  return until(read, (job) => job.status === "done" || job.status === "failed", `job ${id} finished`, timeoutMs);
 }
