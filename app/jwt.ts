@@ -9,6 +9,13 @@ import { timingSafeEqual } from "node:crypto";
 
 export const MAX_JWT_LIFETIME_S = 24 * 3600;
 export const JWT_CLOCK_SKEW_S = 60;
+/** The last second a time claim may name: 9999-12-31T23:59:59Z (what a Date can print as ISO 8601). */
+export const MAX_TIME_CLAIM_S = 253_402_300_799;
+
+/** The time claims of a JWT, seconds since 1970: checked for range before any arithmetic or Date uses them. */
+const TIME_CLAIMS = ["exp", "nbf", "iat"] as const;
+// RFC 7519 NumericDate: a number of seconds, fractions allowed.
+const validTime = (v: unknown): boolean => typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= MAX_TIME_CLAIM_S;
 
 export type JwtFailure =
   /** Bad signature, not HS256, not a JWT at all. */
@@ -16,7 +23,9 @@ export type JwtFailure =
   | "missing_exp"
   | "too_long"
   | "not_yet_valid"
-  | "expired";
+  | "expired"
+  /** exp, nbf or iat is not a number of seconds between 1970 and 9999 (1e308, 2^63, -1, "soon"). */
+  | "bad_claim";
 
 export type JwtResult = { ok: true; payload: Record<string, unknown> } | { ok: false; failure: JwtFailure };
 
@@ -39,7 +48,11 @@ export async function verifyHs256(token: string, secret: string, nowMs: number, 
   if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return { ok: false, failure: "signature" };
   const now = Math.floor(nowMs / 1000);
   const exp = payload.exp;
-  if (typeof exp !== "number" || !Number.isFinite(exp)) return { ok: false, failure: "missing_exp" };
+  if (exp === undefined || exp === null) return { ok: false, failure: "missing_exp" };
+  for (const claim of TIME_CLAIMS) {
+    if (payload[claim] !== undefined && !validTime(payload[claim])) return { ok: false, failure: "bad_claim" };
+  }
+  if (typeof exp !== "number") return { ok: false, failure: "missing_exp" };
   if (exp + rules.expSkewS <= now) return { ok: false, failure: "expired" };
   if (exp - now > MAX_JWT_LIFETIME_S + rules.expSkewS) return { ok: false, failure: "too_long" };
   if (typeof payload.nbf === "number" && payload.nbf - JWT_CLOCK_SKEW_S > now) return { ok: false, failure: "not_yet_valid" };

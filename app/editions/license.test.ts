@@ -254,6 +254,7 @@ describe("payload fields", () => {
     expect(verify(token({ mid: 7 }))).toMatchObject({ state: "invalid", reason: "field:mid" });
     expect(verify(token({ cust: ["A"] }))).toMatchObject({ state: "invalid", reason: "field:cust" });
     expect(verify(token({ iat: "1767225600" }))).toMatchObject({ state: "invalid", reason: "field:iat" });
+    for (const iat of [1e308, -1, 2 ** 63]) expect(verify(token({ iat }))).toMatchObject({ state: "invalid", reason: "field:iat" });
     expect(verify(token({ cust: undefined }))).toMatchObject({ state: "valid", customer: null });
   });
 

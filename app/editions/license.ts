@@ -13,6 +13,7 @@
 
 import { ed25519 } from "@noble/curves/ed25519.js";
 import type { Entitlement } from "./limits";
+import { MAX_TIME_CLAIM_S } from "../jwt";
 
 export const LICENSE_PRODUCT = "svc-online";
 export const GRACE_DAYS = 7;
@@ -206,7 +207,7 @@ export function checkPayload(raw: unknown): PayloadCheck {
   if (!absent(p.mid) && !isString(p.mid)) return bad("mid", "must be a string");
   if (!isString(p.key) || p.key.length === 0) return bad("key", "required non-empty string");
   if (!absent(p.cust) && !isString(p.cust)) return bad("cust", "must be a string");
-  if (typeof p.iat !== "number" || !Number.isFinite(p.iat)) return bad("iat", "required number");
+  if (typeof p.iat !== "number" || !Number.isFinite(p.iat) || p.iat < 0 || p.iat > MAX_TIME_CLAIM_S) return bad("iat", "required number of seconds since 1970, before the year 10000");
 
   return {
     ok: true,

@@ -59,6 +59,30 @@ describe("embed config token (HS256 JWT whose payload is the config)", () => {
     expect((await resolveConfig({ token: await embedToken(config, { expIn: 24 * 3600 }) }, SIGNED, Date.now())).document.key).toBe("doc-1.v2");
   });
 
+  test("invalid_token: every numeric claim is range-checked before use (exp 1e308, 2^63, -1e308, a string; nbf and iat too), never a 500", async () => {
+    const { sign } = await import("hono/jwt");
+    const nowS = Math.floor(Date.now() / 1000);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ exp: 1e308 }, "bad_claim"],
+      [{ exp: 2 ** 63 }, "bad_claim"],
+      [{ exp: -1e308 }, "bad_claim"],
+      [{ exp: -1 }, "bad_claim"],
+      [{ exp: "soon" }, "bad_claim"],
+      [{ exp: nowS + 60, nbf: 1e308 }, "bad_claim"],
+      [{ exp: nowS + 60, iat: -(2 ** 63) }, "bad_claim"],
+      [{ exp: nowS + 60, nbf: "now" }, "bad_claim"],
+      [{ exp: 253_402_300_800 }, "bad_claim"],
+      [{ exp: 253_402_300_799 }, "too_long"],
+    ];
+    for (const [claims, reason] of cases) {
+      const e = await failure({ token: await sign({ ...config, ...claims } as any, EMBED_SECRET, "HS256") });
+      expect([claims, e.code, e.status, e.detail.reason]).toEqual([claims, "invalid_token", 401, reason]);
+      expect(e.message).toMatch(/^Token /);
+    }
+    // A fractional exp is a NumericDate (RFC 7519) and is accepted.
+    expect((await resolveConfig({ token: await sign({ ...config, exp: nowS + 60.5 } as any, EMBED_SECRET, "HS256") }, SIGNED, Date.now())).signed).toBe(true);
+  });
+
   test("embed JWTs get no clock skew on exp: token_expired from exp on, invalid_token past 24 h ahead", async () => {
     // The spec grants 60 s of skew to DocBuilder JWTs only; an embed token is checked at exp exactly.
     const now = Date.now();

@@ -59,6 +59,13 @@ describe("DocBuilder authentication", () => {
     expect(await failure(`Bearer ${far}`)).toEqual({ code: "unauthorized", reason: "invalid" });
   });
 
+  test("a JWT whose exp, nbf or iat is out of range (1e308, 2^63, negative, not a number) is invalid, never a 500", async () => {
+    for (const claims of [{ exp: 1e308 }, { exp: 2 ** 63 }, { exp: -1e308 }, { exp: "later" }, { exp: nowS() + 60, nbf: 1e308 }, { exp: nowS() + 60, iat: -1 }]) {
+      const token = await sign(claims as any, SECRET, "HS256");
+      expect([claims, await failure(`Bearer ${token}`)]).toEqual([claims, { code: "unauthorized", reason: "invalid" }]);
+    }
+  });
+
   test("every algorithm but HS256 is refused, none included", async () => {
     const none = `${b64url(JSON.stringify({ alg: "none", typ: "JWT" }))}.${b64url(JSON.stringify({ exp: nowS() + 60 }))}.`;
     expect(await failure(`Bearer ${none}`)).toEqual({ code: "unauthorized", reason: "invalid" });
