@@ -74,6 +74,17 @@ describe("configuration", () => {
     expect(c.online.aliasGroups).toEqual(["http://gate:8080", "https://a"]);
   });
 
+  test("what can be derived is: the editing server's URL from SVC_EDSRV_LISTEN and alias group 1 from SVC_APP_LISTEN, unless set", () => {
+    const moved = parseConfig({ SVC_APP_LISTEN: "127.0.0.1:18081", SVC_EDSRV_LISTEN: "127.0.0.1:19980" });
+    expect(moved.online.url).toBe("http://127.0.0.1:19980");
+    expect(moved.online.aliasGroups).toEqual(["http://127.0.0.1:18081"]);
+    const wildcard = parseConfig({ SVC_APP_LISTEN: "0.0.0.0:18081", SVC_EDSRV_LISTEN: "[::]:19980" });
+    expect([wildcard.online.url, wildcard.online.aliasGroups[0]]).toEqual(["http://127.0.0.1:19980", "http://127.0.0.1:18081"]);
+    const set = parseConfig({ SVC_EDSRV_LISTEN: "127.0.0.1:19980", SVC_EDSRV_URL: "https://collabora.example/", SVC_ONLINE_ALIASGROUP1: "http://gate.internal:8081" });
+    expect([set.online.url, set.online.aliasGroups[0]]).toEqual(["https://collabora.example", "http://gate.internal:8081"]);
+    expect(parseConfig({}).online.url).toBe("http://127.0.0.1:9980");
+  });
+
   test("instance id has the inst_ + hex form", () => {
     expect(parseConfig({ SVC_GATE_INSTANCE_ID: "inst_0123abcd" }).gate.instanceId).toBe("inst_0123abcd");
     expect(problems({ SVC_GATE_INSTANCE_ID: "inst_XYZ" })[0]).toContain("SVC_GATE_INSTANCE_ID");

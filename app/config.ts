@@ -166,12 +166,15 @@ export const CONFIG_SCHEMA = z.object({
   SVC_ONLINE_ALIASGROUP1: z.string().trim().prefault(""),
   SVC_EDSRV_ADMIN_PASSWORD: z.string().prefault(""),
   SVC_EDSRV_LISTEN: hostPort.prefault("127.0.0.1:9980"),
-  /** Where the gate reaches the editing server's admin channel (ours or a real Collabora). */
+  /**
+   * Where the gate reaches the editing server's admin channel (ours or a real Collabora); empty:
+   * our own editing server at SVC_EDSRV_LISTEN, so moving its port moves what the gate samples.
+   */
   SVC_EDSRV_URL: z
     .string()
     .trim()
-    .regex(/^https?:\/\/[^/?#\s]+\/?$/, { message: "must be an http(s) origin such as http://127.0.0.1:9980" })
-    .prefault("http://127.0.0.1:9980"),
+    .regex(/^(https?:\/\/[^/?#\s]+\/?)?$/, { message: "must be an http(s) origin such as http://127.0.0.1:9980" })
+    .prefault(""),
   /** Admin user name (any name works with our editing server; Collabora wants its admin_console.username). */
   SVC_EDSRV_ADMIN_USER: z.string().trim().min(1).prefault("admin"),
   /** Path of the admin WebSocket: /ed/adminws here, /cool/adminws on a real Collabora. */
@@ -263,6 +266,12 @@ export class ConfigError extends Error {
   }
 }
 
+/** http://host:port where a listener of this machine is reached (a wildcard bind, on loopback). */
+function reachableOrigin(listen: { hostname: string; port: number }): string {
+  const host = ["0.0.0.0", "::", ""].includes(listen.hostname) ? "127.0.0.1" : listen.hostname;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${listen.port}`;
+}
+
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const input: Record<string, string> = {};
   for (const key of Object.keys(CONFIG_SCHEMA.shape)) {
@@ -276,9 +285,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const c = parsed.data;
   const aliasGroups: string[] = [];
   for (let n = 1; env[`SVC_ONLINE_ALIASGROUP${n}`]; n++) aliasGroups.push(env[`SVC_ONLINE_ALIASGROUP${n}`]!.trim());
-  // Group 1 is always the gate: without it, the gate's listen address (a wildcard bind is reached on loopback).
-  const listenHost = ["0.0.0.0", "::", ""].includes(c.SVC_APP_LISTEN.hostname) ? "127.0.0.1" : c.SVC_APP_LISTEN.hostname;
-  if (!aliasGroups.length) aliasGroups.push(`http://${listenHost.includes(":") ? `[${listenHost}]` : listenHost}:${c.SVC_APP_LISTEN.port}`);
+  // Group 1 is always the gate: without it, the gate's listen address.
+  if (!aliasGroups.length) aliasGroups.push(reachableOrigin(c.SVC_APP_LISTEN));
   const wopiBase = gateOrigin(aliasGroups[0]!);
   if (!wopiBase) throw new ConfigError([`SVC_ONLINE_ALIASGROUP1: its first entry must be the gate's address, such as http://127.0.0.1:8081`]);
   return {
@@ -326,7 +334,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       adminPassword: c.SVC_EDSRV_ADMIN_PASSWORD,
       adminUser: c.SVC_EDSRV_ADMIN_USER,
       adminWsPath: c.SVC_EDSRV_ADMIN_WS_PATH,
-      url: c.SVC_EDSRV_URL.replace(/\/+$/, ""),
+      url: c.SVC_EDSRV_URL ? c.SVC_EDSRV_URL.replace(/\/+$/, "") : reachableOrigin(c.SVC_EDSRV_LISTEN),
     },
     edsrv: {
       listen: c.SVC_EDSRV_LISTEN,

@@ -9,7 +9,7 @@ import { strFromU8, unzipSync } from "fflate";
 import { ID_PATTERNS } from "./ids";
 import { TestSocket, docWsUrl } from "./edsrv/testing/ws-client";
 import { startChromium } from "./edsrv/testing/chromium";
-import { waitFor, within, scaled } from "./testing/until";
+import { until, waitFor, within, scaled } from "./testing/until";
 
 // The integrator's file server for the embedded document (loopback is allowed for it below).
 const hello = readFileSync(path.resolve(import.meta.dir, "../fixtures/hello.docx"));
@@ -182,7 +182,7 @@ test("the proxy redirects / to /svc/, hides internal gate paths and answers unkn
   }
 });
 
-test("the embedded default opens a document: a session through the proxy, the editor's WebSocket through the proxy, the gate as WOPI host (alias group 1), a save as version 1", async () => {
+test("every port moved and nothing else set: the embedded default opens a document (a session through the proxy, the editor's WebSocket through the proxy, the gate as WOPI host by alias group 1, a save as version 1) and the gate counts its editor where the editing server listens", async () => {
   expect(output).toContain("/svc/embed/session");
   const res = await fetch(`${base}/svc/embed/session`, {
     method: "POST",
@@ -203,6 +203,9 @@ test("the embedded default opens a document: a session through the proxy, the ed
   sock.send(`load url=${encodeURIComponent(wopiSrc)}`);
   await sock.waitText("status:");
   expect(sock.texts()).toContain("perm: edit");
+  // Counting follows SVC_EDSRV_LISTEN (no SVC_EDSRV_URL given): the gate sampled the editing server and sees this editor.
+  const counted = await until(async () => ((await (await fetch(`${base}/svc/status`)).json()) as any).connections, (c) => c.source === "adminws" && c.current >= 1, "the gate counting the open editor");
+  expect(counted).toMatchObject({ source: "adminws", enforcing: true });
   let n = sock.frames.length;
   sock.send("textinput text=Launcher%20");
   await sock.waitText("statechanged: .uno:ModifiedStatus=true", n);
