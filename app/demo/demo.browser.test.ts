@@ -4,6 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { docxText } from "../testing/office-files";
+import { quietFor } from "../testing/until";
 import type { Browser, Frame, Page } from "playwright-core";
 import { freePort, startCaddy, type RunningCaddy } from "../../caddy/testing";
 import { startChromium } from "../edsrv/testing/chromium";
@@ -151,7 +152,7 @@ describe("api.js on the demo page", () => {
     const before = (await names(page)).length;
     await page.evaluate(() => (window as any).demo.editor.destroy());
     expect(await page.locator("#editor iframe").count()).toBe(0);
-    await Bun.sleep(500);
+    await quietFor(500, "no event reported after destroy()", async () => { const n = await names(page); return n.length > before && n.slice(before); });
     expect((await names(page)).length).toBe(before);
     await page.close();
   }, 120_000);

@@ -5,7 +5,9 @@
 
 import { describe, expect, test } from "bun:test";
 import { strFromU8, unzipSync } from "fflate";
+import { LONG_PRESS_MS } from "../edsrv/browser/editor/gestures";
 import { docxText } from "../testing/office-files";
+import { scaled } from "../testing/until";
 import type { BrowserContext, CDPSession, Frame, Page } from "playwright-core";
 import { useDemoStack } from "./testing";
 
@@ -35,6 +37,17 @@ async function canvasBox(page: Page) {
 type Point = { x: number; y: number };
 const touch = (cdp: CDPSession, type: "touchStart" | "touchMove" | "touchEnd", points: Point[]) =>
   cdp.send("Input.dispatchTouchEvent", { type, touchPoints: points.map((p, id) => ({ x: p.x, y: p.y, id })) });
+
+/**
+ * A finger held down at `at` for a long press, then lifted. The hold is the gesture itself (input,
+ * as a person's finger stays down), not a wait for the page: as long as the editor's threshold and
+ * a margin for its timer to run on a busy machine (a longer hold is still a long press).
+ */
+async function longPress(cdp: CDPSession, at: Point): Promise<void> {
+  await touch(cdp, "touchStart", [at]);
+  await Bun.sleep(LONG_PRESS_MS + scaled(350));
+  await touch(cdp, "touchEnd", []);
+}
 
 describe("phones and tablets", () => {
   for (const [name, device] of [["390x844 phone", PHONE], ["820x1180 tablet", TABLET]] as const) {
@@ -91,10 +104,8 @@ describe("phones and tablets", () => {
     const { context, page, frame, cdp } = await openOn(PHONE, "docx");
     const box = await canvasBox(page);
     const at = { x: box.x + 80, y: box.y + 40 };
-    await touch(cdp, "touchStart", [at]);
-    await Bun.sleep(900);
-    await touch(cdp, "touchEnd", []);
-    await frame.waitForFunction(() => ((window as any).edState.received.contextmenu ?? 0) > 0, undefined, { timeout: 10_000 });
+    await longPress(cdp, at);
+    await frame.waitForFunction(() => ((window as any).edState.received.contextmenu ?? 0) > 0, undefined, { timeout: scaled(10_000) });
     await context.close();
   }, 120_000);
 
@@ -105,9 +116,7 @@ describe("phones and tablets", () => {
     const caret = await frame.evaluate(() => (window as any).edState.cursor);
     // The first word of the first line ("Hello").
     const word = { x: sizer.x + caret.x / tpp + 12, y: sizer.y + (caret.y + caret.h / 2) / tpp };
-    await touch(cdp, "touchStart", [word]);
-    await Bun.sleep(900);
-    await touch(cdp, "touchEnd", []);
+    await longPress(cdp, word);
     await frame.waitForFunction(() => (window as any).edState.selection.length > 0);
     await frame.waitForFunction(() => [...document.querySelectorAll(".selhandle")].every((h) => !(h as HTMLElement).hidden));
     const width = () => frame.evaluate(() => (window as any).edState.selection.reduce((w: number, r: any) => w + r.w, 0));

@@ -8,6 +8,7 @@ import path from "node:path";
 import ExcelJS from "exceljs";
 import { strFromU8, unzipSync } from "fflate";
 import { docxText, zipPartText } from "../testing/office-files";
+import { until } from "../testing/until";
 import type { Browser, BrowserContext, Frame, Page } from "playwright-core";
 import { parseConfig } from "../config";
 import { memoryLogger } from "../log";
@@ -375,7 +376,7 @@ describe("the editor in a browser", () => {
     const puts = host.puts.length;
     await page.evaluate(() => (window as any).sendHost("Action_Close", {}));
     await frame.waitForFunction(() => (window as any).edState.closed === true);
-    for (let i = 0; i < 100 && !host.puts.slice(puts).some((p) => p.fileId === f.id && p.status === 200); i++) await Bun.sleep(100);
+    await until(() => host.puts.slice(puts).map((p) => ({ fileId: p.fileId, status: p.status })), (ps) => ps.some((p) => p.fileId === f.id && p.status === 200), `the exit save stored (a PUT of ${f.id} answered 200; PUTs since Action_Close)`, 10_000);
     const exitPut = host.puts.slice(puts).find((p) => p.fileId === f.id && p.status === 200)!;
     expect(exitPut.headers["x-cool-wopi-isexitsave"]).toBe("true");
     expect(docxText(exitPut.bytes)).toStartWith("Closing 66 Hello from svc");

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import ExcelJS from "exceljs";
 import type { BrowserContext, Frame, Page } from "playwright-core";
+import { settled as engineSettled } from "./testing/chromium";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
 import { answer, control, modified, part, partNames, press, saveAndRead, stateIs } from "./testing/interface";
 import { cellFormat, goTo, sheetCells, slidesWithPictures, slideTexts } from "./testing/stored";
@@ -41,20 +42,12 @@ async function open(fileName: string, bytes: Uint8Array | undefined, lang: Lang,
 }
 
 /**
- * Until the screen has settled (no frame from the server for 250 ms), as a person waits to see a
- * shape selected or its text cursor before typing: LibreOffice starts editing a shape a moment
- * after the key that asks for it, and letters typed at machine speed before that are lost.
+ * Until the screen has settled (nothing from the server for 250 ms, every tile drawn), as a person
+ * waits to see a shape selected or its text cursor before typing: LibreOffice starts editing a
+ * shape a moment after the key that asks for it, and letters typed at machine speed before that
+ * are lost.
  */
-async function settled(frame: Frame): Promise<void> {
-  const total = () => frame.evaluate(() => Object.values((window as any).edState.received as Record<string, number>).reduce((a, b) => a + b, 0));
-  let last = await total(), still = 0;
-  while (still < 250) {
-    await Bun.sleep(50);
-    const now = await total();
-    still = now === last ? still + 50 : 0;
-    last = now;
-  }
-}
+const settled = (frame: Frame) => engineSettled(frame, { quietMs: 250 });
 
 /** Picks the file chooser's picture after clicking the picture button (`click` presses it). */
 async function choosePicture(page: Page, click: () => Promise<void>): Promise<void> {

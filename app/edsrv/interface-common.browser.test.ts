@@ -6,7 +6,8 @@ import { strFromU8, unzipSync } from "fflate";
 import type { Frame } from "playwright-core";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
 import { TEXTS } from "../i18n";
-import { editorFrame, hostPageHtml } from "./testing/chromium";
+import { until } from "../testing/until";
+import { editorFrame, edState, hostPageHtml } from "./testing/chromium";
 import { control, modified, openFixture, part, press, saveAndRead, stateIs } from "./testing/interface";
 
 let env: EditorEnv;
@@ -405,13 +406,17 @@ describe("the toolbar: icons, tabs, compact mode, one language (issue 23)", () =
     expect(shown.filter((t) => english.has(t))).toEqual([]);
     expect(shown.join(" ")).not.toMatch(/\b(Save|Close|Undo|Redo|Average|Sum)\b/);
     // A misspelt word's context menu comes from LibreOffice in the view's language.
+    const chars = async () => Number((await frame.textContent("#sb-count"))?.match(/\d+/g)?.[1] ?? NaN);
+    const before = await until(chars, (n) => n > 0, "the status bar's character count");
     await page.keyboard.press("Control+End");
     await page.keyboard.type(" helllo");
     await frame.waitForFunction(() => (window as any).edState.modified === true);
     // The top bar's state says so in Vietnamese.
     await frame.waitForFunction(() => document.getElementById("state")!.textContent === "Đã sửa", undefined, { polling: 50 });
-    await Bun.sleep(1500); // checked as typed
-    const cursor = await frame.evaluate(() => (window as any).edState.cursor);
+    // The right click goes to the caret as it is after the last key: the engine has taken every
+    // letter once the status bar counts them (it counts on its idle timer, after the keys).
+    await until(chars, (n) => n === before + 7, `the status bar counting the 7 characters typed (${before} before)`);
+    const cursor = (await edState(frame)).cursor!;
     const box = (await (await frame.frameElement()).boundingBox())!;
     const origin = await frame.evaluate(() => { const r = document.getElementById("sizer")!.getBoundingClientRect(); return { x: r.left, y: r.top }; });
     const k = await frame.evaluate(() => (window as any).edApi.zoom());

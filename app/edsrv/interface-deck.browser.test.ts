@@ -2,6 +2,7 @@
 // thumbnails, adding, duplicating, deleting and reordering slides, and the slideshow.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Frame } from "playwright-core";
+import { scaled, until } from "../testing/until";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
 import { openFixture, press, saveAndRead } from "./testing/interface";
 import { slideTexts } from "./testing/stored";
@@ -102,7 +103,10 @@ describe("presentations: opening (issue 23)", () => {
       expect(Math.abs(f.left - (f.vw - f.left - f.w))).toBeLessThanOrEqual(2);
       expect(Math.abs(f.top - (f.vh - f.top - f.h))).toBeLessThanOrEqual(2);
     };
-    await Bun.sleep(300); // the panel's thumbnails and the status bar laid out
+    // The panel's thumbnails and the status bar are laid out after the first fit, and the view's
+    // size with them: once they are there, the slide is fitted again to what is left (keepFitted).
+    await frame.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>("#slides .thumb img")].every((i) => i.dataset.loaded === "1" && i.complete) && !!document.getElementById("sb-position")!.textContent, undefined, { polling: 50, timeout: scaled(30_000) });
+    await until(fit, (f) => !f.scroll && Math.min(f.vw - f.w, f.vh - f.h) <= 30, "the slide fitted again to the view as laid out", 10_000, 50);
     await check();
     await page.evaluate(() => { document.getElementById("ed")!.style.height = "560px"; });
     await frame.waitForFunction(() => document.getElementById("viewport")!.clientHeight < 480, undefined, { polling: 50 });

@@ -2,6 +2,7 @@
 // screen is drawn, and a message that says why when the document cannot be opened.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { strFromU8, unzipSync } from "fflate";
+import { until } from "../testing/until";
 import { hostPageHtml } from "./testing/chromium";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
 
@@ -57,8 +58,7 @@ describe("opening feedback", () => {
     expect(views()).toBe(1);
     // Same tab, another page (Chromium keeps the one left in its back/forward cache, socket and all).
     await page.goto("about:blank");
-    const until = Date.now() + 5000;
-    while (views() > 0 && Date.now() < until) await Bun.sleep(50);
+    await until(views, (n) => n === 0, "the file's view ended once its page was left (views open)", 5000);
     expect(views()).toBe(0);
     await ctx.close();
   }, 30_000);

@@ -1,6 +1,7 @@
 // The small defects of issue 12 (item 5), each where a person met it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { pagePoint } from "./testing/chromium";
+import { scaled } from "../testing/until";
+import { pagePoint, settled } from "./testing/chromium";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
 
 let env: EditorEnv;
@@ -39,8 +40,8 @@ describe("small defects", () => {
     const ctx = await env.browser.newContext();
     const f = env.newFile("hello.xlsx");
     const { frame } = await env.openEditor(ctx, f.src);
-    await frame.waitForFunction(() => (window as any).edState.tilesDrawn >= 4, undefined, { polling: 50 });
-    await Bun.sleep(300); // every tile of the screen drawn
+    await frame.waitForFunction(() => (window as any).edState.tilesDrawn >= 4, undefined, { polling: 50, timeout: scaled(30_000) });
+    await settled(frame); // every tile of the screen drawn
     const seams = await frame.evaluate(() => {
       const c = document.getElementById("canvas") as HTMLCanvasElement;
       const d = c.getContext("2d")!.getImageData(0, 0, 520, 520).data;

@@ -11,6 +11,7 @@ import { freePort, startCaddy, startRecorder, type RunningCaddy } from "../../ca
 import { ManualClock } from "../clock";
 import { startChromium } from "../edsrv/testing/chromium";
 import { startTestService, type Harness } from "../testing/harness";
+import { until } from "../testing/until";
 import { LIMIT_PAGE_CSP } from "./limit-page";
 import { seriousViolations } from "../testing/axe";
 
@@ -80,11 +81,8 @@ async function openAtCap(page: Page): Promise<Frame> {
 }
 
 async function editorRequest(after: number): Promise<(typeof edsrv.seen)[number]> {
-  for (let i = 0; i < 200; i++) {
-    if (edsrv.seen.length > after) return edsrv.seen[after]!;
-    await Bun.sleep(25);
-  }
-  throw new Error("nothing reached the editing server");
+  await until(() => edsrv.seen.length, (n) => n > after, `request ${after + 1} reached the editing server (requests it saw)`, 5000);
+  return edsrv.seen[after]!;
 }
 
 test("the limit page has no serious or critical accessibility violation (axe-core, WCAG 2.1 AA)", async () => {

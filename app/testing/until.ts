@@ -8,14 +8,17 @@ export const TEST_TIME_SCALE = Math.max(1, Number(process.env.SVC_TEST_TIME_SCAL
 /** A deadline as written for this machine, scaled for a slower one. */
 export const scaled = (ms: number): number => Math.round(ms * TEST_TIME_SCALE);
 
-/** Waits until pred holds of what read answers (polling), or fails with `what` and the last value. */
-export async function until<T>(read: () => Promise<T> | T, pred: (v: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+/**
+ * Waits until pred holds of what read answers (polling every pollMs), or fails with `what` and the
+ * last value. A read that costs the machine (pixels out of a browser) polls less often.
+ */
+export async function until<T>(read: () => Promise<T> | T, pred: (v: T) => boolean, what: string, timeoutMs = 20_000, pollMs = 25): Promise<T> {
   const end = Date.now() + scaled(timeoutMs);
   let last: T;
   do {
     last = await read();
     if (pred(last)) return last;
-    await Bun.sleep(25);
+    await Bun.sleep(pollMs);
   } while (Date.now() < end);
   throw new Error(`never: ${what}; last: ${JSON.stringify(last)}`);
 }

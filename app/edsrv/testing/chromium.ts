@@ -5,6 +5,8 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type Frame, type Page } from "playwright-core";
+import { scaled, until } from "../../testing/until";
+import type { EditorState } from "../browser/editor/state";
 
 // /usr/bin/chromium is a shell wrapper that Playwright cannot drive; the binary is here.
 export const CHROMIUM = existsSync("/usr/lib/chromium/chromium") ? "/usr/lib/chromium/chromium" : "/usr/bin/chromium";
@@ -85,15 +87,51 @@ export async function editorFrame(page: Page): Promise<Frame> {
 
 /**
  * Until every tile the view asked for is drawn (the page counts each request until it is answered
- * or given up). On a timeout it says what the page counted, received and recorded as errors.
+ * or given up). On a timeout (as written, scaled for a slower machine) it says what the page
+ * counted, received and recorded as errors.
  */
-export async function allTilesDrawn(frame: Frame, timeout = 30_000): Promise<void> {
+export async function allTilesDrawn(frame: Frame, timeoutMs = 30_000): Promise<void> {
+  const timeout = scaled(timeoutMs);
   try {
     await frame.waitForFunction(() => { const S = (window as any).edState; return S.tilesDrawn >= S.tilesRequested; }, undefined, { polling: 50, timeout });
   } catch (err) {
     const seen = await frame.evaluate(() => { const S = (window as any).edState; return { drawn: S.tilesDrawn, requested: S.tilesRequested, pushed: S.tilesPushed, errors: S.errors, received: S.received }; }).catch(() => null);
     throw new Error(`tiles asked for were not all drawn within ${timeout} ms: ${JSON.stringify(seen)}`, { cause: err });
   }
+}
+
+/** What the editor page shows of its document and view (window.edState), as it is now. */
+export function edState(frame: Frame): Promise<EditorState> {
+  return frame.evaluate(() => (window as any).edState as EditorState);
+}
+
+/**
+ * Until the engine has settled in this view: every tile asked for is drawn and nothing has come
+ * from the server (frames received, tiles drawn, invalidations) for quietMs. LibreOffice finishes
+ * an edit on its own timers (layout, spell checking, a chart's redraw), so there is no one frame
+ * that says it is done: a quiet stretch is the sign a person goes by too. Both times are as
+ * written and scaled for a slower machine; a timeout says what the page counted last and for how
+ * long it had been still. Polled from here every 50 ms: polling on every animation frame costs
+ * the CPU the engine needs on 2 cores (see editorFrame).
+ */
+export async function settled(frame: Frame, { quietMs = 300, timeoutMs = 30_000 }: { quietMs?: number; timeoutMs?: number } = {}): Promise<void> {
+  const quiet = scaled(quietMs);
+  let seen = "", since = Date.now();
+  await until(
+    async () => {
+      const now = await frame.evaluate(() => {
+        const S = (window as any).edState;
+        return { drawn: S.tilesDrawn, requested: S.tilesRequested, invalidations: S.invalidations, received: S.received as Record<string, number> };
+      });
+      const key = JSON.stringify(now);
+      if (key !== seen) [seen, since] = [key, Date.now()];
+      return { ...now, stillMs: Date.now() - since };
+    },
+    (s) => s.drawn >= s.requested && s.stillMs >= quiet,
+    `the engine settled: every tile asked for drawn and nothing received for ${quiet} ms`,
+    timeoutMs,
+    50,
+  );
 }
 
 /** Action_Save with Notify from the host page; resolves with Action_Save_Resp's values. */

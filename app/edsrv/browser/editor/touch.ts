@@ -4,6 +4,7 @@
 // that fits its view goes to the next or previous slide, and two handles at a text selection's
 // ends drag to change it.
 
+import { LONG_PRESS_MS } from "./gestures";
 import { SHIFT } from "./keyboard";
 import { pointerAt } from "./mouse";
 import { focusDocument, selectionEl, sizer, viewport } from "./page";
@@ -11,7 +12,6 @@ import { switchPart } from "./parts";
 import { edState as S, currentPart, editor } from "./state";
 import { setZoom } from "./zoom";
 
-const LONG_PRESS_MS = 550;
 /** A finger that moves further than this is scrolling or dragging, not pressing. */
 const TAP_SLOP_PX = 10;
 const SWIPE_MIN_PX = 60;
