@@ -6,6 +6,7 @@ import { describe, expect, test } from "bun:test";
 import type { Frame, Page } from "playwright-core";
 import { useDemoStack } from "./testing";
 import { seriousViolations } from "../testing/axe";
+import { scaled } from "../testing/until";
 
 const demo = useDemoStack();
 
@@ -15,7 +16,7 @@ async function openDemo(sample: string, lang = "en"): Promise<{ page: Page; fram
   const context = await demo().browser.newContext({ bypassCSP: true, viewport: { width: 1400, height: 900 }, locale: lang });
   const page = await context.newPage();
   await page.goto(`${demo().caddy.url}/svc/demo?sample=${sample}`);
-  await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onDocumentLoaded"), undefined, { timeout: 60_000 });
+  await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onDocumentLoaded"), undefined, { timeout: scaled(60_000) });
   const frame = editorFrame(page);
   await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0);
   return { page, frame, close: () => context.close() };
@@ -28,7 +29,7 @@ describe("accessibility (axe-core, WCAG 2.1 AA)", () => {
       const found = { demo: await seriousViolations(page), editor: await seriousViolations(frame) };
       expect(found).toEqual({ demo: [], editor: [] });
       await close();
-    }, 120_000);
+    }, scaled(120_000));
   }
 });
 
@@ -49,7 +50,7 @@ describe("keyboard", () => {
     await page.keyboard.press("Shift+F6");
     expect(await region()).toBe("toolbar");
     await close();
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 describe("screen readers", () => {
@@ -62,5 +63,5 @@ describe("screen readers", () => {
     await frame.waitForFunction(() => /^B1: /.test(document.getElementById("announce")?.textContent ?? ""));
     expect(await frame.getAttribute("#announce", "aria-live")).toBe("polite");
     await close();
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { docxText } from "../testing/office-files";
-import { quietFor } from "../testing/until";
+import { quietFor, scaled } from "../testing/until";
 import type { Browser, Frame, Page } from "playwright-core";
 import { freePort, startCaddy, type RunningCaddy } from "../../caddy/testing";
 import { startChromium } from "../edsrv/testing/chromium";
@@ -46,7 +46,7 @@ beforeAll(async () => {
         { headers: { "Content-Type": "text/html" } },
       ),
   });
-}, 180_000);
+}, scaled(180_000));
 
 afterAll(async () => {
   await chrome?.close();
@@ -58,7 +58,7 @@ afterAll(async () => {
 const names = (page: Page) => page.evaluate(() => (window as any).demo.log.map((e: any) => e.name));
 const lastOf = (page: Page, name: string) => page.evaluate((n) => (window as any).demo.log.filter((e: any) => e.name === n).pop()?.payload, name);
 const waitEvent = (page: Page, name: string, count = 1) =>
-  page.waitForFunction(([n, k]) => (window as any).demo.log.filter((e: any) => e.name === n).length >= (k as number), [name, count] as const, { timeout: 60_000 });
+  page.waitForFunction(([n, k]) => (window as any).demo.log.filter((e: any) => e.name === n).length >= (k as number), [name, count] as const, { timeout: scaled(60_000) });
 const editorFrame = (page: Page): Frame => page.frames().find((f) => f.url().includes("/ed.html"))!;
 
 async function openDemo(setup: Setup, query: string): Promise<Page> {
@@ -124,7 +124,7 @@ describe("api.js on the demo page", () => {
     const info = await page.evaluate(() => (window as any).demo.editor.getInfo());
     expect(info).toMatchObject({ sessionId: ready.sessionId, version: 1, mode: "edit", state: "active", loaded: true, users: [{ id: "u-lan", name: "Lan" }] });
     await page.close();
-  }, 90_000);
+  }, scaled(90_000));
 
   test("setReadOnly(true) reopens the editor read-only, setReadOnly(false) for editing again; close() ends the session; destroy() removes the frame", async () => {
     const page = await openDemo(main, "sample=xlsx&user=u-binh&name=Binh");
@@ -155,7 +155,7 @@ describe("api.js on the demo page", () => {
     await quietFor(500, "no event reported after destroy()", async () => { const n = await names(page); return n.length > before && n.slice(before); });
     expect((await names(page)).length).toBe(before);
     await page.close();
-  }, 120_000);
+  }, scaled(120_000));
 
   test("a page of an origin not in SVC_EMBED_ALLOWED_ORIGINS gets origin_not_allowed through onError", async () => {
     const page = await browser.newPage();
@@ -182,11 +182,11 @@ describe("api.js on the demo page", () => {
         d.editor = new (window as any).SVC.Editor("editor", { ...cfg, timeouts: { loadMs: 3000 }, events: { onError: (e: any) => d.errors.push(e) } });
       });
     });
-    await page.waitForFunction(() => (window as any).demo.errors.length > 0, undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => (window as any).demo.errors.length > 0, undefined, { timeout: scaled(20_000) });
     const [err] = await page.evaluate(() => (window as any).demo.errors);
     expect(err).toMatchObject({ code: "load_failed", detail: { reason: "timeout", timeout_ms: 3000 } });
     await page.close();
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("the connection cap in the browser", () => {
@@ -194,7 +194,7 @@ describe("the connection cap in the browser", () => {
   beforeAll(async () => {
     capped = await startDemo({ SVC_GATE_CONNECTION_CAP: "1" });
     await capped.stack.gate.sampler.nextSample();
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await capped?.caddy.stop();
     await capped?.stack.close();
@@ -217,5 +217,5 @@ describe("the connection cap in the browser", () => {
     await waitEvent(second, "onLimitReached", 2);
     await first.close();
     await second.close();
-  }, 90_000);
+  }, scaled(90_000));
 });

@@ -7,6 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import { startChromium } from "../edsrv/testing/chromium";
 import { EMBED_SECRET, embedToken } from "../embed/testing";
 import { startTestService, type Harness } from "../testing/harness";
+import { scaled } from "../testing/until";
 
 const DOCBUILDER_SECRET = "docbuilder-jwt-secret-0123456789abcdef";
 const CALLBACK_SECRET = "callback-secret-never-shown-to-a-page";
@@ -30,7 +31,7 @@ beforeAll(async () => {
   browser = chrome.browser;
   page = await browser.newPage();
   await page.goto(`${gate.url}/svc/demo/token`);
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   await chrome?.close();

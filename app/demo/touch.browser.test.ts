@@ -22,7 +22,7 @@ async function openOn(device: typeof PHONE, sample: string): Promise<{ context: 
   const context = await demo().browser.newContext(device);
   const page = await context.newPage();
   await page.goto(`${demo().caddy.url}/svc/demo?sample=${sample}`);
-  await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onDocumentLoaded"), undefined, { timeout: 60_000 });
+  await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onDocumentLoaded"), undefined, { timeout: scaled(60_000) });
   const frame = editorFrame(page);
   await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0 && (window as any).edState.tilesDrawn >= (window as any).edState.tilesRequested);
   return { context, page, frame, cdp: await context.newCDPSession(page) };
@@ -68,7 +68,7 @@ describe("phones and tablets", () => {
       const saved = await page.evaluate(() => (window as any).demo.editor.save());
       expect(docxText(new Uint8Array(await (await fetch(saved.url)).arrayBuffer()))).toContain("Touch typed");
       await context.close();
-    }, 120_000);
+    }, scaled(120_000));
   }
 
   test("Vietnamese Telex from the phone's on-screen keyboard (IME composition) lands in the saved file", async () => {
@@ -85,7 +85,7 @@ describe("phones and tablets", () => {
     const saved = await page.evaluate(() => (window as any).demo.editor.save());
     expect(docxText(new Uint8Array(await (await fetch(saved.url)).arrayBuffer())).normalize("NFC")).toStartWith("Việt ");
     await context.close();
-  }, 120_000);
+  }, scaled(120_000));
 
   test("on a phone a sheet's cell is edited through the formula bar", async () => {
     const { context, page, frame } = await openOn(PHONE, "xlsx");
@@ -98,7 +98,7 @@ describe("phones and tablets", () => {
     const sheet = strFromU8(unzipSync(new Uint8Array(await (await fetch(saved.url)).arrayBuffer()))["xl/worksheets/sheet1.xml"]!);
     expect(sheet).toContain("4242");
     await context.close();
-  }, 120_000);
+  }, scaled(120_000));
 
   test("a long press asks the engine for its context menu, shown at the finger", async () => {
     const { context, page, frame, cdp } = await openOn(PHONE, "docx");
@@ -107,7 +107,7 @@ describe("phones and tablets", () => {
     await longPress(cdp, at);
     await frame.waitForFunction(() => ((window as any).edState.received.contextmenu ?? 0) > 0, undefined, { timeout: scaled(10_000) });
     await context.close();
-  }, 120_000);
+  }, scaled(120_000));
 
   test("a long press on a word selects it with two handles; dragging the end handle extends the selection", async () => {
     const { context, page, frame, cdp } = await openOn(PHONE, "docx");
@@ -131,7 +131,7 @@ describe("phones and tablets", () => {
     await touch(cdp, "touchEnd", []);
     await frame.waitForFunction((b) => (window as any).edState.selection.reduce((w: number, r: any) => w + r.w, 0) > b * 1.3, before);
     await context.close();
-  }, 120_000);
+  }, scaled(120_000));
 
   test("two fingers pinch to zoom: spread apart, the document is drawn larger", async () => {
     const { context, page, frame, cdp } = await openOn(TABLET, "docx");
@@ -145,7 +145,7 @@ describe("phones and tablets", () => {
     const widthAfter = await frame.evaluate(() => document.getElementById("sizer")!.offsetWidth);
     expect(widthAfter / widthBefore).toBeGreaterThan(1.8);
     await context.close();
-  }, 120_000);
+  }, scaled(120_000));
 
   test("a swipe across a slide goes to the next slide, and back; the slide has the phone's width (no slide panel)", async () => {
     const { context, page, frame, cdp } = await openOn(PHONE, "pptx");
@@ -164,5 +164,5 @@ describe("phones and tablets", () => {
     await swipe(box.x + 30, box.x + box.width - 30);
     await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 0);
     await context.close();
-  }, 120_000);
+  }, scaled(120_000));
 });

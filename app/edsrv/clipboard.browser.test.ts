@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { BrowserContext, Frame, Page } from "playwright-core";
 import { hostSave } from "./testing/chromium";
 import { docxParagraphRuns, startEditorEnv, type EditorEnv } from "./testing/editor-env";
+import { scaled } from "../testing/until";
 
 let env: EditorEnv;
 let ctx: BrowserContext;
@@ -60,7 +61,7 @@ describe("clipboard", () => {
     expect(got.html).toContain("Hello");
     expect(got.html).toMatch(/<html|<body|<p/i);
     await page.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("paste from another page: HTML keeps its bold, plain text follows", async () => {
     await other.bringToFront();
@@ -78,7 +79,7 @@ describe("clipboard", () => {
     expect(runs.find((r) => r.text.includes("Pasted bold"))?.bold).toBe(true);
     expect(runs.find((r) => r.text.includes("and plain"))?.bold).toBe(false);
     await page.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("between two documents: a bold word copied from one is pasted bold into the other", async () => {
     const a = await editor();
@@ -101,7 +102,7 @@ describe("clipboard", () => {
     const runs = docxParagraphRuns(env.lastStored(b.id)).flat();
     expect(runs.find((r) => r.text.includes("Zebra"))?.bold).toBe(true);
     await Promise.all([a.page.close(), b.page.close()]);
-  }, 60_000);
+  }, scaled(60_000));
 
   test("cut: the selection goes to the clipboard and leaves the document", async () => {
     const { id, page, frame } = await editor();
@@ -114,5 +115,5 @@ describe("clipboard", () => {
     expect(paragraphTexts(env.lastStored(id))[0]).toBe("from svc");
     expect((await clipboard()).text).toBe("Hello ");
     await page.close();
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -8,7 +8,7 @@ import path from "node:path";
 import ExcelJS from "exceljs";
 import { strFromU8, unzipSync } from "fflate";
 import { docxText, zipPartText } from "../testing/office-files";
-import { until } from "../testing/until";
+import { until, scaled } from "../testing/until";
 import type { Browser, BrowserContext, Frame, Page } from "playwright-core";
 import { parseConfig } from "../config";
 import { memoryLogger } from "../log";
@@ -117,7 +117,7 @@ describe("the editor in a browser", () => {
     expect(await hostSave(s.page)).toMatchObject({ success: true });
     expect(zipPartText(lastPut(p.id).bytes, "ppt/slides/slide1.xml")).toContain("Impress typed 33");
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("two browsers on one document each have their own view and see the text the other typed", async () => {
     const f = newFile("hello.docx");
@@ -154,7 +154,7 @@ describe("the editor in a browser", () => {
     expect(text).toContain("Alpha11");
     expect(text).toContain("Bravo22");
     await Promise.all([ca.close(), cb.close()]);
-  }, 60_000);
+  }, scaled(60_000));
 
   test("a read-only view cannot modify the document: its keys are refused by the server and nothing modified is stored", async () => {
     const f = newFile("hello.docx");
@@ -185,7 +185,7 @@ describe("the editor in a browser", () => {
     const msgs = (await r.page.evaluate(() => (window as any).msgs)).concat(await w.page.evaluate(() => (window as any).msgs));
     expect(msgs.some((m: any) => m.MessageId === "Doc_ModifiedStatus" && m.Values.Modified === true)).toBe(false);
     await Promise.all([cw.close(), cr.close()]);
-  }, 60_000);
+  }, scaled(60_000));
 
   test("Vietnamese typed through IME composition events lands in the saved file", async () => {
     const f = newFile("hello.docx");
@@ -204,7 +204,7 @@ describe("the editor in a browser", () => {
     expect(await hostSave(page)).toMatchObject({ success: true });
     expect(docxText(lastPut(f.id).bytes).normalize("NFC")).toStartWith("Tiếng Việt Hello from svc");
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("a click places the cursor, a drag selects, Delete/Backspace delete, Ctrl+Z/Ctrl+Y undo and redo, and the modified state shows", async () => {
     const f = newFile("hello.docx");
@@ -257,7 +257,7 @@ describe("the editor in a browser", () => {
     const msgs = await page.evaluate(() => (window as any).msgs.filter((m: any) => m.MessageId === "Doc_ModifiedStatus").map((m: any) => m.Values.Modified));
     expect(msgs.slice(0, 3)).toEqual([true, false, true]);
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   // A deck's slides are chosen in the slide panel (thumbnails); the tab bar is hidden for decks.
   test("the slide panel switches slides, the view shows the other slide and typing goes there; scrolling asks only for visible tiles", async () => {
@@ -314,7 +314,7 @@ describe("the editor in a browser", () => {
       expect(x! + 256 > after.v.x && x! < after.v.x + after.v.w && y! + 256 > after.v.y && y! < after.v.y + after.v.h).toBe(true);
     }
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
   test("the sheet tab bar lists every sheet, switches sheets, and typing goes to the selected sheet only", async () => {
     const f = newFile("sheets.xlsx", await threeSheets());
     const ctx = await browser.newContext();
@@ -356,7 +356,7 @@ describe("the editor in a browser", () => {
     expect(cellA1("sheet1")).toBe("Alpha sheet");
     expect(cellA1("sheet2")).toBe("Beta sheet");
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
   test("postMessage API: Frame_Ready before Document_Loaded, UI_Close from the close button, Action_Close ends the session with an exit save, a kit crash is recovered without a close", async () => {
     const f = newFile("hello.docx");
     const ctx = await browser.newContext();
@@ -387,11 +387,11 @@ describe("the editor in a browser", () => {
     const e = await openEditor(ctx, g.src, "tok_ed_bob");
     const broker = [...ed.brokers.values()].find((b) => b.wopiSrc === g.src)!;
     process.kill(broker.pid, "SIGKILL");
-    await e.frame.waitForFunction(() => (window as any).edState.reconnects === 1 && (window as any).edState.connected, undefined, { timeout: 30_000 });
+    await e.frame.waitForFunction(() => (window as any).edState.reconnects === 1 && (window as any).edState.connected, undefined, { timeout: scaled(30_000) });
     expect(await e.page.evaluate(() => (window as any).msgs.some((m: any) => m.MessageId === "Session_Closed"))).toBe(false);
     expect(await e.page.evaluate(() => (window as any).msgs.filter((m: any) => m.MessageId === "App_LoadingStatus" && m.Values.Status === "Frame_Ready").length)).toBe(1);
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
   test("a dropped connection: the page comes back to a new view with its caret where it was, and what is typed next lands there", async () => {
     const f = newFile("hello.docx");
     const ctx = await browser.newContext();
@@ -401,11 +401,11 @@ describe("the editor in a browser", () => {
     await frame.waitForFunction(() => (window as any).edState.cursor?.x > 1000);
     // The network drops (the socket ends under the page; the editing server stays up).
     await frame.evaluate(() => (window as any).edSocket.ws.close());
-    await frame.waitForFunction(() => (window as any).edState.reconnects === 1 && (window as any).edState.connected, undefined, { timeout: 30_000 });
+    await frame.waitForFunction(() => (window as any).edState.reconnects === 1 && (window as any).edState.connected, undefined, { timeout: scaled(30_000) });
     await frame.waitForFunction(() => ((window as any).edState.placesRestored ?? 0) === 1);
     await page.keyboard.type(" again");
     expect(await hostSave(page)).toMatchObject({ success: true });
     expect(docxText(lastPut(f.id).bytes)).toStartWith("Hello from svc againXin");
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -9,6 +9,7 @@ import { settled as engineSettled } from "./testing/chromium";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
 import { answer, control, modified, part, partNames, press, saveAndRead, stateIs } from "./testing/interface";
 import { cellFormat, goTo, sheetCells, slidesWithPictures, slideTexts } from "./testing/stored";
+import { scaled } from "../testing/until";
 
 let env: EditorEnv;
 beforeAll(async () => {
@@ -126,7 +127,7 @@ for (const lang of ["en", "vi"] as const) {
       });
       checkLetter(await saveAndRead(env, page, id), lang);
       await ctx.close();
-    }, 90_000);
+    }, scaled(90_000));
 
     test(`a budget sheet: five rows, a SUM, a percentage, borders, a frozen header row, a chart, sorted by amount, saved (${lang})`, async () => {
       const w = WORDS[lang];
@@ -171,7 +172,7 @@ for (const lang of ["en", "vi"] as const) {
       expect(part(bytes, "xl/worksheets/sheet1.xml")).toMatch(/<pane [^>]*ySplit="1"[^>]*state="frozen"/);
       expect(partNames(bytes).some((n) => /^xl\/charts\/chart\d+\.xml$/.test(n))).toBe(true);
       await ctx.close();
-    }, 90_000);
+    }, scaled(90_000));
 
     test(`a three-slide deck: a title slide, a bulleted slide with a picture duplicated and moved, saved and shown as a slideshow (${lang})`, async () => {
       const w = WORDS[lang];
@@ -233,7 +234,7 @@ for (const lang of ["en", "vi"] as const) {
       await frame.press("body", "Escape");
       await frame.waitForFunction(() => !document.body.classList.contains("slideshow"));
       await ctx.close();
-    }, 90_000);
+    }, scaled(90_000));
 
     test(`the letter on a 390 px touch screen: the compact toolbar and its "more" menu, tapped (${lang})`, async () => {
       const { id, ctx, page, frame } = await open("hello.docx", undefined, lang, PHONE);
@@ -256,6 +257,6 @@ for (const lang of ["en", "vi"] as const) {
       });
       checkLetter(await saveAndRead(env, page, id), lang);
       await ctx.close();
-    }, 120_000);
+    }, scaled(120_000));
   });
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { hostSave } from "./testing/chromium";
 import { docxParagraphRuns, startEditorEnv, type EditorEnv, type Run } from "./testing/editor-env";
+import { scaled } from "../testing/until";
 
 let env: EditorEnv;
 beforeAll(async () => {
@@ -60,5 +61,5 @@ describe("input order", () => {
     expect(misses).toEqual([]);
     expect(paragraphs.length).toBe(3 + REPS); // hello.docx has 3 paragraphs; nothing typed landed elsewhere
     await ctx.close();
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -6,7 +6,7 @@ import { strFromU8, unzipSync } from "fflate";
 import type { Frame } from "playwright-core";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
 import { TEXTS } from "../i18n";
-import { until } from "../testing/until";
+import { until, scaled } from "../testing/until";
 import { editorFrame, edState, hostPageHtml } from "./testing/chromium";
 import { control, modified, openFixture, part, press, saveAndRead, stateIs } from "./testing/interface";
 
@@ -51,7 +51,7 @@ describe("everywhere: viewing", () => {
     expect(fit.page).toBeLessThanOrEqual(fit.view);
     await frame.waitForFunction((n) => (window as any).edState.tilesDrawn > n, drawn, { polling: 50 });
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("find (Ctrl+F) counts and highlights the matches; replace all (Ctrl+H) replaces every one in the stored file", async () => {
     const { id, ctx, page, frame } = await open("hello.docx");
@@ -81,7 +81,7 @@ describe("everywhere: viewing", () => {
     await frame.press("#find-text", "Enter");
     await frame.waitForFunction(() => document.getElementById("find-count")!.textContent === "No matches", undefined, { polling: 50 });
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("download as: the document's format, PDF and the family's other formats come from the engine with the right name", async () => {
     const { ctx, page, frame } = await open("hello.docx");
@@ -98,7 +98,7 @@ describe("everywhere: viewing", () => {
     const url = await frame.evaluate(() => (window as any).edUi.lastDownload.url);
     expect((await fetch(url)).status).toBe(404);
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("print (Ctrl+P) opens the document as a PDF in a new tab for the browser to print", async () => {
     const { ctx, page } = await open("hello.xlsx");
@@ -106,7 +106,7 @@ describe("everywhere: viewing", () => {
     await tab.waitForLoadState("domcontentloaded").catch(() => {});
     expect(tab.url()).toMatch(/\/ed\/document\/download\/[0-9a-f]{32}\?inline=1$/);
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("a spreadsheet and a deck offer their own families' download formats", async () => {
     for (const [fixture, formats] of [["hello.xlsx", ["xlsx", "ods", "pdf", "csv", "html"]], ["hello.pptx", ["pptx", "odp", "pdf"]]] as const) {
@@ -117,7 +117,7 @@ describe("everywhere: viewing", () => {
       expect(strFromU8(unzipSync(bytes)["mimetype"]!)).toContain(fixture.endsWith("xlsx") ? "spreadsheet" : "presentation");
       await ctx.close();
     }
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("everywhere: the status bar, the context menu, people", () => {
@@ -135,7 +135,7 @@ describe("everywhere: the status bar, the context menu, people", () => {
     await frame.waitForFunction(() => document.getElementById("sb-save")!.dataset.state === "saved", undefined, { polling: 20 });
     expect(await frame.textContent("#sb-save")).toBe("Saved");
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("a right click shows the engine's context menu; choosing an entry runs its command", async () => {
     const { id, ctx, page, frame } = await open("hello.docx");
@@ -155,7 +155,7 @@ describe("everywhere: the status bar, the context menu, people", () => {
     await frame.waitForSelector("#contextmenu", { state: "detached" });
     void id;
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("the people in the document are listed, each in their own colour, which their named cursor and their selection have on the other's screen", async () => {
     const f = env.newFile("hello.docx");
@@ -185,7 +185,7 @@ describe("everywhere: the status bar, the context menu, people", () => {
     await b.page.keyboard.press("End");
     await a.frame.waitForFunction((v) => document.querySelectorAll(`.viewselection[data-view="${v}"] > div`).length === 0, bob.view, { polling: 50 });
     await Promise.all([ca.close(), cb.close()]);
-  }, 60_000);
+  }, scaled(60_000));
 
   test("in a spreadsheet, the other person's cell cursor is drawn in their colour", async () => {
     const f = env.newFile("hello.xlsx");
@@ -203,7 +203,7 @@ describe("everywhere: the status bar, the context menu, people", () => {
     expect(box.top).toBeGreaterThan(25);
     expect(box.colour.replace(/\s/g, "")).toBe(bob.colour.replace(/\s/g, ""));
     await Promise.all([ca.close(), cb.close()]);
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("everywhere: read-only sessions and languages", () => {
@@ -221,7 +221,7 @@ describe("everywhere: read-only sessions and languages", () => {
     const [download] = await Promise.all([page.waitForEvent("download"), frame.selectOption("#download", "pdf")]);
     expect(download.suggestedFilename()).toBe("hello.pdf");
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("a read-only spreadsheet keeps the address box to move around, without the formula bar's editing", async () => {
     const { ctx, frame } = await open("hello.xlsx", "tok_carol");
@@ -231,7 +231,7 @@ describe("everywhere: read-only sessions and languages", () => {
     await frame.press("#address", "Enter");
     await frame.waitForFunction(() => (document.getElementById("address") as HTMLInputElement).value === "C3", undefined, { polling: 50 });
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("lang=vi gives the interface in Vietnamese, lang=en in English", async () => {
     const vi = await open("hello.docx", "tok_alice", "lang=vi");
@@ -242,7 +242,7 @@ describe("everywhere: read-only sessions and languages", () => {
     const en = await open("hello.docx", "tok_alice", "lang=en");
     expect(await en.frame.getAttribute(control(".uno:Bold"), "aria-label")).toBe("Bold");
     await en.ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("every control has a label and is reachable with the keyboard", async () => {
     const { ctx, frame } = await open("hello.docx");
@@ -252,7 +252,7 @@ describe("everywhere: read-only sessions and languages", () => {
     const untabbable = await frame.$$eval("#ribbon button, #ribbon select", (es) => es.filter((e) => (e as HTMLElement).tabIndex < 0).length);
     expect(untabbable).toBe(0);
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("the toolbar: icons, tabs, compact mode, one language (issue 23)", () => {
@@ -277,7 +277,7 @@ describe("the toolbar: icons, tabs, compact mode, one language (issue 23)", () =
       }
       await ctx.close();
     }
-  }, 90_000);
+  }, scaled(90_000));
 
   test("each family's tabs switch and hold their commands, those Collabora's Home and Insert tabs hold included", async () => {
     const expected: Record<string, Record<string, string[]>> = {
@@ -319,7 +319,7 @@ describe("the toolbar: icons, tabs, compact mode, one language (issue 23)", () =
       }
       await ctx.close();
     }
-  }, 90_000);
+  }, scaled(90_000));
 
   test("new controls do what they say: superscript, landscape, a header, in the stored file", async () => {
     const { id, ctx, page, frame } = await open("hello.docx");
@@ -337,7 +337,7 @@ describe("the toolbar: icons, tabs, compact mode, one language (issue 23)", () =
     expect(doc).toMatch(/<w:vertAlign w:val="superscript"\/>/);
     expect(Object.keys(unzipSync(bytes)).some((n) => /^word\/header\d*\.xml$/.test(n))).toBe(true);
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("a frame 600 px wide shows one row without tabs and a 'more' menu with what does not fit; wider, the tabs come back", async () => {
     const { ctx, page, frame } = await open("hello.docx");
@@ -369,7 +369,7 @@ describe("the toolbar: icons, tabs, compact mode, one language (issue 23)", () =
     // Tabs again: the "more" menu holds at most the chosen tab's (Home's) overflow.
     expect(await frame.$$eval("#tb-more-menu [data-cmd]", (cs) => cs.map((c) => c.getAttribute("data-cmd")))).not.toContain(".uno:InsertTable");
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("the host's ui.toolbar \"compact\" (ui_defaults UIMode=compact) gives the one row in a wide frame too", async () => {
     const f = env.newFile("hello.docx");
@@ -382,7 +382,7 @@ describe("the toolbar: icons, tabs, compact mode, one language (issue 23)", () =
     expect(await frame.evaluate(() => window.innerWidth)).toBeGreaterThan(900);
     expect(await frame.isVisible('.tb-tab')).toBe(false);
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("with lang=vi no English text of the table is left on the editor's own controls, and LibreOffice's spelling menu is Vietnamese", async () => {
     const { ctx, page, frame } = await open("hello.docx", "tok_alice", "lang=vi");
@@ -429,5 +429,5 @@ describe("the toolbar: icons, tabs, compact mode, one language (issue 23)", () =
     // Its entries carry their commands' small icons.
     expect(await frame.$$eval("#contextmenu [data-cmd] img", (is) => is.filter((i) => /^icons\/sc_/.test(i.getAttribute("src")!)).length)).toBeGreaterThan(0);
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -40,7 +40,7 @@ describe("presentations: the slide panel", () => {
     await frame.waitForFunction(() => document.querySelector("#slides .thumb:nth-child(2)")!.getAttribute("aria-current") === "true");
     expect(await frame.textContent("#sb-position")).toBe("Slide 2 of 2");
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("new, duplicate, delete, move down and move up change the slides of the stored deck", async () => {
     const { id, page, frame, close } = await openDeck();
@@ -68,7 +68,7 @@ describe("presentations: the slide panel", () => {
     texts = slideTexts(await saveAndRead(env, page, id));
     expect(texts).toEqual([example, "", example]);
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("the slideshow shows the current slide full screen, arrow keys move between slides, Escape ends it", async () => {
     const { frame, close } = await openDeck();
@@ -84,7 +84,7 @@ describe("presentations: the slide panel", () => {
     await frame.press("body", "Escape");
     await frame.waitForFunction(() => !document.body.classList.contains("slideshow"));
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("presentations: opening (issue 23)", () => {
@@ -112,5 +112,5 @@ describe("presentations: opening (issue 23)", () => {
     await frame.waitForFunction(() => document.getElementById("viewport")!.clientHeight < 480, undefined, { polling: 50 });
     await check();
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
 import { answer, control, openFixture, part, press, saveAndRead, stateIs } from "./testing/interface";
 import { cellFormat, goTo, sheetCells } from "./testing/stored";
+import { scaled } from "../testing/until";
 
 let env: EditorEnv;
 beforeAll(async () => {
@@ -36,7 +37,7 @@ describe("spreadsheets: where you are", () => {
     });
     expect(dark).toBeGreaterThan(20);
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("the address box goes to the cell typed in it and shows the current cell; the formula bar shows and edits its formula", async () => {
     const { id, page, frame, close } = await openSheet();
@@ -54,14 +55,14 @@ describe("spreadsheets: where you are", () => {
     const c = cells(await saveAndRead(env, page, id));
     expect(c.get("E5")).toMatchObject({ formula: "B2+B3", value: "15" });
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("the status bar shows the sum of the selected cells", async () => {
     const { frame, close } = await openSheet();
     await goTo(frame, "B2:B4");
     await frame.waitForFunction(() => /115/.test(document.getElementById("sb-count")!.textContent ?? ""), undefined, { polling: 50 });
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("a text cell shows no sum in the status bar (not \"Average: ; Sum: 0\")", async () => {
     const { frame, close } = await openSheet();
@@ -72,7 +73,7 @@ describe("spreadsheets: where you are", () => {
     expect(await frame.evaluate(() => (window as any).edUi.state[".uno:StateTableCell"])).toMatch(/:\s*;/);
     expect(await frame.textContent("#sb-count")).toBe("");
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("spreadsheets: formatting cells", () => {
@@ -96,7 +97,7 @@ describe("spreadsheets: formatting cells", () => {
     expect(fmt("B3")).toMatch(/0\.00|builtin (2|4)/);
     expect(fmt("C4")).toMatch(/^(General|builtin 0)$/);
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("fill colour, bold, wrap and merge change the stored cells, and the buttons show the state at the cursor", async () => {
     const { id, page, frame, close } = await openSheet();
@@ -125,7 +126,7 @@ describe("spreadsheets: formatting cells", () => {
     expect(fonts[font]).toMatch(/<b( val="true")?\/>/);
     expect(part(bytes, "xl/worksheets/sheet1.xml")).toContain('<mergeCell ref="A6:C6"/>');
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("borders: all borders puts a line on every side of every selected cell; none removes them", async () => {
     const { id, page, frame, close } = await openSheet();
@@ -143,7 +144,7 @@ describe("spreadsheets: formatting cells", () => {
     }
     expect(borderOf("B4")).not.toMatch(/style="/);
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("spreadsheets: rows, columns, data", () => {
@@ -165,7 +166,7 @@ describe("spreadsheets: rows, columns, data", () => {
     expect([...c.values()].some((x) => x.value === "Chuối" || x.value === "Price")).toBe(false);
     expect(c.get("A2")?.value ?? "").toBe("");
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("sort descending orders the selected rows; autofilter and freeze panes are stored with the sheet", async () => {
     const { id, page, frame, close } = await openSheet();
@@ -185,7 +186,7 @@ describe("spreadsheets: rows, columns, data", () => {
     expect(sheet).toMatch(/<autoFilter ref="A1:C4"/);
     expect(sheet).toMatch(/<pane xSplit="1" ySplit="1" [^>]*state="frozen"/);
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("spreadsheets: the tab bar", () => {
@@ -211,5 +212,5 @@ describe("spreadsheets: the tab bar", () => {
     wb = part(await saveAndRead(env, page, id), "xl/workbook.xml");
     expect([...wb.matchAll(/<sheet name="([^"]+)"/g)].map((m) => m[1])).toEqual(["Budget 2027"]);
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 });

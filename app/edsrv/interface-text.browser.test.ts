@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { docxParagraphRuns, startEditorEnv, type EditorEnv } from "./testing/editor-env";
 import { answer, control, modified, openFixture, part, partNames, press, saveAndRead, stateIs } from "./testing/interface";
-import { until } from "../testing/until";
+import { until, scaled } from "../testing/until";
 
 let env: EditorEnv;
 beforeAll(async () => {
@@ -68,7 +68,7 @@ describe("text documents: the toolbar", () => {
     // Strikethrough is not one of a run's three flags here: " struck" and " plain" read as one run.
     expect(runs[runs.length - 1]).toMatchObject({ text: " struck plain", bold: false, italic: false, underline: false });
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("the font, size and paragraph style pickers format the paragraph and show the values at the cursor", async () => {
     const { id, page, frame, close } = await newParagraph();
@@ -93,7 +93,7 @@ describe("text documents: the toolbar", () => {
     expect(p).toContain('<w:sz w:val="36"/>'); // half points
     expect(p).toMatch(/<w:rFonts w:ascii="DejaVu Sans"/);
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("alignment buttons set the paragraph's alignment; the pressed one follows the cursor", async () => {
     const { id, page, frame, close } = await newParagraph();
@@ -113,7 +113,7 @@ describe("text documents: the toolbar", () => {
     expect(paragraphWith(bytes, "Centred line")).toContain('<w:jc w:val="center"/>');
     expect(paragraphWith(bytes, "Right line")).toMatch(/<w:jc w:val="(right|end)"\/>/);
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("text colour and highlight colour colour the selected text", async () => {
     const { id, page, frame, close } = await newParagraph();
@@ -131,7 +131,7 @@ describe("text documents: the toolbar", () => {
     expect(coloured.props).toMatch(/<w:shd [^>]*w:fill="F6D32D"/i);
     expect(runs.find((r) => r.text.startsWith("Plain"))!.props).not.toMatch(/C01C28|F6D32D/i);
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("bulleted and numbered lists and indent change the stored paragraphs", async () => {
     const { id, page, frame, close } = await newParagraph();
@@ -157,7 +157,7 @@ describe("text documents: the toolbar", () => {
     expect(numbering).toContain('w:val="decimal"');
     expect(numbered).toMatch(/<w:ilvl w:val="1"\/>|<w:ind w:left="\d+"/);
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("insert table asks its size and puts a table of that size in the document", async () => {
     const { id, page, frame, close } = await newParagraph();
@@ -170,7 +170,7 @@ describe("text documents: the toolbar", () => {
     expect(table.match(/<w:gridCol /g)?.length).toBe(2);
     expect(table).toContain("cell one");
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("insert link and page break go into the stored file", async () => {
     const { id, page, frame, close } = await newParagraph();
@@ -186,7 +186,7 @@ describe("text documents: the toolbar", () => {
     expect(link?.[0].replace(/<[^>]+>/g, "")).toBe("the svc site");
     expect(part(bytes, "word/_rels/document.xml.rels")).toContain('Target="https://example.org/svc"');
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("insert image puts the uploaded picture in the document", async () => {
     const { id, page, frame, close } = await newParagraph();
@@ -199,7 +199,7 @@ describe("text documents: the toolbar", () => {
     expect(partNames(bytes).some((n) => n.startsWith("word/media/"))).toBe(true);
     expect(documentXml(bytes)).toContain("<w:drawing>");
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("text documents: track changes and comments", () => {
@@ -219,7 +219,7 @@ describe("text documents: track changes and comments", () => {
     expect(xml).toContain("Kept words");
     expect(xml).not.toMatch(/<w:ins /);
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("comments: add one, see it in the panel, reply, resolve and delete", async () => {
     const { id, page, frame, close } = await newParagraph();
@@ -252,7 +252,7 @@ describe("text documents: track changes and comments", () => {
     expect(comments).not.toContain("Please check this");
     expect(comments).toContain("Checked");
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("text documents: spell checking", () => {
@@ -286,6 +286,6 @@ describe("text documents: spell checking", () => {
     // Checked by then, the correct line has no red.
     expect(await red(correct)).toBe(0);
     await close();
-  }, 60_000);
+  }, scaled(60_000));
 });
 

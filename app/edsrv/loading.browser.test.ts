@@ -2,7 +2,7 @@
 // screen is drawn, and a message that says why when the document cannot be opened.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { strFromU8, unzipSync } from "fflate";
-import { until } from "../testing/until";
+import { until, scaled } from "../testing/until";
 import { hostPageHtml } from "./testing/chromium";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
 
@@ -48,7 +48,7 @@ describe("opening feedback", () => {
     const painted = await page.frames().find((fr) => fr.url().includes("/ed.html"))!.evaluate(() => (window as any).edState.firstPaintAt);
     expect(painted).toBeGreaterThan(0);
     await ctx.close();
-  }, 30_000);
+  }, scaled(30_000));
 
   test("leaving the page ends its view at once, also when the browser keeps the page for going back", async () => {
     const ctx = await env.browser.newContext();
@@ -61,7 +61,7 @@ describe("opening feedback", () => {
     await until(views, (n) => n === 0, "the file's view ended once its page was left (views open)", 5000);
     expect(views()).toBe(0);
     await ctx.close();
-  }, 30_000);
+  }, scaled(30_000));
 
   test("a refused token turns the indicator into a message that says access was refused", async () => {
     const ctx = await env.browser.newContext();
@@ -76,7 +76,7 @@ describe("opening feedback", () => {
     expect(await box.textContent()).toContain("access was refused");
     expect(await box.textContent()).toContain("Reload the page to try again.");
     await ctx.close();
-  }, 30_000);
+  }, scaled(30_000));
 });
 
 describe("reconnecting", () => {
@@ -95,15 +95,15 @@ describe("reconnecting", () => {
     // Typed while away: refused, and said so (never dropped in silence).
     await page.keyboard.type("x");
     expect(await frame.locator("#message").textContent()).toContain("Not sent");
-    await frame.waitForFunction(() => (window as any).edState.connected && (window as any).edState.reconnects === 1, undefined, { timeout: 30_000 });
+    await frame.waitForFunction(() => (window as any).edState.connected && (window as any).edState.reconnects === 1, undefined, { timeout: scaled(30_000) });
     await frame.locator("#message").waitFor({ state: "hidden" });
     await frame.focus("#ime");
     await page.keyboard.type("and after it.");
     await page.keyboard.press("Control+s");
-    await frame.waitForFunction(() => (window as any).edState.lastSave?.success === true, undefined, { timeout: 20_000 });
+    await frame.waitForFunction(() => (window as any).edState.lastSave?.success === true, undefined, { timeout: scaled(20_000) });
     const text = strFromU8(unzipSync(env.lastStored(f.id))["word/document.xml"]!).replace(/<[^>]+>/g, "");
     expect(text).toContain("Before the crash and after it.");
     expect(text).not.toContain("crash x");
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -105,7 +105,7 @@ describe("the screen follows the document", () => {
     await a.page.keyboard.press("Enter");
     await Promise.all([changes(a.frame, sum, before.a), changes(b.frame, sum, before.b)]);
     await Promise.all([ca.close(), cb.close()]);
-  }, 60_000);
+  }, scaled(60_000));
 
   test("changing a cell repaints the chart that depends on it, in the editing view and in a second view, as a fresh view paints it", async () => {
     const f = env.newFile("sum-chart.xlsx", sumAndChartWorkbook());
@@ -152,7 +152,7 @@ describe("the screen follows the document", () => {
     );
     for (const d of apart) expect(d * 20, `${d} of ${drawn} drawn pixels apart`).toBeLessThan(drawn);
     await Promise.all(contexts.map((x) => x.close()));
-  }, 60_000);
+  }, scaled(60_000));
 
 
   // The server answers a tile request whose version a push already carried with nothing; the page
@@ -179,7 +179,7 @@ describe("the screen follows the document", () => {
     expect(seen.errors).toEqual([]);
     expect(seen.drawn).toBe(seen.requested); // answered exactly once each: the count is exact
     await ctx.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   // Typed at automation speed, tiles of one place arrive in quick succession; decoded in parallel,
   // an older one could finish last and cover the newer (seen in the keystroke benchmark: a line
@@ -211,7 +211,7 @@ describe("the screen follows the document", () => {
     const { typed, fresh } = await typedAndFresh(a, cb, f.src);
     expect(typed).toBe(fresh);
     await Promise.all([ca.close(), cb.close()]);
-  }, 60_000);
+  }, scaled(60_000));
 
   // The page is sent only the band of rows an edit changed in a tile it holds (tile deltas), and
   // the caret waits for the tiles of an edit before it moves: lines added and removed, characters
@@ -235,5 +235,5 @@ describe("the screen follows the document", () => {
     const caret = await a.frame.evaluate(() => { const S = (window as any).edState, el = document.getElementById("cursor")!; return { engine: Math.round(S.cursor.x / 15), shown: Math.round(parseFloat(el.style.left)) }; });
     expect(caret.shown).toBe(caret.engine);
     await Promise.all([ca.close(), cb.close()]);
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -32,7 +32,7 @@ describe("small defects", () => {
     await frame.waitForFunction(() => (window as any).edState.received.status >= 2, undefined, { polling: 50 });
     expect(await labels()).toEqual([["1", "Slide 1"], ["2", "Slide 2"]]);
     await ctx.close();
-  }, 30_000);
+  }, scaled(30_000));
 
   // The engine painted a tile's last pixel column and row without the grid lines that go on into
   // the next tile: a white seam every 256 px across a sheet's grid.
@@ -68,5 +68,5 @@ describe("small defects", () => {
     expect(seams.gridRows).toBeGreaterThan(4); // the sheet shows grid lines here
     expect(seams.broken).toEqual([]);
     await ctx.close();
-  }, 30_000);
+  }, scaled(30_000));
 });

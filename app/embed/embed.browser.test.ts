@@ -13,6 +13,7 @@ import { freePort, startCaddy, type RunningCaddy } from "../../caddy/testing";
 import { startChromium } from "../edsrv/testing/chromium";
 import { FIXTURES } from "../testing/harness";
 import { embedToken, startEmbedStack, startReceiver, startSource, type EmbedStack } from "./testing";
+import { scaled } from "../testing/until";
 
 const DOCX = readFileSync(path.join(FIXTURES, "hello.docx"));
 const CLOSED_AFTER_MS = 2000;
@@ -90,7 +91,7 @@ beforeAll(async () => {
       return new Response("not found", { status: 404 });
     },
   });
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   await chrome?.close();
@@ -107,7 +108,7 @@ test("a person edits an embedded document through the proxy, saves, and the appl
   const ctx = await browser.newContext({ viewport: { width: 1200, height: 820 } });
   const page = await ctx.newPage();
   await page.goto(`${appOrigin}/?key=browser-${Date.now()}`);
-  await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.Values?.Status === "Document_Loaded"), undefined, { timeout: 60_000 });
+  await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.Values?.Status === "Document_Loaded"), undefined, { timeout: scaled(60_000) });
   const session = await page.evaluate(() => (window as any).session);
   expect(session).toMatchObject({ mode: "edit", limited: false, version: 0 });
   // The form is gone and the token never was in the frame's URL.
@@ -147,4 +148,4 @@ test("a person edits an embedded document through the proxy, saves, and the appl
   // clock between two deliveries, it failed on a loaded machine (1439 ms apart for a 2000 ms rule)
   // when the final save's callback was the one that came late.
   expect(closed.at).toBeGreaterThanOrEqual(final.at);
-}, 120_000);
+}, scaled(120_000));

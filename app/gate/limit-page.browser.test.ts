@@ -11,7 +11,7 @@ import { freePort, startCaddy, startRecorder, type RunningCaddy } from "../../ca
 import { ManualClock } from "../clock";
 import { startChromium } from "../edsrv/testing/chromium";
 import { startTestService, type Harness } from "../testing/harness";
-import { until } from "../testing/until";
+import { until, scaled } from "../testing/until";
 import { LIMIT_PAGE_CSP } from "./limit-page";
 import { seriousViolations } from "../testing/axe";
 
@@ -58,7 +58,7 @@ beforeAll(async () => {
     port: 0,
     fetch: () => new Response(hostPage(caddy.url + EDITOR_URI), { headers: { "Content-Type": "text/html; charset=utf-8" } }),
   });
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   await chrome?.close();
@@ -152,4 +152,4 @@ test("the 429 limit page works for the POST form of the file-sync flow: Open rea
   } finally {
     await ctx.close();
   }
-}, 120_000);
+}, scaled(120_000));

@@ -29,6 +29,13 @@ export async function startChromium(): Promise<{ browser: Browser; close(): Prom
   reader.releaseLock();
   void proc.stderr.pipeTo(new WritableStream());
   const browser = await chromium.connectOverCDP(wsEndpoint);
+  // Playwright's own waits (30 s unless told) scale with every other test deadline.
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (...args: Parameters<Browser["newContext"]>) => {
+    const context = await newContext(...args);
+    context.setDefaultTimeout(scaled(30_000));
+    return context;
+  };
   return {
     browser,
     async close() {
