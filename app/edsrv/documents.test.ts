@@ -12,7 +12,7 @@ import { memoryLogger } from "../log";
 import { createEdsrv, type Edsrv } from "./server";
 import { startWopiHost } from "./testing/wopi-host";
 import { CORPUS } from "../testing/harness";
-import { TestSocket, docWsUrl } from "./testing/ws-client";
+import { TestSocket, docWsUrl, openDocument } from "./testing/ws-client";
 import { quietFor, until, waitFor, scaled } from "../testing/until";
 
 const FIX = path.resolve(import.meta.dir, "../../fixtures");
@@ -49,13 +49,7 @@ function whereTheyDiffer(a: string, b: string): string | null {
   return `at ${i}:\n  got:      …${a.slice(from, i + 240)}\n  expected: …${b.slice(from, i + 240)}`;
 }
 
-async function open(wopiSrc: string, token: string, extra = "", loadArgs = "") {
-  const s = new TestSocket(docWsUrl(ed.url, wopiSrc, token, extra), origin);
-  await s.opened;
-  s.send(`load url=${encodeURIComponent(wopiSrc)}${loadArgs}`);
-  await s.waitText("status:");
-  return s;
-}
+const open = (wopiSrc: string, token: string, extra = "", loadArgs = "") => openDocument(ed.url, wopiSrc, token, { origin, extra, loadArgs });
 
 const brokerOf = (src: string) => [...ed.brokers.values()].find((b) => b.wopiSrc === src);
 /** The engine has worked through every input sent to the document's kit (the kit's settle op). */

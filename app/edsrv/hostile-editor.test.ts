@@ -13,7 +13,7 @@ import { parseConfig } from "../config";
 import { memoryLogger } from "../log";
 import { createEdsrv, type Edsrv } from "./server";
 import { startWopiHost } from "./testing/wopi-host";
-import { TestSocket, docWsUrl } from "./testing/ws-client";
+import { TestSocket, openDocument } from "./testing/ws-client";
 import { PASTE_LIMITS } from "./view-commands";
 import { scaled } from "../testing/until";
 
@@ -96,13 +96,7 @@ function victimFile(): string {
   return path.join(b.dir, "original.odt");
 }
 
-async function open(wopiSrc: string, token: string): Promise<TestSocket> {
-  const s = new TestSocket(docWsUrl(ed.url, wopiSrc, token), origin);
-  await s.opened;
-  s.send(`load url=${encodeURIComponent(wopiSrc)}`);
-  await s.waitText("status:");
-  return s;
-}
+const open = (wopiSrc: string, token: string): Promise<TestSocket> => openDocument(ed.url, wopiSrc, token, { origin });
 
 function newDoc(name: string, bytes: Uint8Array): string {
   return host.addFile(`h${++fileSeq}`, name, bytes);

@@ -12,7 +12,7 @@ import { docxText } from "../testing/office-files";
 import type { Subprocess } from "bun";
 import { freePort } from "../../caddy/testing";
 import { startWopiHost } from "./testing/wopi-host";
-import { TestSocket, docWsUrl } from "./testing/ws-client";
+import { TestSocket, openDocument } from "./testing/ws-client";
 import { until, scaled } from "../testing/until";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
@@ -59,14 +59,7 @@ async function startEdsrv() {
   });
 }
 
-async function open(src: string, token: string): Promise<TestSocket> {
-  const url = `http://127.0.0.1:${port}`;
-  const s = new TestSocket(docWsUrl(url, src, token), url);
-  await s.opened;
-  s.send(`load url=${encodeURIComponent(src)}`);
-  await s.waitText("status:");
-  return s;
-}
+const open = (src: string, token: string): Promise<TestSocket> => openDocument(`http://127.0.0.1:${port}`, src, token);
 
 beforeAll(async () => {
   host = startWopiHost();

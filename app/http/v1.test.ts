@@ -41,19 +41,29 @@ async function expectError(res: Response, status: number, code: string) {
  * A docx of many paragraphs of words drawn at random from a small vocabulary: text that compresses
  * like prose (about 10:1), not like one sentence repeated (which the intake refuses as a bomb).
  */
-function bigTextDocx(paragraphs: number): Uint8Array {
+/**
+ * A workbook of `rows` rows of four words, zipped small: its CSV is large. A spreadsheet rather
+ * than a long text document, because Calc reads it without laying out pages (a 2.6 MB docx took
+ * LibreOffice 15 s of layout; this takes a fraction of it).
+ */
+function bigSheetXlsx(rows: number): Uint8Array {
   const words = ["quick", "brown", "fox", "jumps", "over", "lazy", "dog", "again", "river", "stone", "light", "green", "house", "paper", "music", "table"];
-  const sentence = () => Array.from({ length: 10 }, () => words[Math.floor(Math.random() * words.length)]).join(" ");
-  const body = Array.from({ length: paragraphs }, () => `<w:p><w:r><w:t>${sentence()}.</w:t></w:r></w:p>`).join("");
-  const xml = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`;
+  const word = () => words[Math.floor(Math.random() * words.length)]!;
+  const cell = (col: string, r: number) => `<c r="${col}${r}" t="inlineStr"><is><t>${word()} ${word()}</t></is></c>`;
+  const body = Array.from({ length: rows }, (_, i) => `<row r="${i + 1}">${["A", "B", "C", "D"].map((c) => cell(c, i + 1)).join("")}</row>`).join("");
+  const ns = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
   return zipSync({
     "[Content_Types].xml": strToU8(
-      '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+      '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
     ),
     "_rels/.rels": strToU8(
-      '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+      '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>',
     ),
-    "word/document.xml": strToU8(xml),
+    "xl/workbook.xml": strToU8(`<?xml version="1.0" encoding="UTF-8"?><workbook ${ns}><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>`),
+    "xl/_rels/workbook.xml.rels": strToU8(
+      '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
+    ),
+    "xl/worksheets/sheet1.xml": strToU8(`<?xml version="1.0" encoding="UTF-8"?><worksheet ${ns}><sheetData>${body}</sheetData></worksheet>`),
   });
 }
 
@@ -189,9 +199,9 @@ describe("POST /v1/convert", () => {
   });
 
   test("file_too_large for an output over max_file_mb", async () => {
-    const docx = bigTextDocx(45_000); // ~2.6 MB of text, well under the 2 MB input limit zipped
-    expect(docx.length).toBeLessThan(1_000_000);
-    const err = await expectError(await post("/v1/convert", form({ bytes: docx, name: "big.docx" }, { to: "txt" })), 413, "file_too_large");
+    const xlsx = bigSheetXlsx(60_000); // ~2.9 MB of CSV, well under the 2 MB input limit zipped
+    expect(xlsx.length).toBeLessThan(2_000_000);
+    const err = await expectError(await post("/v1/convert", form({ bytes: xlsx, name: "big.xlsx" }, { to: "csv" })), 413, "file_too_large");
     expect(err.detail.limit_mb).toBe(2);
   });
 

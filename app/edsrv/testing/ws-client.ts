@@ -108,3 +108,15 @@ export function docWsUrl(edsrvUrl: string, wopiSrc: string, token: string, extra
   const a = encodeURIComponent(`${wopiSrc}?access_token=${encodeURIComponent(token)}&access_token_ttl=0${extra}`);
   return `${edsrvUrl.replace(/^http/, "ws")}/ed/${a}/ws?WOPISrc=${encodeURIComponent(wopiSrc)}&compat=/ws`;
 }
+
+/**
+ * A page's document connection, as the editor opens it: the WebSocket, `load`, and its first
+ * `status:` frame (rejecting, with the frames seen, when that never comes).
+ */
+export async function openDocument(edsrvUrl: string, wopiSrc: string, token: string, o: { origin?: string; extra?: string; loadArgs?: string } = {}): Promise<TestSocket> {
+  const s = new TestSocket(docWsUrl(edsrvUrl, wopiSrc, token, o.extra ?? ""), o.origin ?? edsrvUrl);
+  await s.opened;
+  s.send(`load url=${encodeURIComponent(wopiSrc)}${o.loadArgs ?? ""}`);
+  await s.waitText("status:");
+  return s;
+}
