@@ -29,6 +29,9 @@ export async function startChromium(): Promise<{ browser: Browser; close(): Prom
   reader.releaseLock();
   void proc.stderr.pipeTo(new WritableStream());
   const browser = await chromium.connectOverCDP(wsEndpoint);
+  // The default context's first page (about:blank): its frame's class is every frame's.
+  const blank = browser.contexts()[0]?.pages()[0];
+  if (blank) explainTimeouts(Object.getPrototypeOf(blank.mainFrame()));
   // Playwright's own waits (30 s unless told) scale with every other test deadline.
   const newContext = browser.newContext.bind(browser);
   browser.newContext = async (...args: Parameters<Browser["newContext"]>) => {
@@ -44,6 +47,37 @@ export async function startChromium(): Promise<{ browser: Browser; close(): Prom
       await proc.exited;
       rmSync(profile, { recursive: true, force: true });
     },
+  };
+}
+
+/** What the page showed when a wait timed out: the editor's state if it has one, else the host page's messages. */
+async function lastSeen(target: Page | Frame): Promise<unknown> {
+  return target
+    .evaluate(() => {
+      const S = (window as any).edState;
+      if (S) return { loaded: S.loaded, connected: S.connected, modified: S.modified, errors: S.errors.slice(-5), received: S.received, tilesDrawn: S.tilesDrawn, tilesRequested: S.tilesRequested };
+      const msgs = (window as any).msgs as { MessageId: string }[] | undefined;
+      return msgs ? { hostMessages: msgs.slice(-8).map((m) => m.MessageId) } : { url: location.href, title: document.title };
+    })
+    .catch((err) => `(unreadable: ${String(err).slice(0, 120)})`);
+}
+
+/**
+ * Playwright's waitForFunction, on a timeout, says only "Timeout exceeded": every frame's and
+ * page's wait (a page's is its main frame's) then also says what it waited for and what the page
+ * showed last, as until() does.
+ */
+function explainTimeouts(frameProto: any): void {
+  if (frameProto.__explained) return;
+  frameProto.__explained = true;
+  const original = frameProto.waitForFunction;
+  frameProto.waitForFunction = async function (this: Page | Frame, fn: unknown, arg?: unknown, options?: unknown) {
+    try {
+      return await original.call(this, fn, arg, options);
+    } catch (err) {
+      if (!/Timeout \d+ms exceeded/.test(String((err as Error)?.message))) throw err;
+      throw new Error(`never: ${String(fn).replace(/\s+/g, " ").slice(0, 240)}; last seen: ${JSON.stringify(await lastSeen(this))}`, { cause: err });
+    }
   };
 }
 
