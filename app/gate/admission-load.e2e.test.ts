@@ -8,6 +8,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { MIN_SAMPLES, SATURATED_P95_MS } from "./editor-load";
 import { startTestService, type Harness } from "../testing/harness";
 import { until } from "../testing/until";
+import { startStandInAdmin } from "./testing";
 
 const CAP = 3;
 const OPEN_SRC = "http://files.example:8080/wopi/files/open";
@@ -18,26 +19,14 @@ function saturatedEditingServer() {
   let lagAsked = 0;
   const openDoc = `{"pid":1,"docKey":"${encodeURIComponent(OPEN_SRC)}","wopiSrc":"${OPEN_SRC}","views":[{"userName":"A","userId":"a","sessionid":"s1","readonly":"0"}]}`;
   const lag = { p95Ms: SATURATED_P95_MS * 8, samples: MIN_SAMPLES * 10, windowMs: 5000, lastMsAgo: 10 };
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch(req, srv) {
-      const url = new URL(req.url);
-      if (url.pathname === "/browser/dist/admin/admin.html") return new Response("ok", { headers: { "Set-Cookie": "jwt=t0k; Path=/browser/dist/" } });
-      if (url.pathname === "/ed/adminws" && srv.upgrade(req)) return undefined;
-      return new Response("nf", { status: 404 });
-    },
-    websocket: {
-      message(ws, msg) {
-        if (msg === "documents") ws.send(`documents {"documents":[${openDoc}]}`);
-        if (msg === "svc_input_lag") {
-          lagAsked++;
-          ws.send(`svc_input_lag ${JSON.stringify(lag)}`);
-        }
-      },
-    },
+  const admin = startStandInAdmin((ws, msg) => {
+    if (msg === "documents") ws.send(`documents {"documents":[${openDoc}]}`);
+    if (msg === "svc_input_lag") {
+      lagAsked++;
+      ws.send(`svc_input_lag ${JSON.stringify(lag)}`);
+    }
   });
-  return { url: `http://127.0.0.1:${server.port}`, lagAsked: () => lagAsked, stop: () => server.stop(true) };
+  return { url: admin.url, lagAsked: () => lagAsked, stop: admin.stop };
 }
 
 describe("admission under the editing server's load", () => {

@@ -7,6 +7,7 @@ import { memoryLogger } from "../log";
 import { ConnectionCounter } from "./counting";
 import { EdsrvSampler, parseDocumentsReply } from "./sampler";
 import { until } from "../testing/until";
+import { startStandInAdmin } from "./testing";
 
 const SRC = "http://files.example:8080/wopi/files/165";
 const KEY = "http://files.example:8080/wopi/files/165";
@@ -98,25 +99,13 @@ describe("parseDocumentsReply", () => {
 function scriptedAdmin(lines: string[][], holdFrom = Infinity) {
   let n = 0;
   let released = false;
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch(req, srv) {
-      const url = new URL(req.url);
-      if (url.pathname === "/browser/dist/admin/admin.html") return new Response("ok", { headers: { "Set-Cookie": "jwt=t0k; Path=/browser/dist/" } });
-      if (url.pathname === "/ed/adminws" && srv.upgrade(req)) return undefined;
-      return new Response("nf", { status: 404 });
-    },
-    websocket: {
-      message(ws, msg) {
-        if (msg !== "documents") return;
-        if (n >= holdFrom && !released) return;
-        for (const l of lines[Math.min(n, lines.length - 1)]!) ws.send(l);
-        n++;
-      },
-    },
+  const admin = startStandInAdmin((ws, msg) => {
+    if (msg !== "documents") return;
+    if (n >= holdFrom && !released) return;
+    for (const l of lines[Math.min(n, lines.length - 1)]!) ws.send(l);
+    n++;
   });
-  return { url: `http://127.0.0.1:${server.port}`, asked: () => n, release: () => (released = true), stop: () => server.stop(true) };
+  return { url: admin.url, asked: () => n, release: () => (released = true), stop: admin.stop };
 }
 
 describe("EdsrvSampler with an unreadable admin channel", () => {
