@@ -52,9 +52,9 @@ export async function verifyHs256(token: string, secret: string, nowMs: number, 
   for (const claim of TIME_CLAIMS) {
     if (payload[claim] !== undefined && !validTime(payload[claim])) return { ok: false, failure: "bad_claim" };
   }
-  if (typeof exp !== "number") return { ok: false, failure: "missing_exp" };
-  if (exp + rules.expSkewS <= now) return { ok: false, failure: "expired" };
-  if (exp - now > MAX_JWT_LIFETIME_S + rules.expSkewS) return { ok: false, failure: "too_long" };
+  const expS = exp as number; // a valid time claim: checked just above
+  if (expS + rules.expSkewS <= now) return { ok: false, failure: "expired" };
+  if (expS - now > MAX_JWT_LIFETIME_S + rules.expSkewS) return { ok: false, failure: "too_long" };
   if (typeof payload.nbf === "number" && payload.nbf - JWT_CLOCK_SKEW_S > now) return { ok: false, failure: "not_yet_valid" };
   return { ok: true, payload };
 }

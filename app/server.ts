@@ -194,7 +194,8 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     keyOf,
     ownDocument: (docKey) => embed?.ownDocument(docKey) ?? false,
     onSample: (docs, at) => embed?.onSample(docs, at),
-    onInputLag: (lag, at) => editorLoad.record(lag, at),
+    // The editing server's typing lag is read only for the operator's setting that uses it.
+    onInputLag: config.gate.refuseWhenSaturated ? (lag, at) => editorLoad.record(lag, at) : undefined,
   });
   const admission = new Admission({
     counter,

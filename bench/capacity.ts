@@ -170,6 +170,8 @@ async function start(): Promise<string> {
       SVC_LICENSE_FILE: path.join(work, "license.token"),
       SVC_EDSRV_URL: ed.url,
       SVC_EDSRV_ADMIN_PASSWORD: "bench-capacity",
+      // The admission step measures the operator's shedding setting (off by default, outside v1).
+      SVC_GATE_REFUSE_WHEN_SATURATED: ADMISSION ? "1" : "0",
       SVC_ONLINE_ALIASGROUP1: gateUrl,
       SVC_ONLINE_ALIASGROUP2: host.origin,
       SVC_DEV_MODE: "0",

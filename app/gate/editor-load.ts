@@ -1,9 +1,10 @@
 // Whether the editing server is saturated: the people already typing wait longer than the target
 // for their keys to be answered. Read with each counting sample from our editing server's admin
 // channel (`svc_input_lag`, app/edsrv/input-lag.ts); a Collabora server does not answer it, and
-// then nothing is ever saturated. While saturated, admission treats the cap as reached (spec
-// counting rule 6: new editing sessions get the limit page or open read-only with `limited`), so
-// the machine's capacity is protected for the people on it.
+// then nothing is ever saturated. Only when the operator sets SVC_GATE_REFUSE_WHEN_SATURATED (outside
+// v1, whose rule 3 admits every editor below the cap): while saturated, no new editor is admitted
+// below the cap (rule 6 then decides: the limit page, or read-only with `limited`), so the machine's
+// capacity is protected for the people on it.
 
 import { SAMPLE_INTERVAL_MS } from "./counting";
 
