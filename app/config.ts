@@ -136,6 +136,13 @@ export const CONFIG_SCHEMA = z.object({
    * measured peak at 477 MB in a worker; an idle kit uses about 270 MB.
    */
   SVC_ENGINE_MEMORY_LIMIT_MB: int(512, 65_536).prefault("2048"),
+  /**
+   * The LibreOffice every engine runs: the folder holding libmergedlo.so. Debian's package by
+   * default; another build (a Collabora core, a newer LibreOffice) for an operator who wants it.
+   * Checked at start by the launcher (app/engine-program.ts): its version and the LibreOfficeKit
+   * slots svc calls.
+   */
+  SVC_ENGINE_PROGRAM_DIR: z.string().trim().regex(/^\//, { message: "must be an absolute path such as /usr/lib/libreoffice/program" }).prefault("/usr/lib/libreoffice/program"),
 
   // Gate and embedding
   SVC_EMBED_ENABLED: bool.prefault("1"),
@@ -214,6 +221,8 @@ export interface Config {
   };
   /** Resident memory one engine process (worker or kit) may use, in MB. */
   engineMemoryLimitMb: number;
+  /** SVC_ENGINE_PROGRAM_DIR: the LibreOffice program folder every engine loads. */
+  engineProgramDir: string;
   embed: {
     enabled: boolean;
     allowedOrigins: string[];
@@ -309,6 +318,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       jobTimeoutSecondsCap: c.SVC_DOCBUILDER_JOB_TIMEOUT_SECONDS,
     },
     engineMemoryLimitMb: c.SVC_ENGINE_MEMORY_LIMIT_MB,
+    engineProgramDir: c.SVC_ENGINE_PROGRAM_DIR.replace(/\/+$/, ""),
     embed: {
       enabled: c.SVC_EMBED_ENABLED,
       allowedOrigins: c.SVC_EMBED_ALLOWED_ORIGINS,

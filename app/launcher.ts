@@ -8,9 +8,12 @@
 import path from "node:path";
 import { watchSources } from "./dev-watch";
 import { childEnvironment } from "./child-env";
+import { describeEngine, probeEngine } from "./engine-program";
 import { launcherEnvironment } from "./launcher-env";
 import { createLogger, flushStdout } from "./log";
 import { Supervisor } from "./supervisor";
+import { DEFAULT_PROGRAM_DIR } from "../workers/lok";
+import { MINIMUM_VERSION } from "../workers/engine-identity";
 
 const root = path.resolve(import.meta.dir, "..");
 const say = (msg: string) => console.log(`[svc] ${msg}`);
@@ -54,6 +57,18 @@ process.on("SIGTERM", () => void stopAll(0));
 
 say(`data directory: ${env.SVC_DATA_DIR}`);
 if (!env.SVC_DOCBUILDER_API_KEYS) say("SVC_DOCBUILDER_API_KEYS is not set: /v1 answers 401 no_keys_configured until keys are given");
+// The engines' LibreOffice, checked once before anything starts: a wrong SVC_ENGINE_PROGRAM_DIR
+// stops here with what to fix, not in every engine later.
+const programDir = (env.SVC_ENGINE_PROGRAM_DIR ?? "").trim().replace(/\/+$/, "") || DEFAULT_PROGRAM_DIR;
+const engine = await probeEngine(programDir, env);
+if (engine.unsupported) {
+  log.error("engine_unsupported", { program_dir: programDir, reason: engine.unsupported, missing: engine.missing });
+  say(`svc cannot run the LibreOffice in ${programDir}: ${engine.unsupported}. Set SVC_ENGINE_PROGRAM_DIR to a LibreOffice ${MINIMUM_VERSION.join(".")} or newer, or unset it for Debian's.`);
+  await flushStdout();
+  process.exit(1);
+}
+log.info("engine_checked", { name: engine.name, version: engine.version, source: engine.source, start_ms: engine.startMs });
+say(`office engine: ${describeEngine(engine)}`);
 say(`starting gate + DocBuilder on ${env.SVC_APP_LISTEN} (office-engine workers warm up first)`);
 try {
   await supervisor.start({

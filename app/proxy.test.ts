@@ -333,6 +333,8 @@ describe("counting end to end (real editing server admin channel, real gate, rea
     const st = await until((s) => s.connections.current === 1 && s.connections.pending === 0, "current 1 confirmed");
     expect(st.connections).toMatchObject({ limit: 1, limit_reached: true, source: "adminws", documents: 1, readonly: 0, views_total: 1 });
     expect(st.upstream.edsrv_version).not.toBe("");
+    const named = await until((s) => /\(LibreOffice \d+\.\d+/.test(s.upstream.edsrv_version), "the editing server's engine named");
+    expect(named.upstream.edsrv_version).toMatch(/^\S+ \(LibreOffice \d+\.\d+\.\d+/);
     const text = JSON.stringify(st);
     expect(text).not.toContain("Secretname");
     expect(text).not.toContain("secretfile");

@@ -116,6 +116,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     size: config.docbuilder.workers,
     parallelJobs: () => docbuilderLimits(docbuilderEntitlements.current(), config.docbuilder.workers, lowerOnly).parallel_jobs,
     memoryLimitBytes: config.engineMemoryLimitMb * 1024 * 1024,
+    programDir: config.engineProgramDir,
     maxJobs: config.docbuilder.workerMaxJobs,
     maxAgeMs: config.docbuilder.workerMaxAgeMinutes * 60_000,
     profileRoot: path.join(dataDir, "profiles"),

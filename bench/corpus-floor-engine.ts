@@ -15,7 +15,7 @@ import { mkdirSync, rmSync } from "node:fs";
 import { createInterface } from "node:readline";
 import path from "node:path";
 import { confineEngineProcess } from "../workers/confine";
-import { LokOffice, LO_PROGRAM_DIR, fileUrl } from "../workers/lok";
+import { LokOffice, engineProgramDir, fileUrl } from "../workers/lok";
 import { LOAD_OPTIONS, engineEnvironment, writeProfileConfig } from "../workers/profile";
 import { sendLine } from "../workers/reply";
 
@@ -28,7 +28,7 @@ const tempDir = path.join(profileDir, "tmp");
 mkdirSync(tempDir, { recursive: true });
 // As workers/engine.ts starts it, less the password callback: once a callback has been registered,
 // a CSV opens LibreOffice's import dialog, the load fails, and every later load is slower.
-const office = new LokOffice(fileUrl(profileDir), LO_PROGRAM_DIR, engineEnvironment(profileDir, tempDir, { spelling: false }));
+const office = new LokOffice(fileUrl(profileDir), engineProgramDir(), engineEnvironment(profileDir, tempDir, { spelling: false }));
 sendLine({ ready: true });
 
 createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false })

@@ -8,26 +8,53 @@ purpose="${1:-start}"
 
 say() { printf '[setup] %s\n' "$*"; }
 
-# Debian packages. libreoffice-*-nogui lacks the Calc UI files LibreOfficeKit needs, so the
-# full writer/calc/impress packages are used (without recommends: no Java, no GUI extras).
-# The hunspell dictionaries give the editor its spell checking (red underlines) in English and Vietnamese;
-# libreoffice-l10n-vi the Vietnamese of what LibreOffice writes itself for a view with lang=vi (its menus).
-packages=(libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-l10n-vi caddy
-          fonts-dejavu-core fonts-liberation2 fonts-noto-core fonts-noto-cjk poppler-utils
-          hunspell-en-us hunspell-vi)
-# Tests also need a browser, and the LibreOfficeKit header the FFI binding's slot tables are checked against.
-if [ "$purpose" = "test" ]; then packages+=(chromium libreofficekit-dev); fi
-
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  SUDO=""
-  if [ "$(id -u)" != 0 ]; then
-    command -v sudo >/dev/null || { say "need root (or sudo) to install: ${missing[*]}"; exit 1; }
+SUDO=""
+need_root() {
+  if [ "$(id -u)" != 0 ] && [ -z "$SUDO" ]; then
+    command -v sudo >/dev/null || { say "need root (or sudo) to $1"; exit 1; }
     SUDO=sudo
   fi
+}
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+
+# LibreOffice 25.2 from Debian's bookworm-backports (Debian 12's own 7.4 is from 2022): the
+# headless -nogui builds (no X11, no GTK) with the UI descriptions LibreOfficeKit reads (Writer's
+# is not a dependency of its -nogui package, and without it a document with a comment fails to
+# load in LibreOfficeKit), the
+# LibreOfficeKit header (the FFI binding's slot tables are checked against it), the Vietnamese
+# language pack (what LibreOffice writes itself for a view with lang=vi) and the Colibre icons the
+# editor's toolbar shows. A machine that has 7.4 is upgraded by the same command.
+ENGINE_MIN=4:25.2
+engine=(libreoffice-core-nogui libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui
+        libreoffice-draw-nogui libreoffice-uiconfig-writer libreofficekit-dev libreoffice-l10n-vi libreoffice-style-colibre)
+# Caddy, the fonts documents expect, pdftotext for extraction's tests and the spelling dictionaries
+# (the editor's red underlines in English and Vietnamese), from Debian 12 itself.
+packages=(caddy fonts-dejavu-core fonts-liberation2 fonts-noto-core fonts-noto-cjk poppler-utils
+          hunspell-en-us hunspell-vi)
+# Tests also need a browser.
+if [ "$purpose" = "test" ]; then packages+=(chromium); fi
+
+engine_current() {
+  for p in "${engine[@]}"; do installed "$p" || return 1; done
+  dpkg --compare-versions "$(dpkg-query -W -f='${Version}' libreoffice-core-nogui)" ge "$ENGINE_MIN"
+}
+if ! engine_current; then
+  need_root "install LibreOffice 25.2 from bookworm-backports"
+  if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    say "adding Debian's bookworm-backports to apt's sources (/etc/apt/sources.list.d/bookworm-backports.sources)"
+    printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+      | $SUDO tee /etc/apt/sources.list.d/bookworm-backports.sources >/dev/null
+  fi
+  say "installing LibreOffice 25.2 from bookworm-backports: ${engine[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports "${engine[@]}" >/dev/null
+fi
+say "LibreOffice $(dpkg-query -W -f='${Version}' libreoffice-core-nogui) (libreoffice-core-nogui, bookworm-backports)"
+
+missing=()
+for p in "${packages[@]}"; do installed "$p" || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  need_root "install: ${missing[*]}"
   say "installing Debian packages: ${missing[*]}"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

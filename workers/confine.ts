@@ -15,7 +15,7 @@
 // leaving the machine through a document.
 
 import { dlopen, ptr } from "bun:ffi";
-import { closeSync, existsSync, mkdirSync, openSync, constants as fsConstants } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, realpathSync, constants as fsConstants } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -137,6 +137,18 @@ export function engineReadableEnv(folders: string[] = []): { SVC_ENGINE_READABLE
   return { SVC_ENGINE_READABLE: folders.join(path.delimiter) };
 }
 
+/** The installation folder of the LibreOffice this engine runs, when it is not Debian's (already readable beneath /usr). */
+function officeInstallation(): string | null {
+  const programDir = process.env.SVC_ENGINE_PROGRAM_DIR;
+  if (!programDir) return null;
+  try {
+    const root = path.dirname(realpathSync(programDir));
+    return root.startsWith("/usr/") ? null : root;
+  } catch {
+    return null;
+  }
+}
+
 export function confineEngineProcess(profileDir: string, log: (level: "info" | "warn", event: string, fields: Record<string, unknown>) => void): Confinement {
   const handed = (process.env.SVC_ENGINE_READABLE ?? "").split(path.delimiter).filter(Boolean);
   // A rule needs the folder to exist, and binds the folder that exists then: the parent must not
@@ -150,7 +162,10 @@ export function confineEngineProcess(profileDir: string, log: (level: "info" | "
   const program = path.resolve(import.meta.dir, "..");
   const programFolders = ["workers", "app", "node_modules"].map((p) => path.join(program, p));
   const programFiles = ["package.json", "tsconfig.json", "bunfig.toml"].map((p) => path.join(program, p));
-  const confinement = confineReads([profileDir, ...handed, ...programFolders, path.dirname(process.execPath)], programFiles);
+  // LibreOffice itself: Debian's is beneath /usr; another one (SVC_ENGINE_PROGRAM_DIR) is read
+  // beneath its installation folder, the parent of its program folder (Collabora's /opt/collaboraoffice).
+  const office = officeInstallation();
+  const confinement = confineReads([profileDir, ...handed, ...programFolders, path.dirname(process.execPath), ...(office ? [office] : [])], programFiles);
   if (confinement.state === "landlock") log("info", "engine_reads_confined", { readable: confinement.readable });
   else log("warn", "engine_reads_unconfined", { reason: confinement.reason, hint: "Linux 5.13+ with Landlock enabled confines what LibreOffice may read (a document's linked local pictures)" });
   return confinement;

@@ -10,14 +10,14 @@
 //   possible (exportFilterFor); the extension is what LOK gets.
 // - LOK's saveAs re-joins the filter options with ", " (comma + space): keyword tokens after the
 //   first one break ("UTF8,LF" exports CR line ends). Text export therefore uses just "UTF8".
-// - CSV (and tab text in a .xls) goes to Calc's text-import dialog, which under LOK waits forever
-//   whenever an office callback is registered, whatever the filter options (Batch=true makes it
-//   fail fast only while no callback is registered). CSV/TSV sources are therefore parsed here
-//   (csv-import.ts: papaparse, encoding sniffed) and handed to LibreOffice as a flat ODS (.fods) it loads
-//   without any dialog.
+// - CSV (and tab text in a .xls): LibreOffice reads it with one default dialect (comma, no
+//   encoding detection; 7.4 even waited forever on its import dialog once an office callback was
+//   registered). CSV/TSV sources are therefore parsed here (csv-import.ts: papaparse, delimiter
+//   and encoding sniffed) and handed to LibreOffice as a flat ODS (.fods).
 // - Loads happen in two phases: first with NO office callback and Batch=true (any dialog is
 //   cancelled instead of waited for); only when that fails on an OLE2/ZIP container (the only
-//   kinds that can be encrypted) is the file loaded again with the password callback registered.
+//   kinds that can be encrypted) is the file loaded again with the password callback registered,
+//   and without Batch (LibreOffice 7.5 and later never ask a batch load for a password).
 //   The password callback is answered re-entrantly from a non-threadsafe JSCallback (lok.ts).
 // - LOK resets the macro security level to 1 on every load unless the load options say
 //   otherwise: every load passes MacroSecurityLevel=3; MacroExecutionMode is NEVER_EXECUTE by
@@ -31,7 +31,7 @@ import {
   LokOffice,
   LokDocument,
   fileUrl,
-  LO_PROGRAM_DIR,
+  engineProgramDir,
   LOK_DOCTYPE,
   LOK_FEATURE_DOCUMENT_PASSWORD,
   LOK_FEATURE_DOCUMENT_PASSWORD_TO_MODIFY,
@@ -41,10 +41,11 @@ import {
 } from "./lok";
 import { exportFilterFor, formatOf, type Family } from "./formats";
 import { encodeTilePng } from "./png";
-import { LOAD_OPTIONS, engineEnvironment, writeProfileConfig } from "./profile";
+import { LOAD_OPTIONS, PASSWORD_LOAD_OPTIONS, engineEnvironment, writeProfileConfig } from "./profile";
 import { decodeText, sniff, type Sniff } from "./sniff";
 import { csvToFods, sheetNameFrom } from "./csv-import";
 import { odfPagesText, parseOdfMeta, readPackageMeta, type CoreProps } from "./package-meta";
+import { coreInfo, missingSlots, unsupportedReason } from "./engine-identity";
 import type {
   ConvertResult,
   CoreInfo,
@@ -107,7 +108,7 @@ let tmpCounter = 0;
 
 export class Engine {
   office: LokOffice | null = null;
-  core: CoreInfo = { name: "LibreOffice", version: "", source: LO_PROGRAM_DIR };
+  core: CoreInfo = { name: "LibreOffice", version: "", source: engineProgramDir() };
   startMs = 0;
   profileDir = "";
   private pw: PasswordState | null = null;
@@ -132,9 +133,9 @@ export class Engine {
     const tempDir = join(profileDir, "tmp");
     rmSync(tempDir, { recursive: true, force: true });
     mkdirSync(tempDir, { recursive: true });
-    const pkg = debianPackageVersion();
+    const programDir = engineProgramDir();
     const t0 = performance.now();
-    const office = new LokOffice(fileUrl(profileDir), LO_PROGRAM_DIR, engineEnvironment(profileDir, tempDir, { spelling: false }));
+    const office = new LokOffice(fileUrl(profileDir), programDir, engineEnvironment(profileDir, tempDir, { spelling: false }));
     this.startMs = Math.round(performance.now() - t0);
     this.office = office;
     office.setOptionalFeatures(LOK_FEATURE_DOCUMENT_PASSWORD | LOK_FEATURE_DOCUMENT_PASSWORD_TO_MODIFY);
@@ -148,15 +149,9 @@ export class Engine {
       this.passwordCallback = false;
       this.log("warn", "engine_password_callback_unavailable", { message: String((err as Error)?.message ?? err) });
     }
-    let name = "LibreOffice", version = "";
-    try {
-      const vi = JSON.parse(office.getVersionInfo() ?? "{}");
-      name = vi.ProductName ?? name;
-      version = `${vi.ProductVersion ?? ""}${vi.ProductExtension ?? ""}`;
-    } catch {
-      // keep defaults
-    }
-    this.core = { name, version, source: pkg ? `debian:libreoffice-core ${pkg} (${LO_PROGRAM_DIR})` : LO_PROGRAM_DIR };
+    this.core = coreInfo(office, programDir);
+    const unsupported = unsupportedReason(this.core, missingSlots(office));
+    if (unsupported) throw new Error(`svc cannot drive the LibreOffice in ${programDir}: ${unsupported}`);
   }
 
   private requireOffice(): LokOffice {
@@ -445,7 +440,7 @@ export class Engine {
       this.lastLokError = null;
       office.registerCallback((type, payload) => this.onCallback(type, payload));
       try {
-        doc = office.documentLoad(url, LOAD_OPTIONS);
+        doc = office.documentLoad(url, PASSWORD_LOAD_OPTIONS);
       } finally {
         asked = this.pw.asked;
         refused = this.pw.refused;
@@ -534,11 +529,3 @@ function stripUtf8Bom(path: string): void {
 }
 
 /** Version of Debian's libreoffice-core package, read once at start ("" when not a Debian install). */
-function debianPackageVersion(): string {
-  try {
-    const r = Bun.spawnSync(["/usr/bin/dpkg-query", "-W", "-f=${Version}", "libreoffice-core"], { stdout: "pipe", stderr: "ignore" });
-    return r.exitCode === 0 ? r.stdout.toString().trim() : "";
-  } catch {
-    return "";
-  }
-}

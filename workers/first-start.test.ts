@@ -10,10 +10,10 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { LO_PROGRAM_DIR } from "./lok";
+import { DEFAULT_PROGRAM_DIR } from "./lok";
 import { scaled } from "../app/testing/until";
 
-const SHARED_CACHE = path.join(LO_PROGRAM_DIR, "..", "share", "uno_packages", "cache");
+const SHARED_CACHE = path.join(DEFAULT_PROGRAM_DIR, "..", "share", "uno_packages", "cache");
 const canNamespace = process.getuid?.() === 0 && Bun.which("unshare") !== null && Bun.spawnSync(["unshare", "-m", "true"]).exitCode === 0;
 
 let dir: string;

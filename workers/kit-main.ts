@@ -25,7 +25,7 @@ import {
   LokDocument,
   fileUrl,
   drainCallbacks,
-  LO_PROGRAM_DIR,
+  engineProgramDir,
   LOK_TILEMODE_RGBA,
   LOK_KEYEVENT_KEYINPUT,
   LOK_KEYEVENT_KEYUP,
@@ -38,6 +38,7 @@ import {
   LOK_CALLBACK_INVALIDATE_VISIBLE_CURSOR,
   LOK_DOCTYPE,
 } from "./lok";
+import { coreInfo, missingSlots, unsupportedReason } from "./engine-identity";
 import { LOAD_OPTIONS, engineEnvironment, writeProfileConfig } from "./profile";
 import { encodeTilePng } from "./png";
 import { csvFileToFods, csvFilterOptions, csvInDialect, type CsvDialect } from "./csv-import";
@@ -979,18 +980,17 @@ function main(): void {
   });
   confineEngineProcess(profileDir, log);
   const t0 = performance.now();
+  const programDir = engineProgramDir();
+  let version = "";
   try {
-    office = new LokOffice(fileUrl(profileDir), LO_PROGRAM_DIR, engineEnvironment(profileDir, tempDir, { spelling: true }));
+    office = new LokOffice(fileUrl(profileDir), programDir, engineEnvironment(profileDir, tempDir, { spelling: true }));
+    const core = coreInfo(office, programDir);
+    const unsupported = unsupportedReason(core, missingSlots(office));
+    if (unsupported) throw new Error(`svc cannot drive the LibreOffice in ${programDir}: ${unsupported}`);
+    version = core.version;
   } catch (err) {
     log("error", "kit_start_failed", { message: String((err as Error)?.message ?? err) });
     process.exit(1);
-  }
-  let version = "";
-  try {
-    const vi = JSON.parse(office.getVersionInfo() ?? "{}");
-    version = `${vi.ProductVersion ?? ""}${vi.ProductExtension ?? ""}`;
-  } catch {
-    // keep empty
   }
   warmUp(warmCopies);
   send({ type: "ready", pid: process.pid, startMs: Math.round(performance.now() - t0), version });

@@ -5,7 +5,7 @@
 // (`LibreOfficeKitClass`); a loaded document (`LibreOfficeKitDocument*`) points to a
 // `LibreOfficeKitDocumentClass`. Both tables start with `size_t nSize` followed by one 8-byte
 // slot per function, in exactly the order of /usr/include/LibreOfficeKit/LibreOfficeKit.h
-// (package libreofficekit-dev, 7.4). OFFICE_SLOTS / DOCUMENT_SLOTS below copy that order; a
+// (package libreofficekit-dev, 25.2; a table only ever grows at its end). OFFICE_SLOTS / DOCUMENT_SLOTS below copy that order; a
 // test compares them with the header. Every slot is checked against the table's nSize before use.
 //
 // Rules for callers:
@@ -19,7 +19,16 @@ import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export const LO_PROGRAM_DIR = "/usr/lib/libreoffice/program";
+/** Debian's LibreOffice (libreoffice-core-nogui), the engine unless SVC_ENGINE_PROGRAM_DIR names another. */
+export const DEFAULT_PROGRAM_DIR = "/usr/lib/libreoffice/program";
+
+/**
+ * The program folder this engine process loads: its parent names it in SVC_ENGINE_PROGRAM_DIR
+ * (from the service's configuration, app/config.ts), read once when the engine starts.
+ */
+export function engineProgramDir(env: Record<string, string | undefined> = process.env): string {
+  return env.SVC_ENGINE_PROGRAM_DIR || DEFAULT_PROGRAM_DIR;
+}
 
 /** Slot order of struct _LibreOfficeKitClass (after nSize). */
 export const OFFICE_SLOTS = [
@@ -38,6 +47,17 @@ export const OFFICE_SLOTS = [
   "runLoop",
   "sendDialogEvent",
   "setOption",
+  // 7.5 and later (25.2's header)
+  "dumpState",
+  "extractRequest",
+  "trimMemory",
+  "startURP",
+  "stopURP",
+  "joinThreads",
+  "startThreads",
+  "setForkedChild",
+  "extractDocumentStructureRequest",
+  "registerAnyInputCallback",
 ] as const;
 
 /** Slot order of struct _LibreOfficeKitDocumentClass (after nSize; the IOS-only slot is absent on Linux). */
@@ -108,7 +128,38 @@ export const DOCUMENT_SLOTS = [
   "renderSearchResult",
   "sendContentControlEvent",
   "getSelectionTypeAndText",
+  // 7.5 and later (25.2's header)
+  "getDataArea",
+  "getEditMode",
+  "setViewTimezone",
+  "setAccessibilityState",
+  "getA11yFocusedParagraph",
+  "getA11yCaretPosition",
+  "setViewReadOnly",
+  "setAllowChangeComments",
+  "getPresentationInfo",
+  "createSlideRenderer",
+  "postSlideshowCleanup",
+  "renderNextSlideLayer",
+  "setViewOption",
 ] as const;
+
+/**
+ * The slots svc calls and cannot do without (setOption and getFilterTypes are optional): an engine
+ * whose tables end before one of them is refused at start (workers/engine-identity.ts).
+ */
+export const REQUIRED_OFFICE_SLOTS = [
+  "destroy", "getError", "documentLoadWithOptions", "freeError", "registerCallback", "setOptionalFeatures",
+  "setDocumentPassword", "getVersionInfo",
+] as const satisfies readonly (typeof OFFICE_SLOTS)[number][];
+export const REQUIRED_DOCUMENT_SLOTS = [
+  "destroy", "saveAs", "getDocumentType", "getParts", "getPartPageRectangles", "getPart", "setPart", "getPartName",
+  "setPartMode", "paintTile", "getTileMode", "getDocumentSize", "initializeForRendering", "registerCallback",
+  "postKeyEvent", "postMouseEvent", "postUnoCommand", "setTextSelection", "getTextSelection", "paste",
+  "resetSelection", "getCommandValues", "setClientZoom", "setClientVisibleArea", "createView", "destroyView",
+  "setView", "getView", "getViewsCount", "paintPartTile", "setViewLanguage", "postWindowExtTextInputEvent",
+  "getPartInfo", "getSignatureState", "selectPart", "moveSelectedParts",
+] as const satisfies readonly (typeof DOCUMENT_SLOTS)[number][];
 
 type OfficeSlot = (typeof OFFICE_SLOTS)[number];
 type DocumentSlot = (typeof DOCUMENT_SLOTS)[number];
@@ -570,7 +621,7 @@ export class LokOffice {
    * Starts LibreOffice in this process. profileUrl is a file:// URL of the user profile
    * directory. Throws when the library cannot be loaded or the hook returns NULL.
    */
-  constructor(profileUrl: string, programDir = LO_PROGRAM_DIR, env: Record<string, string> = {}) {
+  constructor(profileUrl: string, programDir = DEFAULT_PROGRAM_DIR, env: Record<string, string> = {}) {
     if (LokOffice.created) throw new Error("LibreOfficeKit can be initialised only once per process");
     LokOffice.created = true;
     // LibreOffice reads its environment (TMPDIR…) through libc; Bun's process.env does not write

@@ -6,6 +6,14 @@ import { fileUrl } from "./lok";
 
 /** Options given to every documentLoadWithOptions. Batch=true: dialogs are cancelled, not awaited. */
 export const LOAD_OPTIONS = "Batch=true,MacroSecurityLevel=3";
+/**
+ * The options of the second load of a file that may be encrypted, with the password callback
+ * registered: without Batch, because LibreOffice 7.5 and later never ask a batch load for a
+ * password (7.4 did). LibreOfficeKit's own interaction handler answers every other question of
+ * such a load (an I/O error aborts); the CSV import dialog, the one that would wait, never comes
+ * here (only OLE2 and ZIP containers, the kinds that can be encrypted, are loaded twice).
+ */
+export const PASSWORD_LOAD_OPTIONS = "MacroSecurityLevel=3";
 
 /**
  * [path, property, type, value] written into the profile's registrymodifications.xcu before start.

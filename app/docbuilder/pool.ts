@@ -55,6 +55,8 @@ export interface PoolOptions {
   closeTimeoutMs?: number;
   /** Where each worker gets its own folder, the only one of the data directory it may read (workers/confine.ts); the profile root when absent. */
   documentRoot?: string;
+  /** The LibreOffice program folder the workers load (SVC_ENGINE_PROGRAM_DIR); Debian's when absent. */
+  programDir?: string;
 }
 
 export interface RunOptions {
@@ -271,7 +273,7 @@ export class WorkerPool {
     const child = execa(command[0]!, command.slice(1), {
       stdio: ["pipe", "pipe", "pipe", "pipe"],
       // Its own settings only, never the service's secrets (app/child-env.ts).
-      env: childEnvironment(process.env, { home: profileDir, own: { SVC_WORKER_PROFILE_DIR: profileDir, SVC_WORKER_SLOT: String(slot), ...engineReadableEnv([documentDir]) } }),
+      env: childEnvironment(process.env, { home: profileDir, own: { SVC_WORKER_PROFILE_DIR: profileDir, SVC_WORKER_SLOT: String(slot), SVC_ENGINE_PROGRAM_DIR: this.opts.programDir, ...engineReadableEnv([documentDir]) } }),
       extendEnv: false,
       // Inside its profile: what LibreOffice writes to its working directory (NSS's pkcs11.txt) stays there.
       cwd: profileDir,

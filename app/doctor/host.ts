@@ -2,6 +2,8 @@
 
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
+import { describeEngine, probeEngine } from "../engine-program";
+import { MINIMUM_VERSION } from "../../workers/engine-identity";
 import { fail, ok, warn, type Finding } from "./types";
 
 export interface HostPaths {
@@ -39,7 +41,7 @@ export function checkHost(p: HostPaths = DEFAULT_HOST_PATHS): Finding[] {
   out.push(
     existsSync(lok)
       ? ok("host.libreoffice", `LibreOffice found (${lok}).`)
-      : fail("host.libreoffice", `LibreOffice is missing (${lok} not found): no conversion and no editing.`, "Install Debian's libreoffice-writer, libreoffice-calc and libreoffice-impress (npm run start does it)."),
+      : fail("host.libreoffice", `LibreOffice is missing (${lok} not found): no conversion and no editing.`, "Install LibreOffice 25.2 from bookworm-backports (npm run start does it), or point SVC_ENGINE_PROGRAM_DIR at a LibreOffice program folder."),
   );
   const fonts = p.fonts.flatMap((d) => fontFiles(d));
   const need = [
@@ -58,4 +60,12 @@ export function checkHost(p: HostPaths = DEFAULT_HOST_PATHS): Finding[] {
       : ok("host.dictionaries", "Spelling dictionaries vi_VN and en_US are installed."),
   );
   return out;
+}
+
+/** Which LibreOffice the engines run (SVC_ENGINE_PROGRAM_DIR), started once: its version, and whether svc can drive it. */
+export async function checkEngine(programDir: string): Promise<Finding> {
+  const probe = await probeEngine(programDir);
+  return probe.unsupported
+    ? fail("host.engine", `The engines cannot run the LibreOffice in ${programDir}: ${probe.unsupported}.`, `Point SVC_ENGINE_PROGRAM_DIR at a LibreOffice ${MINIMUM_VERSION.join(".")} or newer, or unset it for Debian's package.`)
+    : ok("host.engine", `The engines run ${describeEngine(probe)}.`);
 }

@@ -10,7 +10,7 @@ import { checkCallback } from "./callback-test";
 import { checkClock } from "./clock";
 import { checkDataDir, DEFAULT_MIN_FREE_MB } from "./data-dir";
 import { checkDocument } from "./document-test";
-import { checkHost, DEFAULT_HOST_PATHS, type HostPaths } from "./host";
+import { checkEngine, checkHost, DEFAULT_HOST_PATHS, type HostPaths } from "./host";
 import { checkLicense } from "./license";
 import { checkReachability, endpointsOf } from "./reachability";
 import { checkAliasGroups, checkAllowedOrigins, checkDevMode, checkPublicUrl, checkSecrets } from "./settings";
@@ -43,7 +43,8 @@ export async function runDoctor(c: Config, o: DoctorOptions = {}): Promise<Docto
   findings.push(checkPublicUrl(c), checkAliasGroups(c), checkAllowedOrigins(c), ...checkSecrets(c), checkDevMode(c, o.inImage ?? inContainerImage()));
   const ends = endpointsOf(c);
   if (!o.offline) findings.push(...(await checkReachability(c, ends, o.timeoutMs)));
-  findings.push(...checkHost(o.host ?? DEFAULT_HOST_PATHS));
+  const host = o.host ?? { ...DEFAULT_HOST_PATHS, libreoffice: c.engineProgramDir };
+  findings.push(...checkHost(host), await checkEngine(host.libreoffice));
   findings.push(...checkDataDir(c.dataDir, o.minFreeMb ?? DEFAULT_MIN_FREE_MB));
   const refs = [...(o.offline ? [] : [{ name: "the gate", url: `${ends.gate}/svc/healthz` }]), ...(o.clockUrl ? [{ name: o.clockUrl, url: o.clockUrl }] : [])];
   findings.push(await checkClock(refs, Date.now, o.timeoutMs));

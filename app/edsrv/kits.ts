@@ -56,6 +56,8 @@ export interface KitPoolOptions {
   memoryCheckMs?: number;
   /** Where each kit gets its own folder, the only one of the data directory it may read (workers/confine.ts); the profile root when absent. */
   documentRoot?: string;
+  /** The LibreOffice program folder the kits load (SVC_ENGINE_PROGRAM_DIR); Debian's when absent. */
+  programDir?: string;
 }
 
 /** A document's open and first screen take well under this on a warm kit. */
@@ -367,7 +369,7 @@ export class KitPool {
     const proc = execa(command[0]!, command.slice(1), {
       stdio: ["pipe", "pipe", "pipe", "pipe"],
       // Its own settings only, never the service's secrets (app/child-env.ts).
-      env: childEnvironment(process.env, { home: profileDir, own: { SVC_KIT_PROFILE_DIR: profileDir, ...engineReadableEnv([documentDir]) }, passThrough: ["SVC_KIT_WARMUP"] }),
+      env: childEnvironment(process.env, { home: profileDir, own: { SVC_KIT_PROFILE_DIR: profileDir, SVC_ENGINE_PROGRAM_DIR: this.opts.programDir, ...engineReadableEnv([documentDir]) }, passThrough: ["SVC_KIT_WARMUP"] }),
       extendEnv: false,
       // Inside its profile: what LibreOffice writes to its working directory (NSS's pkcs11.txt) stays there.
       cwd: profileDir,

@@ -101,6 +101,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
     // What one document may cost a kit (issue 21 item 2): load time and resident memory.
     loadTimeoutMs: config.edsrv.loadTimeoutSeconds * 1000,
     memoryLimitBytes: config.engineMemoryLimitMb * 1024 * 1024,
+    programDir: config.engineProgramDir,
   });
   const wopi = new WopiClient(serverId);
   const brokers = new Map<string, DocumentBroker>();

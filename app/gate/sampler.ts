@@ -110,7 +110,10 @@ export function parseDocumentsReply(text: string, keyOf: DocKeyFn = normaliseWop
 
 export class EdsrvSampler {
   state: EdsrvState = "down";
+  /** The editing server's version and its office engine's, as /svc/status shows them (upstream.edsrv_version). */
   version = "";
+  private serverVersion = "";
+  private engineVersion = "";
   private ws: WebSocket | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
   private retry: ReturnType<typeof setTimeout> | null = null;
@@ -272,7 +275,19 @@ export class EdsrvSampler {
       if (text.startsWith("coolserver ")) {
         try {
           const v = JSON.parse(text.slice(11)) as { Version?: string; Hash?: string };
-          this.version = String(v.Version ?? "");
+          this.serverVersion = String(v.Version ?? "");
+          this.version = editingServerVersion(this.serverVersion, this.engineVersion);
+        } catch {
+          // keep the previous version
+        }
+        return;
+      }
+      if (text.startsWith("lokitversion ")) {
+        // The office engine behind the editing server (Collabora's core, or our LibreOffice).
+        try {
+          const v = JSON.parse(text.slice(13)) as { ProductName?: string; ProductVersion?: string; ProductExtension?: string };
+          this.engineVersion = [v.ProductName, `${v.ProductVersion ?? ""}${v.ProductExtension ?? ""}`].filter(Boolean).join(" ");
+          this.version = editingServerVersion(this.serverVersion, this.engineVersion);
         } catch {
           // keep the previous version
         }
@@ -306,6 +321,8 @@ export class EdsrvSampler {
     if (this.awaiting === null) this.awaiting = now;
     ws.send("documents");
     if (this.o.onInputLag) ws.send("svc_input_lag");
+    // Until the editing server names its engine: ours knows it once its first kit has started.
+    if (!this.engineVersion) ws.send("version");
   }
 
   private requestSoon() {
@@ -315,4 +332,9 @@ export class EdsrvSampler {
       this.request();
     }, 200);
   }
+}
+
+/** "1.0.0 (LibreOffice 25.2.3.2)": the editing server's own version, then the engine it runs when it says. */
+export function editingServerVersion(server: string, engine: string): string {
+  return engine ? `${server} (${engine})`.trim() : server;
 }
