@@ -142,7 +142,7 @@ export const CONFIG_SCHEMA = z.object({
    * Checked at start by the launcher (app/engine-program.ts): its version and the LibreOfficeKit
    * slots svc calls.
    */
-  SVC_ENGINE_PROGRAM_DIR: z.string().trim().regex(/^\//, { message: "must be an absolute path such as /usr/lib/libreoffice/program" }).prefault("/usr/lib/libreoffice/program"),
+  SVC_ENGINE_PROGRAM_DIR: z.string().trim().regex(/^\//, { message: "must be an absolute path such as /usr/lib/libreoffice/program" }).describe("an absolute path: the folder holding libmergedlo.so; checked at start (LibreOffice 7.4 or newer, the LibreOfficeKit slots svc calls, the UI descriptions)").prefault("/usr/lib/libreoffice/program"),
 
   // Gate and embedding
   SVC_EMBED_ENABLED: bool.prefault("1"),

@@ -84,6 +84,28 @@ describe("binding", () => {
     expect(members("_LibreOfficeKitDocumentClass")).toEqual([...DOCUMENT_SLOTS]);
   });
 
+  test("paintPartTile paints the slide it is given, whatever the engine's signature of it (7.6 inserted nMode)", () => {
+    // Called with 7.4's arguments, 25.2 read the canvas width as the mode and painted nothing.
+    const { input } = job("pptx/onlyoffice_sample.pptx");
+    const doc = engine.office!.documentLoad(fileUrl(input), LOAD_OPTIONS)!;
+    try {
+      doc.initializeForRendering("");
+      const size = doc.getDocumentSize();
+      const [w, h] = [160, Math.round((160 * size.height) / size.width)];
+      const painted = (part: number) => {
+        const buf = new Uint8Array(w * h * 4);
+        doc.paintPartTile(buf, part, w, h, 0, 0, size.width, size.height);
+        return buf;
+      };
+      const first = painted(0), second = painted(1);
+      const opaque = (b: Uint8Array) => b.filter((_, i) => i % 4 === 3 && b[i] !== 0).length;
+      expect(opaque(first)).toBeGreaterThan((w * h) / 2);
+      expect(Buffer.from(first).equals(Buffer.from(second))).toBe(false);
+    } finally {
+      doc.destroy();
+    }
+  });
+
   test("core is reported by the running engine", () => {
     expect(engine.core.name).toBe("LibreOffice");
     expect(engine.core.version).toMatch(/^\d+\.\d+\.\d+\.\d+$/);

@@ -358,12 +358,22 @@ export class LokDocument {
     );
   }
 
-  /** paintTile for another part (slide) than the view shows, without switching the view to it. */
+  /**
+   * paintTile for another part (slide) than the view shows, without switching the view to it.
+   * The one slot whose signature changed rather than being appended: 7.6 inserted `nMode` (0: the
+   * slide, 1: its notes) after `nPart` (7.4's header has no nMode, 25.2's has it).
+   */
   paintPartTile(buffer: Uint8Array, part: number, canvasW: number, canvasH: number, x: number, y: number, w: number, h: number): void {
     if (buffer.byteLength < canvasW * canvasH * 4) throw new Error("paintPartTile buffer too small");
-    this.fn("paintPartTile", ["ptr", "ptr", "i32", "i32", "i32", "i32", "i32", "i32", "i32"], "void")(
-      this.handle, ptr(buffer), part, canvasW, canvasH, x, y, w, h,
-    );
+    if (this.office.partTileHasMode) {
+      this.fn("paintPartTile", ["ptr", "ptr", "i32", "i32", "i32", "i32", "i32", "i32", "i32", "i32"], "void")(
+        this.handle, ptr(buffer), part, 0, canvasW, canvasH, x, y, w, h,
+      );
+    } else {
+      this.fn("paintPartTile", ["ptr", "ptr", "i32", "i32", "i32", "i32", "i32", "i32", "i32"], "void")(
+        this.handle, ptr(buffer), part, canvasW, canvasH, x, y, w, h,
+      );
+    }
   }
 
   /** Selects (1), deselects (0) or toggles (2) a part in the part list (slide sorter selection). */
@@ -641,6 +651,21 @@ export class LokOffice {
     if (!h) throw new Error("libreofficekit_hook_2 returned NULL");
     this.handle = h;
     this.fns = slotTable(h, OFFICE_SLOTS, "office");
+    const [major, minor] = this.versionNumber();
+    this.partTileHasMode = major > 7 || (major === 7 && minor >= 6);
+  }
+
+  /** Whether paintPartTile takes LibreOffice 7.6's nMode argument (see LokDocument.paintPartTile). */
+  readonly partTileHasMode: boolean;
+
+  /** [major, minor] of the running LibreOffice ([0, 0] when it does not say). */
+  versionNumber(): [number, number] {
+    try {
+      const m = /^(\d+)\.(\d+)/.exec(String(JSON.parse(this.getVersionInfo() ?? "{}").ProductVersion ?? ""));
+      return m ? [Number(m[1]), Number(m[2])] : [0, 0];
+    } catch {
+      return [0, 0];
+    }
   }
 
   /** @internal a CFunction for a slot pointer, cached by name (class tables never change in a process). */
