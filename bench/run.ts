@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { BENCH_API_KEY as KEY, startBenchService } from "./service";
-import { LokOffice, fileUrl } from "../workers/lok";
+import { LokOffice, engineProgramDir, fileUrl } from "../workers/lok";
 import { LOAD_OPTIONS, writeProfileConfig } from "../workers/profile";
 
 const ROOT = path.resolve(import.meta.dir, "..");
@@ -35,11 +35,11 @@ async function coldSoffice(file: string): Promise<number[]> {
   const out = path.join(work, "soffice-out");
   mkdirSync(out, { recursive: true });
   // One untimed run creates the profile, so every timed run is a cold process on an existing profile.
-  await execa("soffice", [`-env:UserInstallation=${fileUrl(profile)}`, "--headless", "--convert-to", "pdf", "--outdir", out, file]);
+  await execa(path.join(engineProgramDir(), "soffice"), [`-env:UserInstallation=${fileUrl(profile)}`, "--headless", "--convert-to", "pdf", "--outdir", out, file]);
   const times: number[] = [];
   for (let i = 0; i < COLD_REPS; i++) {
     const t = performance.now();
-    await execa("soffice", [`-env:UserInstallation=${fileUrl(profile)}`, "--headless", "--convert-to", "pdf", "--outdir", out, file]);
+    await execa(path.join(engineProgramDir(), "soffice"), [`-env:UserInstallation=${fileUrl(profile)}`, "--headless", "--convert-to", "pdf", "--outdir", out, file]);
     times.push(performance.now() - t);
   }
   return times;
@@ -49,7 +49,7 @@ function rawEngine(): Record<string, number[]> {
   const profile = path.join(work, "raw-profile");
   mkdirSync(profile, { recursive: true });
   writeProfileConfig(profile);
-  const office = new LokOffice(fileUrl(profile));
+  const office = new LokOffice(fileUrl(profile), engineProgramDir());
   const result: Record<string, number[]> = {};
   for (const file of FILES) {
     const dir = path.join(work, "raw");

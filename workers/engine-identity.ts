@@ -25,7 +25,23 @@ export function debianPackageVersion(programDir: string): string {
   return "";
 }
 
-/** The engine's name and version from LibreOfficeKit, and where it was loaded from. */
+const sources = new Map<string, string>();
+/**
+ * Where an engine comes from, for `core.source`: "debian:<package> <version> (<folder>)" for
+ * Debian's package, else the folder. Asked by the parent process (the DocBuilder pool, the
+ * probe), which may read dpkg's database; an engine, confined, may not (workers/confine.ts).
+ */
+export function engineSource(programDir: string): string {
+  let s = sources.get(programDir);
+  if (s === undefined) {
+    const pkg = debianPackageVersion(programDir);
+    s = pkg ? `debian:${pkg} (${programDir})` : programDir;
+    sources.set(programDir, s);
+  }
+  return s;
+}
+
+/** The engine's name and version from LibreOfficeKit, and the folder it was loaded from (see engineSource). */
 export function coreInfo(office: LokOffice, programDir: string): CoreInfo {
   let name = "LibreOffice", version = "";
   try {
@@ -35,8 +51,7 @@ export function coreInfo(office: LokOffice, programDir: string): CoreInfo {
   } catch {
     // keep the defaults: an engine without getVersionInfo is refused by missingSlots anyway
   }
-  const pkg = debianPackageVersion(programDir);
-  return { name, version, source: pkg ? `debian:${pkg} (${programDir})` : programDir };
+  return { name, version, source: programDir };
 }
 
 /** The slots svc needs that this office's (and, given one, this document's) tables lack. */

@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { coreInfo, missingSlots, missingUiModules, unsupportedReason } from "./engine-identity";
+import { coreInfo, engineSource, missingSlots, missingUiModules, unsupportedReason } from "./engine-identity";
 import { LokOffice, engineProgramDir, fileUrl } from "./lok";
 import { engineEnvironment, writeProfileConfig } from "./profile";
 
@@ -20,7 +20,7 @@ try {
   const t0 = performance.now();
   const office = new LokOffice(fileUrl(profileDir), programDir, engineEnvironment(profileDir, tempDir, { spelling: false }));
   const startMs = Math.round(performance.now() - t0);
-  const core = coreInfo(office, programDir);
+  const core = { ...coreInfo(office, programDir), source: engineSource(programDir) };
   // A new empty text document: the document table is only known from a document.
   const document = office.has("documentLoadWithOptions") ? office.documentLoad("private:factory/swriter") : null;
   const missing = missingSlots(office, document ?? undefined);

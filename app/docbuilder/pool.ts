@@ -26,6 +26,7 @@ import type { Logger } from "../log";
 import type { CoreInfo, WorkerReply, WorkerRequest } from "../../workers/protocol";
 import { engineReadableEnv } from "../../workers/confine";
 import { MEMORY_CHECK_MS, MIB, engineMemoryError, residentBytes } from "../engine-memory";
+import { engineSource } from "../../workers/engine-identity";
 import { childEnvironment } from "../child-env";
 import { linkOrCopy, moveFile } from "../engine-files";
 import { stopEngine } from "../engine-stop";
@@ -322,7 +323,8 @@ export class WorkerPool {
         }
         if (msg.type === "ready") {
           clearTimeout(startTimer);
-          this.coreInfo = msg.core;
+          // The engine names its folder; which Debian package that is, only this process may read.
+          this.coreInfo = { ...msg.core, source: engineSource(msg.core.source) };
           worker.state = "idle";
           worker.everReady = true;
           this.failedSlots.delete(slot);

@@ -15,7 +15,7 @@ import { sniff } from "../../workers/sniff";
 import { AUTH, CORPUS, enterpriseEnv, form, startTestService, type Harness } from "../testing/harness";
 import { createEdsrv, type Edsrv } from "./server";
 import { startWopiHost } from "./testing/wopi-host";
-import { TestSocket, docWsUrl } from "./testing/ws-client";
+import { TYPED, lostWords, roundTrip, words } from "./testing/corpus-roundtrip";
 import { scaled } from "../testing/until";
 
 /** Two files of each type the editor takes. */
@@ -45,9 +45,6 @@ const FILES = [
   "odp/formatcorpus_lo7_odf13.odp",
   "odp/tika_master_footer.odp",
 ];
-const TYPED = "Qx";
-
-const KEY = { down: 1024, end: 1029, enter: 1280, escape: 1281, ctrl: 0x2000 };
 
 let svc: Harness;
 let ed: Edsrv;
@@ -90,87 +87,12 @@ async function extractText(name: string, bytes: Uint8Array): Promise<string> {
   return body.text!;
 }
 
-const words = (text: string) => text.split(/\s+/).filter(Boolean);
-
-/** The original's words that the stored text does not have (counted: a word twice must be there twice). */
-function lostWords(original: string[], stored: string[]): string[] {
-  const left = new Map<string, number>();
-  for (const w of stored) left.set(w, (left.get(w) ?? 0) + 1);
-  return original.filter((w) => {
-    const n = left.get(w) ?? 0;
-    if (n > 0) left.set(w, n - 1);
-    return n === 0;
-  });
-}
-
-function key(s: TestSocket, code: number, char = 0) {
-  s.send(`key type=input char=${char} key=${code}`);
-  s.send(`key type=up char=${char} key=${code}`);
-}
-
-/**
- * Types TYPED at the end of the document as a word of its own (typed straight after the last
- * character, the letters join the last word: "document" became "documentQx", which is how a word
- * seemed lost in odt/formatcorpus_lo7_odf13.odt and pptx/onlyoffice_sample.pptx): text in a new
- * paragraph after the last one; a sheet in the cell below its last used one; a deck in a new text
- * box drawn on its last slide with the text tool, as a person does. (Entering a slide's first
- * object with Tab and Enter instead activated a chart in ppt/tika_mschart_govdocs.ppt, and the kit
- * died: "Unspecified Application Error".)
- */
-async function typeAtEnd(s: TestSocket, docType: string, parts: number, height: number): Promise<void> {
-  if (docType === "text") {
-    s.send("uno .uno:GoToEndOfDoc");
-    key(s, KEY.enter, 13);
-    s.send(`textinput text=${TYPED}`);
-  } else if (docType === "spreadsheet") {
-    key(s, KEY.ctrl | KEY.end);
-    key(s, KEY.down);
-    s.send(`textinput text=${TYPED}`);
-    key(s, KEY.enter, 13);
-  } else {
-    const n = s.frames.length;
-    s.send(`setclientpart part=${parts - 1}`);
-    await s.waitText("status:", n);
-    s.send("uno .uno:Text");
-    const y = Math.round(height * 0.85);
-    s.send(`mouse type=buttondown x=600 y=${y} count=1 buttons=1 modifier=0`);
-    s.send(`mouse type=move x=4000 y=${y + 600} count=1 buttons=1 modifier=0`);
-    s.send(`mouse type=buttonup x=4000 y=${y + 600} count=1 buttons=1 modifier=0`);
-    s.send(`textinput text=${TYPED}`);
-    key(s, KEY.escape);
-  }
-}
-
-async function roundTrip(rel: string): Promise<{ original: Uint8Array; stored: Uint8Array; docType: string }> {
-  const name = path.basename(rel);
-  const original = new Uint8Array(readFileSync(path.join(CORPUS, rel)));
-  const id = `rt${++seq}`;
-  const src = host.addFile(id, name, original);
-  const s = new TestSocket(docWsUrl(ed.url, src, "tok_rt"), origin);
-  try {
-    await s.opened;
-    s.send(`load url=${encodeURIComponent(src)}`);
-    const first = await Promise.race([s.waitText("status:"), s.waitText("error:")]);
-    expect(first).toStartWith("status:");
-    const status = JSON.parse(first.slice("status: ".length)) as { type: string; parts: number; height: number };
-    const n = s.frames.length;
-    await typeAtEnd(s, status.type, status.parts, status.height);
-    await s.waitText("statechanged: .uno:ModifiedStatus=true", n);
-    const m = s.frames.length;
-    s.send("save notify=1");
-    expect(JSON.parse((await s.waitText("saveresult:", m)).slice("saveresult: ".length))).toMatchObject({ success: true, result: "stored" });
-    const put = host.puts.filter((p) => p.fileId === id && p.status === 200).pop()!;
-    return { original, stored: put.bytes, docType: status.type };
-  } finally {
-    s.close();
-  }
-}
-
 describe.skipIf(!present)("every file type opens, edits and saves in the editor", () => {
   for (const rel of FILES) {
     test(`${rel}: open, type two letters at the end, save: ≥ 99 % of the words kept, the letters there, still ${path.extname(rel).slice(1)}`, async () => {
       const name = path.basename(rel);
-      const { original, stored } = await roundTrip(rel);
+      const original = new Uint8Array(readFileSync(path.join(CORPUS, rel)));
+      const { stored } = await roundTrip({ edsrvUrl: ed.url, origin, host, token: "tok_rt" }, `rt${++seq}`, name, original);
       const [before, after] = await Promise.all([extractText(name, original), extractText(name, stored)]);
       const originalWords = words(before), storedWords = words(after);
       const lost = lostWords(originalWords, storedWords);
