@@ -14,7 +14,7 @@ export function buildComments(): HTMLElement[] {
   api.on("commandvalues", (a) => {
     let j: { comments?: Comment[] };
     try { j = JSON.parse(a); } catch { return; }
-    if (j.comments) { UI.comments = j.comments; renderComments(); }
+    if (j.comments) { UI.comments = j.comments.map(withPlainText); renderComments(); }
   });
   return [
     button(".uno:InsertAnnotation", T.addComment, { click: () => {
@@ -24,6 +24,19 @@ export function buildComments(): HTMLElement[] {
     } }),
     button("comments", T.comments, { view: true, icon: "showannotations", click: () => { panel.hidden = !panel.hidden; if (!panel.hidden) refreshComments(); } }),
   ];
+}
+
+/**
+ * A comment's text as the panel shows it: LibreOffice 25.2 sends it as HTML only, read here as
+ * text (never inserted as markup: it is what another person typed).
+ */
+function withPlainText(c: Comment): Comment {
+  if (c.text !== undefined || c.html === undefined) return c;
+  const doc = new DOMParser().parseFromString(c.html, "text/html");
+  // One paragraph a line: the body's blocks, or its text when it has none.
+  const blocks = [...doc.body.children];
+  const text = blocks.length ? blocks.map((e) => e.textContent ?? "").join("\n") : (doc.body.textContent ?? "");
+  return { ...c, text };
 }
 
 /**

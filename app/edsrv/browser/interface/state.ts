@@ -17,7 +17,10 @@ export interface InterfaceState {
 export interface Comment {
   id: string | number;
   author?: string;
+  /** The comment's plain text (LibreOffice 7.4 sent it as `text`; 25.2 sends `html`, made plain on arrival). */
   text?: string;
+  /** LibreOffice 25.2: the comment as HTML (`<div>…</div>`). */
+  html?: string;
   resolved?: string;
   anchorPos?: string;
 }
