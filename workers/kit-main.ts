@@ -435,7 +435,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const n = d.getParts();
       if (!parts.length || parts.some((p) => p < 0 || p >= n) || position < 0 || position > n) throw new Error("parts out of range");
       await quiesce();
-      // LibreOffice 7.4 copies nothing here (it ignores the flag): a copy is .uno:DuplicatePage.
+      // LibreOffice copies nothing here (it ignores the flag; 7.4 and 25.2): a copy is .uno:DuplicatePage.
       if (req.duplicate === true) throw new Error("duplicating parts is not supported");
       for (let p = 0; p < n; p++) d.selectPart(p, parts.includes(p) ? 1 : 0);
       // The engine inserts the selection after the slide it is given (-1: before the first) and
@@ -469,7 +469,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
     }
     case "insertgraphic": {
       // An uploaded picture, inserted at the cursor from a file as Collabora's kit does (the
-      // engine's paste takes no picture in LibreOffice 7.4's Writer).
+      // engine's paste takes no picture in LibreOffice's Writer: 7.4, and 25.2 still answers false).
       const ext = GRAPHIC_TYPES[String(req.mime ?? "")];
       if (!ext) throw new Error("unsupported image type");
       const data = Buffer.from(String(req.data ?? ""), "base64");

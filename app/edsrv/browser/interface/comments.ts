@@ -40,7 +40,7 @@ function withPlainText(c: Comment): Comment {
 }
 
 /**
- * LibreOffice 7.4's own reply (.uno:ReplyComment) loses the reply's text: its answer window
+ * LibreOffice's own reply (.uno:ReplyComment) loses the reply's text (7.4, and 25.2 still, measured 2026-11-27): its answer window
  * overwrites it with a quote of the comment. A reply is therefore a new comment inserted with
  * the cursor at the comment's anchor, which the engine threads as its reply, naming whom it answers.
  */
@@ -49,8 +49,8 @@ function replyTo(c: Comment, text: string): void {
   run(".uno:InsertAnnotation", { Text: arg("string", "@" + (c.author || "") + ": " + text) });
 }
 /**
- * Puts the cursor at a comment's anchor. LibreOffice 7.4 resolves the comment last inserted or
- * edited, whatever the Id given: at its anchor, the cursor makes it the current one.
+ * Puts the cursor at a comment's anchor. LibreOffice (7.4, and 25.2 still) resolves the comment last
+ * inserted or edited, whatever the Id given: at its anchor, the cursor makes it the current one.
  */
 function toComment(c: Comment): void {
   const r = String(c.anchorPos || "").split(",").map(Number);
