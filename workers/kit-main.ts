@@ -745,7 +745,8 @@ function pump(): void {
       send({ type: "cb", viewId: e.tag, cb: e.type, payload: e.payload, version: ++pixelVersion });
       if (docType === LOK_DOCTYPE.SPREADSHEET) {
         // A chart redrawn with new data is reported to the view that edited its cells only; the
-        // other views would keep showing the old chart. In a sheet every view hears of it.
+        // other views would keep showing the old chart (7.4, and 25.2 still: repaint.browser.test.ts
+        // fails without this). In a sheet every view hears of it.
         for (const other of views) {
           const otherKey = `${other} ${e.payload}`;
           if (other === e.tag || unpainted.has(other) || invalidated.has(otherKey)) continue;
