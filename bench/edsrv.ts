@@ -35,7 +35,7 @@ const rssMb = (pid: number) => {
 };
 
 const host = startWopiHost();
-const config = parseConfig({ SVC_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "edsrv-bench-")), SVC_ONLINE_ALIASGROUP1: host.origin });
+const config = parseConfig({ SVC_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "edsrv-bench-")), SVC_ONLINE_ALIASGROUP1: host.origin, SVC_ENGINE_PROGRAM_DIR: process.env.SVC_ENGINE_PROGRAM_DIR });
 const ed = await createEdsrv({ config, logger: memoryLogger("error"), listen: { hostname: "127.0.0.1", port: 0 }, idleKits: 2, autosaveSeconds: 0 });
 const chrome = await startChromium();
 host.addToken("tok_bench", "u1", true, "Bench");

@@ -34,7 +34,7 @@ const host = startWopiHost();
 host.addToken("tok_bench", "u1", true, "Bench");
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "bench-recovery-"));
 const ed = await createEdsrv({
-  config: parseConfig({ SVC_DATA_DIR: dataDir, SVC_ONLINE_ALIASGROUP1: host.origin }),
+  config: parseConfig({ SVC_DATA_DIR: dataDir, SVC_ONLINE_ALIASGROUP1: host.origin, SVC_ENGINE_PROGRAM_DIR: process.env.SVC_ENGINE_PROGRAM_DIR }),
   logger: memoryLogger("warn"),
   listen: { hostname: "127.0.0.1", port: 0 },
   idleKits: 2,
