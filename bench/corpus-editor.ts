@@ -43,7 +43,9 @@ const [svc, ed] = await Promise.all([
   }),
 ]);
 const status = (await (await fetch(`${svc.url}/v1/status`)).json()) as { core: { name: string; version: string; source: string } };
-console.log(`engine: ${status.core.name} ${status.core.version} (${status.core.source}); ${entries.length} files`);
+// The editor's kits run SVC_ENGINE_PROGRAM_DIR's engine; the texts compared are extracted by Debian's in DocBuilder (the same for every run).
+const kitEngine = process.env.SVC_ENGINE_PROGRAM_DIR ?? "/usr/lib/libreoffice/program";
+console.log(`kits: ${kitEngine}; text extracted by ${status.core.name} ${status.core.version}; ${entries.length} files`);
 
 async function extractText(name: string, bytes: Uint8Array): Promise<string> {
   const res = await fetch(`${svc.url}/v1/extract/text`, { method: "POST", headers: AUTH, body: form({ bytes, name }) });
@@ -76,7 +78,8 @@ for (const e of entries) {
 const ok = rows.filter((r) => r.ok);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const summary = {
-  engine: status.core,
+  kits: kitEngine,
+  extractor: status.core,
   files: rows.length,
   opened_and_saved: ok.length,
   failed: rows.filter((r) => !r.ok).map((r) => `${r.file}: ${r.error}`),
