@@ -23,7 +23,7 @@ const t0 = performance.now();
 const office = new LokOffice(fileUrl(profile), engineProgramDir(), engineEnvironment(profile, profile + "/tmp", { spelling: false }));
 const ms = performance.now() - t0;
 const vi = JSON.parse(office.getVersionInfo() ?? "{}");
-console.log(JSON.stringify({ ms, version: `${vi.ProductVersion ?? ""}${vi.ProductExtension ?? ""}` }));
+console.log(JSON.stringify({ ms, version: String(vi.ProductVersion ?? "") + String(vi.ProductExtension ?? "") }));
 process.exit(0);
 `;
 const child = path.join(work, "child.ts");

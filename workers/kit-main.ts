@@ -37,6 +37,7 @@ import {
   LOK_CALLBACK_INVALIDATE_TILES,
   LOK_CALLBACK_INVALIDATE_VISIBLE_CURSOR,
   LOK_DOCTYPE,
+  type QueuedCallback,
 } from "./lok";
 import { coreInfo, missingSlots, unsupportedReason } from "./engine-identity";
 import { LOAD_OPTIONS, engineEnvironment, writeProfileConfig } from "./profile";
@@ -728,10 +729,23 @@ function pump(): void {
   for (const e of events) if (OWN_VIEW_CALLBACKS.has(e.type)) lastCallbackAtByView.set(e.tag, lastCallbackAt);
   let sheetChanged: Set<number> | null = null;
   let invalidated: Set<string> | null = null;
+  const narrowed = docType === LOK_DOCTYPE.TEXT ? wholeDocumentStandIns(events) : null;
   for (const e of events) {
     if (e.type === LOK_CALLBACK_INVALIDATE_VISIBLE_CURSOR) cursorSeenAt.set(e.tag, ++cursorSeq);
     if (!FORWARDED.has(e.type)) continue;
     if (e.type === LOK_CALLBACK_INVALIDATE_TILES) {
+      const standIns = narrowed?.get(e);
+      if (standIns) {
+        // The rectangles another view of the same look was told (their tiles are already marked stale).
+        if (unpainted.has(e.tag)) continue;
+        for (const payload of standIns) {
+          const key = `${e.tag} ${payload}`;
+          if ((invalidated ??= new Set()).has(key)) continue;
+          invalidated.add(key);
+          send({ type: "cb", viewId: e.tag, cb: e.type, payload, version: ++pixelVersion });
+        }
+        continue;
+      }
       sharedTiles.invalidate(parseTileInvalidation(e.payload), docType === LOK_DOCTYPE.TEXT);
       if (unpainted.has(e.tag)) continue;
       if (isSheetContentChange(e.payload)) {
@@ -764,6 +778,42 @@ function pump(): void {
     const parts = doc.getParts();
     for (const viewId of sheetChanged) for (let p = 0; p < parts; p++) send({ type: "cb", viewId, cb: LOK_CALLBACK_INVALIDATE_TILES, payload: `EMPTY, ${p}`, version: ++pixelVersion });
   }
+}
+
+/**
+ * LibreOffice 25.2 tells every other view of a text document "EMPTY" (the whole document) for each
+ * change one view makes, where 7.4 told them the rectangle that changed: each other person's page
+ * asked for its whole screen again on every key anyone typed, and the kit repainted it, which
+ * doubled a kit's CPU per person and halved the people per core (docs/benchmarks.md, "LibreOffice
+ * 7.4 and 25.2"). Views of one look show the same pixels, so what changed for them is what the
+ * engine told the view that made the change. In one drained batch, a view's whole-document
+ * invalidation is replaced by the rectangles a view of the same look was told in that batch, when
+ * there is such a view and it was told no whole-document invalidation itself (a real one, a page
+ * setup change, reaches every view, the acting one too, and is kept).
+ * Answers, for each invalidation to replace, the payloads that stand in for it.
+ */
+function wholeDocumentStandIns(events: QueuedCallback[]): Map<QueuedCallback, string[]> | null {
+  let rects: Map<string, Map<number, string[]>> | null = null;
+  let whole: Set<number> | null = null;
+  for (const e of events) {
+    if (e.type !== LOK_CALLBACK_INVALIDATE_TILES || !views.has(e.tag)) continue;
+    const inv = parseTileInvalidation(e.payload);
+    if (!inv) continue;
+    if (!inv.rect) (whole ??= new Set()).add(e.tag);
+    else {
+      const byView = (rects ??= new Map()).get(lookKey(e.tag)) ?? new Map<number, string[]>();
+      rects.set(lookKey(e.tag), byView);
+      byView.set(e.tag, [...(byView.get(e.tag) ?? []), e.payload]);
+    }
+  }
+  if (!rects || !whole) return null;
+  let out: Map<QueuedCallback, string[]> | null = null;
+  for (const e of events) {
+    if (e.type !== LOK_CALLBACK_INVALIDATE_TILES || !whole.has(e.tag) || parseTileInvalidation(e.payload)?.rect !== null) continue;
+    const told = [...(rects.get(lookKey(e.tag)) ?? new Map<number, string[]>())].filter(([view]) => view !== e.tag && !whole!.has(view));
+    if (told.length) (out ??= new Map()).set(e, [...new Set(told.flatMap(([, payloads]) => payloads))]);
+  }
+  return out;
 }
 
 /**

@@ -374,6 +374,31 @@ describe("views", () => {
     s.close();
   });
 
+  // LibreOffice 25.2 tells every other view "EMPTY" (the whole document) for each change one view
+  // makes; passed on, each other person's page asked for its whole screen on every key anyone typed.
+  test("another person's typing invalidates where it changed the page, never the whole document, in a text document", async () => {
+    const src = newDoc();
+    const a = await open(src, "tok_edit_1");
+    const b = await open(src, "tok_edit_2");
+    for (const [s, id] of [[a, 1], [b, 2]] as const) {
+      s.send(`tile part=0 width=256 height=256 x=0 y=0 w=3840 h=3840 id=${id}`);
+      await s.wait((f) => typeof f !== "string");
+    }
+    await quietFor(300, "the views' first invalidations settled", () => undefined);
+    const n = b.frames.length;
+    for (const text of ["One", "Two", "Three"]) {
+      const m = a.frames.length;
+      a.send(`textinput text=${text}`);
+      await a.waitText("invalidatetiles:", m);
+    }
+    const bSaw = () => b.texts().slice(n).filter((t) => t.startsWith("invalidatetiles:"));
+    await until(() => bSaw(), (seen) => seen.length >= 3, "Bob told of Alice's three changes");
+    expect(bSaw().filter((t) => /^invalidatetiles: EMPTY/.test(t))).toEqual([]);
+    for (const t of bSaw()) expect(t).toMatch(/^invalidatetiles: \d+, \d+, \d+, \d+/);
+    a.close();
+    b.close();
+  }, scaled(30_000));
+
   // A tile and an invalidation cross on the wire: the page cannot tell from their order whether the
   // tile holds the change. Both carry the document's pixel version: a tile of version v holds every
   // invalidation numbered up to v, and the page asks again only for a later one.

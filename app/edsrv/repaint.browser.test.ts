@@ -236,4 +236,29 @@ describe("the screen follows the document", () => {
     expect(caret.shown).toBe(caret.engine);
     await Promise.all([ca.close(), cb.close()]);
   }, scaled(60_000));
+
+  // LibreOffice 25.2 tells the other views "the whole document" for each change; the kit tells them
+  // the rectangles the typing view was told instead (workers/kit-main.ts, wholeDocumentStandIns):
+  // they must be enough for the other person's screen to follow.
+  test("another person's screen follows their typing: Bob's screen shows exactly what a fresh view shows after Alice typed", async () => {
+    const f = env.newFile("hello.docx");
+    const [ca, cb, cc] = await Promise.all([env.browser.newContext(), env.browser.newContext(), env.browser.newContext()]);
+    const a = await env.openEditor(ca, f.src, "tok_alice");
+    const b = await env.openEditor(cb, f.src, "tok_bob");
+    await Promise.all([settled(a.frame), settled(b.frame)]);
+    await a.frame.focus("#ime");
+    await a.page.keyboard.press("End");
+    await a.page.keyboard.type(" one", { delay: 40 });
+    await a.page.keyboard.press("Enter");
+    await a.page.keyboard.type("second line", { delay: 40 });
+    for (let i = 0; i < 4; i++) await a.page.keyboard.press("Backspace", { delay: 40 });
+    await a.page.keyboard.press("Enter");
+    await a.page.keyboard.type("third", { delay: 40 });
+    await Promise.all([settled(a.frame, { quietMs: 500 }), settled(b.frame, { quietMs: 500 })]);
+    const c = await env.openEditor(cc, f.src, "tok_bob");
+    await Promise.all([settled(b.frame, { quietMs: 500 }), settled(c.frame, { quietMs: 500 })]);
+    const screen = { x: 0, y: 0, w: 700, h: 400 };
+    expect(await boxHash(b.frame, screen)).toBe(await boxHash(c.frame, screen));
+    await Promise.all([ca.close(), cb.close(), cc.close()]);
+  }, scaled(60_000));
 });
