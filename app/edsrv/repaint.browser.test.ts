@@ -213,18 +213,23 @@ describe("the screen follows the document", () => {
     await Promise.all([ca.close(), cb.close()]);
   }, scaled(60_000));
 
+  /** A person's pace: words, new lines and deletions one key at a time (lines added and removed, characters deleted). */
+  async function linesAndDeletions(page: Page) {
+    await page.keyboard.type(" one", { delay: 40 });
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("second line", { delay: 40 });
+    for (let i = 0; i < 4; i++) await page.keyboard.press("Backspace", { delay: 40 });
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("third", { delay: 40 });
+  }
+
   // The page is sent only the band of rows an edit changed in a tile it holds (tile deltas), and
   // the caret waits for the tiles of an edit before it moves: lines added and removed, characters
   // deleted, each band laid on the copy it was made for, must still give the document's pixels.
   test("tile deltas: after typing, new lines and deletions one key at a time the screen shows exactly what a fresh view shows", async () => {
     const { f, a, ca, cb } = await typingAtLineEnd();
     const received = await a.frame.evaluate(() => (window as any).edState.received.invalidatetiles ?? 0);
-    await a.page.keyboard.type(" one", { delay: 40 });
-    await a.page.keyboard.press("Enter");
-    await a.page.keyboard.type("second line", { delay: 40 });
-    for (let i = 0; i < 4; i++) await a.page.keyboard.press("Backspace", { delay: 40 });
-    await a.page.keyboard.press("Enter");
-    await a.page.keyboard.type("third", { delay: 40 });
+    await linesAndDeletions(a.page);
     await a.page.keyboard.press("ArrowUp");
     await a.page.keyboard.type("!", { delay: 40 });
     const { typed, fresh } = await typedAndFresh(a, cb, f.src);
@@ -248,12 +253,7 @@ describe("the screen follows the document", () => {
     await Promise.all([settled(a.frame), settled(b.frame)]);
     await a.frame.focus("#ime");
     await a.page.keyboard.press("End");
-    await a.page.keyboard.type(" one", { delay: 40 });
-    await a.page.keyboard.press("Enter");
-    await a.page.keyboard.type("second line", { delay: 40 });
-    for (let i = 0; i < 4; i++) await a.page.keyboard.press("Backspace", { delay: 40 });
-    await a.page.keyboard.press("Enter");
-    await a.page.keyboard.type("third", { delay: 40 });
+    await linesAndDeletions(a.page);
     await Promise.all([settled(a.frame, { quietMs: 500 }), settled(b.frame, { quietMs: 500 })]);
     const c = await env.openEditor(cc, f.src, "tok_bob");
     await Promise.all([settled(b.frame, { quietMs: 500 }), settled(c.frame, { quietMs: 500 })]);
