@@ -35,6 +35,10 @@ test("while one person's arrow key waits for that person's input to settle, anot
       await Promise.all(sent);
     })();
     await until(() => answered, (n) => n >= 5, "A's typing under way (letters answered)");
+    // B has just typed too, so B's arrow key below waits for B's own engine work to settle, a
+    // window wide enough for A's letters to be answered in on a loaded machine (with B idle the
+    // key could end within a few milliseconds, before A's next letter; one run in the suite did).
+    await kit.request("textinput", { viewId: b, text: "b" });
     // B presses an arrow key: LibreOffice runs it as a command, so it waits until B's own input is
     // done (25 ms of quiet at least).
     bStarted = true;
