@@ -200,7 +200,8 @@ function addView(readOnly: boolean, author: string): number {
  * queues again behind what is already waiting; and it runs a UNO command at once. Typed fast,
  * "ab Ctrl+B cd" became "abcd" with the bold toggled after it. So such a key, and a UNO command
  * before and after it runs, waits until the engine has worked through everything posted so far
- * (see quiesce): what follows is posted only then, and lands after it.
+ * (see quiesce): what follows is posted only then, and lands after it. Still so in 25.2:
+ * input-order.browser.test.ts fails 3 runs in 3 without this wait.
  */
 const VCL_MODIFIERS = 0x1000 | 0x2000 | 0x4000 | 0x8000; // SHIFT, MOD1, MOD2, MOD3
 const KEY_RETURN = 1280, KEY_TAB = 1282;
