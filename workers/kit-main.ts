@@ -272,6 +272,8 @@ let kitTempDir = "";
 /** The most a copy or a paste carries (the WebSocket's frame limit is 16 MB, base64 included). */
 const CLIPBOARD_MAX_BYTES = 10 * 1024 * 1024;
 let inputChain: Promise<unknown> = Promise.resolve();
+/** Whether a view's language takes effect only once the view is made current again (LibreOffice before 25; see "viewlanguage"). */
+let languageNeedsViewSwitch = true;
 
 async function handle(req: Record<string, unknown>): Promise<unknown> {
   switch (req.op) {
@@ -300,9 +302,12 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       if (!/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(lang)) throw new Error("lang must be a BCP 47 language tag");
       d.setViewLanguage(viewId, lang);
       setLook(viewId, { lang });
-      // LibreOffice takes a view's language into its resources when the view becomes the current
-      // one (SfxLokHelper::setView), which does nothing for the view already current: another view
-      // is made current for a moment (a new one, dropped at once, when this is the only one).
+      // LibreOffice 7.4 took a view's language into its resources only when the view became the
+      // current one (SfxLokHelper::setView), which does nothing for the view already current:
+      // another view is made current for a moment (a new one, dropped at once, when this is the
+      // only one). 25.2 applies it at once (the Vietnamese spelling menu test passes without the
+      // switch on 25.2 and fails without it on 7.4): the switch is kept for engines before 25.
+      if (!languageNeedsViewSwitch) return {};
       const other = [...views].find((v) => v !== viewId);
       if (other !== undefined) {
         d.setView(other);
@@ -1046,6 +1051,7 @@ function main(): void {
     const unsupported = unsupportedReason(core, missingSlots(office));
     if (unsupported) throw new Error(`svc cannot drive the LibreOffice in ${programDir}: ${unsupported}`);
     version = core.version;
+    languageNeedsViewSwitch = office.versionNumber()[0] < 25;
   } catch (err) {
     log("error", "kit_start_failed", { message: String((err as Error)?.message ?? err) });
     process.exit(1);
