@@ -4,6 +4,7 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { describeEngine, probeEngine } from "../engine-program";
 import { MINIMUM_VERSION } from "../../workers/engine-identity";
+import { DEFAULT_PROGRAM_DIR } from "../../workers/lok";
 import { fail, ok, warn, type Finding } from "./types";
 
 export interface HostPaths {
@@ -13,7 +14,7 @@ export interface HostPaths {
 }
 
 export const DEFAULT_HOST_PATHS: HostPaths = {
-  libreoffice: "/usr/lib/libreoffice/program",
+  libreoffice: DEFAULT_PROGRAM_DIR,
   fonts: ["/usr/share/fonts"],
   dictionaries: "/usr/share/hunspell",
 };
