@@ -10,16 +10,15 @@
 // callback of one view) and {"type":"log"}. Tiles travel as PNG, base64, inside the reply line.
 // stdout/stderr belong to LibreOffice and carry nothing of ours.
 //
-// Threading: LibreOffice runs its own main loop on another thread and delivers document
-// callbacks there; lok.ts queues them natively and this process drains the queue every 5 ms (a
-// keystroke's invalidation waits for the next drain: at 20 ms that was 10 ms of every keystroke).
-// Input events (keys, mouse, text input) are processed asynchronously on that thread, so a save
-// first waits until input has settled (no input for 200 ms and no callback for 50 ms, at most 3 s).
+// Threading: one thread. LibreOffice runs in unipoll mode and its main loop runs on the kit's
+// thread, calling the kit back between its events (workers/kit-loop.ts): requests are read and
+// run there, callbacks forwarded there, and a request that must see the effect of the input
+// before it (a command, a copy, a save) first waits until the office has worked everything
+// posted through (engineIdle), which the loop knows exactly.
 
 import { closeSync, copyFileSync, mkdirSync, openSync, readFileSync, readSync, rmSync, existsSync, writeFileSync } from "node:fs";
 import { extname, join, resolve } from "node:path";
 import { tmpdir } from "node:os";
-import { createInterface } from "node:readline";
 import {
   LokOffice,
   LokDocument,
@@ -35,7 +34,6 @@ import {
   LOK_EXT_TEXTINPUT,
   LOK_EXT_TEXTINPUT_END,
   LOK_CALLBACK_INVALIDATE_TILES,
-  LOK_CALLBACK_INVALIDATE_VISIBLE_CURSOR,
   LOK_DOCTYPE,
   type QueuedCallback,
 } from "./lok";
@@ -47,7 +45,7 @@ import { formatOf } from "./formats";
 import { sniff } from "./sniff";
 import { sendLine } from "./reply";
 import { confinePastedHtml } from "./pasted-html";
-import { engineThreadAsleep } from "./engine-thread";
+import { engineIdle, runKitLoop, UNIPOLL_ENVIRONMENT } from "./kit-loop";
 import { confineEngineProcess } from "./confine";
 import { dieWithParent } from "./parent-death";
 import { parseTileInvalidation } from "./tile-invalidation";
@@ -76,18 +74,6 @@ let doc: LokDocument | null = null;
  * it was asked on every tile invalidation, waiting whenever the engine's thread held the lock.
  */
 let docType = -1;
-let lastInputAt = 0;
-let lastCallbackAt = 0;
-/** The same, per view: one person's commands wait for their own input, not for everyone's. */
-const lastInputAtByView = new Map<number, number>();
-const lastCallbackAtByView = new Map<number, number>();
-/**
- * Callbacks about a view's own caret, selection and commands (LibreOfficeKitEnums.h: cursor,
- * selection, graphic selection, search, part, command result, cell cursor and formula, context
- * menu, cell address). Tile invalidations, states and other people's cursors reach every view
- * whenever anyone types: counted, a person's view was never quiet while others typed.
- */
-const OWN_VIEW_CALLBACKS = new Set([1, 2, 3, 4, 5, 6, 12, 14, 15, 16, 17, 19, 23, 34]);
 const views = new Set<number>();
 /**
  * Views that have not had a tile painted yet. Their invalidations are dropped: the client holds no
@@ -195,65 +181,6 @@ function addView(readOnly: boolean, author: string): number {
 }
 
 /**
- * LibreOffice queues posted keys, text and mouse events on its main loop, but runs most keys that
- * are not characters (shortcuts such as Ctrl+B, Backspace, arrows, Home) as a command that it
- * queues again behind what is already waiting; and it runs a UNO command at once. Typed fast,
- * "ab Ctrl+B cd" became "abcd" with the bold toggled after it. So such a key, and a UNO command
- * before and after it runs, waits until the engine has worked through everything posted so far
- * (see quiesce): what follows is posted only then, and lands after it. Still so in 25.2:
- * input-order.browser.test.ts fails 3 runs in 3 without this wait.
- */
-const VCL_MODIFIERS = 0x1000 | 0x2000 | 0x4000 | 0x8000; // SHIFT, MOD1, MOD2, MOD3
-const KEY_RETURN = 1280, KEY_TAB = 1282;
-function keyIsQueuedCommand(char: number, key: number): boolean {
-  const code = key & 0x0fff, mods = key & VCL_MODIFIERS;
-  if (mods & ~0x1000) return true; // Ctrl, Alt, ...: a shortcut
-  if (char !== 0 && code === 0) return false; // a character
-  return code !== KEY_RETURN && code !== KEY_TAB; // those two are handled directly
-}
-
-/**
- * Waits until the engine has been quiet, no input for `inputMs` and no callback for `callbackMs`,
- * at most `maxMs` (a busy engine keeps talking).
- */
-async function waitQuiet(inputMs: number, callbackMs: number, maxMs: number, pollMs: number, viewId?: number): Promise<void> {
-  const until = performance.now() + maxMs;
-  const input = () => (viewId === undefined ? lastInputAt : (lastInputAtByView.get(viewId) ?? 0));
-  const callback = () => (viewId === undefined ? lastCallbackAt : (lastCallbackAtByView.get(viewId) ?? 0));
-  for (;;) {
-    pump();
-    const now = performance.now();
-    if ((now - input() >= inputMs && now - callback() >= callbackMs) || now >= until) return;
-    await Bun.sleep(pollMs);
-  }
-}
-/**
- * The engine has processed what was posted: the text and characters typed into each view are
- * answered by that view's cursor (see inputAnswered), then 25 ms without input or callback. Quiet
- * alone was not enough on a loaded machine: with the engine's thread not yet scheduled, nothing
- * happens for 25 ms, and a bold or a table inserted after "boldly" was run before it.
- */
-const quiesce = async () => {
-  await inputAnswered(INPUT_ANSWER_MAX_MS);
-  await waitQuiet(25, 25, 1000, 2);
-};
-/**
- * quiesce for one person's view: their typed input answered, then 25 ms without their input or a
- * callback of their view. A person's arrow key or toolbar command used to wait until the whole
- * document was quiet: with ten people typing it never was, and everyone's typing queued behind
- * the wait (keystroke → tile p95 975 ms at 10 people on one document; 60 ms waiting per view).
- */
-async function quiesceView(viewId: number): Promise<void> {
-  await inputAnswered(INPUT_ANSWER_MAX_MS, viewId);
-  await waitQuiet(25, 25, 1000, 2, viewId);
-}
-/** The user's input has settled (no input for 200 ms, no callback for 50 ms): for saves and leaving views. */
-const settle = async () => {
-  await inputAnswered(INPUT_ANSWER_MAX_MS);
-  await waitQuiet(200, 50, 3000, 20);
-};
-
-/**
  * Requests handled strictly one after another: user input; copies and pastes, which must see the
  * input before them; saves, which must hold every input sent before them (an undo still settling
  * included); and removing a view, which must not drop the input its user sent just before leaving
@@ -287,8 +214,6 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       doc = d;
       docType = d.getDocumentType();
       d.initializeForRendering("");
-      // Callbacks are drained from now on; an idle kit (no document) has none to drain and sleeps.
-      setInterval(pump, 5);
       log("info", "kit_document_loaded", { ms: Math.round(performance.now() - t0) });
       return status(d);
     }
@@ -322,8 +247,8 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
     }
     case "unview": {
       useView(req.viewId); // an unknown view fails at once, not after the wait
-      // Input posted to this view is processed later on LibreOffice's thread; destroyed first, it is lost.
-      await settle();
+      // Input posted to this view is worked through later; destroyed first, it is lost.
+      await engineIdle();
       // Selected again: a tile request (not ordered) may have switched the current view meanwhile.
       const d = useView(req.viewId);
       const viewId = req.viewId as number;
@@ -332,13 +257,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       viewLooks.delete(viewId);
       unpainted.delete(viewId);
       sentTiles.delete(viewId);
-      cursorSeenAt.delete(viewId);
-      textPostedAt.delete(viewId);
-      awaitingAnswer.delete(viewId);
-      lastInputAtByView.delete(viewId);
-      lastCallbackAtByView.delete(viewId);
       viewChains.delete(viewId);
-      outstanding.delete(viewId);
       if (d.getViewsCount() > 1) d.destroyView(viewId);
       const rest = [...views][0];
       if (rest !== undefined) d.setView(rest);
@@ -350,43 +269,30 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       useView(req.viewId); // an unknown view fails at once
       const type = req.type === "up" ? LOK_KEYEVENT_KEYUP : LOK_KEYEVENT_KEYINPUT;
       const char = num(req.char ?? 0, "char"), key = num(req.key ?? 0, "key");
-      const pressed = type === LOK_KEYEVENT_KEYINPUT, command = keyIsQueuedCommand(char, key);
-      await postWhenFree(req.viewId as number, (d) => {
-        d.postKeyEvent(type, char, key);
-        inputPosted(req.viewId, pressed && !command);
-        if (pressed && !command) awaitingAnswer.set(req.viewId as number, cursorSeq);
-      });
-      if (pressed && command) await quiesceView(req.viewId as number);
+      // A key LibreOffice runs as a command (a shortcut, an arrow) is queued behind the input
+      // posted before it and runs before the input posted after it: no wait (kit-loop.ts).
+      useView(req.viewId).postKeyEvent(type, char, key);
       return {};
     }
     case "mouse": {
       useView(req.viewId); // an unknown view fails at once
       const type = req.type === "buttonup" ? LOK_MOUSEEVENT_MOUSEBUTTONUP : req.type === "move" ? LOK_MOUSEEVENT_MOUSEMOVE : LOK_MOUSEEVENT_MOUSEBUTTONDOWN;
       const x = num(req.x, "x"), y = num(req.y, "y"), count = num(req.count ?? 1, "count"), buttons = num(req.buttons ?? 1, "buttons"), modifier = num(req.modifier ?? 0, "modifier");
-      await postWhenFree(req.viewId as number, (d) => {
-        d.postMouseEvent(type, x, y, count, buttons, modifier);
-        inputPosted(req.viewId);
-      });
+      useView(req.viewId).postMouseEvent(type, x, y, count, buttons, modifier);
       return {};
     }
     case "textinput": {
       useView(req.viewId); // an unknown view fails at once
-      // A composition update (end: false), or committed text, joined with what was typed after it
-      // while the engine worked (see joinTyping).
+      // A composition update (end: false), or committed text, joined with the text of the same
+      // view that arrived with it (see joinTyping).
       const batch = req.batch instanceof TypedText ? req.batch : new TypedText(req.viewId, String(req.text ?? ""));
       if (req.end !== false) {
         if (batch.posted) return {}; // went in with an earlier request's text
-        await engineCaughtUp(req.viewId as number);
         batch.posted = true;
       }
-      // The wait drains callbacks: a cursor drained from now on was reported after this text.
-      await postWhenFree(req.viewId as number, (d) => {
-        textPostedAt.set(req.viewId as number, cursorSeq);
-        d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT, batch.text);
-        if (req.end !== false) d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT_END, batch.text);
-        inputPosted(req.viewId, true);
-        awaitingAnswer.set(req.viewId as number, cursorSeq);
-      });
+      const d = useView(req.viewId);
+      d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT, batch.text);
+      if (req.end !== false) d.postWindowExtTextInputEvent(0, LOK_EXT_TEXTINPUT_END, batch.text);
       return {};
     }
     case "uno": {
@@ -396,19 +302,17 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       if (!isAllowedUnoName(command)) throw new Error("uno command not allowed");
       if (VIEW_LOOK_COMMAND.test(command)) setLook(req.viewId as number, { own: true });
       // LibreOffice runs a command at once but input later, from its queue: an undo sent right
-      // after typing would otherwise undo an earlier step and let the typing land after it.
-      await quiesceView(req.viewId as number);
-      await postWhenFree(req.viewId as number, (d) => {
-        d.postUnoCommand(command, typeof req.args === "string" ? req.args : "", true);
-        inputPosted(req.viewId);
-      });
-      await quiesceView(req.viewId as number);
+      // after typing would otherwise undo an earlier step and let the typing land after it. And
+      // what the command queues itself is worked through before the input sent after it.
+      await engineIdle();
+      useView(req.viewId).postUnoCommand(command, typeof req.args === "string" ? req.args : "", true);
+      await engineIdle();
       return {};
     }
     case "selection": {
       // What a copy takes: the view's selection as HTML (formatting) and plain text, once the
       // input that made the selection has been processed.
-      await quiesceView(req.viewId as number);
+      await engineIdle();
       const d = useView(req.viewId);
       const html = d.getTextSelection("text/html") ?? "";
       const text = d.getTextSelection("text/plain;charset=utf-8") ?? "";
@@ -441,15 +345,14 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const position = num(req.position, "position");
       const n = d.getParts();
       if (!parts.length || parts.some((p) => p < 0 || p >= n) || position < 0 || position > n) throw new Error("parts out of range");
-      await quiesce();
+      await engineIdle();
       // LibreOffice copies nothing here (it ignores the flag; 7.4 and 25.2): a copy is .uno:DuplicatePage.
       if (req.duplicate === true) throw new Error("duplicating parts is not supported");
       for (let p = 0; p < n; p++) d.selectPart(p, parts.includes(p) ? 1 : 0);
       // The engine inserts the selection after the slide it is given (-1: before the first) and
       // reads a slide past the last one as a null page (the kit crashed on "move the last down").
       d.moveSelectedParts(position - 1, false);
-      inputPosted();
-      await quiesce();
+      await engineIdle();
       // The view stays on the slide it showed, wherever it went: the first one moved, as a person
       // who moved a slide expects to keep looking at it.
       const landed = position - parts.filter((p) => p < position).length;
@@ -465,13 +368,9 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       let data: Uint8Array = Buffer.from(String(req.data ?? ""), "base64");
       if (data.byteLength > CLIPBOARD_MAX_BYTES) throw new Error("paste too large");
       if (mime.startsWith("text/html")) data = Buffer.from(confinePastedHtml(Buffer.from(data).toString("utf8")));
-      await quiesceView(req.viewId as number);
-      const ok = await postWhenFree(req.viewId as number, (d) => {
-        const pasted = d.paste(mime, data);
-        inputPosted(req.viewId);
-        return pasted;
-      });
-      await quiesceView(req.viewId as number);
+      await engineIdle();
+      const ok = useView(req.viewId).paste(mime, data);
+      await engineIdle();
       return { ok };
     }
     case "insertgraphic": {
@@ -485,12 +384,9 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const file = join(kitTempDir, `insert-${++insertedGraphics}.${ext}`);
       writeFileSync(file, data);
       try {
-        await quiesceView(req.viewId as number);
-        await postWhenFree(req.viewId as number, (d) => {
-          d.postUnoCommand(".uno:InsertGraphic", JSON.stringify({ FileName: { type: "string", value: fileUrl(file) } }), true);
-          inputPosted(req.viewId);
-        });
-        await quiesceView(req.viewId as number);
+        await engineIdle();
+        useView(req.viewId).postUnoCommand(".uno:InsertGraphic", JSON.stringify({ FileName: { type: "string", value: fileUrl(file) } }), true);
+        await engineIdle();
       } finally {
         rmSync(file, { force: true });
       }
@@ -528,7 +424,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const path = String(req.path ?? "");
       const format = String(req.format ?? "").toLowerCase();
       if (!path.startsWith("/") || !/^[a-z0-9]{1,8}$/.test(format)) throw new Error("bad save request");
-      await settle();
+      await engineIdle();
       rmSync(path, { force: true });
       const t0 = performance.now();
       const options = format === "csv" ? csvFilterOptions(csvSource) : (SAVE_OPTIONS[format] ?? "");
@@ -544,7 +440,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
     case "settle":
       // Answers once the engine has worked through every input posted before it (a journal
       // replay's careful mode: a crash then names the input that caused it).
-      await quiesce();
+      await engineIdle();
       return {};
     default:
       throw new Error(`unknown op ${JSON.stringify(req.op)}`);
@@ -731,13 +627,10 @@ function paintTiles(d: LokDocument, viewId: number, part: number, size: { width:
 
 function pump(): void {
   const events = drainCallbacks();
-  if (events.length) lastCallbackAt = performance.now();
-  for (const e of events) if (OWN_VIEW_CALLBACKS.has(e.type)) lastCallbackAtByView.set(e.tag, lastCallbackAt);
   let sheetChanged: Set<number> | null = null;
   let invalidated: Set<string> | null = null;
   const narrowed = docType === LOK_DOCTYPE.TEXT ? wholeDocumentStandIns(events) : null;
   for (const e of events) {
-    if (e.type === LOK_CALLBACK_INVALIDATE_VISIBLE_CURSOR) cursorSeenAt.set(e.tag, ++cursorSeq);
     if (!FORWARDED.has(e.type)) continue;
     if (e.type === LOK_CALLBACK_INVALIDATE_TILES) {
       const standIns = narrowed?.get(e);
@@ -823,12 +716,11 @@ function wholeDocumentStandIns(events: QueuedCallback[]): Map<QueuedCallback, st
 }
 
 /**
- * Committed text typed faster than the engine takes it is posted as one input. The engine spends
- * 5-7 ms on each character it is given and holds its lock meanwhile, so at automation speed (150+
- * keys a second) every tile paint waited behind the whole queue of characters: nothing was painted
- * until typing stopped. A text input waits until the engine has answered the input before it (see
- * engineCaughtUp), and the text typed meanwhile goes in with it. Only consecutive text of one view
- * is joined: any other input (a shortcut, a click) closes the batch, so the order is kept.
+ * Committed text that arrives together (one read of the request pipe: typed faster than the
+ * editing server forwards it) is posted as one input. The engine spends 5-7 ms on each input it
+ * is given, so at automation speed (150+ keys a second) it fell behind by the whole queue of
+ * characters. Only consecutive text of one view is joined: any other input (a shortcut, a click)
+ * closes the batch, so the order is kept.
  */
 class TypedText {
   posted = false;
@@ -849,132 +741,6 @@ function joinTyping(req: Record<string, unknown>): void {
   if (openText && !openText.posted && openText.viewId === req.viewId) openText.text += text;
   else openText = new TypedText(req.viewId, text);
   req.batch = openText;
-}
-
-/**
- * The engine reports a view's cursor only once it has nothing left to do (LibreOfficeKit sends its
- * callbacks from an idle handler): a cursor drained after the view's last text was posted means
- * that text is done. Counted per view: `cursorSeq` numbers every cursor report drained.
- */
-let cursorSeq = 0;
-const cursorSeenAt = new Map<number, number>();
-const textPostedAt = new Map<number, number>();
-
-/**
- * Views whose typed text or characters the engine has not answered yet, with `cursorSeq` when
- * they were posted. A command waits for the answer (quiesce), bounded: input that moves no
- * cursor (typing where nothing can be typed) is given up on after INPUT_ANSWER_MAX_MS.
- */
-const awaitingAnswer = new Map<number, number>();
-const INPUT_ANSWER_MAX_MS = 1000;
-
-/** Until every view's typed input (or only `onlyView`'s) has its cursor answer, or `maxMs` passed. */
-async function inputAnswered(maxMs: number, onlyView?: number): Promise<void> {
-  const until = performance.now() + maxMs;
-  const waitedFor = () => (onlyView === undefined ? [...awaitingAnswer.keys()] : awaitingAnswer.has(onlyView) ? [onlyView] : []);
-  for (;;) {
-    pump();
-    for (const viewId of waitedFor()) if ((cursorSeenAt.get(viewId) ?? 0) > awaitingAnswer.get(viewId)! || !views.has(viewId)) awaitingAnswer.delete(viewId);
-    const left = waitedFor();
-    if (left.length === 0) return;
-    if (performance.now() >= until) {
-      for (const viewId of left) awaitingAnswer.delete(viewId);
-      return;
-    }
-    await Bun.sleep(2);
-  }
-}
-
-/** Until the engine has finished the text last posted to this view, at most 50 ms. */
-async function engineCaughtUp(viewId: number): Promise<void> {
-  const posted = textPostedAt.get(viewId);
-  if (posted === undefined) return;
-  const until = performance.now() + 50;
-  pump();
-  while ((cursorSeenAt.get(viewId) ?? 0) <= posted && performance.now() < until) {
-    await Bun.sleep(1);
-    pump();
-  }
-}
-
-/**
- * Input posted to a view that the engine may not have worked through yet. LibreOffice runs posted
- * input later, on its own thread, switching first to the view it was posted for
- * (LOKPostAsyncEvent), and one view's text composition is global to the engine while it is open;
- * input posted for one view while another's was still being run went to the other person's cursor
- * (kit-input-queues.test.ts: B's letters inside A's words, 2 runs in 3 on 7.4, 4 in 4 on 25.2 without this). So input is posted for a view only once no other view's input is outstanding: typed text
- * answered by its view's cursor, and the engine's thread asleep since (it has run every event).
- */
-interface Outstanding {
-  /** `cursorSeq` when text or a character was posted: a cursor report after it answers it; null: nothing to answer. */
-  cursorAfter: number | null;
-  /** When the first input not yet worked through was posted. */
-  since: number;
-}
-const outstanding = new Map<number, Outstanding>();
-
-function viewAnswered(viewId: number, o: Outstanding): boolean {
-  return o.cursorAfter === null || (cursorSeenAt.get(viewId) ?? 0) > o.cursorAfter;
-}
-
-/**
- * Run: answered by its caret (typed text), and the engine's thread asleep since (it has run every
- * posted event). Shorter ways to tell (3 ms after the caret answer, 10 ms after a release) let
- * letters go astray again with 10 people typing in one document. The wait is bounded by
- * OUTSTANDING_MAX_MS: an engine kept busy by its own idle work (spelling, layout) does not hold
- * everyone's input for long.
- */
-function viewProcessed(viewId: number, o: Outstanding, engineAsleep: boolean): boolean {
-  if (!views.has(viewId) || performance.now() - o.since >= OUTSTANDING_MAX_MS) return true;
-  return engineAsleep && viewAnswered(viewId, o);
-}
-const OUTSTANDING_MAX_MS = 150;
-
-/**
- * Runs `post` with `viewId` the current view, once no other view's input is outstanding: the check,
- * the view switch and the post in one synchronous step, so that no other person's input is posted
- * or made current in between.
- */
-async function postWhenFree<T>(viewId: number, post: (d: LokDocument) => T): Promise<T> {
-  for (;;) {
-    pump();
-    const asleep = engineThreadAsleep();
-    let busy = false;
-    for (const [other, o] of outstanding) {
-      if (viewProcessed(other, o, asleep)) outstanding.delete(other);
-      else if (other !== viewId) busy = true;
-    }
-    if (!busy) return post(useView(viewId));
-    await Bun.sleep(1);
-  }
-}
-
-/**
- * After input, callbacks are drained every millisecond for a while instead of every 5 ms: the
- * engine answers a key in 1-3 ms, and the wait for the next regular drain was up to 5 ms of every
- * keystroke's way to the screen.
- */
-const HOT_PUMP_MS = 60;
-let hotUntil = 0;
-let hotPumping = false;
-function inputPosted(viewId?: unknown, answeredByCursor = false): void {
-  lastInputAt = performance.now();
-  if (typeof viewId === "number") {
-    lastInputAtByView.set(viewId, lastInputAt);
-    const before = outstanding.get(viewId);
-    const stillOut = before !== undefined && views.has(viewId) && lastInputAt - before.since < OUTSTANDING_MAX_MS;
-    const cursorAfter = answeredByCursor ? cursorSeq : stillOut && !viewAnswered(viewId, before) ? before.cursorAfter : null;
-    outstanding.set(viewId, { cursorAfter, since: stillOut ? before.since : lastInputAt });
-  }
-  hotUntil = lastInputAt + HOT_PUMP_MS;
-  if (hotPumping) return;
-  hotPumping = true;
-  const tick = () => {
-    pump();
-    if (performance.now() < hotUntil) setTimeout(tick, 1);
-    else hotPumping = false;
-  };
-  setTimeout(tick, 1);
 }
 
 /**
@@ -1020,8 +786,8 @@ function warmUp(warmCopies: string[]): void {
 function main(): void {
   // Busy or not, a kit never outlives the editing server that started it.
   dieWithParent();
-  process.on("SIGTERM", () => process.exit(0));
-  process.on("SIGINT", () => process.exit(0));
+  // No SIGTERM handler: inside the office's loop (kit-loop.ts) JavaScript signal handlers never
+  // run, and the default action ends the process just as well.
   process.on("uncaughtException", (err) => {
     try {
       log("error", "kit_uncaught", { message: String((err as Error)?.message ?? err) });
@@ -1046,7 +812,7 @@ function main(): void {
   const programDir = engineProgramDir();
   let version = "";
   try {
-    office = new LokOffice(fileUrl(profileDir), programDir, engineEnvironment(profileDir, tempDir, { spelling: true }));
+    office = new LokOffice(fileUrl(profileDir), programDir, { ...engineEnvironment(profileDir, tempDir, { spelling: true }), ...UNIPOLL_ENVIRONMENT });
     const core = coreInfo(office, programDir);
     const unsupported = unsupportedReason(core, missingSlots(office));
     if (unsupported) throw new Error(`svc cannot drive the LibreOffice in ${programDir}: ${unsupported}`);
@@ -1056,26 +822,18 @@ function main(): void {
     log("error", "kit_start_failed", { message: String((err as Error)?.message ?? err) });
     process.exit(1);
   }
-  warmUp(warmCopies);
-  send({ type: "ready", pid: process.pid, startMs: Math.round(performance.now() - t0), version });
-
-  // Requests start in arrival order, one per macrotask: readline hands over every line of a read
-  // at once, and painting a screen's tiles synchronously in one turn held every reply (sent from
-  // a promise callback) until the last tile was painted. Input and saves also finish in order
-  // (see ORDERED_OPS).
-  const queue: string[] = [];
-  const next = () => {
-    const line = queue.shift();
-    if (line !== undefined) start(line);
-    if (queue.length) setImmediate(next);
-  };
-  const rl = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
-  rl.on("line", (line) => {
-    if (!line.trim()) return;
-    queue.push(line);
-    if (queue.length === 1) setImmediate(next);
+  // Documents can be loaded once the office's loop runs: the warm-up and everything after it
+  // happen inside it. Input and saves finish in order (see ORDERED_OPS).
+  runKitLoop(office, {
+    start() {
+      warmUp(warmCopies);
+      send({ type: "ready", pid: process.pid, startMs: Math.round(performance.now() - t0), version });
+    },
+    line: start,
+    poll() {
+      if (doc) pump();
+    },
   });
-  rl.on("close", () => process.exit(0));
 }
 
 /** One person's keys, clicks and text: their own queue, so that one person's wait is not everyone's. */

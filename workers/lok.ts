@@ -150,7 +150,7 @@ export const DOCUMENT_SLOTS = [
  */
 export const REQUIRED_OFFICE_SLOTS = [
   "destroy", "getError", "documentLoadWithOptions", "freeError", "registerCallback", "setOptionalFeatures",
-  "setDocumentPassword", "getVersionInfo",
+  "setDocumentPassword", "getVersionInfo", "runLoop",
 ] as const satisfies readonly (typeof OFFICE_SLOTS)[number][];
 export const REQUIRED_DOCUMENT_SLOTS = [
   "destroy", "saveAs", "getDocumentType", "getParts", "getPartPageRectangles", "getPart", "setPart", "getPartName",
@@ -788,6 +788,15 @@ export class LokOffice {
     const u = cstr(url), o = cstr(options);
     const d = this.fn("documentLoadWithOptions", ["ptr", "ptr", "ptr"], "ptr")(this.handle, ptr(u), ptr(o)) as Pointer | null;
     return d ? new LokDocument(this, d) : null;
+  }
+
+  /**
+   * LibreOfficeKit's runLoop (unipoll, see workers/kit-loop.ts): runs the office's main loop on
+   * this thread, calling `poll(closure, timeoutUs)` whenever it would wait and `wake(closure)`
+   * (from any thread) to cut such a wait short. Returns only when a poll answers -1.
+   */
+  runLoop(poll: Pointer, wake: Pointer, closure: Pointer): void {
+    this.fn("runLoop", ["ptr", "ptr", "ptr", "ptr"], "void")(this.handle, poll, wake, closure);
   }
 
   /** LOK's destroy: tears the office down. Can hang in some builds; callers usually prefer process.exit. */
