@@ -126,6 +126,23 @@ describe("api.js on the demo page", () => {
     await page.close();
   }, scaled(90_000));
 
+  test("in English, the demo's delivery lines are English: each save callback's attempts are told from their fields, not in the service's Vietnamese", async () => {
+    const page = await openDemo(main, "sample=docx&user=u-ann&name=Ann&lang=en");
+    await waitEvent(page, "onDocumentLoaded");
+    const frame = editorFrame(page);
+    await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0);
+    await frame.focus("#ime");
+    await page.keyboard.type("English deliveries ");
+    await waitEvent(page, "onModified");
+    await page.evaluate(() => (window as any).demo.editor.save());
+    await page.waitForFunction(() => /attempt 1: answered HTTP 200 in \d+ ms/.test(document.getElementById("deliveries")!.textContent!), undefined, { timeout: scaled(30_000) });
+    const lines = await page.textContent("#deliveries");
+    expect(lines).toContain("delivered");
+    // No Vietnamese letter (đ, ư, ơ, ă, â, ê, ô and the tone marks) in the English page's lines.
+    expect(lines!.normalize("NFD")).not.toMatch(/[đĐ\u0300-\u036f]/);
+    await page.close();
+  }, scaled(90_000));
+
   test("setReadOnly(true) reopens the editor read-only, setReadOnly(false) for editing again; close() ends the session; destroy() removes the frame", async () => {
     const page = await openDemo(main, "sample=xlsx&user=u-binh&name=Binh");
     await waitEvent(page, "onDocumentLoaded");

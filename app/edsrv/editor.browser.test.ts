@@ -412,4 +412,32 @@ describe("the editor in a browser", () => {
     expect(docxText(lastPut(f.id).bytes)).toStartWith("Hello from svc againXin");
     await ctx.close();
   }, scaled(60_000));
+  test("a dropped connection on a workbook's second sheet: the page comes back to that sheet, and what is typed next lands in it", async () => {
+    const f = newFile("sheets.xlsx", await threeSheets());
+    const ctx = await browser.newContext();
+    const { page, frame } = await openEditor(ctx, f.src, "tok_ed_alice");
+    await frame.click("#parts button:nth-child(2)");
+    await frame.waitForFunction(() => (window as any).edState.status?.selectedPart === 1);
+    // To C3 of that sheet (the new view will start at A1 of the first).
+    await frame.focus("#ime");
+    const a1 = await frame.evaluate(() => (window as any).edState.cellCursor?.x ?? 0);
+    for (const key of ["ArrowDown", "ArrowDown", "ArrowRight", "ArrowRight"]) await page.keyboard.press(key);
+    await frame.waitForFunction((x) => { const c = (window as any).edState.cellCursor; return !!c && c.x > x && c.y > 0; }, a1);
+    // The network drops (the editing server stays up: the new view starts on the first sheet).
+    await frame.evaluate(() => (window as any).edSocket.ws.close());
+    await frame.waitForFunction(() => (window as any).edState.reconnects === 1 && (window as any).edState.connected, undefined, { timeout: scaled(30_000) });
+    await frame.waitForFunction(() => (window as any).edState.status?.selectedPart === 1, undefined, { timeout: scaled(10_000) });
+    expect(await frame.getAttribute("#parts button:nth-child(2)", "aria-selected")).toBe("true");
+    await frame.waitForFunction(() => ((window as any).edState.placesRestored ?? 0) === 1);
+    await frame.focus("#ime");
+    await page.keyboard.type("back on Beta");
+    await page.keyboard.press("Enter");
+    await typed(page);
+    expect(await hostSave(page)).toMatchObject({ success: true });
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(Buffer.from(lastPut(f.id).bytes) as any);
+    expect(wb.getWorksheet("Beta")!.getCell("C3").value).toBe("back on Beta");
+    expect(wb.getWorksheet("Alpha")!.getCell("A1").value).toBe("Alpha sheet");
+    await ctx.close();
+  }, scaled(60_000));
 });

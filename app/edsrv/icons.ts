@@ -51,6 +51,20 @@ export const CLOSEST_ICON: Record<string, string> = {
   more: "morecontrols",
   fitwidth: "zoompagewidth",
   fitpage: "zoompage",
+  // Commands of LibreOffice's context menus and the page's own controls without a picture of
+  // their own (the page asked for them and got 404s).
+  spellcheckignore: "spelling",
+  spellcheckignoreall: "spelling",
+  spellcheckapplysuggestion: "spelling",
+  languagestatus: "languagemenu",
+  clearcontents: "delete",
+  gotostart: "gotostartofdoc",
+  gotocell: "navigator",
+  sethyperlink: "inserthyperlink",
+  attributepage: "pagedialog",
+  pagelrmargin: "pagemargin",
+  pageulmargin: "pagemargin",
+  insertpara: "text",
 };
 
 /** What an icon name may be: a command without `.uno:`, lower case (nothing a path could hide in). */

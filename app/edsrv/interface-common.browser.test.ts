@@ -53,13 +53,91 @@ describe("everywhere: viewing", () => {
     await ctx.close();
   }, scaled(60_000));
 
-  test("find (Ctrl+F) counts and highlights the matches; replace all (Ctrl+H) replaces every one in the stored file", async () => {
+  test("zoom: the selection, the caret, the cell cursor and other people's cursors and selections are drawn at the new scale at once", async () => {
+    // Every mark is placed in CSS pixels from twips: at the new zoom each one's left, top and width
+    // are the old ones times the ratio of the scales (no frame of the engine re-places them).
+    const marks = (frame: Frame, selectors: string[]) =>
+      frame.evaluate((sels) => ({
+        tpp: (window as any).edApi.zoom() as number,
+        boxes: sels.map((sel) => {
+          const e = document.querySelector(sel) as HTMLElement | null;
+          return e && !e.hidden ? [parseFloat(e.style.left), parseFloat(e.style.top), parseFloat(e.style.width)] : null;
+        }),
+      }), selectors);
+    const scaledBy = (before: Awaited<ReturnType<typeof marks>>, after: Awaited<ReturnType<typeof marks>>) =>
+      before.boxes.map((b, i) => (b && after.boxes[i] ? b.every((v, k) => Math.abs(v * (before.tpp / after.tpp) - after.boxes[i]![k]!) <= 1) : `mark ${i} missing`));
+
+    const f = env.newFile("hello.docx");
+    const [ca, cb] = await Promise.all([env.browser.newContext(), env.browser.newContext()]);
+    const a = await env.openEditor(ca, f.src, "tok_alice");
+    const b = await env.openEditor(cb, f.src, "tok_bob");
+    await a.frame.waitForFunction(() => document.querySelectorAll("#people .person").length === 2, undefined, { polling: 50 });
+    const bob = await a.frame.$eval("#people .person[title='Bob']", (c) => c.getAttribute("data-view"));
+    await b.frame.focus("#ime");
+    await b.page.keyboard.press("Control+End");
+    await b.page.keyboard.type("Bob was here");
+    await b.page.keyboard.press("Shift+Home");
+    await a.frame.focus("#ime");
+    await a.page.keyboard.press("Shift+End");
+    const selectors = ["#selection .sel", `.viewselection[data-view="${bob}"] > div`, `.viewcursor[data-view="${bob}"]`];
+    await a.frame.waitForFunction((sels) => sels.every((s) => { const e = document.querySelector(s) as HTMLElement | null; return !!e && !e.hidden && parseFloat(e.style.left) > 0; }), selectors, { polling: 50 });
+    const before = await marks(a.frame, selectors);
+    await a.page.keyboard.press("Control+Equal");
+    expect(await zoomLabel(a.frame)).toBe("110 %");
+    expect(scaledBy(before, await marks(a.frame, selectors))).toEqual([true, true, true]);
+    await Promise.all([ca.close(), cb.close()]);
+
+    // A sheet's cell cursor.
+    const s = await open("hello.xlsx");
+    await s.page.keyboard.press("ArrowDown");
+    await s.page.keyboard.press("ArrowRight");
+    await s.frame.waitForFunction(() => { const e = document.getElementById("cellcursor"); return !!e && !e.hidden && parseFloat(e.style.left) > 0; }, undefined, { polling: 50 });
+    const cellBefore = await marks(s.frame, ["#cellcursor"]);
+    await s.page.keyboard.press("Control+Equal");
+    expect(await zoomLabel(s.frame)).toBe("110 %");
+    expect(scaledBy(cellBefore, await marks(s.frame, ["#cellcursor"]))).toEqual([true]);
+    await s.close();
+  }, scaled(60_000));
+
+  test("zoom: on a phone, two fingers spread apart zoom in: the label shows the new zoom and the selection stays on its words", async () => {
+    const f = env.newFile("hello.docx");
+    const ctx = await env.browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true });
+    const { page, frame } = await env.openEditor(ctx, f.src, "tok_alice");
+    await frame.focus("#ime");
+    await page.keyboard.press("Shift+End");
+    await frame.waitForFunction(() => { const e = document.querySelector("#selection .sel") as HTMLElement | null; return !!e && parseFloat(e.style.width) > 0; }, undefined, { polling: 50 });
+    const sel = () => frame.evaluate(() => { const e = document.querySelector("#selection .sel") as HTMLElement | null; return e ? { left: parseFloat(e.style.left), width: parseFloat(e.style.width), tpp: (window as any).edApi.zoom() as number } : null; });
+    const before = (await sel())!;
+    // The fingers, on the document (page coordinates: the editor is framed).
+    const box = (await (await frame.frameElement()).boundingBox())!;
+    const vp = await frame.evaluate(() => { const r = document.getElementById("viewport")!.getBoundingClientRect(); return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; });
+    const cx = box.x + vp.x, cy = box.y + vp.y;
+    const cdp = await ctx.newCDPSession(page);
+    const fingers = (d: number) => [{ x: cx - d, y: cy, id: 0 }, { x: cx + d, y: cy, id: 1 }];
+    await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: fingers(40) });
+    for (const d of [50, 60, 70, 80]) await cdp.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: fingers(d) });
+    await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
+    await frame.waitForFunction(() => ((window as any).edState.pinches ?? 0) === 1);
+    const after = (await sel())!;
+    expect(after.tpp).toBeLessThan(before.tpp); // fewer twips a pixel: zoomed in
+    expect(await zoomLabel(frame)).toBe(`${Math.round((15 / after.tpp) * 100)} %`);
+    expect(await zoomLabel(frame)).not.toBe("100 %");
+    // The selection is drawn at the new scale, on the same words.
+    expect(Math.abs(after.width - before.width * (before.tpp / after.tpp))).toBeLessThanOrEqual(1);
+    expect(Math.abs(after.left - before.left * (before.tpp / after.tpp))).toBeLessThanOrEqual(1);
+    await ctx.close();
+  }, scaled(60_000));
+
+  test("find (Ctrl+F) counts and highlights the matches; replace all (Ctrl+H) replaces every one in the stored file; the bar closes with the close-search icon", async () => {
     const { id, ctx, page, frame } = await open("hello.docx");
     await page.keyboard.press("Control+End");
     await page.keyboard.type(" cat and cat and cat");
     await page.keyboard.press("Control+F");
     await frame.waitForSelector("#findbar:not([hidden])");
     expect(await frame.evaluate(() => document.activeElement?.id)).toBe("find-text");
+    // The bar's close is LibreOffice's close-search picture (served), not the close-document one.
+    await frame.waitForFunction(() => { const i = document.querySelector('[data-cmd="findclose"] img') as HTMLImageElement | null; return !!i && i.complete && i.naturalWidth > 0; }, undefined, { polling: 50 });
+    expect(await frame.getAttribute('[data-cmd="findclose"] img', "src")).toBe("icons/lc_exitsearch.svg");
     await page.keyboard.type("cat");
     await frame.waitForFunction(() => (window as any).edUi.matches === 3, undefined, { polling: 50 });
     expect(await frame.textContent("#find-count")).toBe("3 matches");
@@ -157,7 +235,7 @@ describe("everywhere: the status bar, the context menu, people", () => {
     await ctx.close();
   }, scaled(60_000));
 
-  test("the people in the document are listed, each in their own colour, which their named cursor and their selection have on the other's screen", async () => {
+  test("the people in the document are listed, each in their own colour, which their named cursor and their selection have on the other's screen; the name shows while they move, then hides", async () => {
     const f = env.newFile("hello.docx");
     const [ca, cb] = await Promise.all([env.browser.newContext(), env.browser.newContext()]);
     const a = await env.openEditor(ca, f.src, "tok_alice");
@@ -177,6 +255,12 @@ describe("everywhere: the status bar, the context menu, people", () => {
     const same = (c: string) => c.replace(/\s/g, "");
     expect(same(cursorColour)).toBe(same(bob.colour));
     expect(await a.frame.textContent(`.viewcursor[data-view="${bob.view}"] .viewname`)).toBe("Bob");
+    // His name shows while he types, then gives the text under it back; it comes back when he moves.
+    const nameShown = (v: string) => a.frame.evaluate((id) => getComputedStyle(document.querySelector(`.viewcursor[data-view="${id}"] .viewname`)!).display !== "none", v);
+    expect(await nameShown(bob.view!)).toBe(true);
+    await a.frame.waitForFunction((id) => getComputedStyle(document.querySelector(`.viewcursor[data-view="${id}"] .viewname`)!).display === "none", bob.view, { polling: 100, timeout: scaled(15_000) });
+    await b.page.keyboard.press("ArrowLeft");
+    await a.frame.waitForFunction((id) => getComputedStyle(document.querySelector(`.viewcursor[data-view="${id}"] .viewname`)!).display !== "none", bob.view, { polling: 50 });
     // Bob selects what he typed: Alice sees the selection in his colour.
     await b.page.keyboard.press("Shift+Home");
     await a.frame.waitForFunction((v) => document.querySelectorAll(`.viewselection[data-view="${v}"] > div`).length > 0, bob.view, { polling: 50 });
@@ -207,13 +291,19 @@ describe("everywhere: the status bar, the context menu, people", () => {
 });
 
 describe("everywhere: read-only sessions and languages", () => {
-  test("a read-only session shows no editing control, but find, zoom, download and print", async () => {
+  test("a read-only session shows no editing control, but find, zoom, download and print, and no tab left empty", async () => {
     const { ctx, page, frame } = await open("hello.docx", "tok_carol");
     const visible = (sel: string) => frame.$$eval(sel, (es) => es.filter((e) => (e as HTMLElement).offsetParent !== null).length);
     expect(await visible(".edit-only")).toBe(0);
     expect(await visible(control(".uno:Bold"))).toBe(0);
     for (const c of ["find", "zoomin", "zoomout", "fitwidth", "print"]) expect(await visible(control(c))).toBe(1);
     expect(await visible("#download")).toBe(1);
+    // No tab of nothing but editing controls: each tab shown opens a row with something to use.
+    for (const tab of await frame.$$eval(".tb-tab", (ts) => ts.filter((t) => !(t as HTMLElement).hidden).map((t) => t.getAttribute("data-tab")!))) {
+      await frame.click(`.tb-tab[data-tab="${tab}"]`);
+      expect({ tab, usable: await visible(`#panel-${tab} button, #panel-${tab} select, #panel-${tab} input, #tb-more-menu button`) > 0 }).toEqual({ tab, usable: true });
+    }
+    expect(await frame.$$eval(".tb-tab", (ts) => ts.filter((t) => !(t as HTMLElement).hidden).length)).toBeGreaterThan(0);
     await page.keyboard.press("Control+F");
     await page.keyboard.type("svc");
     await frame.waitForFunction(() => (window as any).edUi.matches === 1, undefined, { polling: 50 });

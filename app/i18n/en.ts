@@ -68,7 +68,7 @@ export const enUi = {
   matches: (n: number) => (n === 1 ? "1 match" : n + " matches"), noMatch: "No matches",
   download: "Download as", print: "Print", people: "People in this document", you: "you", readonly: "read-only",
   page: (a: number, b: number) => "Page " + a + " of " + b, sheet: (a: number, b: number) => "Sheet " + a + " of " + b,
-  slideOf: (a: number, b: number) => "Slide " + a + " of " + b, words: (w: number, c: number) => w + " words, " + c + " characters",
+  slideOf: (a: number, b: number) => "Slide " + a + " of " + b, words: (w: number, c: number) => w + (w === 1 ? " word, " : " words, ") + c + (c === 1 ? " character" : " characters"),
   saving: "Saving…", saved: "Saved", notSaved: "Not saved — retrying", unsaved: "Unsaved changes", ok: "OK", cancel: "Cancel",
   contextMenu: "Context menu", downloadFailed: "The download could not be prepared.",
   /** Writer's paragraph styles by their programmatic names (what .uno:StyleApply takes), as LibreOffice names them. */
@@ -136,6 +136,10 @@ export const enDemo = {
   delivered: "delivered",
   failed: "failed",
   delivering: "delivering",
+  /** One attempt of a save callback; {n}, {status}, {ms}, {error}, {at} are filled in by the page. */
+  attemptAnswered: "attempt {n}: answered HTTP {status} in {ms} ms",
+  attemptFailed: "attempt {n} failed: {error}",
+  nextAttemptAt: "; next attempt at {at}",
   defaultUser: "User 1",
   secondUserName: "User 2",
   /** The samples by id (app/demo/samples.ts). */

@@ -15,6 +15,13 @@ function texts(t: unknown): string[] {
 }
 
 describe("the language table", () => {
+  test("the word count says one word and one character in the singular (not \"1 words\")", () => {
+    expect(TEXTS.en.ui.words(1, 1)).toBe("1 word, 1 character");
+    expect(TEXTS.en.ui.words(2, 11)).toBe("2 words, 11 characters");
+    expect(TEXTS.en.ui.words(0, 0)).toBe("0 words, 0 characters");
+    expect(TEXTS.vi.ui.words(1, 1)).toBe("1 từ, 1 ký tự");
+  });
+
   test("every language has the same keys as English, with the same kinds of value", () => {
     const en = shape(TEXTS.en);
     for (const [lang, table] of Object.entries(TEXTS)) expect({ lang, keys: shape(table) }).toEqual({ lang, keys: en });

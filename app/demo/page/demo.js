@@ -115,6 +115,18 @@
   }
 
   // Why a callback did or did not arrive, in words: the session state's delivery history.
+  // An attempt in the page's language. The service's own explanation is Vietnamese (the spec's
+  // messages are): a Vietnamese page shows it, richer (what to change); others are told from
+  // the attempt's fields.
+  function attemptInWords(a) {
+    if (pageLang() === "vi") return a.explanation;
+    var fill = function (t) {
+      return t.replace("{n}", a.attempt).replace("{status}", a.status).replace("{ms}", a.latency_ms).replace("{error}", a.error + (a.status ? " (HTTP " + a.status + ")" : ""))
+        .replace("{at}", a.next_attempt_at ? new Date(a.next_attempt_at).toLocaleTimeString() : "");
+    };
+    return a.error ? fill(T.attemptFailed) + (a.next_attempt_at ? fill(T.nextAttemptAt) : "") : fill(T.attemptAnswered);
+  }
+
   async function pollDeliveries() {
     var e = state.editor;
     if (!e) return;
@@ -124,7 +136,7 @@
       $("deliveries").innerHTML = info.callbackHistory.map(function (d) {
         var head = "<b>" + esc(d.event) + "</b> v" + esc(d.version) + " → " + esc(d.url_host) + ": " +
           (d.state === "delivered" ? '<span class="ok">' + esc(T.delivered) + "</span>" : d.state === "failed" ? '<span class="bad">' + esc(T.failed) + "</span>" : esc(T.delivering));
-        var attempts = d.attempts.map(function (a) { return "<br>" + esc(a.explanation); }).join("");
+        var attempts = d.attempts.map(function (a) { return "<br>" + esc(attemptInWords(a)); }).join("");
         return '<li class="' + esc(d.state) + '">' + head + attempts + "</li>";
       }).join("");
     } catch (err) { /* the next poll tries again */ }

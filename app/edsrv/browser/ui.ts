@@ -23,11 +23,12 @@ import { T } from "./interface/texts";
 import { buildSheet } from "./interface/toolbar-sheet";
 import { buildText, fontPicker, trackedChanges } from "./interface/toolbar-text";
 import { addTo, head, installRibbon, layoutRibbon, quick, ribbon, startTab } from "./interface/ribbon";
-import { fitPage, fitWidth, installWheelZoom, keepFitted, showZoom, zoomStep } from "./interface/zoom";
+import { fitPage, fitWidth, installWheelZoom, installZoomFollowers, keepFitted, showZoom, zoomStep } from "./interface/zoom";
 
 function install(): void {
   window.edUi = UI;
   installSlideshow();
+  installZoomFollowers();
   installWheelZoom();
   installWopiInfo();
   installDownloads();

@@ -86,7 +86,7 @@ const PLAIN_EDITS = [
 /** Commands without arguments that only move, select or copy. */
 const PLAIN_READS = ["Copy", "SelectAll", "GoToStart", "GoToEnd", "GoToStartOfDoc", "GoToEndOfDoc"];
 
-const RULES: Record<string, UnoRule> = {
+export const RULES: Record<string, UnoRule> = {
   ...Object.fromEntries(PLAIN_EDITS.map((n) => [n, {}])),
   ...Object.fromEntries(PLAIN_READS.map((n) => [n, { readOnly: true }])),
   StyleApply: { args: { Style: text(256), FamilyName: typed("string", z.enum(["ParagraphStyles", "CharacterStyles", "CellStyles", "PageStyles"])) } },

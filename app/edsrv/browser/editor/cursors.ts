@@ -65,22 +65,42 @@ export function onCursorVisible(arg: string): void {
 
 /** `textselection:` "x, y, w, h; …" */
 export function onSelection(arg: string): void {
-  selectionEl.innerHTML = "";
   S.selection = arg.trim() ? arg.split(";").map(rect).filter((r): r is Rect => !!r) : [];
   selectionChanged();
+  drawSelection();
+}
+
+function drawSelection(): void {
+  selectionEl.innerHTML = "";
   S.selection.forEach((r) => { const d = document.createElement("div"); d.className = "sel"; place(d, r); selectionEl.appendChild(d); });
 }
 
 /** `cellcursor:` */
 export function onCellCursor(arg: string): void {
-  const r = arg.trim() === "EMPTY" ? null : rect(arg);
-  S.cellCursor = r;
+  S.cellCursor = arg.trim() === "EMPTY" ? null : rect(arg);
   selectionChanged();
+  drawCellCursor();
+}
+
+function drawCellCursor(): void {
+  const r = S.cellCursor;
   cellCursorEl.hidden = !r;
   if (r) place(cellCursorEl, r);
 }
 
+/**
+ * The view's own marks drawn again from what the engine last said, at the current zoom: the engine
+ * sends nothing new when only the scale changes, and marks placed at the old scale stayed there.
+ */
+export function placeOwnMarksAgain(): void {
+  drawSelection();
+  // Marks hidden (another part shown since) stay hidden until the engine places them again.
+  if (S.cellCursor && !cellCursorEl.hidden) place(cellCursorEl, S.cellCursor);
+  if (S.cursor && !cursorEl.hidden) showCursor();
+}
+
 /** Another part is shown: what was drawn over the old one goes. */
 export function clearOverlays(): void {
+  S.selection = [];
   selectionEl.innerHTML = ""; cellCursorEl.hidden = true; cursorEl.hidden = true;
 }

@@ -17,6 +17,9 @@ interface OtherView {
   tag: HTMLSpanElement;
   sel: HTMLDivElement;
   cell: HTMLDivElement;
+  /** What the engine last said of this view on the shown part, in twips: drawn again after a zoom. */
+  at: { cursor: Rect | null; selection: Rect[]; cell: Rect | null };
+  nameTimer?: ReturnType<typeof setTimeout>;
 }
 const others: Record<string, OtherView> = {};
 
@@ -24,7 +27,7 @@ function other(id: string): OtherView {
   let o = others[id];
   if (o) return o;
   const color = viewColor(id);
-  o = others[id] = { cursor: document.createElement("div"), tag: document.createElement("span"), sel: document.createElement("div"), cell: document.createElement("div") };
+  o = others[id] = { cursor: document.createElement("div"), tag: document.createElement("span"), sel: document.createElement("div"), cell: document.createElement("div"), at: { cursor: null, selection: [], cell: null } };
   o.cursor.className = "viewcursor"; o.cursor.dataset.view = id; o.cursor.style.background = color; o.cursor.hidden = true;
   o.tag.className = "viewname"; o.tag.style.background = color; o.cursor.appendChild(o.tag);
   o.sel.className = "viewselection"; o.sel.dataset.view = id; o.sel.style.setProperty("--view-color", color);
@@ -57,12 +60,24 @@ function onPart(j: ViewFrame): boolean {
   return j.part === undefined || Number(j.part) === currentPart();
 }
 
+/** How long another person's name stays over their caret after it moved. */
+export const NAME_SHOWN_MS = 3000;
+
 /** `invalidateviewcursor:` */
 export function onViewCursor(arg: string): void {
   const j = parseViewFrame(arg);
   if (!j) return;
   const o = other(String(j.viewId)), r = rect(j.rectangle || "");
-  o.cursor.hidden = !r || !onPart(j);
+  o.at.cursor = r && onPart(j) ? r : null;
+  drawCursor(o);
+  // Shown for good, the name covered the text under it.
+  o.cursor.classList.add("named");
+  clearTimeout(o.nameTimer);
+  o.nameTimer = setTimeout(() => o.cursor.classList.remove("named"), NAME_SHOWN_MS);
+}
+function drawCursor(o: OtherView): void {
+  const r = o.at.cursor;
+  o.cursor.hidden = !r;
   if (r) place(o.cursor, { x: r.x, y: r.y, w: editor.twipsPerPx * 2, h: r.h });
 }
 /** `textviewselection:` */
@@ -70,9 +85,12 @@ export function onViewSelection(arg: string): void {
   const j = parseViewFrame(arg);
   if (!j) return;
   const o = other(String(j.viewId));
+  o.at.selection = onPart(j) ? String(j.selection || "").split(";").map(rect).filter((r): r is Rect => !!r) : [];
+  drawSelection(o);
+}
+function drawSelection(o: OtherView): void {
   o.sel.innerHTML = "";
-  if (!onPart(j)) return;
-  String(j.selection || "").split(";").map(rect).filter((r): r is Rect => !!r).forEach((r: Area) => {
+  o.at.selection.forEach((r: Area) => {
     const d = document.createElement("div"); place(d, r); o.sel.appendChild(d);
   });
 }
@@ -81,8 +99,22 @@ export function onCellViewCursor(arg: string): void {
   const j = parseViewFrame(arg);
   if (!j) return;
   const o = other(String(j.viewId)), r = rect(j.rectangle || "");
-  o.cell.hidden = !r || !onPart(j);
+  o.at.cell = r && onPart(j) ? r : null;
+  drawCell(o);
+}
+function drawCell(o: OtherView): void {
+  const r = o.at.cell;
+  o.cell.hidden = !r;
   if (r) place(o.cell, r);
+}
+
+/** Other people's marks drawn again at the current zoom (see placeOwnMarksAgain). */
+export function placeOtherViewsAgain(): void {
+  for (const o of Object.values(others)) {
+    drawCursor(o);
+    drawSelection(o);
+    drawCell(o);
+  }
 }
 
 /** `viewinfo:` the views of the document: names kept current, the marks of views gone removed. */

@@ -14,14 +14,22 @@ import { edState as S, editor, currentPart, type Rect } from "./state";
 
 let kept: { part: number; cursor: Rect | null; cell: Rect | null } | null = null;
 /** Waiting for the new view's first caret report (set on reconnection). */
-let awaiting: { since: number } | null = null;
+let awaiting: { since: number; switched: boolean } | null = null;
 
 export function installPlace(): void {
   on("disconnected", rememberPlace);
   on("reconnected", () => {
     if (!kept || editor.readOnly) { kept = null; return; }
-    if (editor.status && editor.status.type !== "text" && currentPart() !== kept.part) switchPart(kept.part);
-    awaiting = { since: performance.now() };
+    awaiting = { since: performance.now(), switched: false };
+    if (editor.status && editor.status.type !== "text" && currentPart() !== kept.part) {
+      awaiting.switched = true;
+      switchPart(kept.part);
+    }
+  });
+  // Back on the person's sheet or slide: the new view's place there is not reported again (the
+  // engine reported it for the first part), so the kept cell is clicked (harmless if already there).
+  on("status", () => {
+    if (kept?.cell && awaiting?.switched && currentPart() === kept.part) decide(null);
   });
   // The view's own report: the editor's handlers ran first (cursors.ts put it in edState).
   on("invalidatecursor", () => { if (kept && !kept.cell) decide(S.cursor); });
@@ -37,6 +45,9 @@ function rememberPlace(): void {
 function decide(reported: Rect | null): void {
   const was = kept, wait = awaiting;
   if (!was || !wait) return;
+  // A report from before the switch back to the person's sheet or slide: the click would land on
+  // the wrong one. The view reports again once it shows that part.
+  if (editor.status && editor.status.type !== "text" && currentPart() !== was.part) return;
   kept = null;
   awaiting = null;
   if (lastInputAt > wait.since) return; // the person already went on from where the view is

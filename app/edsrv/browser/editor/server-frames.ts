@@ -41,7 +41,10 @@ export function onMessage(ev: { data: string | ArrayBuffer }): void {
       body.classList.toggle("readonly", editor.readOnly);
       showState();
       break;
-    case "status": mark("status"); backOnline(); onStatus(JSON.parse(arg) as DocStatus); break;
+    // The new view's status first: what listens for the reconnection (place.ts) compares it
+    // with where the person was, and read the old view's part (a sheet's second tab was not
+    // gone back to).
+    case "status": mark("status"); onStatus(JSON.parse(arg) as DocStatus); backOnline(); break;
     case "invalidatetiles": onInvalidate(arg); break;
     case "invalidatecursor": onCursor(arg); break;
     case "cursorvisible": onCursorVisible(arg); break;

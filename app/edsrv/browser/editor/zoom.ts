@@ -1,9 +1,11 @@
 // Zoom: the scale the document is drawn at, in twips per CSS pixel (15 = 100 %).
 
-import { onCursor } from "./cursors";
+import { placeOwnMarksAgain } from "./cursors";
 import { onStatus } from "./document-status";
 import { placeMarksAgain } from "./marks";
-import { edState as S, editor, TILE_PX } from "./state";
+import { placeOtherViewsAgain } from "./other-views";
+import { editor, TILE_PX } from "./state";
+import { emit } from "./events";
 import { dropAll } from "./tile-cache";
 
 /** Drops the cache and asks again at the new scale. */
@@ -12,6 +14,9 @@ export function setZoom(tpp: number): void {
   editor.twipsPerPx = Math.max(1, Math.round(TILE_PX * tpp)) / TILE_PX;
   dropAll();
   if (editor.status) onStatus(editor.status);
-  if (S.cursor) onCursor(S.cursor.x + ", " + S.cursor.y + ", " + S.cursor.w + ", " + S.cursor.h);
+  placeOwnMarksAgain();
+  placeOtherViewsAgain();
   placeMarksAgain();
+  // The interface's zoom label and a sheet's headers follow whatever zoomed (a pinch included).
+  emit("zoom", String(editor.twipsPerPx));
 }

@@ -20,7 +20,7 @@ export function buildFindBar(): HTMLDivElement {
     replaceInput,
     button("replace", T.replaceOne, { icon: "searchdialog", click: () => { search(2, false); } }),
     button("replaceall", T.replaceAll, { icon: "selectall", click: () => { search(3, false); } }),
-    button("findclose", T.close, { view: true, icon: "closedoc", click: closeFind }),
+    button("findclose", T.close, { view: true, icon: "exitsearch", click: closeFind }),
   ]);
   let t: ReturnType<typeof setTimeout> | undefined;
   findInput.addEventListener("input", () => { clearTimeout(t); t = setTimeout(() => { if (findInput.value) search(1, false); else findCount.textContent = ""; }, 250); });

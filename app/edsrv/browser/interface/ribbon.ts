@@ -83,8 +83,21 @@ function hostWantsCompact(): boolean {
   }
 }
 
+/**
+ * Whether a tab has a control this session can use: a read-only session hides every editing
+ * control, and a tab of nothing but those (Insert, Layout…) showed as an empty row.
+ */
+function hasUsableControl(t: Tab): boolean {
+  const readOnly = document.body.classList.contains("readonly");
+  const CONTROL = "button, select, input";
+  return t.items.some((n) => n instanceof HTMLElement && [n, ...n.querySelectorAll<HTMLElement>(CONTROL)].some((c) => c.matches(CONTROL) && !(readOnly && c.closest(".edit-only"))));
+}
+
 /** Lays the toolbar out for the frame's width: tabs, or one row with the "more" menu. */
 export function layoutRibbon(): void {
+  tabs.forEach((t) => { t.tab.hidden = !hasUsableControl(t); });
+  const shown = tabs.find((t) => !t.tab.hidden);
+  if (shown && tabs.some((t) => t.id === active && t.tab.hidden)) return selectTab(shown.id); // lays out again
   closeMenus();
   moreMenu.hidden = true; moreButton.setAttribute("aria-expanded", "false");
   tabs.forEach((t) => { t.items.forEach((n) => { if (n.parentNode !== t.panel) t.panel.appendChild(n); }); });

@@ -21,8 +21,6 @@ let fitted = false;
 export function setZoomFactor(z: number): void {
   fitted = false;
   api.setZoom(15 / Math.min(4, Math.max(0.25, z)));
-  showZoom();
-  askHeaders(0);
 }
 export function zoomStep(d: number): void {
   const z = 15 / api.zoom(), next = d > 0 ? ZOOMS.filter((x) => x > z + 0.001)[0] : ZOOMS.filter((x) => x < z - 0.001).pop();
@@ -60,6 +58,14 @@ export function keepFitted(): void {
     if (!fitted || pending) return;
     pending = requestAnimationFrame(() => { pending = 0; if (fitted) fitPage(); });
   }).observe(viewport);
+}
+
+/** The label and a sheet's headers follow every zoom, whatever made it (buttons, wheel, a pinch, the slideshow's end). */
+export function installZoomFollowers(): void {
+  api.on("zoom", () => {
+    showZoom();
+    askHeaders(0);
+  });
 }
 
 export function installWheelZoom(): void {
