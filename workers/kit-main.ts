@@ -480,9 +480,12 @@ function writeInSourceDialect(path: string, dialect: CsvDialect): void {
 }
 
 /**
- * Calc repaints a whole row (an invalidation wider than any sheet's used width) when a cell's
- * content changes, but LibreOffice 7.4 invalidates nothing for the cells and charts that depend on
+ * LibreOffice 7.4's Calc repaints a whole row (an invalidation wider than any sheet's used width)
+ * when a cell's content changes, and invalidates nothing for the cells and charts that depend on
  * it: a SUM row kept its old value on every screen. Such a row is taken as "the sheet changed".
+ * 25.2 invalidates the edited cell only (measured at the engine, 2026-11-27), so this never fires
+ * there; it stays for the older engines SVC_ENGINE_PROGRAM_DIR may name (7.4 and later).
+ * repaint.browser.test.ts's SUM test passes on 25.2.
  */
 const SHEET_ROW_WIDTH = 10_000_000; // twips; Calc sends 32212230
 function isSheetContentChange(payload: string): boolean {

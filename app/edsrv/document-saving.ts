@@ -224,7 +224,11 @@ export class DocumentSaving {
     // left (the proxy stops first) may come before the server's own stop gets to this document.
     let outcome: StopOutcome = this.lastStoredAt >= stopBegan ? "stored" : "unmodified";
     while (doc.state !== "closed") {
-      if (this.saving) await this.saving.catch(() => {});
+      if (this.saving) {
+        await this.saving.catch(() => {});
+        // The save under way (the exit save) may be the one that stored what was typed.
+        if (this.lastStoredAt >= stopBegan) outcome = "stored";
+      }
       if (!doc.modified || !doc.kit?.alive) break;
       if (this.retryTimer) clearTimeout(this.retryTimer);
       this.retryTimer = null;
