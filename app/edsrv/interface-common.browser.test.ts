@@ -235,6 +235,56 @@ describe("everywhere: the status bar, the context menu, people", () => {
     await ctx.close();
   }, scaled(60_000));
 
+  test("a context menu taller than the window fits it and scrolls: every entry is reachable, a submenu opens on the screen, arrow keys move through the entries", async () => {
+    const f = env.newFile("hello.docx");
+    // A short window (a laptop with the browser's bars, a phone held sideways).
+    const ctx = await env.browser.newContext({ viewport: { width: 900, height: 300 } });
+    const { page, frame } = await env.openEditor(ctx, f.src, "tok_alice");
+    await frame.focus("#ime");
+    await page.keyboard.press("Control+End");
+    // Near the bottom of the window, as a right click on the last line of a screen is.
+    const box = (await (await frame.frameElement()).boundingBox())!;
+    const vp = await frame.evaluate(() => { const r = document.getElementById("viewport")!.getBoundingClientRect(); return { x: r.left + 200, y: r.bottom - 30 }; });
+    await page.mouse.click(box.x + vp.x, box.y + vp.y, { button: "right" });
+    await frame.waitForSelector("#contextmenu");
+    const fit = await frame.evaluate(() => {
+      const m = document.getElementById("contextmenu")!, r = m.getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, h: innerHeight, w: innerWidth, tall: m.scrollHeight, scrolls: m.scrollHeight > m.clientHeight, entries: m.querySelectorAll("button").length };
+    });
+    expect(fit.tall).toBeGreaterThan(fit.h); // the case under test: the menu is taller than the window
+    expect(fit.top).toBeGreaterThanOrEqual(0);
+    expect(fit.bottom).toBeLessThanOrEqual(fit.h);
+    expect(fit.right).toBeLessThanOrEqual(fit.w);
+    // LibreOffice's text menu is longer than this window: it scrolls, and Paste can be reached.
+    expect(fit.scrolls).toBe(true);
+    await frame.locator('#contextmenu [data-cmd=".uno:Paste"]').scrollIntoViewIfNeeded();
+    expect(await frame.locator('#contextmenu [data-cmd=".uno:Paste"]').isVisible()).toBe(true);
+    // Arrow keys: from the first entry down one, then back up.
+    const focused = () => frame.evaluate(() => document.activeElement?.textContent ?? "");
+    const first = await focused();
+    await page.keyboard.press("ArrowDown");
+    expect(await focused()).not.toBe(first);
+    await page.keyboard.press("ArrowUp");
+    expect(await focused()).toBe(first);
+    // A submenu opens on the screen, beside its entry.
+    const opener = frame.locator("#contextmenu .menu-group > button").first();
+    await opener.scrollIntoViewIfNeeded();
+    await opener.click();
+    const sub = await frame.evaluate(() => {
+      const s = document.querySelector("#contextmenu .submenu.open") as HTMLElement | null, r = s?.getBoundingClientRect();
+      return r ? { top: r.top, bottom: r.bottom, left: r.left, right: r.right, h: innerHeight, w: innerWidth, entries: s!.querySelectorAll("button").length } : null;
+    });
+    expect(sub).not.toBeNull();
+    expect(sub!.entries).toBeGreaterThan(0);
+    expect(sub!.top).toBeGreaterThanOrEqual(0);
+    expect(sub!.bottom).toBeLessThanOrEqual(sub!.h);
+    expect(sub!.right).toBeLessThanOrEqual(sub!.w);
+    expect(sub!.left).toBeGreaterThanOrEqual(0);
+    await page.keyboard.press("Escape");
+    await frame.waitForSelector("#contextmenu", { state: "detached" });
+    await ctx.close();
+  }, scaled(60_000));
+
   test("the people in the document are listed, each in their own colour, which their named cursor and their selection have on the other's screen; the name shows while they move, then hides", async () => {
     const f = env.newFile("hello.docx");
     const [ca, cb] = await Promise.all([env.browser.newContext(), env.browser.newContext()]);

@@ -24,7 +24,12 @@ function addMenuItems(box: HTMLElement, items: MenuItem[]): void {
     if (it.type === "menu") {
       const sub = el("div", { "class": "submenu", role: "menu", "aria-label": label });
       addMenuItems(sub, it.menu || []);
-      box.appendChild(el("div", { "class": "menu-group" }, [el("button", { type: "button", role: "menuitem", "aria-haspopup": "true", text: label + " ▸" }), sub]));
+      const opener = el("button", { type: "button", role: "menuitem", "aria-haspopup": "true", "aria-expanded": "false", text: label + " ▸" });
+      const group = el("div", { "class": "menu-group" }, [opener, sub]);
+      opener.addEventListener("click", () => { openSubmenu(opener, sub); focusIn(sub, 0); });
+      group.addEventListener("mouseenter", () => openSubmenu(opener, sub));
+      group.addEventListener("mouseleave", () => closeSubmenu(opener, sub));
+      box.appendChild(group);
       return;
     }
     const command = it.command;
@@ -41,6 +46,57 @@ function closeMenu(): void {
   if (menuEl) { menuEl.remove(); menuEl = null; }
 }
 
+/**
+ * A menu on the screen: LibreOffice's text menu has 57 entries, and placed at the click it ran off
+ * the top of the screen (Cut, Copy and Paste out of reach). Taller than the window, it scrolls.
+ */
+function placeOnScreen(menu: HTMLElement, x: number, y: number, flipFrom?: number): void {
+  menu.style.maxHeight = window.innerHeight - 8 + "px";
+  const w = menu.offsetWidth, h = menu.offsetHeight;
+  // A submenu opens to the right of its entry, or to its left when there is no room.
+  const left = x + w > window.innerWidth - 4 && flipFrom !== undefined ? flipFrom - w : x;
+  menu.style.left = Math.max(4, Math.min(left, window.innerWidth - w - 4)) + "px";
+  menu.style.top = Math.max(4, Math.min(y, window.innerHeight - h - 4)) + "px";
+}
+
+function openSubmenu(opener: HTMLElement, sub: HTMLElement): void {
+  // Fixed, not inside the scrolling menu (which would clip it).
+  sub.classList.add("open");
+  opener.setAttribute("aria-expanded", "true");
+  const r = opener.getBoundingClientRect();
+  placeOnScreen(sub, r.right, r.top - 4, r.left);
+}
+function closeSubmenu(opener: HTMLElement, sub: HTMLElement): void {
+  sub.classList.remove("open");
+  opener.setAttribute("aria-expanded", "false");
+}
+
+/** The entries a key moves between in one menu (not those of its submenus). */
+function entries(menu: HTMLElement): HTMLButtonElement[] {
+  return [...menu.querySelectorAll<HTMLButtonElement>(":scope > button, :scope > .menu-group > button")].filter((b) => !b.disabled);
+}
+function focusIn(menu: HTMLElement, index: number): void {
+  const list = entries(menu);
+  if (list.length) list[(index + list.length) % list.length]!.focus();
+}
+
+/** Arrow keys move within a menu; right opens a submenu, left goes back to its entry. */
+function onMenuKey(e: KeyboardEvent): void {
+  const current = document.activeElement as HTMLElement | null;
+  const menu = current?.closest<HTMLElement>("#contextmenu, #contextmenu .submenu");
+  if (!menu || !current) return;
+  const list = entries(menu), at = list.indexOf(current as HTMLButtonElement);
+  if (e.key === "ArrowDown" || e.key === "ArrowUp") focusIn(menu, at + (e.key === "ArrowDown" ? 1 : -1));
+  else if (e.key === "Home" || e.key === "End") focusIn(menu, e.key === "Home" ? 0 : -1);
+  else if (e.key === "ArrowRight" && current.getAttribute("aria-haspopup")) current.click();
+  else if (e.key === "ArrowLeft" && menu.classList.contains("submenu")) {
+    const opener = menu.previousElementSibling as HTMLElement;
+    closeSubmenu(opener, menu);
+    opener.focus();
+  } else return;
+  e.preventDefault();
+}
+
 export function installContextMenu(): void {
   api.on("contextmenu", (a) => {
     let j: { menu?: MenuItem[] };
@@ -51,10 +107,9 @@ export function installContextMenu(): void {
     addMenuItems(menu, j.menu);
     document.body.appendChild(menu);
     const at = lastRightClick || { x: 40, y: 80 };
-    menu.style.left = Math.min(at.x, window.innerWidth - menu.offsetWidth - 4) + "px";
-    menu.style.top = Math.min(at.y, window.innerHeight - menu.offsetHeight - 4) + "px";
-    const first = menu.querySelector<HTMLButtonElement>("button:not([disabled])");
-    if (first) first.focus();
+    placeOnScreen(menu, at.x, at.y);
+    menu.addEventListener("keydown", onMenuKey);
+    focusIn(menu, 0);
   });
   window.addEventListener("contextmenu", (e) => { lastRightClick = { x: e.clientX, y: e.clientY }; }, true);
   window.addEventListener("mousedown", (e) => { if (menuEl && !menuEl.contains(e.target as Node)) closeMenu(); }, true);
