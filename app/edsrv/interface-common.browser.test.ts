@@ -285,6 +285,36 @@ describe("everywhere: the status bar, the context menu, people", () => {
     await ctx.close();
   }, scaled(60_000));
 
+  test("the toolbar is one stop of the Tab key: arrow keys move between its controls, Home and End to its ends; a button used from the keyboard gives the keys back to the document", async () => {
+    const { id, ctx, page, frame } = await open("hello.docx");
+    const active = () => frame.evaluate(() => { const a = document.activeElement as HTMLElement | null; return a ? (a.getAttribute("data-cmd") ?? a.id) : ""; });
+    const tabStops = () => frame.$$eval("#ribbon .tb-panel button, #ribbon .tb-panel select, #ribbon .tb-panel input, #ribbon .tb-more", (cs) => cs.filter((c) => (c as HTMLElement).getClientRects().length > 0 && (c as HTMLElement).tabIndex === 0).length);
+    await frame.focus(`#ribbon ${control(".uno:Bold")}`);
+    expect(await active()).toBe(".uno:Bold");
+    expect(await tabStops()).toBe(1);
+    await page.keyboard.press("ArrowRight");
+    const second = await active();
+    expect(second).not.toBe(".uno:Bold");
+    expect(await frame.evaluate(() => !!document.activeElement?.closest("#ribbon"))).toBe(true);
+    expect(await tabStops()).toBe(1);
+    await page.keyboard.press("ArrowLeft");
+    expect(await active()).toBe(".uno:Bold");
+    await page.keyboard.press("Home");
+    const first = await active();
+    await page.keyboard.press("End");
+    expect(await active()).not.toBe(first);
+    // Bold from the keyboard: the next letters go into the document, bold.
+    await frame.focus(`#ribbon ${control(".uno:Bold")}`);
+    await page.keyboard.press("Enter");
+    await frame.waitForFunction(() => document.activeElement?.id === "ime");
+    await page.keyboard.type("Keyboard");
+    await stateIs(frame, ".uno:Bold", "true");
+    await modified(frame);
+    const xml = strFromU8(unzipSync(await saveAndRead(env, page, id))["word/document.xml"]!);
+    expect(xml).toMatch(/<w:b\/>(?:(?!<\/w:r>).)*<w:t[^>]*>Keyboard/s);
+    await ctx.close();
+  }, scaled(60_000));
+
   test("the people in the document are listed, each in their own colour, which their named cursor and their selection have on the other's screen; the name shows while they move, then hides", async () => {
     const f = env.newFile("hello.docx");
     const [ca, cb] = await Promise.all([env.browser.newContext(), env.browser.newContext()]);
@@ -384,13 +414,24 @@ describe("everywhere: read-only sessions and languages", () => {
     await en.ctx.close();
   }, scaled(60_000));
 
-  test("every control has a label and is reachable with the keyboard", async () => {
+  test("every control has a label and is reachable with the keyboard (the row one Tab stop, its controls by arrow keys)", async () => {
     const { ctx, frame } = await open("hello.docx");
     const unlabelled = await frame.$$eval("#ribbon button, #ribbon select, #ribbon input, #findbar input, #findbar button", (es) =>
       es.filter((e) => !(e.getAttribute("aria-label") || e.textContent?.trim())).map((e) => e.outerHTML));
     expect(unlabelled).toEqual([]);
-    const untabbable = await frame.$$eval("#ribbon button, #ribbon select", (es) => es.filter((e) => (e as HTMLElement).tabIndex < 0).length);
-    expect(untabbable).toBe(0);
+    // The shown row is one Tab stop, and the arrow keys reach each of its controls in turn.
+    const shown = await frame.$$eval("#ribbon .tb-panel button, #ribbon .tb-panel select, #ribbon .tb-panel input, #ribbon .tb-more", (es) =>
+      es.filter((e) => (e as HTMLElement).getClientRects().length > 0 && !(e as HTMLButtonElement).disabled).map((e) => e.getAttribute("data-cmd") ?? e.id));
+    expect(shown.length).toBeGreaterThan(5);
+    await frame.focus("#ribbon .tb-panel:not([hidden]) button");
+    const reached: string[] = [];
+    for (let i = 0; i < shown.length; i++) {
+      reached.push(await frame.evaluate(() => document.activeElement!.getAttribute("data-cmd") ?? document.activeElement!.id));
+      // A text field's caret goes to its end first (its arrows are its caret's until then).
+      if (await frame.evaluate(() => document.activeElement instanceof HTMLInputElement)) await frame.press(":focus", "End");
+      await frame.press(":focus", "ArrowRight");
+    }
+    expect(reached).toEqual(shown);
     await ctx.close();
   }, scaled(60_000));
 });

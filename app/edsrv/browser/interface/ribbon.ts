@@ -95,9 +95,14 @@ function hasUsableControl(t: Tab): boolean {
 
 /** Lays the toolbar out for the frame's width: tabs, or one row with the "more" menu. */
 export function layoutRibbon(): void {
+  layoutRow();
+  rove(document.activeElement);
+}
+
+function layoutRow(): void {
   tabs.forEach((t) => { t.tab.hidden = !hasUsableControl(t); });
   const shown = tabs.find((t) => !t.tab.hidden);
-  if (shown && tabs.some((t) => t.id === active && t.tab.hidden)) return selectTab(shown.id); // lays out again
+  if (shown && tabs.some((t) => t.id === active && t.tab.hidden)) return selectTab(shown.id); // lays the row out again
   closeMenus();
   moreMenu.hidden = true; moreButton.setAttribute("aria-expanded", "false");
   tabs.forEach((t) => { t.items.forEach((n) => { if (n.parentNode !== t.panel) t.panel.appendChild(n); }); });
@@ -119,8 +124,55 @@ export function layoutRibbon(): void {
   all.slice(at).forEach((n) => { if (!n.classList.contains("tb-sep")) moreMenu.appendChild(n); });
 }
 
+/** The controls of the toolbar row a key moves between: shown, enabled, in order. */
+function rowControls(): HTMLElement[] {
+  return [...ribbon.querySelectorAll<HTMLElement>(".tb-panel button, .tb-panel select, .tb-panel input, .tb-more")].filter((c) => c.getClientRects().length > 0 && !(c as HTMLButtonElement).disabled);
+}
+
+/**
+ * The toolbar row is one stop of the Tab key: ArrowLeft/Right (Home/End) move between its
+ * controls (WAI-ARIA's toolbar pattern, as LibreOffice's own toolbars), and Tab goes on to what
+ * follows. A list box keeps Up and Down for its value; a text field keeps Left and Right for its
+ * caret until the caret is at the field's end.
+ */
+/** One control of the row takes Tab's focus: the one last focused, or the first. */
+function rove(current: Element | null): void {
+  const list = rowControls();
+  const at = current instanceof HTMLElement && list.includes(current) ? current : list[0];
+  list.forEach((c) => { c.tabIndex = c === at ? 0 : -1; });
+}
+
+function rovingToolbar(): void {
+  ribbon.addEventListener("focusin", (e) => rove(e.target as HTMLElement));
+  ribbon.addEventListener("keydown", (e) => {
+    const t = e.target as HTMLElement;
+    if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) return;
+    // A text field keeps its arrows for its caret, until the caret is at the field's end.
+    if (t instanceof HTMLInputElement) {
+      const atEnd = e.key === "ArrowRight" && t.selectionStart === t.value.length, atStart = e.key === "ArrowLeft" && t.selectionStart === 0;
+      if (!atEnd && !atStart) return;
+    }
+    const list = rowControls(), at = list.indexOf(t);
+    if (at < 0) return;
+    const next = e.key === "Home" ? 0 : e.key === "End" ? list.length - 1 : (at + (e.key === "ArrowRight" ? 1 : -1) + list.length) % list.length;
+    e.preventDefault();
+    list[next]!.focus();
+  });
+  // The tabs: arrows move between them and show the one reached (the tablist pattern).
+  tablist.addEventListener("keydown", (e) => {
+    if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) return;
+    const shown = tabs.filter((t) => !t.tab.hidden), at = shown.findIndex((t) => t.tab === document.activeElement);
+    if (at < 0) return;
+    const next = e.key === "Home" ? 0 : e.key === "End" ? shown.length - 1 : (at + (e.key === "ArrowRight" ? 1 : -1) + shown.length) % shown.length;
+    e.preventDefault();
+    selectTab(shown[next]!.id);
+    shown[next]!.tab.focus();
+  });
+}
+
 export function installRibbon(): void {
   compactForced = hostWantsCompact();
+  rovingToolbar();
   document.body.appendChild(moreMenu);
   moreButton.addEventListener("click", () => {
     const open = moreMenu.hidden;
