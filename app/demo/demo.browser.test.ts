@@ -184,7 +184,7 @@ describe("api.js on the demo page", () => {
     await page.close();
   });
 
-  test("the editing server stopped: onError load_failed once the load time-out passes (shortened here)", async () => {
+  test("the editing server stopped: onError load_failed once the load time-out passes (shortened here); the person sees the session to quote and a Try again that frames the editor again", async () => {
     const page = await openDemo(main, "sample=docx");
     await waitEvent(page, "onDocumentLoaded");
     const session = await page.evaluate(() => (window as any).demo.editor.getInfo());
@@ -202,6 +202,14 @@ describe("api.js on the demo page", () => {
     await page.waitForFunction(() => (window as any).demo.errors.length > 0, undefined, { timeout: scaled(20_000) });
     const [err] = await page.evaluate(() => (window as any).demo.errors);
     expect(err).toMatchObject({ code: "load_failed", detail: { reason: "timeout", timeout_ms: 3000 } });
+    // The person is told, with something support can look up (no request failed: the session), and may try again.
+    const info = await page.evaluate(() => (window as any).demo.editor.getInfo());
+    expect(await page.textContent("#editor .svc-error-codes")).toContain(info.sessionId);
+    expect(await page.textContent("#editor .svc-error-codes")).not.toContain("—");
+    await page.click("#editor .svc-error-retry");
+    await page.waitForSelector("#editor iframe");
+    await page.waitForFunction(() => (window as any).demo.errors.length > 1, undefined, { timeout: scaled(20_000) });
+    expect(await page.isVisible("#editor .svc-error-retry")).toBe(true);
     await page.close();
   }, scaled(60_000));
 });

@@ -104,6 +104,9 @@ export const enApi = {
   savedUnreadable: "Saved, but the new version could not be read.",
   help: "If this happens again, send the codes below to support.",
   codes: (code: string, request: string) => "Error code: " + code + " · Request id: " + request,
+  /** When no request failed (the editor did not load in time, or said it failed): the session to look up. */
+  codesSession: (code: string, session: string) => "Error code: " + code + " · Session: " + session,
+  retry: "Try again",
 };
 
 /** The demo page (app/demo/page). */

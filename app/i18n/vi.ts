@@ -101,6 +101,8 @@ export const viApi: Texts["api"] = {
   savedUnreadable: "Đã lưu nhưng không đọc được phiên bản mới.",
   help: "Nếu lỗi lặp lại, hãy gửi các mã dưới đây cho bộ phận hỗ trợ.",
   codes: (code: string, request: string) => "Mã lỗi: " + code + " · Mã yêu cầu: " + request,
+  codesSession: (code: string, session: string) => "Mã lỗi: " + code + " · Phiên: " + session,
+  retry: "Thử lại",
 };
 
 export const viDemo: Texts["demo"] = {

@@ -47,6 +47,9 @@ function messageOf(code: string): string | undefined {
 // integrator's message is technical), then the code and request id for a support ticket.
 const SETUP = ["invalid_config", "token_required", "invalid_token", "token_expired", "embed_auth_not_configured", "origin_not_allowed", "bad_request", "not_found"];
 
+/** Failures that may pass on their own (a busy, paused or restarting server, the network): the error screen offers to try again. */
+const RETRYABLE = new Set(["load_failed", "network_error", "internal", "editor_unavailable", "download_failed"]);
+
 function personSentence(code: string): string {
   const person: Record<string, string> = {
     download_failed: A.personDownload, url_not_allowed: A.personDownload, file_too_large: A.personTooLarge,
@@ -102,6 +105,7 @@ class Editor implements SVC.Editor {
   private versionCheck: Promise<SVC.SavedEvent | null> | null = null;
   private pendingSave: { resolve: (v: Msg["Values"]) => void; reject: (e: SVC.ErrorInfo) => void; timer: ReturnType<typeof setTimeout> } | null = null;
   private readonly started: Promise<boolean>;
+  private readonly config: SVC.EditorConfig;
   private readonly onMessage = (e: MessageEvent) => this.receive(e);
 
   constructor(elementId: string, config: SVC.EditorConfig) {
@@ -118,6 +122,7 @@ class Editor implements SVC.Editor {
     this.openedAt = performance.now();
     A = languageOf(configLanguage(config)) === "vi" ? viApi : enApi;
     window.addEventListener("message", this.onMessage);
+    this.config = config;
     this.started = this.start(config);
   }
 
@@ -162,12 +167,34 @@ class Editor implements SVC.Editor {
     const codes = document.createElement("p");
     codes.className = "svc-error-codes";
     codes.style.cssText = "margin:0;font:13px ui-monospace,monospace;color:#4a5160";
-    const rid = typeof e.detail.request_id === "string" ? e.detail.request_id : "—";
-    codes.textContent = A.codes(e.code, rid);
+    // The request that failed, or else the session (an editor that did not load answered no request of ours).
+    const rid = typeof e.detail.request_id === "string" ? e.detail.request_id : null;
+    codes.textContent = rid ? A.codes(e.code, rid) : this.session ? A.codesSession(e.code, this.session.session_id) : A.codes(e.code, "—");
     box.append(sentence, help, codes);
+    if (RETRYABLE.has(e.code)) {
+      // What may pass (a busy or restarting server, the network) gets a second chance from the person.
+      const retry = document.createElement("button");
+      retry.type = "button";
+      retry.className = "svc-error-retry";
+      retry.textContent = A.retry;
+      retry.style.cssText = "font:inherit;padding:6px 16px;border:1px solid #8a93a3;border-radius:4px;background:#fff;cursor:pointer";
+      retry.addEventListener("click", () => this.retry());
+      box.append(retry);
+    }
     this.frame?.remove();
     this.frame = null;
     this.host.replaceChildren(box);
+  }
+
+  /** The error screen's "Try again": the editor framed again for the session, or the session asked for again. */
+  private retry(): void {
+    if (this.destroyed) return;
+    if (this.session) {
+      this.openedAt = performance.now();
+      this.open();
+    } else {
+      void this.start(this.config);
+    }
   }
 
   // ------------------------------------------------------------------ session API
