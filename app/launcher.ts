@@ -87,7 +87,8 @@ try {
     file: process.execPath,
     args: [path.join(root, "app/edsrv/main.ts")],
     env,
-    ready: () => waitFor(`http://${env.SVC_EDSRV_LISTEN}/hosting/capabilities`, 120_000),
+    // Ready once its idle kits are warm: the first document opened after "[svc] ready" does not wait for a kit.
+    ready: () => waitFor(`http://${env.SVC_EDSRV_LISTEN}/ed/ready`, 120_000),
     // It stores every modified document through the gate, retrying for up to 25 s.
     stopGraceMs: 30_000,
   });

@@ -92,6 +92,8 @@ export async function createEdsrv(deps: EdsrvDeps) {
   const groups = parseAliasGroups(config.online.aliasGroups, (item) => log.warn("alias_group_invalid", { item }));
   if (!groups.length) log.warn("alias_groups_empty", { hint: "set SVC_ONLINE_ALIASGROUP1; no document can open" });
 
+  /** The idle kits have started and warmed (GET /ed/ready). */
+  let kitsWarm = false;
   const pool = new KitPool({
     idle: deps.idleKits ?? config.edsrv.idleKits,
     profileRoot: path.join(workRoot, "kits"),
@@ -237,6 +239,10 @@ export async function createEdsrv(deps: EdsrvDeps) {
     const cache = c.req.param("hash") === hash ? "public, max-age=31536000, immutable" : "no-cache";
     return c.body(asset.body, 200, { "Content-Type": asset.contentType, "Cache-Control": cache });
   });
+
+  // Ready for an editor: the idle kits are warm (the server listens earlier, so that a stop is
+  // heard from the start). The launcher prints "[svc] ready" only after this answers.
+  app.get("/ed/ready", (c) => (kitsWarm ? c.json({ ready: true }) : c.json({ ready: false }, 503)));
 
   app.get("/ed/getMetrics", (c) => {
     if (!admin.authorised(c.req.raw.headers)) return c.text("Unauthorized", 401, { "WWW-Authenticate": 'Basic realm="online"' });
@@ -472,6 +478,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
     void brokerFor(read.meta.wopiSrc, group).recoverJournal(dir);
   }
   await pool.start();
+  kitsWarm = true;
   log.info("edsrv_started", { address: `${server.hostname}:${server.port}`, hash, idle_kits: deps.idleKits ?? config.edsrv.idleKits });
 
 
