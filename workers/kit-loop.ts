@@ -18,12 +18,11 @@
 // reads requests from stdin, runs what is due and drains the promise jobs (bun:jsc
 // drainMicrotasks); async request handlers await `engineIdle()` where they used to sleep.
 
-import { JSCallback, cc, ptr, type Pointer } from "bun:ffi";
+import { JSCallback, ptr, type Pointer } from "bun:ffi";
 import { drainMicrotasks } from "bun:jsc";
-import { readSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readSync } from "node:fs";
 import type { LokOffice } from "./lok";
+import { compileC } from "./native-c";
 
 /** Set before LibreOfficeKit starts (LokOffice's environment): no main-loop thread of its own. */
 export const UNIPOLL_ENVIRONMENT = { SAL_LOK_OPTIONS: "unipoll" } as const;
@@ -59,22 +58,13 @@ interface NativeWait {
 }
 
 function compileWait(): NativeWait {
-  const file = join(tmpdir(), `kit-loop-${process.pid}.c`);
-  writeFileSync(file, WAIT_C);
-  try {
-    const lib = cc({
-      source: file,
-      symbols: {
-        loop_init: { args: [], returns: "i32" },
-        loop_wake_ptr: { args: [], returns: "ptr" },
-        loop_wait: { args: ["i32", "i32"], returns: "i32" },
-      },
-    });
-    if ((lib.symbols.loop_init() as number) < 0) throw new Error("eventfd failed");
-    return { wakePtr: lib.symbols.loop_wake_ptr() as Pointer, wait: (fd, ms) => lib.symbols.loop_wait(fd, ms) as number, keep: lib };
-  } finally {
-    rmSync(file, { force: true });
-  }
+  const lib = compileC("kit-loop", WAIT_C, {
+    loop_init: { args: [], returns: "i32" },
+    loop_wake_ptr: { args: [], returns: "ptr" },
+    loop_wait: { args: ["i32", "i32"], returns: "i32" },
+  });
+  if ((lib.symbols.loop_init() as number) < 0) throw new Error("eventfd failed");
+  return { wakePtr: lib.symbols.loop_wake_ptr() as Pointer, wait: (fd, ms) => lib.symbols.loop_wait(fd, ms) as number, keep: lib };
 }
 
 /**

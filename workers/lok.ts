@@ -14,10 +14,8 @@
 // - Strings returned by LOK are malloc'd; they are copied and freed with freeError (= free()).
 // - LOK can be initialised once per process only.
 
-import { CFunction, CString, JSCallback, cc, dlopen, ptr, read, type Pointer } from "bun:ffi";
-import { rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { CFunction, CString, JSCallback, dlopen, ptr, read, type Pointer } from "bun:ffi";
+import { compileC } from "./native-c";
 
 /** Debian's LibreOffice (libreoffice-core-nogui), the engine unless SVC_ENGINE_PROGRAM_DIR names another. */
 export const DEFAULT_PROGRAM_DIR = "/usr/lib/libreoffice/program";
@@ -239,27 +237,17 @@ interface Trampoline {
 }
 
 function compileTrampoline(): Trampoline {
-  const file = join(tmpdir(), `lok-trampoline-${process.pid}.c`);
-  writeFileSync(file, TRAMPOLINE_C);
-  try {
-    const lib = cc({
-      source: file,
-      symbols: {
-        lok_tramp_set: { args: ["ptr"], returns: "void" },
-        lok_tramp_dropped: { args: [], returns: "i32" },
-        lok_tramp_ptr: { args: [], returns: "ptr" },
-      },
-    });
-    const fn = lib.symbols.lok_tramp_ptr() as Pointer;
-    return {
-      set: (js) => lib.symbols.lok_tramp_set(js),
-      dropped: () => lib.symbols.lok_tramp_dropped() as number,
-      fn,
-      keep: lib,
-    };
-  } finally {
-    rmSync(file, { force: true });
-  }
+  const lib = compileC("lok-trampoline", TRAMPOLINE_C, {
+    lok_tramp_set: { args: ["ptr"], returns: "void" },
+    lok_tramp_dropped: { args: [], returns: "i32" },
+    lok_tramp_ptr: { args: [], returns: "ptr" },
+  });
+  return {
+    set: (js) => lib.symbols.lok_tramp_set(js),
+    dropped: () => lib.symbols.lok_tramp_dropped() as number,
+    fn: lib.symbols.lok_tramp_ptr() as Pointer,
+    keep: lib,
+  };
 }
 
 export class LokDocument {
@@ -555,27 +543,18 @@ let queueSingleton: CallbackQueue | null = null;
 
 function callbackQueue(): CallbackQueue {
   if (queueSingleton) return queueSingleton;
-  const file = join(tmpdir(), `lok-queue-${process.pid}.c`);
-  writeFileSync(file, QUEUE_C);
-  try {
-    const lib = cc({
-      source: file,
-      symbols: {
-        lok_q_ptr: { args: [], returns: "ptr" },
-        lok_q_pending: { args: [], returns: "i32" },
-        lok_q_drain: { args: ["ptr", "i32"], returns: "i32" },
-      },
-    });
-    queueSingleton = {
-      fn: lib.symbols.lok_q_ptr() as Pointer,
-      pending: () => lib.symbols.lok_q_pending() as number,
-      drain: (buf) => lib.symbols.lok_q_drain(ptr(buf), buf.byteLength) as number,
-      keep: lib,
-    };
-    return queueSingleton;
-  } finally {
-    rmSync(file, { force: true });
-  }
+  const lib = compileC("lok-queue", QUEUE_C, {
+    lok_q_ptr: { args: [], returns: "ptr" },
+    lok_q_pending: { args: [], returns: "i32" },
+    lok_q_drain: { args: ["ptr", "i32"], returns: "i32" },
+  });
+  queueSingleton = {
+    fn: lib.symbols.lok_q_ptr() as Pointer,
+    pending: () => lib.symbols.lok_q_pending() as number,
+    drain: (buf) => lib.symbols.lok_q_drain(ptr(buf), buf.byteLength) as number,
+    keep: lib,
+  };
+  return queueSingleton;
 }
 
 const drainBuffer = new Uint8Array(4 << 20);
