@@ -284,7 +284,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
     case "textinput": {
       useView(req.viewId); // an unknown view fails at once
       // A composition update (end: false), or committed text, joined with the text of the same
-      // view that arrived with it (see joinTyping).
+      // view that arrived while it waited its turn (see joinTyping).
       const batch = req.batch instanceof TypedText ? req.batch : new TypedText(req.viewId, String(req.text ?? ""));
       if (req.end !== false) {
         if (batch.posted) return {}; // went in with an earlier request's text
@@ -719,11 +719,11 @@ function wholeDocumentStandIns(events: QueuedCallback[]): Map<QueuedCallback, st
 }
 
 /**
- * Committed text that arrives together (one read of the request pipe: typed faster than the
- * editing server forwards it) is posted as one input. The engine spends 5-7 ms on each input it
- * is given, so at automation speed (150+ keys a second) it fell behind by the whole queue of
- * characters. Only consecutive text of one view is joined: any other input (a shortcut, a click)
- * closes the batch, so the order is kept.
+ * Committed text of one view that arrives while the ordered requests wait (a command, a copy or
+ * a save waiting for the engine to fall idle) is posted as one input when its turn comes: the
+ * engine spends 5-7 ms on each input it is given, and typing at automation speed behind such a
+ * wait would otherwise be worked through a character at a time. Only consecutive text of one view
+ * is joined: any other input (a shortcut, a click) closes the batch, so the order is kept.
  */
 class TypedText {
   posted = false;
