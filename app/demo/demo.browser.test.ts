@@ -143,7 +143,7 @@ describe("api.js on the demo page", () => {
     await page.close();
   }, scaled(90_000));
 
-  test("setReadOnly(true) reopens the editor read-only, setReadOnly(false) for editing again; close() ends the session; destroy() removes the frame", async () => {
+  test("setReadOnly(true) reopens the editor read-only, setReadOnly(false) for editing again; close() ends the session and the demo says so, with a way back; destroy() removes the frame", async () => {
     const page = await openDemo(main, "sample=xlsx&user=u-binh&name=Binh");
     await waitEvent(page, "onDocumentLoaded");
     const ro = await page.evaluate(() => (window as any).demo.editor.setReadOnly(true));
@@ -162,10 +162,16 @@ describe("api.js on the demo page", () => {
     const state = (await (await fetch(`${main.caddy.url}/svc/embed/session/${info.sessionId}`, { headers: { Authorization: "Bearer x" } })).json()) as any;
     expect(state.error.code).toBe("invalid_session_token");
     expect(main.stack.gate.embed.store.session(info.sessionId)!.state).toBe("closed");
+    // The demo says so where the editor was, with a way back to the same document.
+    await page.waitForSelector("#editor .closed");
+    expect(await page.textContent("#editor .closed")).toContain("session is closed");
+    await page.click("#reopen");
+    await waitEvent(page, "onDocumentLoaded", 4);
+    expect((await page.evaluate(() => (window as any).demo.editor.getInfo())).key).toBe(info.key);
 
     // destroy(): the frame goes at once and nothing is reported afterwards.
     await page.click("#new");
-    await waitEvent(page, "onDocumentLoaded", 4);
+    await waitEvent(page, "onDocumentLoaded", 5);
     const before = (await names(page)).length;
     await page.evaluate(() => (window as any).demo.editor.destroy());
     expect(await page.locator("#editor iframe").count()).toBe(0);

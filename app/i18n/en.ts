@@ -139,6 +139,8 @@ export const enDemo = {
   delivered: "delivered",
   failed: "failed",
   delivering: "delivering",
+  sessionClosed: "The session is closed: what was typed is saved.",
+  openAgain: "Open the document again",
   /** One attempt of a save callback; {n}, {status}, {ms}, {error}, {at} are filled in by the page. */
   attemptAnswered: "attempt {n}: answered HTTP {status} in {ms} ms",
   attemptFailed: "attempt {n} failed: {error}",

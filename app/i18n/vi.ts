@@ -134,6 +134,8 @@ export const viDemo: Texts["demo"] = {
   delivered: "đã giao",
   failed: "thất bại",
   delivering: "đang giao",
+  sessionClosed: "Phiên đã đóng: nội dung đã gõ đã được lưu.",
+  openAgain: "Mở lại tài liệu",
   attemptAnswered: "lần {n}: trả lời HTTP {status} sau {ms} ms",
   attemptFailed: "lần {n} thất bại: {error}",
   nextAttemptAt: "; lần sau lúc {at}",

@@ -45,8 +45,16 @@
 
   var events = {};
   ["onReady", "onDocumentLoaded", "onModified", "onSaved", "onClose", "onLimitReached", "onError"].forEach(function (n) {
-    events[n] = function (e) { log(n, e, n === "onError"); };
+    events[n] = function (e) { log(n, e, n === "onError"); if (n === "onClose") showClosed(); };
   });
+
+  // Where the editor was, once its session ended: what happened, and a way back in (the same
+  // document key: the saved document opens again).
+  function showClosed() {
+    var box = $("editor");
+    box.innerHTML = '<div class="closed" role="status"><p>' + esc(T.sessionClosed) + '</p><button type="button" id="reopen">' + esc(T.openAgain) + "</button></div>";
+    $("reopen").addEventListener("click", function () { open(); });
+  }
 
   function params() {
     return {
