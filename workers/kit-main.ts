@@ -357,9 +357,12 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       // who moved a slide expects to keep looking at it.
       const landed = position - parts.filter((p) => p < position).length;
       const view = useView(req.viewId);
-      // Left selected, the moved slides would all go with the next "delete slide".
-      for (let p = 0; p < view.getParts(); p++) view.selectPart(p, 0);
-      if (landed >= 0 && landed < view.getParts() && view.getPart() !== landed) view.setPart(landed);
+      // Left selected, the moved slides would all go with the next "delete slide": only the slide
+      // shown stays selected. Impress makes the selected slide the shown one a little later (100 ms
+      // after a move, measured at the kit): with none selected it went back to another slide.
+      const shown = landed >= 0 && landed < view.getParts() ? landed : view.getPart();
+      for (let p = 0; p < view.getParts(); p++) view.selectPart(p, p === shown ? 1 : 0);
+      if (view.getPart() !== shown) view.setPart(shown);
       return status(view);
     }
     case "paste": {
