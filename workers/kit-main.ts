@@ -35,6 +35,7 @@ import {
   LOK_EXT_TEXTINPUT_END,
   LOK_CALLBACK_INVALIDATE_TILES,
   LOK_DOCTYPE,
+  LOK_FEATURE_NO_TILED_ANNOTATIONS,
   type QueuedCallback,
 } from "./lok";
 import { coreInfo, missingSlots, unsupportedReason } from "./engine-identity";
@@ -824,6 +825,9 @@ function main(): void {
     if (unsupported) throw new Error(`svc cannot drive the LibreOffice in ${programDir}: ${unsupported}`);
     version = core.version;
     languageNeedsViewSwitch = office.versionNumber()[0] < 25;
+    // The page lists the comments (its panel) and must hear of each one another person adds,
+    // changes or removes: LibreOffice reports them only to a client that shows comments itself.
+    office.setOptionalFeatures(LOK_FEATURE_NO_TILED_ANNOTATIONS);
   } catch (err) {
     log("error", "kit_start_failed", { message: String((err as Error)?.message ?? err) });
     process.exit(1);

@@ -166,6 +166,8 @@ type DocumentSlot = (typeof DOCUMENT_SLOTS)[number];
 export const LOK_DOCTYPE = { TEXT: 0, SPREADSHEET: 1, PRESENTATION: 2, DRAWING: 3, OTHER: 4 } as const;
 export const LOK_FEATURE_DOCUMENT_PASSWORD = 1n << 0n;
 export const LOK_FEATURE_DOCUMENT_PASSWORD_TO_MODIFY = 1n << 1n;
+/** The client shows comments itself: LibreOffice reports each change (LOK_CALLBACK_COMMENT) instead of painting them. */
+export const LOK_FEATURE_NO_TILED_ANNOTATIONS = 1n << 3n;
 export const LOK_CALLBACK_STATUS_INDICATOR_START = 9;
 export const LOK_CALLBACK_STATUS_INDICATOR_SET_VALUE = 10;
 export const LOK_CALLBACK_STATUS_INDICATOR_FINISH = 11;

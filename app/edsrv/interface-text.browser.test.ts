@@ -255,6 +255,40 @@ describe("text documents: track changes and comments", () => {
   }, scaled(60_000));
 });
 
+describe("text documents: comments are seen without looking for them", () => {
+  test("a document with comments opens with the comments panel showing them and their number on its button; another person's new comment appears in it", async () => {
+    // A document with a comment, made through the editor and stored.
+    const first = await newParagraph();
+    await first.page.keyboard.type("Commented text");
+    await first.page.keyboard.press("Shift+Home");
+    await press(first.frame, ".uno:InsertAnnotation");
+    await answer(first.frame, ["Look at this"]);
+    await first.frame.waitForFunction(() => (window as any).edUi.comments.length === 1);
+    const stored = await saveAndRead(env, first.page, first.id);
+    expect(part(stored, "word/comments.xml")).toContain("Look at this");
+    await first.close();
+
+    // Opened again by Alice (a wide window) and Bob: no click on the panel's button.
+    const f = env.newFile("commented.docx", stored);
+    const [ca, cb] = await Promise.all([env.browser.newContext({ viewport: { width: 1400, height: 900 } }), env.browser.newContext({ viewport: { width: 1400, height: 900 } })]);
+    const a = await env.openEditor(ca, f.src, "tok_alice");
+    await a.frame.waitForSelector("#comments:not([hidden]) .comment");
+    expect(await a.frame.textContent("#comments .comment .comment-text")).toBe("Look at this");
+    expect(await a.frame.textContent('[data-cmd="comments"] .tb-count')).toBe("1");
+    expect(await a.frame.getAttribute('[data-cmd="comments"]', "aria-label")).toContain("(1)");
+    // Bob comments: Alice's panel lists it without her asking.
+    const b = await env.openEditor(cb, f.src, "tok_bob");
+    await b.frame.focus("#ime");
+    await b.page.keyboard.press("Control+Home");
+    await b.page.keyboard.press("Shift+End");
+    await press(b.frame, ".uno:InsertAnnotation");
+    await answer(b.frame, ["Bob agrees"]);
+    await a.frame.waitForFunction(() => document.querySelectorAll("#comments .comment").length === 2, undefined, { polling: 100, timeout: scaled(20_000) });
+    expect(await a.frame.textContent('[data-cmd="comments"] .tb-count')).toBe("2");
+    await Promise.all([ca.close(), cb.close()]);
+  }, scaled(90_000));
+});
+
 describe("text documents: spell checking", () => {
   // The dictionaries come from Debian's hunspell-en-us and hunspell-vi (scripts/setup.sh); the
   // kit allows their languages (LOK_ALLOWLIST_LANGUAGES) and each view asks for checking as you type.

@@ -8,21 +8,45 @@ import { T } from "./texts";
 
 let commentsPanel: HTMLElement | null = null;
 
+/** A frame this wide shows a document's comments from the start (the panel beside the page, as Collabora does). */
+const PANEL_OPENS_AT_PX = 1000;
+/** The person opened or closed the panel: the page no longer decides for them. */
+let panelChosen = false;
+
 export function buildComments(): HTMLElement[] {
   const panel = (commentsPanel = el("aside", { id: "comments", "aria-label": T.comments, hidden: "" }));
   document.body.appendChild(panel);
+  const toggle = button("comments", T.comments, { view: true, icon: "showannotations", click: () => {
+    panelChosen = true;
+    panel.hidden = !panel.hidden;
+    if (!panel.hidden) refreshComments();
+  } });
+  const badge = el("span", { "class": "tb-count", hidden: "" });
+  toggle.appendChild(badge);
   api.on("commandvalues", (a) => {
     let j: { comments?: Comment[] };
     try { j = JSON.parse(a); } catch { return; }
-    if (j.comments) { UI.comments = j.comments.map(withPlainText); renderComments(); }
+    if (!j.comments) return;
+    UI.comments = j.comments.map(withPlainText);
+    renderComments();
+    // Comments were invisible until the person found the panel: their number is on its button,
+    // and on a wide screen the panel opens by itself for a document that has some.
+    badge.textContent = UI.comments.length ? String(UI.comments.length) : "";
+    badge.hidden = UI.comments.length === 0;
+    toggle.setAttribute("aria-label", UI.comments.length ? `${T.comments} (${UI.comments.length})` : T.comments);
+    if (!panelChosen && UI.comments.length && window.innerWidth >= PANEL_OPENS_AT_PX) panel.hidden = false;
   });
+  // Asked once the first screen is painted (it does not delay it), and again whenever the engine
+  // says a comment was added, changed or removed (by this person or another).
+  api.on("firstpaint", () => { api.send(commandValuesCommand(".uno:ViewAnnotations")); });
+  api.on("comment", () => { refreshComments(); });
   return [
     button(".uno:InsertAnnotation", T.addComment, { click: () => {
       ask(T.addComment, [{ label: T.commentText }]).then((v) => {
         if (v && v[0]) { run(".uno:InsertAnnotation", { Text: arg("string", v[0]) }); refreshComments(); }
       });
     } }),
-    button("comments", T.comments, { view: true, icon: "showannotations", click: () => { panel.hidden = !panel.hidden; if (!panel.hidden) refreshComments(); } }),
+    toggle,
   ];
 }
 
@@ -59,8 +83,11 @@ function toComment(c: Comment): void {
   api.send(mouseCommand("buttondown", x, y, 1, 1, 0));
   api.send(mouseCommand("buttonup", x, y, 1, 1, 0));
 }
+let refreshPending: ReturnType<typeof setTimeout> | null = null;
+/** The list asked again shortly (a burst of changes asks once). */
 function refreshComments(): void {
-  setTimeout(() => { api.send(commandValuesCommand(".uno:ViewAnnotations")); }, 300);
+  if (refreshPending) return;
+  refreshPending = setTimeout(() => { refreshPending = null; api.send(commandValuesCommand(".uno:ViewAnnotations")); }, 300);
 }
 function renderComments(): void {
   const panel = commentsPanel!;
