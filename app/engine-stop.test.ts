@@ -58,7 +58,8 @@ describe("a stop ends every engine, busy or not", () => {
       const workers = new WorkerPool({ size: 1, maxJobs: 10, maxAgeMs: 600000, profileRoot: ${JSON.stringify(path.join(dir, "parent-workers"))}, logger: memoryLogger("warn"), clock: new ManualClock() });
       await Promise.all([kits.start(), workers.start()]);
       console.log(JSON.stringify([...kits.pids(), ...workers.pids()]));
-      setInterval(() => {}, scaled(1000));
+      // Alive until killed (a wait of the parent's own, not a test's deadline: scaled() is not here).
+      setInterval(() => {}, 1000);
     `;
     const parent = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "inherit" });
     let pids: number[] = [];
