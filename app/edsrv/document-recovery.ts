@@ -153,6 +153,15 @@ export class DocumentRecovery {
           doc.log.error("document_recovery_failed", { error: err as Error });
           break;
         }
+        // Killed from outside (SIGKILL: the OOM killer, an operator, the spare killed with the
+        // document's kit) is no sign against the input: LibreOffice crashing on an input dies of
+        // SIGSEGV or SIGABRT. The whole journal is replayed again in another kit; a person's typing
+        // was dropped as "the engine crashed replaying it" when both kits of a document died at once.
+        const exit = await Promise.race([kit.exited, Bun.sleep(1000).then(() => null)]);
+        if (exit?.signal === "SIGKILL") {
+          doc.log.warn("document_replay_kit_lost", { signal: exit?.signal ?? null, code: exit?.code ?? null, at_seq: err.atSeq });
+          continue;
+        }
         const action = lastActionSeqs(read.entries, skip);
         if (!action.length) break;
         for (const seq of action) journal.markPoison(seq);

@@ -770,6 +770,24 @@ describe("admin channel and kits", () => {
     bob2.close();
   }, scaled(60_000));
 
+  test("a document's kit and the spare killed at once (SIGKILL, as the OOM killer does): the replay in the dead spare is not blamed on the input, and nothing typed is dropped", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1");
+    const n = s.frames.length;
+    s.send(`textinput text=${encodeURIComponent("Typed before both kits died ")}`);
+    await s.waitText("statechanged: .uno:ModifiedStatus=true", n);
+    const linesBefore = logger.lines.length;
+    const busy = new Set([...ed.brokers.values()].map((b) => b.pid));
+    const victim = [...ed.brokers.values()].find((b) => b.wopiSrc === src)!;
+    // The pool's spare, started again after this document took the last one.
+    const spares = await until(() => ed.pool.pids().filter((pid) => !busy.has(pid)), (p) => p.length > 0, "a spare kit in the pool");
+    for (const pid of [victim.pid, ...spares]) process.kill(pid, "SIGKILL");
+    await s.whenClosed();
+    const recovered = await host.waitPut((p) => p.fileId === fileId(src) && p.headers["x-cool-wopi-isautosave"] === "true");
+    expect(docxText(recovered.bytes)).toContain("Typed before both kits died");
+    expect(logger.lines.slice(linesBefore).filter((l) => l.includes('"event":"document_input_dropped"'))).toEqual([]);
+  }, scaled(60_000));
+
   test("a killed kit loses nothing: its pages are asked to reconnect, a new kit replays the journal, each page takes its view back with the unsaved text and the caret where it was; other documents are untouched", async () => {
     const src1 = newDoc(), src2 = newDoc();
     const s1 = await open(src1, "tok_edit_1");
