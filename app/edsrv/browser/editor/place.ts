@@ -46,7 +46,7 @@ function decide(reported: Rect | null): void {
   const was = kept, wait = awaiting;
   if (!was || !wait) return;
   // A report from before the switch back to the person's sheet or slide: the click would land on
-  // the wrong one. The view reports again once it shows that part.
+  // the wrong one. The status of that part decides instead (installPlace).
   if (editor.status && editor.status.type !== "text" && currentPart() !== was.part) return;
   kept = null;
   awaiting = null;
