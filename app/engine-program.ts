@@ -43,7 +43,7 @@ export async function probeEngine(programDir: string, parentEnv: Record<string, 
   }
 }
 
-/** One line for people: "LibreOffice 25.2.3.2 (debian:libreoffice-core-nogui 4:25.2.3-… (/usr/lib/libreoffice/program))". */
+/** One line for people: "LibreOffice 25.2.3.2 (debian:libreoffice-core 4:25.2.3-… (/usr/lib/libreoffice/program))". */
 export function describeEngine(p: EngineProbe): string {
   return `${p.name ?? "LibreOffice"} ${p.version ?? "?"} (${p.source ?? p.programDir})`;
 }

@@ -18,15 +18,17 @@ need_root() {
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 
 # LibreOffice 25.2 from Debian's bookworm-backports (Debian 12's own 7.4 is from 2022): the
-# headless -nogui builds (no X11, no GTK) with the UI descriptions LibreOfficeKit reads (Writer's
-# is not a dependency of its -nogui package, and without it a document with a comment fails to
-# load in LibreOfficeKit), the
+# full builds, not the -nogui ones, because LibreOffice's dialogs (Format > Paragraph, Format
+# Cells, Page Setup...) live in libraries only those ship (libcuilo.so, libswuilo.so...): without
+# them a dialog command aborts the engine, with them LibreOfficeKit describes each dialog as
+# JSDialog JSON that the editor draws. No GTK or desktop integration is installed (no recommends);
+# LibreOfficeKit draws headless. The UI descriptions LibreOfficeKit reads, the
 # LibreOfficeKit header (the FFI binding's slot tables are checked against it), the Vietnamese
 # language pack (what LibreOffice writes itself for a view with lang=vi) and the Colibre icons the
 # editor's toolbar shows. A machine that has 7.4 is upgraded by the same command.
 ENGINE_MIN=4:25.2
-engine=(libreoffice-core-nogui libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui
-        libreoffice-draw-nogui libreoffice-uiconfig-writer libreofficekit-dev libreoffice-l10n-vi libreoffice-style-colibre)
+engine=(libreoffice-core libreoffice-writer libreoffice-calc libreoffice-impress
+        libreoffice-draw libreoffice-uiconfig-writer libreofficekit-dev libreoffice-l10n-vi libreoffice-style-colibre)
 # Caddy, the fonts documents expect, pdftotext for extraction's tests and the spelling dictionaries
 # (the editor's red underlines in English and Vietnamese), from Debian 12 itself.
 packages=(caddy fonts-dejavu-core fonts-liberation2 fonts-noto-core fonts-noto-cjk poppler-utils
@@ -36,7 +38,7 @@ if [ "$purpose" = "test" ]; then packages+=(chromium); fi
 
 engine_current() {
   for p in "${engine[@]}"; do installed "$p" || return 1; done
-  dpkg --compare-versions "$(dpkg-query -W -f='${Version}' libreoffice-core-nogui)" ge "$ENGINE_MIN"
+  dpkg --compare-versions "$(dpkg-query -W -f='${Version}' libreoffice-core)" ge "$ENGINE_MIN"
 }
 if ! engine_current; then
   need_root "install LibreOffice 25.2 from bookworm-backports"
@@ -49,7 +51,7 @@ if ! engine_current; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports "${engine[@]}" >/dev/null
 fi
-say "LibreOffice $(dpkg-query -W -f='${Version}' libreoffice-core-nogui) (libreoffice-core-nogui, bookworm-backports)"
+say "LibreOffice $(dpkg-query -W -f='${Version}' libreoffice-core) (libreoffice-core, bookworm-backports)"
 
 missing=()
 for p in "${packages[@]}"; do installed "$p" || missing+=("$p"); done

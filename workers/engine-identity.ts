@@ -13,7 +13,7 @@ export const MINIMUM_VERSION = [7, 4] as const;
 /** Debian's package of the default program folder, e.g. "4:25.2.3-2+deb13u5~bpo12+1"; "" when not installed by dpkg. */
 export function debianPackageVersion(programDir: string): string {
   if (programDir !== DEFAULT_PROGRAM_DIR) return "";
-  for (const pkg of ["libreoffice-core-nogui", "libreoffice-core"]) {
+  for (const pkg of ["libreoffice-core", "libreoffice-core-nogui"]) {
     try {
       const r = Bun.spawnSync(["/usr/bin/dpkg-query", "-W", "-f=${Status} ${Version}", pkg], { stdout: "pipe", stderr: "ignore" });
       const m = /install ok installed (\S+)/.exec(r.stdout.toString());
@@ -79,7 +79,7 @@ export function unsupportedReason(core: CoreInfo, missing: string[], missingUi: 
  * The applications whose UI descriptions (share/config/soffice.cfg/modules/<name>) LibreOfficeKit
  * reads while loading and editing: without Writer's, a document with one comment does not load at
  * all, and no context menu opens. Debian ships them apart (libreoffice-uiconfig-*), and Writer's
- * is not a dependency of libreoffice-writer-nogui.
+ * is not a dependency of libreoffice-writer-nogui (the full libreoffice-writer brings it).
  */
 const UI_MODULES = { swriter: "libreoffice-uiconfig-writer", scalc: "libreoffice-uiconfig-calc", simpress: "libreoffice-uiconfig-impress", sdraw: "libreoffice-uiconfig-draw" } as const;
 

@@ -39,7 +39,7 @@ import {
   type QueuedCallback,
 } from "./lok";
 import { coreInfo, missingSlots, unsupportedReason } from "./engine-identity";
-import { LOAD_OPTIONS, engineEnvironment, writeProfileConfig } from "./profile";
+import { LOAD_OPTIONS, engineEnvironment, hasDialogLibraries, kitLoadOptions, writeProfileConfig } from "./profile";
 import { encodeTilePng } from "./png";
 import { csvFileToFods, csvFilterOptions, csvInDialect, type CsvDialect } from "./csv-import";
 import { formatOf } from "./formats";
@@ -52,7 +52,8 @@ import { dieWithParent } from "./parent-death";
 import { parseTileInvalidation } from "./tile-invalidation";
 import { repaintStaleRows, SharedTiles, type SharedTile } from "./shared-tiles";
 import { Scratch } from "./scratch";
-import { isAllowedUnoName } from "../app/edsrv/protocol/uno-commands";
+import { isAllowedUnoName, isDialogCommand } from "../app/edsrv/protocol/uno-commands";
+import { findWindow, forgetView, forgetWindow, noteDialogCallback, windowsOf } from "./kit-dialogs";
 
 const send = sendLine;
 
@@ -61,7 +62,7 @@ function log(level: "debug" | "info" | "warn" | "error", event: string, fields?:
 }
 
 /** Document callbacks worth forwarding (see LibreOfficeKitEnums.h); the rest (sidebar JSON…) is dropped. */
-const FORWARDED = new Set([0, 1, 2, 5, 8, 12, 13, 14, 15, 16, 17, 19, 22, 23, 24, 25, 26, 28, 32, 34, 39]);
+const FORWARDED = new Set([0, 1, 2, 5, 8, 12, 13, 14, 15, 16, 17, 19, 22, 23, 24, 25, 26, 28, 32, 34, 36, 39, 46]);
 const DOC_TYPES = ["text", "spreadsheet", "presentation", "drawing", "other"] as const;
 /** A 1920×1080 px screen at 100 % (15 twips a pixel): larger than any first view of the editor. */
 const FIRST_SCREEN_TWIPS = { width: 1920 * 15, height: 1080 * 15 };
@@ -187,7 +188,7 @@ function addView(readOnly: boolean, author: string): number {
  * included); and removing a view, which must not drop the input its user sent just before leaving
  * (typing, then closing the tab at once).
  */
-const ORDERED_OPS = new Set(["key", "mouse", "textinput", "uno", "save", "unview", "selection", "paste", "moveparts"]);
+const ORDERED_OPS = new Set(["key", "mouse", "textinput", "uno", "dialogevent", "closedialogs", "save", "unview", "selection", "paste", "moveparts"]);
 /** A sheet's row and column headers for a twip rectangle (sizes and labels; Calc only). */
 const ROW_COLUMN_HEADERS = /^\.uno:ViewRowColumnHeaders(\?x=\d{1,9}&y=\d{1,9}&width=\d{1,9}&height=\d{1,9})?$/;
 /** Commands whose values a page may ask for (font list, styles). */
@@ -202,6 +203,9 @@ const CLIPBOARD_MAX_BYTES = 10 * 1024 * 1024;
 let inputChain: Promise<unknown> = Promise.resolve();
 /** Whether a view's language takes effect only once the view is made current again (LibreOffice before 25; see "viewlanguage"). */
 let languageNeedsViewSwitch = true;
+/** The options of this kit's loads: without Batch when the engine has its dialogs (profile.ts). */
+let loadOptions = LOAD_OPTIONS;
+let dialogsAvailable = false;
 
 async function handle(req: Record<string, unknown>): Promise<unknown> {
   switch (req.op) {
@@ -210,7 +214,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const path = String(req.path ?? "");
       if (!path.startsWith("/") || !existsSync(path)) throw new Error("path must be an existing absolute path");
       const t0 = performance.now();
-      const d = office.documentLoad(fileUrl(loadableSource(path, typeof req.name === "string" ? req.name : "")), LOAD_OPTIONS);
+      const d = office.documentLoad(fileUrl(loadableSource(path, typeof req.name === "string" ? req.name : "")), loadOptions);
       if (!d) throw new Error(`load failed: ${office.getError() || "no detail"}`);
       doc = d;
       docType = d.getDocumentType();
@@ -250,6 +254,10 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       useView(req.viewId); // an unknown view fails at once, not after the wait
       // Input posted to this view is worked through later; destroyed first, it is lost.
       await engineIdle();
+      if (windowsOf(req.viewId as number).length) {
+        closeDialogs(req.viewId as number);
+        await engineIdle();
+      }
       // Selected again: a tile request (not ordered) may have switched the current view meanwhile.
       const d = useView(req.viewId);
       const viewId = req.viewId as number;
@@ -259,6 +267,7 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       unpainted.delete(viewId);
       sentTiles.delete(viewId);
       viewChains.delete(viewId);
+      forgetView(viewId);
       if (d.getViewsCount() > 1) d.destroyView(viewId);
       const rest = [...views][0];
       if (rest !== undefined) d.setView(rest);
@@ -301,12 +310,39 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       const command = String(req.command ?? "");
       // The second wall: a name the editing server's door does not know never reaches LibreOffice.
       if (!isAllowedUnoName(command)) throw new Error("uno command not allowed");
+      // Without its dialog libraries (a -nogui LibreOffice) the engine aborts on a dialog command.
+      if (!dialogsAvailable && isDialogCommand(command, typeof req.args === "string" ? req.args : "")) throw new Error("this engine has no dialogs");
       if (VIEW_LOOK_COMMAND.test(command)) setLook(req.viewId as number, { own: true });
       // LibreOffice runs a command at once but input later, from its queue: an undo sent right
       // after typing would otherwise undo an earlier step and let the typing land after it. And
       // what the command queues itself is worked through before the input sent after it.
       await engineIdle();
       useView(req.viewId).postUnoCommand(command, typeof req.args === "string" ? req.args : "", true);
+      await engineIdle();
+      return {};
+    }
+    case "dialogevent": {
+      // A person's act on a widget of a dialog LibreOffice showed this view (JSDialog). The window
+      // is one this view has open; in a replay (a new engine, other ids) the one of the same name.
+      // Run like input: after what came before it, and what it queues (the dialog's next state,
+      // or its close and the change to the document) is worked through before the answer.
+      useView(req.viewId); // an unknown view fails at once
+      const viewId = req.viewId as number;
+      const json = String(req.json ?? "");
+      if (json.length > 64 * 1024) throw new Error("dialog event too large");
+      await engineIdle();
+      const w = findWindow(viewId, String(req.windowId ?? ""), String(req.dialog ?? ""));
+      if (!w || w.kind === "tunnelled") throw new Error("no such dialog open in this view");
+      useView(viewId).sendDialogEvent(BigInt(w.id), json);
+      await engineIdle();
+      return {};
+    }
+    case "closedialogs": {
+      // What a view still has open, closed as its close box would (Cancel): a view leaving, or
+      // the end of a replay whose dialogs nobody sees.
+      useView(req.viewId);
+      await engineIdle();
+      closeDialogs(req.viewId as number);
       await engineIdle();
       return {};
     }
@@ -632,6 +668,20 @@ function paintTiles(d: LokDocument, viewId: number, part: number, size: { width:
   return { tiles, painted: { tiles: missing.length, rows: rowsPainted } };
 }
 
+/** LibreOfficeKit's postWindow action that closes a tunnelled window. */
+const LOK_WINDOW_CLOSE = 1;
+
+/** Closes a view's open dialogs, the last opened first, as their close boxes would. */
+function closeDialogs(viewId: number): void {
+  const d = useView(viewId);
+  for (const w of windowsOf(viewId)) {
+    if (w.kind === "tunnelled") d.postWindow(Number(w.id), LOK_WINDOW_CLOSE);
+    else if (w.kind === "popup") d.sendDialogEvent(BigInt(w.id), JSON.stringify({ id: w.name, cmd: "close", data: "", type: "popover" }));
+    else d.sendDialogEvent(BigInt(w.id), JSON.stringify({ id: "__DIALOG__", cmd: "close", data: "", type: "dialog" }));
+    forgetWindow(viewId, w.id);
+  }
+}
+
 function pump(): void {
   const events = drainCallbacks();
   let sheetChanged: Set<number> | null = null;
@@ -676,6 +726,7 @@ function pump(): void {
       }
       continue;
     }
+    noteDialogCallback(e.tag, e.type, e.payload);
     send({ type: "cb", viewId: e.tag, cb: e.type, payload: e.payload });
   }
   // Every view repaints every sheet (formulas on other sheets may depend on the changed cell).
@@ -773,7 +824,7 @@ function warmUp(warmCopies: string[]): void {
   const sources = [...["swriter", "scalc", "simpress"].map((f) => `private:factory/${f}`), ...warmCopies.map(fileUrl)];
   for (const url of sources) {
     try {
-      const d = office.documentLoad(url, url.startsWith("private:") ? "" : LOAD_OPTIONS);
+      const d = office.documentLoad(url, url.startsWith("private:") ? "" : loadOptions);
       if (!d) continue;
       d.initializeForRendering("");
       const tile = new Uint8Array(256 * 256 * 4);
@@ -825,6 +876,8 @@ function main(): void {
     if (unsupported) throw new Error(`svc cannot drive the LibreOffice in ${programDir}: ${unsupported}`);
     version = core.version;
     languageNeedsViewSwitch = office.versionNumber()[0] < 25;
+    dialogsAvailable = hasDialogLibraries(programDir);
+    loadOptions = kitLoadOptions(dialogsAvailable);
     // The page lists the comments (its panel) and must hear of each one another person adds,
     // changes or removes: LibreOffice reports them only to a client that shows comments itself.
     office.setOptionalFeatures(LOK_FEATURE_NO_TILED_ANNOTATIONS);

@@ -17,7 +17,7 @@
 import { CFunction, CString, JSCallback, dlopen, ptr, read, type Pointer } from "bun:ffi";
 import { compileC } from "./native-c";
 
-/** Debian's LibreOffice (libreoffice-core-nogui), the engine unless SVC_ENGINE_PROGRAM_DIR names another. */
+/** Debian's LibreOffice (libreoffice-core), the engine unless SVC_ENGINE_PROGRAM_DIR names another. */
 export const DEFAULT_PROGRAM_DIR = "/usr/lib/libreoffice/program";
 
 /**
@@ -448,6 +448,36 @@ export class LokDocument {
   postWindowExtTextInputEvent(windowId: number, type: number, text: string): void {
     const t = cstr(text);
     this.fn("postWindowExtTextInputEvent", ["ptr", "u32", "i32", "ptr"], "void")(this.handle, windowId, type, ptr(t));
+  }
+
+  // --- Dialogs: JSDialog (described as JSON) and tunnelled windows (painted) ------------------
+
+  /**
+   * An event on a widget of a JSDialog window of the current view: `json` is LibreOffice's own
+   * argument object ({"id":…,"cmd":…,"data":…,"type":…}), the window id a decimal number.
+   */
+  sendDialogEvent(windowId: bigint, json: string): void {
+    const j = cstr(json);
+    this.fn("sendDialogEvent", ["ptr", "u64", "ptr"], "void")(this.handle, windowId, ptr(j));
+  }
+
+  /** Paints a tunnelled window's rectangle (window pixels) into `buffer` (BGRA, width×height×4). */
+  paintWindow(windowId: number, buffer: Uint8Array, x: number, y: number, width: number, height: number): void {
+    this.fn("paintWindow", ["ptr", "u32", "ptr", "i32", "i32", "i32", "i32"], "void")(this.handle, windowId, ptr(buffer), x, y, width, height);
+  }
+
+  /** action: LOK_WINDOW_CLOSE (1) closes a tunnelled window as its close box would. */
+  postWindow(windowId: number, action: number): void {
+    this.fn("postWindow", ["ptr", "u32", "i32", "ptr"], "void")(this.handle, windowId, action, null);
+  }
+
+  postWindowKeyEvent(windowId: number, type: number, charCode: number, keyCode: number): void {
+    this.fn("postWindowKeyEvent", ["ptr", "u32", "i32", "i32", "i32"], "void")(this.handle, windowId, type, charCode, keyCode);
+  }
+
+  /** Window pixels (not twips), as LibreOffice's own tunnelled-dialog clients send them. */
+  postWindowMouseEvent(windowId: number, type: number, x: number, y: number, count: number, buttons: number, modifier: number): void {
+    this.fn("postWindowMouseEvent", ["ptr", "u32", "i32", "i32", "i32", "i32", "i32", "i32"], "void")(this.handle, windowId, type, x, y, count, buttons, modifier);
   }
 
   setTextSelection(type: number, x: number, y: number): void {

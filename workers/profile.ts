@@ -16,6 +16,27 @@ export const LOAD_OPTIONS = "Batch=true,MacroSecurityLevel=3";
 export const PASSWORD_LOAD_OPTIONS = "MacroSecurityLevel=3";
 
 /**
+ * Whether this LibreOffice has its dialogs: Debian's -nogui packages leave out the libraries that
+ * hold them (libcuilo.so: Format > Character, Paragraph, Page…), and there a dialog command aborts
+ * the engine. The full packages (scripts/setup.sh) have them.
+ */
+export function hasDialogLibraries(programDir: string): boolean {
+  return existsSync(join(programDir, "libcuilo.so"));
+}
+
+/**
+ * The options of an editing kit's loads. Batch=true would cancel every dialog, and not only for
+ * that load: LibreOfficeKit sets the process's dialog mode to silent and never sets it back, so a
+ * kit that is to show dialogs never passes it (not in its warm-up either). Without Batch the
+ * questions of a load are answered by LibreOfficeKit's own interaction handler, as in the
+ * password load above. DeviceFormFactor=desktop: LibreOffice describes its dialogs for a desktop
+ * (a phone's view asks for "mobile" itself). An engine without the dialog libraries keeps Batch.
+ */
+export function kitLoadOptions(dialogs: boolean): string {
+  return dialogs ? "MacroSecurityLevel=3,DeviceFormFactor=desktop" : LOAD_OPTIONS;
+}
+
+/**
  * [path, property, type, value] written into the profile's registrymodifications.xcu before start.
  *
  * Documents pull in nothing (app/documents-pull-nothing.test.ts): a document may name other files

@@ -78,7 +78,7 @@ describe("status and plumbing", () => {
     // LibreOffice 25.2 or newer from Debian's bookworm-backports, named with its package and folder.
     const [major, minor] = s.core.version.split(".").map(Number);
     expect(major > 25 || (major === 25 && minor >= 2)).toBe(true);
-    expect(s.core.source).toMatch(/^debian:libreoffice-core-nogui 4:2\d\.\d+\.\S+ \(\/usr\/lib\/libreoffice\/program\)$/);
+    expect(s.core.source).toMatch(/^debian:libreoffice-core 4:2\d\.\d+\.\S+ \(\/usr\/lib\/libreoffice\/program\)$/);
     expect(s.workers).toMatchObject({ total: 2, restarts: 0 });
     expect(s.workers.idle + s.workers.busy).toBe(2);
     expect(s.queue).toEqual({ queued: 0, running: expect.any(Number) });

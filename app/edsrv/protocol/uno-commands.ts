@@ -83,12 +83,33 @@ const PLAIN_EDITS = [
   "SpellOnline", "ControlCodes", "ToggleSheetGrid",
 ];
 
+/**
+ * LibreOffice's dialogs (sent to the page as JSDialog, or as tunnelled windows): what a person
+ * changes in one reaches the document only through the dialog's own OK, which the kit runs as
+ * a dialog event (sendDialogEvent). None names a file: dialogs that pick one (Insert > Image,
+ * Insert > Document, Hyperlink's file tab) are not here, and the engine could not read another
+ * folder anyway (workers/confine.ts). A kit whose engine lacks the dialog libraries refuses these.
+ */
+export const DIALOG_COMMANDS = [
+  // Writer
+  "ParagraphDialog", "FontDialog", "PageDialog", "BulletsAndNumberingDialog", "TableDialog", "FormatColumns",
+  "EditStyle", "InsertBreak", "WordCountDialog",
+  // Calc
+  "FormatCellDialog", "PageFormatDialog", "ConditionalFormatDialog", "ConditionalFormatManagerDialog",
+  "DataSort", "DataFilterStandardFilter", "Validation", "ColumnWidth", "RowHeight", "InsertCell", "DeleteCell",
+  // drawing objects and slides
+  "TransformDialog", "FormatArea", "FormatLine", "OutlineBullet",
+  // everywhere
+  "SearchDialog", "SpellingAndGrammarDialog", "ThesaurusDialog",
+];
+
 /** Commands without arguments that only move, select or copy. */
 const PLAIN_READS = ["Copy", "SelectAll", "GoToStart", "GoToEnd", "GoToStartOfDoc", "GoToEndOfDoc"];
 
 export const RULES: Record<string, UnoRule> = {
   ...Object.fromEntries(PLAIN_EDITS.map((n) => [n, {}])),
   ...Object.fromEntries(PLAIN_READS.map((n) => [n, { readOnly: true }])),
+  ...Object.fromEntries(DIALOG_COMMANDS.map((n) => [n, {}])),
   StyleApply: { args: { Style: text(256), FamilyName: typed("string", z.enum(["ParagraphStyles", "CharacterStyles", "CellStyles", "PageStyles"])) } },
   CharFontName: { args: { "CharFontName.FamilyName": text(256) } },
   FontHeight: { args: { "FontHeight.Height": typed("float", z.number().min(1).max(999)) } },
@@ -145,6 +166,12 @@ const ARGUMENTS = new Map(Object.entries(RULES).map(([name, rule]) => [name, z.s
 function shortName(command: string): string | null {
   const m = /^\.uno:([A-Za-z0-9_.-]{1,64})$/.exec(command);
   return m ? m[1]! : null;
+}
+
+/** Whether the command opens one of LibreOffice's dialogs (InsertSymbol does without its argument). */
+export function isDialogCommand(command: string, args: string): boolean {
+  const n = shortName(command);
+  return n !== null && (DIALOG_COMMANDS.includes(n) || (n === "InsertSymbol" && !args));
 }
 
 /** Whether the door lets this command through for some view (the kit's second wall checks names only). */
