@@ -8,6 +8,8 @@
 // - a view that leaves, or a replay that ends, closes what is still open (an open dialog in a view
 //   nobody sees would hold its changes, and a view destroyed under an open dialog is unsafe).
 
+import { windowLife } from "../app/edsrv/protocol/dialog-events";
+
 export interface OpenWindow {
   /** LibreOffice's window id (a decimal number; 64 bits in LibreOfficeKit's API). */
   id: string;
@@ -22,37 +24,15 @@ const LOK_CALLBACK_JSDIALOG = 46;
 
 const open = new Map<number, Map<string, OpenWindow>>();
 
-function viewWindows(viewId: number): Map<string, OpenWindow> {
-  let m = open.get(viewId);
-  if (!m) open.set(viewId, (m = new Map()));
-  return m;
-}
-
 /** Reads a JSDialog or window callback of a view; other callbacks are ignored. */
 export function noteDialogCallback(viewId: number, type: number, payload: string): void {
   if (type !== LOK_CALLBACK_JSDIALOG && type !== LOK_CALLBACK_WINDOW) return;
-  let j: Record<string, unknown>;
-  try {
-    j = JSON.parse(payload);
-  } catch {
-    return;
-  }
-  if (!j || typeof j !== "object") return;
-  const id = String(j.id ?? "");
-  if (!/^\d{1,19}$/.test(id)) return;
-  if (type === LOK_CALLBACK_WINDOW) {
-    if (j.action === "created") viewWindows(viewId).set(id, { id, name: String(j.title ?? ""), kind: "tunnelled" });
-    else if (j.action === "close") viewWindows(viewId).delete(id);
-    return;
-  }
-  if (j.action === "close") {
-    viewWindows(viewId).delete(id);
-    return;
-  }
-  // A whole description has no action; updates and actions concern a window already known.
-  if (j.action !== undefined) return;
-  if (j.jsontype === "dialog") viewWindows(viewId).set(id, { id, name: String(j.dialogid ?? ""), kind: "dialog" });
-  else if (j.jsontype === "popup") viewWindows(viewId).set(id, { id, name: String((j.children as { id?: string }[] | undefined)?.[0]?.id ?? ""), kind: "popup" });
+  const life = windowLife(type === LOK_CALLBACK_WINDOW ? "window" : "jsdialog", payload);
+  if (!life) return;
+  let windows = open.get(viewId);
+  if (!windows) open.set(viewId, (windows = new Map()));
+  if (life.opened) windows.set(life.windowId, { id: life.windowId, name: life.name, kind: life.kind });
+  else windows.delete(life.windowId);
 }
 
 /**

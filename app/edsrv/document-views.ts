@@ -7,6 +7,7 @@ import { sendTiles, sendTilesStale } from "./view-commands";
 import { ViewTiles, firstScreenTiles } from "./tile-push";
 import { CALLBACK_NAMES, deliverAfterPushes } from "./view-callbacks";
 import { filterContextMenu } from "./protocol/uno-commands";
+import { windowLife } from "./protocol/dialog-events";
 import type { CheckFileInfo } from "./wopi-client";
 import type { ClientSession } from "./session";
 import type { DocumentState } from "./document-state";
@@ -176,8 +177,17 @@ export class DocumentViews {
         if (menu) s.send(`${name}: ${menu}`);
         continue;
       }
+      if (cb === 36 || cb === 46) noteWindowLife(s, name as "window" | "jsdialog", payload);
       const pushed = cb === 0 && version !== undefined ? s.tiles?.onInvalidation(payload, version) : null;
       deliverAfterPushes(s, frame, pushed ?? null);
     }
   }
+}
+
+/** Keeps the session's list of open dialogs (the windows its `dialogevent`s may name). */
+function noteWindowLife(s: ClientSession, name: "window" | "jsdialog", payload: string): void {
+  const life = windowLife(name, payload);
+  if (!life) return;
+  if (life.opened) (s.dialogs ??= new Map()).set(life.windowId, life.name);
+  else s.dialogs?.delete(life.windowId);
 }

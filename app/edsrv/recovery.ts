@@ -87,6 +87,9 @@ export async function replay(kit: Kit, basePath: string, fileName: string, entri
     done.catch(() => {});
   }
   await Promise.all(inFlight);
+  // A dialog open when the engine died is open again after the replay, where nobody sees it:
+  // closed (as Cancel), its unapplied changes with it, as the page's dialog went with its socket.
+  for (const v of open) await run("closedialogs", { viewId: v.viewId });
   await run("settle", {});
   await Bun.sleep(graceMs);
   await run("ping", {});

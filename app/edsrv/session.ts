@@ -26,6 +26,8 @@ export interface ClientSession {
   /** Callback frames waiting for the tiles pushed for an invalidation (see deliverAfterPushes). */
   held?: { frames: string[]; pushes: number; timer: ReturnType<typeof setTimeout> };
   info?: CheckFileInfo;
+  /** LibreOffice's dialogs open in this view: window id → dialog name (what a replay finds it by). */
+  dialogs?: Map<string, string>;
   userId: string;
   userName: string;
   joinedAt: number;

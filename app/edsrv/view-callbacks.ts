@@ -25,7 +25,9 @@ export const CALLBACK_NAMES: Record<number, ServerFrameName> = {
   28: "viewcursorvisible",
   32: "comment",
   34: "celladdress",
+  36: "window",
   39: "context",
+  46: "jsdialog",
 };
 
 /** The longest a view's callbacks wait for pushed tiles (a kit busy with a save, say). */

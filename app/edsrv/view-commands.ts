@@ -6,7 +6,8 @@ import type { ClientSession, SaveOutcome, ViewDocument } from "./session";
 import type { Kit } from "./kits";
 import type { SentTile, TileRequest } from "./tile-push";
 import { EXPORT_FORMATS } from "./exports";
-import { decideUno } from "./protocol/uno-commands";
+import { decideUno, isDialogCommand } from "./protocol/uno-commands";
+import { decideDialogEvent } from "./protocol/dialog-events";
 import {
   downloadAsFrame,
   errorFrame,
@@ -38,6 +39,9 @@ function pasteLimit(cmd: string, mime: string): number {
   if (cmd === "insertgraphic" || mime.startsWith("image/")) return PASTE_LIMITS.picture;
   return mime.startsWith("text/html") ? PASTE_LIMITS.html : PASTE_LIMITS.text;
 }
+
+/** Dialog acts that may change the document (the rest change only the dialog's widgets). */
+const APPLYING_DIALOG_ACTS = new Set(["click", "response", "activate", "dblclick"]);
 
 /** The most tiles one request may ask for (the kit paints them in one go). */
 const MAX_TILES_PER_REQUEST = 64;
@@ -146,7 +150,22 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
       }
       if (s.readOnly && !u.viewOnly) return refuse();
       const sent = kit.request("uno", { viewId, command: u.command, args: u.args });
-      if (!u.viewOnly) doc.markEdited();
+      // Opening a dialog changes nothing yet: its OK does (a dialog event, below).
+      if (!u.viewOnly && !isDialogCommand(u.command, u.args)) doc.markEdited();
+      await sent;
+      return;
+    }
+    case "dialogevent": {
+      // `dialogevent <windowId> <JSON>`: a person's act on a widget of one of LibreOffice's
+      // dialogs open in this view (protocol/dialog-events.ts checks the event's form).
+      if (s.readOnly) return refuse();
+      const e = decideDialogEvent(args._ ?? "");
+      if (!e) return s.send(errorFrame("dialogevent", "badargs"));
+      const dialog = s.dialogs?.get(e.windowId);
+      if (dialog === undefined) return s.send(errorFrame("dialogevent", "nodialog"));
+      const sent = kit.request("dialogevent", { viewId, windowId: e.windowId, dialog, json: e.json });
+      // A button (OK, Insert, Apply) or a double click may apply what the dialog holds.
+      if (APPLYING_DIALOG_ACTS.has(JSON.parse(e.json).cmd)) doc.markEdited();
       await sent;
       return;
     }

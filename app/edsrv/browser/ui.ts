@@ -9,6 +9,7 @@
 import { commandValuesCommand, type DocStatus } from "../protocol/frames";
 import { buildComments } from "./interface/comments";
 import { installContextMenu } from "./interface/context-menu";
+import { installDialogs } from "./interface/dialogs";
 import { button, sep, setOptions, showPictures } from "./interface/controls";
 import { applyWopi, buildDownload, fillDownload, installDownloads, installWopiInfo } from "./interface/download";
 import { buildFindBar, openFind } from "./interface/find";
@@ -33,6 +34,7 @@ function install(): void {
   installWopiInfo();
   installDownloads();
   installContextMenu();
+  installDialogs();
   installPeople();
   installStatusBar();
   installStateChanges();

@@ -27,7 +27,8 @@ export type ClientCommand =
   | "insertgraphic"
   | "save"
   | "closedocument"
-  | "viewlanguage";
+  | "viewlanguage"
+  | "dialogevent";
 
 /** Text frames the server sends (server → page); `tile:` frames are binary and have their own header. */
 export type ServerFrameName =
@@ -58,6 +59,8 @@ export type ServerFrameName =
   | "comment"
   | "celladdress"
   | "context"
+  | "jsdialog"
+  | "window"
   | "viewinfo"
   | "textselectioncontent"
   | "commandvalues"

@@ -25,7 +25,10 @@ export function buildSheet(): void {
   NUMBER_FORMATS.forEach((f) => { nf.appendChild(el("option", { value: f[0], text: f[1] })); });
   const borders = picker(T.borders, "tb-borders", (v) => { if (v) run(".uno:SetBorderStyle", borderArgs(v)); borders.value = ""; });
   [["", T.borders], ["all", T.bordersAll], ["outer", T.bordersOuter], ["none", T.bordersNone]].forEach((f) => { borders.appendChild(el("option", { value: f[0], text: f[1] })); });
-  addTo("home", nf, borders);
+  addTo("home", nf, borders, sep(),
+    // LibreOffice's own dialogs (interface/dialogs.ts shows them).
+    button(".uno:FormatCellDialog", T.formatCellsDialog),
+    button(".uno:ConditionalFormatDialog", T.conditionalFormatDialog));
   addTo("insert",
     button(".uno:InsertRowsBefore", T.rowAbove),
     button(".uno:InsertRowsAfter", T.rowBelow),
@@ -39,7 +42,10 @@ export function buildSheet(): void {
     button(".uno:SortDescending", T.sortDesc),
     // Not a toggle: LibreOffice 7.4 reports no state for the autofilter.
     button(".uno:DataFilterAutoFilter", T.autofilter),
-    button(".uno:FreezePanes", T.freeze, { toggle: true }));
+    button(".uno:FreezePanes", T.freeze, { toggle: true }), sep(),
+    button(".uno:DataSort", T.sortDialog),
+    button(".uno:DataFilterStandardFilter", T.standardFilterDialog),
+    button(".uno:PageFormatDialog", T.pageDialog));
   addTo("review", spelling());
   buildFormulaBar();
   buildSheetTabs();

@@ -127,6 +127,8 @@ export function textBox(cmd: string): HTMLElement {
 export function specialCharacters(): HTMLElement {
   const chars = ["©", "®", "™", "€", "£", "¥", "§", "¶", "°", "±", "×", "÷", "–", "—", "…", "«", "»", "→", "←", "✓"];
   const entries: MenuEntry[] = chars.map((c) => ({ cmd: ".uno:InsertSymbol", label: c, icon: "insertsymbol", args: { Symbols: arg("string", c) } }));
+  // Without a character, LibreOffice's Special Characters dialog (every character of every font).
+  entries.push({ cmd: ".uno:InsertSymbol", label: T.moreCharacters, icon: "charmapcontrol" });
   const b = menuButton(".uno:CharmapControl", T.specialChar, entries);
   b.setAttribute("data-menu-cmds", ".uno:InsertSymbol");
   return b;
@@ -200,7 +202,11 @@ export function buildText(): void {
     button(".uno:DefaultNumbering", T.numbering, { toggle: true }),
     button(".uno:DecrementIndent", T.outdent),
     button(".uno:IncrementIndent", T.indent),
-    lineSpacing());
+    lineSpacing(), sep(),
+    // LibreOffice's own dialogs (interface/dialogs.ts shows them).
+    button(".uno:FontDialog", T.characterDialog),
+    button(".uno:ParagraphDialog", T.paragraphDialog),
+    button(".uno:BulletsAndNumberingDialog", T.bulletsDialog));
   addTo("insert", insertTable(), insertImage(), chart(), shapes(), textBox(".uno:DrawText"), sep(),
     insertLink(), specialCharacters(), sep(),
     button(".uno:InsertPagebreak", T.pagebreak),
@@ -218,6 +224,7 @@ export function buildText(): void {
       api.uno(".uno:PageLRMargin", { "Page.Left": arg("long", l), "Page.Right": arg("long", r) });
       run(".uno:PageULMargin", { "Page.Upper": arg("long", t), "Page.Lower": arg("long", b) });
     } }))),
+    button(".uno:PageDialog", T.pageDialog),
   );
   addTo("review", spelling(), sep());
 }

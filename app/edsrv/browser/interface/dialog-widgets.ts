@@ -1,0 +1,383 @@
+// LibreOffice's dialog widgets (JSDialog JSON, protocol/dialog-events.ts) as HTML controls: each
+// JSON widget becomes the native element a person and a screen reader expect (a checkbox is an
+// <input type=checkbox> with its <label>, a list a <select>, a tab control a tablist), and a
+// person's act on it becomes the event LibreOffice's JSDialog executor takes. LibreOffice keeps
+// the dialog's state: after an act it sends the widgets that changed, which replace ours.
+// Collabora's browser client (browser/src/control/jsdialog/) does the same with its own widgets.
+
+import type { DialogEvent, JsTreeEntry, JsWidget } from "../../protocol/dialog-events";
+import { el } from "./controls";
+
+/** What the widgets of one window need of it. */
+export interface WidgetHost {
+  /** The DOM id of a widget of this window (LibreOffice's ids are unique within a window only). */
+  domId(widgetId: string): string;
+  /** Sends a person's act on a widget. */
+  send(e: DialogEvent): void;
+  /** The dialog's response buttons (OK, Cancel…) by widget id. */
+  responses: Map<string, number>;
+  /** Registers a built widget for the updates and actions that name it. */
+  remember(w: JsWidget, e: HTMLElement): void;
+}
+
+/** A label without LibreOffice's mnemonic marks ("~Before text:" → "Before text:"). */
+export const plain = (t: string | undefined): string => (t || "").replace(/~/g, "");
+
+/** What a screen reader says of a widget: its label, or the text LibreOffice gave its accessibility. */
+const accessibleName = (w: JsWidget): string => plain(w.aria?.label) || plain(w.text);
+
+/** Builds a widget and its children; null for what has nothing to show (scroll bars). */
+export function buildWidget(w: JsWidget, host: WidgetHost): HTMLElement | null {
+  const make = BUILDERS[w.type] ?? buildContainer;
+  const e = make(w, host);
+  if (!e) return null;
+  if (w.id) {
+    e.dataset.widget = w.id;
+    host.remember(w, e);
+  }
+  if (w.visible === false) e.hidden = true;
+  if (w.enabled === false) disable(e, true);
+  if (w.aria?.description && !e.title) e.title = w.aria.description;
+  if (w.left !== undefined && w.top !== undefined) {
+    e.style.gridColumn = String(Number(w.left) + 1);
+    e.style.gridRow = String(Number(w.top) + 1);
+  }
+  return e;
+}
+
+export function disable(e: HTMLElement, off: boolean): void {
+  e.classList.toggle("jsd-disabled", off);
+  for (const c of [e, ...e.querySelectorAll<HTMLElement>("input, select, button, textarea")]) {
+    if ("disabled" in c) (c as HTMLInputElement).disabled = off;
+  }
+}
+
+function children(w: JsWidget, host: WidgetHost, into: HTMLElement): HTMLElement {
+  for (const c of w.children ?? []) {
+    const e = buildWidget(c, host);
+    if (e) into.appendChild(e);
+  }
+  return into;
+}
+
+function buildContainer(w: JsWidget, host: WidgetHost): HTMLElement {
+  return children(w, host, el("div", { "class": "jsd-box" + (w.vertical === false ? " jsd-row" : " jsd-col") }));
+}
+
+function buildGrid(w: JsWidget, host: WidgetHost): HTMLElement {
+  return children(w, host, el("div", { "class": "jsd-grid" }));
+}
+
+/** A frame: its first text is its caption (a fieldset's legend). */
+function buildFrame(w: JsWidget, host: WidgetHost): HTMLElement {
+  const box = el("fieldset", { "class": "jsd-frame" });
+  const [caption, ...rest] = w.children ?? [];
+  if (caption && caption.type === "fixedtext") box.appendChild(el("legend", { text: plain(caption.text) }));
+  else if (caption) {
+    const e = buildWidget(caption, host);
+    if (e) box.appendChild(e);
+  }
+  for (const c of rest) {
+    const e = buildWidget(c, host);
+    if (e) box.appendChild(e);
+  }
+  return box;
+}
+
+function buildText(w: JsWidget, host: WidgetHost): HTMLElement {
+  // Its id is what a widget that names it as its label (labelledBy) points to.
+  const id = w.id ? host.domId(w.id) + "-label" : null;
+  if (w.labelFor) return el("label", { "class": "jsd-label", id, for: host.domId(w.labelFor), text: plain(w.text) });
+  return el("span", { "class": "jsd-text", id, text: plain(w.text) });
+}
+
+/** A widget's own input gets the label LibreOffice links to it, or its accessible name. */
+function labelled(input: HTMLElement, w: JsWidget, host: WidgetHost): void {
+  input.id = host.domId(w.id);
+  if (w.labelledBy) input.setAttribute("aria-labelledby", host.domId(w.labelledBy) + "-label");
+  const name = accessibleName(w);
+  if (name && !w.labelledBy) input.setAttribute("aria-label", name);
+}
+
+function buildEdit(w: JsWidget, host: WidgetHost): HTMLElement {
+  const multiline = w.type === "multilineedit";
+  const input = multiline ? el("textarea", { "class": "jsd-edit", rows: "4" }) : el("input", { "class": "jsd-edit", type: "text" });
+  input.value = w.text ?? "";
+  labelled(input, w, host);
+  const sendText = () => host.send({ id: w.id, cmd: "change", data: input.value, type: "edit" });
+  input.addEventListener("change", sendText);
+  // LibreOffice filters some lists as one types (Special Character's search).
+  let typing: ReturnType<typeof setTimeout> | undefined;
+  input.addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(sendText, 300); });
+  return input;
+}
+
+/**
+ * A number with its unit ("1.00″", "100%"): typed as text, sent as the number (LibreOffice's
+ * spin field takes it in the field's own unit); arrow keys step it.
+ */
+function buildNumber(w: JsWidget, host: WidgetHost): HTMLElement {
+  const input = el("input", { "class": "jsd-number", type: "text", inputmode: "decimal", role: "spinbutton" });
+  input.value = w.text ?? String(w.value ?? "");
+  labelled(input, w, host);
+  if (w.min !== undefined) input.setAttribute("aria-valuemin", String(w.min));
+  if (w.max !== undefined) input.setAttribute("aria-valuemax", String(w.max));
+  if (w.value !== undefined) input.setAttribute("aria-valuenow", String(w.value));
+  input.setAttribute("aria-valuetext", input.value);
+  const number = (text: string) => {
+    const m = /-?\d+([.,]\d+)?/.exec(text);
+    return m ? Number(m[0].replace(",", ".")) : NaN;
+  };
+  const sendValue = (v: number) => {
+    if (Number.isFinite(v)) host.send({ id: w.id, cmd: "value", data: String(v), type: "spinfield" });
+  };
+  input.addEventListener("change", () => { sendValue(number(input.value)); });
+  input.addEventListener("keydown", (e) => {
+    if (e.key !== "ArrowUp" && e.key !== "ArrowDown") return;
+    e.preventDefault();
+    const step = Number(w.step) || 1;
+    const now = number(input.value);
+    const next = Math.round(((Number.isFinite(now) ? now : 0) + (e.key === "ArrowUp" ? step : -step)) * 1000) / 1000;
+    input.value = String(next);
+    sendValue(next);
+  });
+  return input;
+}
+
+function buildCheck(w: JsWidget, host: WidgetHost): HTMLElement {
+  const input = el("input", { type: w.type === "radiobutton" ? "radio" : "checkbox" });
+  input.id = host.domId(w.id);
+  input.checked = w.checked === true;
+  if (w.type === "radiobutton") input.name = host.domId("radio-group");
+  input.addEventListener("change", () => {
+    host.send({ id: w.id, cmd: "change", data: input.checked ? "true" : "false", type: w.type === "radiobutton" ? "radiobutton" : "checkbox" });
+  });
+  const label = el("label", { "class": "jsd-check", for: input.id }, [input, el("span", { text: plain(w.text) })]);
+  return label;
+}
+
+function buildList(w: JsWidget, host: WidgetHost): HTMLElement {
+  const entries = (w.entries ?? []).map((e) => (typeof e === "string" ? e : plain(e.text)));
+  const selected = Number(w.selectedEntries?.[0] ?? -1);
+  if (w.type === "combobox" && w.children?.some((c) => c.type === "edit")) {
+    // A list one may also type into (a font name, a size).
+    const input = el("input", { "class": "jsd-edit", type: "text" });
+    const listId = host.domId(w.id) + "-entries";
+    input.setAttribute("list", listId);
+    input.value = w.text ?? entries[selected] ?? "";
+    labelled(input, w, host);
+    input.addEventListener("change", () => {
+      const at = entries.indexOf(input.value);
+      host.send(at >= 0 ? { id: w.id, cmd: "selected", data: `${at};${input.value}`, type: "combobox" } : { id: w.id, cmd: "change", data: input.value, type: "combobox" });
+    });
+    return el("span", { "class": "jsd-combo" }, [input, el("datalist", { id: listId }, entries.map((t) => el("option", { value: t })))]);
+  }
+  const select = el("select", { "class": "jsd-select" });
+  entries.forEach((t, i) => { select.appendChild(el("option", { value: String(i), text: t })); });
+  select.selectedIndex = selected;
+  labelled(select, w, host);
+  select.addEventListener("change", () => {
+    host.send({ id: w.id, cmd: "selected", data: `${select.selectedIndex};${entries[select.selectedIndex] ?? ""}`, type: "combobox" });
+  });
+  return select;
+}
+
+function buildButton(w: JsWidget, host: WidgetHost): HTMLElement {
+  const b = el("button", { type: "button", "class": "jsd-button" + (w.has_default ? " jsd-default" : ""), text: plain(w.text) || symbolText(w.symbol) });
+  b.id = host.domId(w.id);
+  const name = accessibleName(w);
+  if (name && !b.textContent) b.setAttribute("aria-label", name);
+  if (w.type === "menubutton") {
+    b.setAttribute("aria-haspopup", "true");
+    b.addEventListener("click", () => { host.send({ id: w.id, cmd: "toggle", data: "", type: "menubutton" }); });
+    return b;
+  }
+  b.addEventListener("click", () => {
+    host.send({ id: w.id, cmd: "click", data: "", type: host.responses.has(w.id) ? "responsebutton" : "pushbutton" });
+  });
+  return b;
+}
+
+const symbolText = (symbol: string | undefined): string => (symbol === "SPIN_DOWN" ? "▾" : symbol === "SPIN_UP" ? "▴" : symbol === "NEXT" ? "›" : symbol === "PREV" ? "‹" : "");
+
+/** The dialog's OK, Cancel…: Help is left out (LibreOffice's help is not served here). */
+function buildButtonBox(w: JsWidget, host: WidgetHost): HTMLElement {
+  const box = el("div", { "class": "jsd-buttons" });
+  for (const c of w.children ?? []) {
+    if (c.id === "help") continue;
+    const e = buildWidget(c, host);
+    if (e) box.appendChild(e);
+  }
+  return box;
+}
+
+/** Tabs: one tablist, every page built (LibreOffice sends them all), the selected one shown. */
+function buildTabs(w: JsWidget, host: WidgetHost): HTMLElement {
+  const tabs = w.tabs ?? [];
+  const pages = (w.children ?? []).filter((c) => c.type === "tabpage");
+  const list = el("div", { role: "tablist", "class": "jsd-tablist" });
+  const box = el("div", { "class": "jsd-tabs" }, [list]);
+  const selectedAt = Math.max(0, tabs.findIndex((t) => String(t.id) === String(w.selected)));
+  const panels: HTMLElement[] = [];
+  const buttons: HTMLButtonElement[] = [];
+  tabs.forEach((t, i) => {
+    const tabId = host.domId(w.id + "-tab-" + i);
+    const panelId = host.domId(w.id + "-page-" + i);
+    const b = el("button", { type: "button", role: "tab", id: tabId, "aria-controls": panelId, "aria-selected": String(i === selectedAt), tabindex: i === selectedAt ? "0" : "-1", text: plain(t.text) });
+    b.dataset.tab = t.name;
+    b.addEventListener("click", () => { show(i); host.send({ id: w.id, cmd: "selecttab", data: String(i), type: "tabcontrol" }); });
+    buttons.push(b);
+    list.appendChild(b);
+    const page = pages[i];
+    const panel = page ? children(page, host, el("div", { role: "tabpanel", "class": "jsd-page", id: panelId, "aria-labelledby": tabId })) : el("div", { role: "tabpanel", id: panelId });
+    panel.hidden = i !== selectedAt;
+    panels.push(panel);
+    box.appendChild(panel);
+  });
+  const show = (i: number) => {
+    buttons.forEach((b, j) => { b.setAttribute("aria-selected", String(i === j)); b.tabIndex = i === j ? 0 : -1; });
+    panels.forEach((p, j) => { p.hidden = i !== j; });
+  };
+  list.addEventListener("keydown", (e) => {
+    const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
+    if (at < 0 || (e.key !== "ArrowRight" && e.key !== "ArrowLeft")) return;
+    e.preventDefault();
+    const next = buttons[(at + (e.key === "ArrowRight" ? 1 : buttons.length - 1)) % buttons.length]!;
+    next.focus();
+    next.click();
+  });
+  return box;
+}
+
+/**
+ * A picture LibreOffice draws (a preview, a character grid): shown as its image; a click is sent
+ * where it fell, as a fraction of the picture (LibreOffice scales it to the area's size).
+ */
+function buildDrawing(w: JsWidget, host: WidgetHost): HTMLElement {
+  const img = el("img", { "class": "jsd-drawing", alt: accessibleName(w), draggable: "false" });
+  if (w.image) img.src = w.image;
+  if (w.imagewidth) img.width = Number(w.imagewidth);
+  if (w.imageheight) img.height = Number(w.imageheight);
+  img.tabIndex = 0;
+  img.addEventListener("click", (e) => {
+    const r = img.getBoundingClientRect();
+    const x = r.width ? (e.clientX - r.left) / r.width : 0, y = r.height ? (e.clientY - r.top) / r.height : 0;
+    host.send({ id: w.id, cmd: "click", data: `${x.toFixed(4)};${y.toFixed(4)}`, type: "drawingarea" });
+  });
+  img.addEventListener("dblclick", (e) => {
+    const r = img.getBoundingClientRect();
+    const x = r.width ? (e.clientX - r.left) / r.width : 0, y = r.height ? (e.clientY - r.top) / r.height : 0;
+    host.send({ id: w.id, cmd: "dblclick", data: `${x.toFixed(4)};${y.toFixed(4)}`, type: "drawingarea" });
+  });
+  return img;
+}
+
+/** A list of rows (a tree view): one option per row, in LibreOffice's order. */
+function buildTree(w: JsWidget, host: WidgetHost): HTMLElement {
+  const list = el("div", { role: "listbox", "class": "jsd-tree", tabindex: "0" });
+  list.id = host.domId(w.id);
+  const name = accessibleName(w);
+  if (name) list.setAttribute("aria-label", name);
+  const rows: JsTreeEntry[] = [];
+  const flatten = (entries: JsTreeEntry[]) => { for (const e of entries) { rows.push(e); if (e.children) flatten(e.children); } };
+  flatten((w.entries ?? []).filter((e): e is JsTreeEntry => typeof e !== "string"));
+  const options = rows.map((r, i) => {
+    const text = plain(r.text ?? r.columns?.map((c) => c.text ?? "").filter(Boolean).join("  ") ?? "");
+    const o = el("div", { role: "option", "class": "jsd-row-item", "aria-selected": String(r.selected === true), text });
+    o.addEventListener("click", () => { select(i); });
+    o.addEventListener("dblclick", () => { host.send({ id: w.id, cmd: "activate", data: String(i), type: "treeview" }); });
+    list.appendChild(o);
+    return o;
+  });
+  const select = (i: number) => {
+    options.forEach((o, j) => { o.setAttribute("aria-selected", String(i === j)); });
+    options[i]?.scrollIntoView({ block: "nearest" });
+    host.send({ id: w.id, cmd: "select", data: String(i), type: "treeview" });
+  };
+  list.addEventListener("keydown", (e) => {
+    const at = options.findIndex((o) => o.getAttribute("aria-selected") === "true");
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault();
+      select(Math.max(0, Math.min(options.length - 1, at + (e.key === "ArrowDown" ? 1 : -1))));
+    } else if (e.key === "Enter" && at >= 0) {
+      e.preventDefault();
+      host.send({ id: w.id, cmd: "activate", data: String(at), type: "treeview" });
+    }
+  });
+  return list;
+}
+
+function buildIconView(w: JsWidget, host: WidgetHost): HTMLElement {
+  const list = el("div", { role: "listbox", "class": "jsd-icons", "aria-label": accessibleName(w) });
+  list.id = host.domId(w.id);
+  (w.entries ?? []).forEach((entry, i) => {
+    const e = typeof entry === "string" ? { text: entry } : entry;
+    const o = el("button", { type: "button", role: "option", "class": "jsd-icon", "aria-selected": String(e.selected === true), title: plain(e.tooltip ?? e.text) });
+    if (e.image) o.appendChild(el("img", { src: e.image, alt: plain(e.text ?? e.tooltip) }));
+    else o.textContent = plain(e.text);
+    o.addEventListener("click", () => { host.send({ id: w.id, cmd: "select", data: String(i), type: "iconview" }); });
+    o.addEventListener("dblclick", () => { host.send({ id: w.id, cmd: "activate", data: String(i), type: "iconview" }); });
+    list.appendChild(o);
+  });
+  return list;
+}
+
+function buildExpander(w: JsWidget, host: WidgetHost): HTMLElement {
+  const [caption, ...rest] = w.children ?? [];
+  const d = el("details", { "class": "jsd-expander" });
+  if (w.expanded === true) d.open = true;
+  const summary = el("summary", { text: plain(caption?.text ?? w.text) });
+  summary.addEventListener("click", () => { host.send({ id: w.id, cmd: "toggle", data: "", type: "expander" }); });
+  d.appendChild(summary);
+  for (const c of rest) {
+    const e = buildWidget(c, host);
+    if (e) d.appendChild(e);
+  }
+  return d;
+}
+
+function buildToolbox(w: JsWidget, host: WidgetHost): HTMLElement {
+  const bar = el("div", { role: "toolbar", "class": "jsd-toolbox", "aria-label": accessibleName(w) });
+  for (const item of w.children ?? []) {
+    const label = plain(item.text) || plain(item.aria?.label) || String(item.command ?? item.id);
+    const b = el("button", { type: "button", "class": "jsd-button", text: label, "aria-pressed": (item as { selected?: unknown }).selected === true ? "true" : null });
+    if (item.enabled === false) b.disabled = true;
+    b.addEventListener("click", () => { host.send({ id: w.id, cmd: "click", data: String(item.id), type: "toolbox" }); });
+    bar.appendChild(b);
+  }
+  return bar;
+}
+
+const nothing = (): null => null;
+
+const BUILDERS: Record<string, (w: JsWidget, host: WidgetHost) => HTMLElement | null> = {
+  container: buildContainer,
+  grid: buildGrid,
+  frame: buildFrame,
+  fixedtext: buildText,
+  edit: buildEdit,
+  multilineedit: buildEdit,
+  formattedfield: buildNumber,
+  spinfield: buildNumber,
+  metricfield: buildNumber,
+  checkbox: buildCheck,
+  radiobutton: buildCheck,
+  listbox: buildList,
+  combobox: buildList,
+  pushbutton: buildButton,
+  menubutton: buildButton,
+  buttonbox: buildButtonBox,
+  tabcontrol: buildTabs,
+  drawingarea: buildDrawing,
+  treelistbox: buildTree,
+  treeview: buildTree,
+  iconview: buildIconView,
+  expander: buildExpander,
+  toolbox: buildToolbox,
+  separator: () => el("hr", { "class": "jsd-separator" }),
+  image: (w) => el("img", { "class": "jsd-image", src: String(w.image ?? ""), alt: accessibleName(w) }),
+  scrollbar: nothing,
+  scrollbarbox: nothing,
+  // The popups of menu buttons (colour palettes) are sent as their own windows when opened.
+  dockingwindow: nothing,
+};

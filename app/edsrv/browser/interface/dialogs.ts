@@ -1,0 +1,167 @@
+// LibreOffice's dialogs in the page (issue 33): a dialog command (Format > Paragraph…) makes
+// LibreOffice describe the dialog as JSDialog JSON (`jsdialog:`); it is drawn here as a modal
+// HTML dialog (dialog-widgets.ts builds its widgets), each act on a widget goes back as a
+// `dialogevent`, LibreOffice answers with the widgets that changed (`update`), acts on widgets
+// (`action`: show, hide, enable, setText…) and finally `close`. On a narrow screen a dialog is a
+// full-screen sheet. Nothing of the dialog's state is kept here: LibreOffice owns it.
+
+import { dialogEventCommand, type DialogEvent, type JsDialogMessage, type JsWidget } from "../../protocol/dialog-events";
+import { buildWidget, disable, plain, type WidgetHost } from "./dialog-widgets";
+import { el } from "./controls";
+import { api } from "./state";
+
+interface OpenDialog {
+  windowId: string;
+  kind: string;
+  root: HTMLElement;
+  widgets: Map<string, HTMLElement>;
+  responses: Map<string, number>;
+  /** What had the keyboard before the dialog opened (given back when it closes). */
+  before: Element | null;
+}
+
+const open = new Map<string, OpenDialog>();
+/** The dialogs open now, for the tests: window id → LibreOffice's dialog name. */
+export const openDialogs = (): Record<string, string> => Object.fromEntries([...open].map(([id, d]) => [id, d.root.dataset.dialog ?? ""]));
+
+function host(d: OpenDialog): WidgetHost {
+  return {
+    domId: (widgetId) => `jsd-${d.windowId}-${widgetId.replace(/[^A-Za-z0-9_-]/g, "_")}`,
+    send: (e: DialogEvent) => { api.send(dialogEventCommand(d.windowId, e)); },
+    responses: d.responses,
+    remember: (w: JsWidget, e: HTMLElement) => { d.widgets.set(w.id, e); },
+  };
+}
+
+const focusable = (root: HTMLElement): HTMLElement[] =>
+  [...root.querySelectorAll<HTMLElement>("input, select, textarea, button, [tabindex]")].filter((e) => !(e as HTMLInputElement).disabled && e.tabIndex >= 0 && e.offsetParent !== null);
+
+/** Cancel, as the dialog's own Cancel button (or its close box) would. */
+function cancel(d: OpenDialog): void {
+  const h = host(d);
+  if (d.responses.has("cancel")) h.send({ id: "cancel", cmd: "click", data: "", type: "responsebutton" });
+  else h.send({ id: "__DIALOG__", cmd: "close", data: "", type: "dialog" });
+}
+
+function show(message: JsWidget & { jsontype: string }): void {
+  const windowId = String(message.id);
+  const existing = open.get(windowId);
+  if (existing) existing.root.remove();
+  const d: OpenDialog = { windowId, kind: message.jsontype, root: el("div"), widgets: new Map(), responses: new Map(), before: existing?.before ?? document.activeElement };
+  for (const r of message.responses ?? []) d.responses.set(r.id, r.response);
+  open.set(windowId, d);
+  const h = host(d);
+  const title = plain(message.title || message.text);
+  const titleId = h.domId("title");
+  const body = el("div", { "class": "jsd-body" });
+  for (const c of message.children ?? []) {
+    const e = buildWidget(c, h);
+    if (e) body.appendChild(e);
+  }
+  const closeBox = el("button", { type: "button", "class": "jsd-close", "aria-label": "✕", text: "✕" });
+  closeBox.addEventListener("click", () => { cancel(d); });
+  const box = el("div", { role: "dialog", "aria-modal": "true", "aria-labelledby": titleId, "class": "jsd-dialog" }, [
+    el("header", { "class": "jsd-title" }, [el("h2", { id: titleId, text: title }), closeBox]),
+    body,
+  ]);
+  box.dataset.dialog = String(message.dialogid ?? "");
+  d.root = el("div", { "class": "jsd-overlay" }, [box]);
+  d.root.dataset.dialog = String(message.dialogid ?? "");
+  d.root.dataset.window = windowId;
+  box.addEventListener("keydown", (e) => {
+    // The document's shortcuts never see a key typed in a dialog.
+    e.stopPropagation();
+    if (e.key === "Escape") { e.preventDefault(); cancel(d); return; }
+    if (e.key === "Enter" && (e.target as HTMLElement).tagName === "INPUT" && d.responses.has("ok")) {
+      // Enter in a field: the field's value first (its change), then OK, as on a desktop.
+      (e.target as HTMLInputElement).dispatchEvent(new Event("change"));
+      e.preventDefault();
+      h.send({ id: "ok", cmd: "click", data: "", type: "responsebutton" });
+      return;
+    }
+    if (e.key !== "Tab") return;
+    // The keyboard stays inside a modal dialog.
+    const all = focusable(box);
+    if (!all.length) return;
+    const first = all[0]!, last = all[all.length - 1]!;
+    if (e.shiftKey && document.activeElement === first) { e.preventDefault(); last.focus(); }
+    else if (!e.shiftKey && document.activeElement === last) { e.preventDefault(); first.focus(); }
+  });
+  document.body.appendChild(d.root);
+  const initial = message.init_focus_id ? d.widgets.get(message.init_focus_id) : undefined;
+  const target = initial && focusable(initial).concat(initial.matches("input, select, button, textarea") ? [initial] : [])[0];
+  (target || focusable(box)[0] || box).focus();
+}
+
+/** A widget described again: built anew in its place, keeping the keyboard where it was. */
+function update(d: OpenDialog, w: JsWidget): void {
+  const old = d.widgets.get(w.id);
+  if (!old || !old.isConnected) return;
+  const hadFocus = old.contains(document.activeElement);
+  const placed = { column: old.style.gridColumn, row: old.style.gridRow };
+  const fresh = buildWidget(w, host(d));
+  if (!fresh) return;
+  // An update carries no grid place of its own: it keeps the old one.
+  if (!fresh.style.gridColumn) fresh.style.gridColumn = placed.column;
+  if (!fresh.style.gridRow) fresh.style.gridRow = placed.row;
+  old.replaceWith(fresh);
+  if (hadFocus) (focusable(fresh)[0] ?? fresh).focus();
+}
+
+function act(d: OpenDialog, data: { control_id: string; action_type: string; [k: string]: unknown }): void {
+  const e = d.widgets.get(data.control_id);
+  if (!e) return;
+  switch (data.action_type) {
+    case "show": e.hidden = false; break;
+    case "hide": e.hidden = true; break;
+    case "enable": disable(e, false); break;
+    case "disable": disable(e, true); break;
+    case "setText": {
+      const input = e.matches("input, textarea") ? (e as HTMLInputElement) : e.querySelector<HTMLInputElement>("input, textarea");
+      if (input && document.activeElement !== input) input.value = String(data.text ?? "");
+      break;
+    }
+  }
+}
+
+function close(windowId: string): void {
+  const d = open.get(windowId);
+  if (!d) return;
+  open.delete(windowId);
+  const hadFocus = d.root.contains(document.activeElement);
+  d.root.remove();
+  // The keyboard goes back to the document (or where it was), not to the page's body.
+  if (hadFocus && !open.size) {
+    if (d.before instanceof HTMLElement && d.before.isConnected && d.before !== document.body) d.before.focus();
+    else api.focus();
+  }
+}
+
+export function onJsDialog(payload: string): void {
+  let m: JsDialogMessage;
+  try {
+    m = JSON.parse(payload) as JsDialogMessage;
+  } catch {
+    return;
+  }
+  const windowId = String(m.id);
+  if (m.action === "close") return close(windowId);
+  if (m.action === "update") {
+    const d = open.get(windowId);
+    if (d) update(d, m.control);
+    return;
+  }
+  if (m.action === "action") {
+    const d = open.get(windowId);
+    if (d) act(d, m.data);
+    return;
+  }
+  // Whole descriptions: dialogs and the popups they open. Sidebars and notebookbars are not shown.
+  if (m.action === undefined && (m.jsontype === "dialog" || m.jsontype === "popup")) show(m);
+}
+
+export function installDialogs(): void {
+  api.on("jsdialog", onJsDialog);
+  // A reconnection (the engine recovered) brings a new engine, where no dialog is open.
+  api.on("reconnected", () => { for (const id of [...open.keys()]) close(id); });
+}

@@ -1,0 +1,143 @@
+// LibreOffice's dialogs on the wire (Collabora's forms): the server sends `jsdialog: <JSON>` (a
+// dialog described, a widget updated, an action on a widget, a close) and `window: <JSON>` (a
+// tunnelled window's life); the page answers `dialogevent <windowId> <JSON>`, the event LibreOffice's
+// JSDialog executor takes: {"id": widget, "cmd": what happened, "data": its value, "type": widget
+// type}. The event is checked here and forwarded re-serialised, so the kit and LibreOffice read
+// exactly what was checked (as the UNO door does).
+//
+// This module runs in the browser too: no Node or Bun API here.
+
+import { z } from "zod";
+
+/** The widget types and acts LibreOffice's JSDialog executor (vcl/jsdialog/executor.cxx) knows. */
+export const DIALOG_EVENT_TYPES = [
+  "tabcontrol", "combobox", "pushbutton", "menubutton", "checkbox", "drawingarea", "spinfield", "formattedfield",
+  "toolbox", "edit", "treeview", "iconview", "expander", "dialog", "popover", "radiobutton", "responsebutton",
+  "scrolledwindow", "calendar",
+] as const;
+export const DIALOG_EVENT_COMMANDS = [
+  "selecttab", "selected", "change", "value", "click", "dblclick", "toggle", "keypress", "plus", "minus", "select",
+  "activate", "expand", "collapse", "close", "response", "togglemenu", "scrollv", "scrollh", "closemenu", "closepopup",
+] as const;
+
+export const dialogEventSchema = z.strictObject({
+  id: z.string().max(256),
+  cmd: z.enum(DIALOG_EVENT_COMMANDS),
+  data: z.union([z.string().max(4096), z.number(), z.boolean()]).transform(String).optional(),
+  type: z.enum(DIALOG_EVENT_TYPES),
+});
+export type DialogEvent = z.input<typeof dialogEventSchema>;
+
+/** `dialogevent 10 {"id":"ok","cmd":"click","data":"","type":"responsebutton"}` (page → server). */
+export const dialogEventCommand = (windowId: string, e: DialogEvent): string => `dialogevent ${windowId} ${JSON.stringify(e)}`;
+
+/** The window id and the checked event of a `dialogevent` frame's argument text, or null. */
+export function decideDialogEvent(argumentText: string): { windowId: string; json: string } | null {
+  const m = /^(\d{1,19}) (\{.*\})$/s.exec(argumentText.trim());
+  if (!m || m[2]!.length > 8192) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(m[2]!);
+  } catch {
+    return null;
+  }
+  const checked = dialogEventSchema.safeParse(parsed);
+  if (!checked.success) return null;
+  return { windowId: m[1]!, json: JSON.stringify({ ...checked.data, data: checked.data.data ?? "" }) };
+}
+
+/**
+ * What a `jsdialog:` or `window:` payload says of a window's life: a dialog (or popup) described
+ * whole, a tunnelled window created, or a window closed; null for updates and actions.
+ */
+export interface WindowLife {
+  windowId: string;
+  /** The dialog's name (`dialogid`, "ParagraphPropertiesDialog"), a popup's root widget, a tunnelled window's title. */
+  name: string;
+  opened: boolean;
+  /** "dialog" and "popup" are described as JSDialog; "tunnelled" is painted (paintWindow). */
+  kind: "dialog" | "popup" | "tunnelled";
+}
+
+export function windowLife(cb: "jsdialog" | "window", payload: string): WindowLife | null {
+  // Only a whole description or a close needs reading; updates are most frames and are large.
+  if (cb === "jsdialog" && !payload.includes('"close"') && !payload.includes('"dialogid"') && !payload.includes('"popup"')) return null;
+  let j: Record<string, unknown>;
+  try {
+    j = JSON.parse(payload);
+  } catch {
+    return null;
+  }
+  const windowId = String(j?.id ?? "");
+  if (!/^\d{1,19}$/.test(windowId)) return null;
+  const kind = cb === "window" ? "tunnelled" : j.jsontype === "popup" ? "popup" : "dialog";
+  if (j.action === "close") return { windowId, name: "", opened: false, kind };
+  if (cb === "window") return j.action === "created" ? { windowId, name: String(j.title ?? ""), opened: true, kind } : null;
+  if (j.action !== undefined) return null;
+  if (j.jsontype === "dialog") return { windowId, name: String(j.dialogid ?? ""), opened: true, kind };
+  if (j.jsontype === "popup") return { windowId, name: String((j.children as { id?: string }[] | undefined)?.[0]?.id ?? ""), opened: true, kind };
+  return null;
+}
+
+/** One widget of a JSDialog description, as LibreOffice writes it (the fields the page reads). */
+export interface JsWidget {
+  id: string;
+  type: string;
+  text?: string;
+  enabled?: boolean;
+  visible?: boolean;
+  children?: JsWidget[];
+  aria?: { label?: string; description?: string };
+  labelFor?: string;
+  labelledBy?: string;
+  /** A grid cell (0-based). */
+  left?: number;
+  top?: number;
+  vertical?: boolean;
+  checked?: boolean;
+  /** Lists: their entries, and the selected ones' positions as strings. */
+  entries?: (string | JsTreeEntry)[];
+  selectedEntries?: string[];
+  /** Number fields. */
+  value?: number | string;
+  min?: number;
+  max?: number;
+  step?: number;
+  /** A tab control: its pages, and the selected one's id. */
+  tabs?: { text: string; id: number; name: string }[];
+  selected?: number | string;
+  /** A drawing area or an image: a data: URL. */
+  image?: string;
+  imagewidth?: number;
+  imageheight?: number;
+  /** Buttons: LibreOffice's symbol or icon name. */
+  symbol?: string;
+  has_default?: boolean;
+  /** A dialog's own fields. */
+  title?: string;
+  dialogid?: string;
+  responses?: { id: string; response: number }[];
+  init_focus_id?: string;
+  jsontype?: string;
+  [other: string]: unknown;
+}
+
+/** An entry of a tree or icon view. */
+export interface JsTreeEntry {
+  text?: string;
+  columns?: { text?: string; collapsed?: string; expanded?: string }[];
+  row?: number | string;
+  selected?: boolean;
+  state?: boolean;
+  children?: JsTreeEntry[];
+  image?: string;
+  tooltip?: string;
+  [other: string]: unknown;
+}
+
+/** A `jsdialog:` frame: a window described whole, a widget described again, an act on a widget, or a close. */
+export type JsDialogMessage =
+  | (JsWidget & { jsontype: string; action?: undefined })
+  | { jsontype: string; action: "update"; id: number | string; control: JsWidget }
+  | { jsontype: string; action: "action"; id: number | string; data: { control_id: string; action_type: string; [k: string]: unknown } }
+  | { jsontype: string; action: "close"; id: number | string };
