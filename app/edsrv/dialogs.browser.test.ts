@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Frame, Locator } from "playwright-core";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
-import { openFixture, part, press, saveAndRead } from "./testing/interface";
+import { control, openFixture, part, press, saveAndRead, showTabOf } from "./testing/interface";
+import { cellFormat, goTo, sheetCells } from "./testing/stored";
 import { scaled, until } from "../testing/until";
 
 let env: EditorEnv;
@@ -22,6 +23,11 @@ async function openDialog(frame: Frame, cmd: string, dialogId: string): Promise<
   const dialog = frame.locator(`.jsd-dialog[data-dialog="${dialogId}"]`);
   await dialog.waitFor();
   return dialog;
+}
+
+/** Selects a tab of the dialog by its name, as a person clicks it. */
+async function tab(dialog: Locator, name: string): Promise<void> {
+  await dialog.getByRole("tab", { name, exact: true }).click();
 }
 
 /** Presses OK and waits for LibreOffice to close the dialog. */
@@ -50,6 +56,96 @@ describe("LibreOffice's dialogs in a text document", () => {
     const xml = part(await saveAndRead(env, page, id), "word/document.xml");
     expect(xml).toMatch(/<w:ind w:left="1440"/);
     expect(xml).toMatch(/<w:spacing [^>]*w:after="360"/);
+    await close();
+  }, scaled(90_000));
+
+  test("Format > Character: an effect (shadow) on the selected words is stored", async () => {
+    const { id, page, frame, close } = await openFixture(env, "hello.docx");
+    await page.keyboard.press("Control+A");
+    const dialog = await openDialog(frame, ".uno:FontDialog", "CharacterPropertiesDialog");
+    await tab(dialog, "Font Effects");
+    await dialog.getByLabel("Shadow", { exact: true }).check();
+    await ok(dialog);
+    expect(part(await saveAndRead(env, page, id), "word/document.xml")).toContain("<w:shadow/>");
+    await close();
+  }, scaled(90_000));
+
+  test("Format > Page setup: landscape is stored", async () => {
+    const { id, page, frame, close } = await openFixture(env, "hello.docx");
+    const dialog = await openDialog(frame, ".uno:PageDialog", "TemplateDialog8");
+    await tab(dialog, "Page");
+    await dialog.getByLabel("Landscape", { exact: true }).check();
+    await ok(dialog);
+    expect(part(await saveAndRead(env, page, id), "word/document.xml")).toMatch(/<w:pgSz [^>]*w:orient="landscape"/);
+    await close();
+  }, scaled(90_000));
+
+  test("Insert > Special character: a character found by its name is inserted", async () => {
+    const { id, page, frame, close } = await openFixture(env, "hello.docx");
+    await page.keyboard.press("Control+End");
+    await showTabOf(frame, ".uno:CharmapControl");
+    await frame.click(control(".uno:CharmapControl"));
+    await frame.getByRole("menuitem", { name: "More characters…" }).click();
+    const dialog = frame.locator(`.jsd-dialog[data-dialog="SpecialCharactersDialog"]`);
+    await dialog.waitFor();
+    await setField(dialog, "Search:", "omega");
+    // The first character found, then Insert.
+    const grid = dialog.locator('[data-widget="searchcharset"]');
+    await grid.waitFor({ state: "visible" });
+    await grid.click({ position: { x: 8, y: 8 } });
+    // LibreOffice shows the chosen character's code; that character is what goes in.
+    const hex = await until(() => dialog.getByLabel("Hexadecimal:", { exact: true }).inputValue(), (v) => /^[0-9A-F]{2,6}$/i.test(v), "the chosen character's code");
+    await dialog.getByRole("button", { name: "Insert", exact: true }).click();
+    await dialog.waitFor({ state: "detached" });
+    expect(part(await saveAndRead(env, page, id), "word/document.xml")).toContain(String.fromCodePoint(parseInt(hex, 16)));
+    await close();
+  }, scaled(90_000));
+});
+
+describe("LibreOffice's dialogs in a spreadsheet", () => {
+  test("Format cells: a number format typed as its code is stored for the selected cells", async () => {
+    const { id, page, frame, close } = await openFixture(env, "hello.xlsx");
+    await goTo(frame, "C2:C4");
+    const dialog = await openDialog(frame, ".uno:FormatCellDialog", "FormatCellsDialog");
+    await tab(dialog, "Numbers");
+    await setField(dialog, "Format Code", "0.000");
+    await ok(dialog);
+    const bytes = await saveAndRead(env, page, id);
+    expect(cellFormat(bytes, sheetCells(bytes).get("C3")!).numFmt).toBe("0.000");
+    await close();
+  }, scaled(90_000));
+
+  test("Conditional formatting: a condition on the selected cells is stored", async () => {
+    const { id, page, frame, close } = await openFixture(env, "hello.xlsx");
+    await goTo(frame, "B2:B4");
+    // Not described as JSDialog by LibreOffice 25.2: a tunnelled window, painted by LibreOffice.
+    await press(frame, ".uno:ConditionalFormatDialog");
+    const window = frame.locator('.jsd-tunnelled[data-dialog="ConditionalFormatDialog"]');
+    await window.waitFor();
+    const canvas = window.locator("canvas");
+    // The condition's value, typed where LibreOffice put the keyboard, then Enter (OK).
+    await until(() => canvas.evaluate((c: HTMLCanvasElement) => c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data.some((v, i) => i % 4 === 3 && v > 0)), (painted) => painted, "the window painted");
+    await canvas.pressSequentially("12");
+    await canvas.press("Enter");
+    await window.waitFor({ state: "detached" });
+    const sheet = part(await saveAndRead(env, page, id), "xl/worksheets/sheet1.xml");
+    expect(sheet).toMatch(/<conditionalFormatting [^>]*sqref="B2:B4"/);
+    await close();
+  }, scaled(90_000));
+
+  test("Data > Sort with options: the rows sorted by a chosen column, descending", async () => {
+    const { id, page, frame, close } = await openFixture(env, "hello.xlsx");
+    await goTo(frame, "A1:C4");
+    const dialog = await openDialog(frame, ".uno:DataSort", "SortDialog");
+    await tab(dialog, "Options");
+    await dialog.getByLabel("Case sensitive", { exact: true }).check();
+    await tab(dialog, "Sort Criteria");
+    expect(await dialog.getByLabel("Range contains column labels", { exact: true }).isChecked()).toBe(true);
+    await dialog.locator('[data-widget="sortlb"]').first().selectOption({ label: "Qty" });
+    await dialog.getByLabel("Descending", { exact: true }).first().check();
+    await ok(dialog);
+    const cells = sheetCells(await saveAndRead(env, page, id));
+    expect(["A2", "A3", "A4"].map((c) => cells.get(c)?.value)).toEqual(["Cherry", "Chuối", "Apple"]);
     await close();
   }, scaled(90_000));
 });

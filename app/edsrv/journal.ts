@@ -30,7 +30,7 @@ import type { WopiAuth } from "./wopi-client";
  * Making a view is journalled by the broker itself, in two entries: `view` (with its session's
  * token hash) when asked, `viewmade` (the id the kit gave) when answered.
  */
-export const JOURNALLED_OPS = new Set(["unview", "viewlanguage", "key", "textinput", "mouse", "uno", "dialogevent", "paste", "insertgraphic", "moveparts", "part"]);
+export const JOURNALLED_OPS = new Set(["unview", "viewlanguage", "key", "textinput", "mouse", "uno", "dialogevent", "windowmouse", "windowkey", "windowtext", "windowclose", "paste", "insertgraphic", "moveparts", "part"]);
 
 /** What names a session's view across a recovery: the SHA-256 of its access token (never the token). */
 export const tokenHashOf = (token: string) => createHash("sha256").update(token).digest("base64url").slice(0, 22);

@@ -7,7 +7,7 @@ import type { Kit } from "./kits";
 import type { SentTile, TileRequest } from "./tile-push";
 import { EXPORT_FORMATS } from "./exports";
 import { decideUno, isDialogCommand } from "./protocol/uno-commands";
-import { decideDialogEvent } from "./protocol/dialog-events";
+import { decideDialogEvent, type WindowPaint } from "./protocol/dialog-events";
 import {
   downloadAsFrame,
   errorFrame,
@@ -167,6 +167,43 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
       // A button (OK, Insert, Apply) or a double click may apply what the dialog holds.
       if (APPLYING_DIALOG_ACTS.has(JSON.parse(e.json).cmd)) doc.markEdited();
       await sent;
+      return;
+    }
+    case "paintwindow":
+    case "windowmouse":
+    case "windowkey":
+    case "windowtext":
+    case "windowclose": {
+      // A tunnelled window (a dialog LibreOffice paints rather than describes): painted on
+      // request, driven by mouse and keys in window pixels. Only a window open in this view.
+      if (s.readOnly) return refuse();
+      const windowId = /^\d{1,19}$/.test(args.id ?? "") ? args.id! : "";
+      const dialog = s.dialogs?.get(windowId);
+      if (dialog === undefined) return s.send(errorFrame(cmd, "nodialog"));
+      const target = { viewId, windowId, dialog };
+      if (cmd === "paintwindow") {
+        const r = await kit.request<WindowPaint & { windowId: string }>("paintwindow", { ...target, x: intArg(args.x, 0), y: intArg(args.y, 0), width: intArg(args.width, 0), height: intArg(args.height, 0) });
+        s.send(serverFrame("windowpaint", JSON.stringify({ id: windowId, x: r.x, y: r.y, width: r.width, height: r.height, png: r.png } satisfies WindowPaint)));
+        return;
+      }
+      if (cmd === "windowmouse") {
+        const type = args.type === "buttonup" || args.type === "move" ? args.type : "buttondown";
+        const sent = kit.request("windowmouse", { ...target, type, x: intArg(args.x, 0), y: intArg(args.y, 0), count: intArg(args.count, 1), buttons: intArg(args.buttons, 1), modifier: intArg(args.modifier, 0) });
+        if (type === "buttonup") doc.markEdited();
+        await sent;
+        return;
+      }
+      if (cmd === "windowkey") {
+        const sent = kit.request("windowkey", { ...target, type: args.type === "up" ? "up" : "input", char: intArg(args.char, 0), key: intArg(args.key, 0) });
+        if (args.type !== "up") doc.markEdited();
+        await sent;
+        return;
+      }
+      if (cmd === "windowtext") {
+        await kit.request("windowtext", { ...target, text: (args.text ?? "").slice(0, 4096) });
+        return;
+      }
+      await kit.request("windowclose", target);
       return;
     }
     case "commandvalues": {

@@ -10,6 +10,7 @@ import { commandValuesCommand, type DocStatus } from "../protocol/frames";
 import { buildComments } from "./interface/comments";
 import { installContextMenu } from "./interface/context-menu";
 import { installDialogs } from "./interface/dialogs";
+import { installTunnelledWindows } from "./interface/tunnelled-windows";
 import { button, sep, setOptions, showPictures } from "./interface/controls";
 import { applyWopi, buildDownload, fillDownload, installDownloads, installWopiInfo } from "./interface/download";
 import { buildFindBar, openFind } from "./interface/find";
@@ -35,6 +36,7 @@ function install(): void {
   installDownloads();
   installContextMenu();
   installDialogs();
+  installTunnelledWindows();
   installPeople();
   installStatusBar();
   installStateChanges();

@@ -72,7 +72,8 @@ export function windowLife(cb: "jsdialog" | "window", payload: string): WindowLi
   if (!/^\d{1,19}$/.test(windowId)) return null;
   const kind = cb === "window" ? "tunnelled" : j.jsontype === "popup" ? "popup" : "dialog";
   if (j.action === "close") return { windowId, name: "", opened: false, kind };
-  if (cb === "window") return j.action === "created" ? { windowId, name: String(j.title ?? ""), opened: true, kind } : null;
+  // A tunnelled window's stable name is its unique_id (its title may name the current cell).
+  if (cb === "window") return j.action === "created" ? { windowId, name: String(j.unique_id ?? j.title ?? ""), opened: true, kind } : null;
   if (j.action !== undefined) return null;
   if (j.jsontype === "dialog") return { windowId, name: String(j.dialogid ?? ""), opened: true, kind };
   if (j.jsontype === "popup") return { windowId, name: String((j.children as { id?: string }[] | undefined)?.[0]?.id ?? ""), opened: true, kind };
@@ -141,3 +142,36 @@ export type JsDialogMessage =
   | { jsontype: string; action: "update"; id: number | string; control: JsWidget }
   | { jsontype: string; action: "action"; id: number | string; data: { control_id: string; action_type: string; [k: string]: unknown } }
   | { jsontype: string; action: "close"; id: number | string };
+
+/** A painted rectangle of a tunnelled window (`windowpaint:`), in window pixels. */
+export interface WindowPaint {
+  id: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** The rectangle as a PNG, base64. */
+  png: string;
+}
+
+/** A `window:` frame: a tunnelled window's life (created, invalidate, size_changed, title_changed, cursor_*, close). */
+export interface WindowMessage {
+  id: string;
+  action: string;
+  type?: string;
+  size?: string;
+  title?: string;
+  unique_id?: string;
+  rectangle?: string;
+  position?: string;
+  parentId?: string;
+  visible?: string;
+}
+
+// ---- page → server, tunnelled windows (Collabora's LokDialog, in svc's own `name=value` form)
+export const paintWindowCommand = (id: string, x: number, y: number, width: number, height: number): string => `paintwindow id=${id} x=${x} y=${y} width=${width} height=${height}`;
+export const windowMouseCommand = (id: string, type: "buttondown" | "buttonup" | "move", x: number, y: number, count: number, buttons: number, modifier: number): string =>
+  `windowmouse id=${id} type=${type} x=${x} y=${y} count=${count} buttons=${buttons} modifier=${modifier}`;
+export const windowKeyCommand = (id: string, type: "input" | "up", char: number, key: number): string => `windowkey id=${id} type=${type} char=${char} key=${key}`;
+export const windowTextCommand = (id: string, text: string): string => `windowtext id=${id} text=${encodeURIComponent(text)}`;
+export const windowCloseCommand = (id: string): string => `windowclose id=${id}`;

@@ -28,7 +28,12 @@ export type ClientCommand =
   | "save"
   | "closedocument"
   | "viewlanguage"
-  | "dialogevent";
+  | "dialogevent"
+  | "paintwindow"
+  | "windowmouse"
+  | "windowkey"
+  | "windowtext"
+  | "windowclose";
 
 /** Text frames the server sends (server → page); `tile:` frames are binary and have their own header. */
 export type ServerFrameName =
@@ -61,6 +66,7 @@ export type ServerFrameName =
   | "context"
   | "jsdialog"
   | "window"
+  | "windowpaint"
   | "viewinfo"
   | "textselectioncontent"
   | "commandvalues"

@@ -8,12 +8,9 @@ import { ime } from "./page";
 import { send, sendInput } from "./socket";
 import { edState as S, editor } from "./state";
 
-/** VCL key codes of the keys the engine takes as keys. */
-export const KEYS: Record<string, number> = { Backspace: 1283, Delete: 1286, Enter: 1280, Tab: 1282, Escape: 1281, ArrowDown: 1024, ArrowUp: 1025, ArrowLeft: 1026, ArrowRight: 1027, Home: 1028, End: 1029, PageUp: 1030, PageDown: 1031, Insert: 1285, F2: 769 };
-/** The characters some of them carry. */
-export const CHARS: Record<string, number> = { Enter: 13, Tab: 9, Backspace: 8, Delete: 127, Escape: 27 };
-/** VCL modifier bits. */
-export const SHIFT = 4096, MOD1 = 8192, MOD2 = 16384;
+import { CHARS, KEYS, MOD1, MOD2, SHIFT } from "../../protocol/keys";
+
+export { CHARS, KEYS, MOD1, MOD2, SHIFT };
 
 let composing = false;
 

@@ -52,10 +52,17 @@ export function disable(e: HTMLElement, off: boolean): void {
   }
 }
 
+let radioGroups = 0;
+
 function children(w: JsWidget, host: WidgetHost, into: HTMLElement): HTMLElement {
+  // Radio buttons side by side in one container are one group (arrow keys move within it);
+  // LibreOffice's ids repeat across a dialog (every sort key's grid is "grid1").
+  const group = host.domId("radios-" + ++radioGroups);
   for (const c of w.children ?? []) {
     const e = buildWidget(c, host);
-    if (e) into.appendChild(e);
+    if (!e) continue;
+    if (c.type === "radiobutton") e.querySelector("input")!.name = group;
+    into.appendChild(e);
   }
   return into;
 }
@@ -72,15 +79,18 @@ function buildGrid(w: JsWidget, host: WidgetHost): HTMLElement {
 function buildFrame(w: JsWidget, host: WidgetHost): HTMLElement {
   const box = el("fieldset", { "class": "jsd-frame" });
   const [caption, ...rest] = w.children ?? [];
-  if (caption && caption.type === "fixedtext") box.appendChild(el("legend", { text: plain(caption.text) }));
+  // The caption keeps the id a field may name as its label (labelledBy).
+  if (caption && caption.type === "fixedtext") box.appendChild(el("legend", { id: caption.id ? host.domId(caption.id) + "-label" : null, text: plain(caption.text) }));
   else if (caption) {
     const e = buildWidget(caption, host);
     if (e) box.appendChild(e);
   }
-  for (const c of rest) {
-    const e = buildWidget(c, host);
-    if (e) box.appendChild(e);
-  }
+  children({ ...w, children: rest }, host, box);
+  // A field alone in a frame with no label of its own is named by the frame's caption
+  // (Format Cells' "Format code").
+  const legend = box.querySelector("legend")?.textContent;
+  const fields = [...box.querySelectorAll<HTMLElement>("input:not([type=checkbox]):not([type=radio]), select, textarea")];
+  if (legend && fields.length === 1 && !fields[0]!.getAttribute("aria-label") && !fields[0]!.getAttribute("aria-labelledby") && !box.querySelector("label[for]")) fields[0]!.setAttribute("aria-label", legend);
   return box;
 }
 
@@ -148,7 +158,6 @@ function buildCheck(w: JsWidget, host: WidgetHost): HTMLElement {
   const input = el("input", { type: w.type === "radiobutton" ? "radio" : "checkbox" });
   input.id = host.domId(w.id);
   input.checked = w.checked === true;
-  if (w.type === "radiobutton") input.name = host.domId("radio-group");
   input.addEventListener("change", () => {
     host.send({ id: w.id, cmd: "change", data: input.checked ? "true" : "false", type: w.type === "radiobutton" ? "radiobutton" : "checkbox" });
   });
@@ -214,7 +223,10 @@ function buildButtonBox(w: JsWidget, host: WidgetHost): HTMLElement {
 /** Tabs: one tablist, every page built (LibreOffice sends them all), the selected one shown. */
 function buildTabs(w: JsWidget, host: WidgetHost): HTMLElement {
   const tabs = w.tabs ?? [];
-  const pages = (w.children ?? []).filter((c) => c.type === "tabpage");
+  // A VCL tab control's pages are "tabpage"s; a notebook's (GtkNotebook in the .ui) are its
+  // children in order, whatever their type.
+  const tabPages = (w.children ?? []).filter((c) => c.type === "tabpage");
+  const pages = tabPages.length ? tabPages : (w.children ?? []);
   const list = el("div", { role: "tablist", "class": "jsd-tablist" });
   const box = el("div", { "class": "jsd-tabs" }, [list]);
   const selectedAt = Math.max(0, tabs.findIndex((t) => String(t.id) === String(w.selected)));

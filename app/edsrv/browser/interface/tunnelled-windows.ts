@@ -1,0 +1,193 @@
+// LibreOffice's dialogs that it does not describe as JSDialog (conditional formatting, among
+// others in 25.2) arrive as tunnelled windows (`window:`): LibreOffice paints them, the page shows
+// the pixels and sends the person's mouse and keys back in window pixels (Collabora's LokDialog,
+// written anew). A window's child (a list box's drop-down) is drawn over its parent at its place.
+
+import {
+  paintWindowCommand,
+  windowCloseCommand,
+  windowKeyCommand,
+  windowMouseCommand,
+  windowTextCommand,
+  type WindowMessage,
+  type WindowPaint,
+} from "../../protocol/dialog-events";
+import { CHARS, KEYS, MOD1, MOD2, SHIFT } from "../../protocol/keys";
+import { el } from "./controls";
+import { api } from "./state";
+
+interface TunnelledWindow {
+  id: string;
+  canvas: HTMLCanvasElement;
+  /** The modal box of a dialog; null for a child window (drawn inside its parent's box). */
+  box: HTMLElement | null;
+  root: HTMLElement;
+  title: HTMLElement | null;
+  caret: HTMLElement;
+  paintAsked: boolean;
+}
+
+const windows = new Map<string, TunnelledWindow>();
+/** The tunnelled windows open now, for the tests: id → title. */
+export const openWindows = (): Record<string, string> => Object.fromEntries([...windows].map(([id, w]) => [id, w.title?.textContent ?? ""]));
+
+const pair = (s: string | undefined): [number, number] => {
+  const [a, b] = (s ?? "").split(",").map((v) => Math.round(Number(v.trim())));
+  return [Number.isFinite(a) ? a! : 0, Number.isFinite(b) ? b! : 0];
+};
+
+/** Asks for the whole window once per frame, however many rectangles were invalidated. */
+function askPaint(w: TunnelledWindow): void {
+  if (w.paintAsked) return;
+  w.paintAsked = true;
+  requestAnimationFrame(() => {
+    w.paintAsked = false;
+    if (windows.get(w.id) === w) api.send(paintWindowCommand(w.id, 0, 0, w.canvas.width, w.canvas.height));
+  });
+}
+
+/** Mouse and keys on the window's pixels, as LibreOffice's own window would get them. */
+function drive(w: TunnelledWindow): void {
+  const c = w.canvas;
+  const at = (e: MouseEvent): [number, number] => {
+    const r = c.getBoundingClientRect();
+    return [Math.round(((e.clientX - r.left) * c.width) / r.width), Math.round(((e.clientY - r.top) * c.height) / r.height)];
+  };
+  const modifier = (e: MouseEvent | KeyboardEvent) => (e.shiftKey ? SHIFT : 0) + (e.ctrlKey || e.metaKey ? MOD1 : 0) + (e.altKey ? MOD2 : 0);
+  const buttons = (e: MouseEvent) => (e.button === 2 ? 4 : e.button === 1 ? 2 : 1);
+  c.addEventListener("mousedown", (e) => {
+    e.preventDefault();
+    c.focus();
+    const [x, y] = at(e);
+    api.send(windowMouseCommand(w.id, "buttondown", x, y, e.detail || 1, buttons(e), modifier(e)));
+  });
+  c.addEventListener("mouseup", (e) => {
+    const [x, y] = at(e);
+    api.send(windowMouseCommand(w.id, "buttonup", x, y, e.detail || 1, buttons(e), modifier(e)));
+  });
+  c.addEventListener("mousemove", (e) => {
+    if (!e.buttons) return;
+    const [x, y] = at(e);
+    api.send(windowMouseCommand(w.id, "move", x, y, 1, buttons(e), modifier(e)));
+  });
+  c.addEventListener("keydown", (e) => {
+    e.stopPropagation();
+    const code = KEYS[e.key];
+    if (code) {
+      e.preventDefault();
+      const k = code + modifier(e);
+      api.send(windowKeyCommand(w.id, "input", CHARS[e.key] || 0, k));
+      api.send(windowKeyCommand(w.id, "up", CHARS[e.key] || 0, k));
+      return;
+    }
+    if (Array.from(e.key).length === 1 && !e.metaKey && e.ctrlKey === e.altKey) {
+      e.preventDefault();
+      api.send(windowTextCommand(w.id, e.key));
+    }
+  });
+}
+
+function created(m: WindowMessage): void {
+  const [width, height] = pair(m.size);
+  const canvas = el("canvas", { "class": "jsd-window", tabindex: "0", role: "application" });
+  canvas.width = Math.max(1, width);
+  canvas.height = Math.max(1, height);
+  const caret = el("div", { "class": "jsd-window-caret" });
+  caret.hidden = true;
+  const parent = m.parentId ? windows.get(m.parentId) : undefined;
+  let w: TunnelledWindow;
+  if (parent) {
+    // A drop-down or a popup of a dialog: over the parent, at its position in the parent.
+    const [x, y] = pair(m.position);
+    const holder = el("div", { "class": "jsd-window-child" }, [canvas, caret]);
+    holder.style.left = x + "px";
+    holder.style.top = y + "px";
+    parent.canvas.parentElement!.appendChild(holder);
+    w = { id: m.id, canvas, box: null, root: holder, title: null, caret, paintAsked: false };
+  } else {
+    const title = el("h2", { text: m.title ?? "" });
+    const close = el("button", { type: "button", "class": "jsd-close", "aria-label": "✕", text: "✕" });
+    close.addEventListener("click", () => { api.send(windowCloseCommand(m.id)); });
+    const surface = el("div", { "class": "jsd-window-surface" }, [canvas, caret]);
+    const box = el("div", { role: "dialog", "aria-modal": "true", "class": "jsd-dialog jsd-tunnelled" }, [el("header", { "class": "jsd-title" }, [title, close]), surface]);
+    box.dataset.dialog = m.unique_id ?? "";
+    title.id = "jsd-window-title-" + m.id;
+    box.setAttribute("aria-labelledby", title.id);
+    const root = el("div", { "class": "jsd-overlay" }, [box]);
+    root.dataset.window = m.id;
+    box.addEventListener("keydown", (e) => {
+      e.stopPropagation();
+      if (e.key === "Escape" && e.target !== canvas) api.send(windowCloseCommand(m.id));
+    });
+    document.body.appendChild(root);
+    w = { id: m.id, canvas, box, root, title, caret, paintAsked: false };
+  }
+  windows.set(m.id, w);
+  drive(w);
+  if (!parent) canvas.focus();
+  askPaint(w);
+}
+
+function closed(id: string): void {
+  const w = windows.get(id);
+  if (!w) return;
+  windows.delete(id);
+  const hadFocus = w.root.contains(document.activeElement);
+  w.root.remove();
+  // Its children go with it.
+  for (const [childId, child] of windows) if (!child.root.isConnected) windows.delete(childId);
+  if (hadFocus && w.box) api.focus();
+}
+
+function onWindow(payload: string): void {
+  let m: WindowMessage;
+  try {
+    m = JSON.parse(payload) as WindowMessage;
+  } catch {
+    return;
+  }
+  const id = String(m.id);
+  if (m.action === "created") return created({ ...m, id });
+  const w = windows.get(id);
+  if (!w) return;
+  switch (m.action) {
+    case "invalidate": askPaint(w); break;
+    case "size_changed": {
+      const [width, height] = pair(m.size);
+      if (width > 0 && height > 0) { w.canvas.width = width; w.canvas.height = height; }
+      askPaint(w);
+      break;
+    }
+    case "title_changed": if (w.title) w.title.textContent = m.title ?? ""; break;
+    case "cursor_invalidate": {
+      const [x, y] = pair(m.rectangle);
+      const [, , , h] = (m.rectangle ?? "").split(",").map((v) => Number(v.trim()));
+      w.caret.style.left = x + "px";
+      w.caret.style.top = y + "px";
+      w.caret.style.height = (h || 16) + "px";
+      break;
+    }
+    case "cursor_visible": w.caret.hidden = m.visible !== "true"; break;
+    case "close": closed(id); break;
+  }
+}
+
+function onPaint(payload: string): void {
+  let p: WindowPaint;
+  try {
+    p = JSON.parse(payload) as WindowPaint;
+  } catch {
+    return;
+  }
+  const w = windows.get(String(p.id));
+  if (!w) return;
+  const img = new Image();
+  img.onload = () => { w.canvas.getContext("2d")!.drawImage(img, p.x, p.y); };
+  img.src = "data:image/png;base64," + p.png;
+}
+
+export function installTunnelledWindows(): void {
+  api.on("window", onWindow);
+  api.on("windowpaint", onPaint);
+  api.on("reconnected", () => { for (const id of [...windows.keys()]) closed(id); });
+}
