@@ -8,6 +8,7 @@ import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
 import { control, openFixture, part, press, saveAndRead, showTabOf } from "./testing/interface";
 import { cellFormat, goTo, sheetCells } from "./testing/stored";
 import { scaled, until } from "../testing/until";
+import { seriousViolations } from "../testing/axe";
 
 let env: EditorEnv;
 beforeAll(async () => {
@@ -146,6 +147,78 @@ describe("LibreOffice's dialogs in a spreadsheet", () => {
     await ok(dialog);
     const cells = sheetCells(await saveAndRead(env, page, id));
     expect(["A2", "A3", "A4"].map((c) => cells.get(c)?.value)).toEqual(["Cherry", "Chuối", "Apple"]);
+    await close();
+  }, scaled(90_000));
+});
+
+describe("LibreOffice's dialogs: keyboard, screen readers, language, phone, and a crash", () => {
+  test("a dialog takes the keyboard, keeps it inside (Tab), and Escape cancels it and gives the keyboard back to the document; the dialog has no serious accessibility violation", async () => {
+    const f = env.newFile("hello.docx");
+    const ctx = await env.browser.newContext({ viewport: { width: 1400, height: 900 }, bypassCSP: true });
+    const { frame } = await env.openEditor(ctx, f.src);
+    await frame.focus("#ime");
+    const dialog = await openDialog(frame, ".uno:ParagraphDialog", "ParagraphPropertiesDialog");
+    // The dialog's first field has the keyboard, as LibreOffice asks (init_focus_id).
+    await until(() => frame.evaluate(() => document.activeElement?.id ?? ""), (id) => id.endsWith("-spinED_LEFTINDENT"), "the first field focused");
+    expect(await dialog.getAttribute("aria-modal")).toBe("true");
+    expect(await frame.evaluate(() => document.querySelector(".jsd-dialog")!.getAttribute("aria-labelledby") && document.getElementById(document.querySelector(".jsd-dialog")!.getAttribute("aria-labelledby")!)?.textContent)).toBe("Paragraph");
+    // Shift+Tab from the first control goes round to the last: the keyboard stays in the dialog.
+    await frame.focus(".jsd-dialog .jsd-close");
+    await frame.press(".jsd-dialog .jsd-close", "Shift+Tab");
+    expect(await frame.evaluate(() => document.querySelector(".jsd-dialog")!.contains(document.activeElement))).toBe(true);
+    expect(await seriousViolations(frame)).toEqual([]);
+    await frame.press(".jsd-dialog .jsd-close", "Escape");
+    await dialog.waitFor({ state: "detached" });
+    await until(() => frame.evaluate(() => document.activeElement?.id ?? ""), (id) => id === "ime", "the keyboard back in the document");
+    await ctx.close();
+  }, scaled(90_000));
+
+  test("in a Vietnamese session LibreOffice writes the dialog in Vietnamese", async () => {
+    const f = env.newFile("hello.docx");
+    const ctx = await env.browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const { frame } = await env.openEditor(ctx, f.src, "tok_alice", "&lang=vi");
+    await frame.focus("#ime");
+    // The view's language is set once the first screen is painted (ui.ts): the dialog after it.
+    await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0);
+    const dialog = await openDialog(frame, ".uno:ParagraphDialog", "ParagraphPropertiesDialog");
+    expect(await dialog.locator("h2").textContent()).toBe("Đoạn văn");
+    // LibreOffice's own Vietnamese translation (some of its labels it leaves in English).
+    expect(await dialog.getByRole("tab").allTextContents()).toContain("Canh lề");
+    await ctx.close();
+  }, scaled(90_000));
+
+  test("on a phone a dialog fills the screen, one column, its OK in reach, and works", async () => {
+    const f = env.newFile("hello.docx");
+    const ctx = await env.browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true });
+    const { page, frame } = await env.openEditor(ctx, f.src);
+    await frame.evaluate(() => (window as any).edApi.uno(".uno:ParagraphDialog"));
+    const dialog = frame.locator('.jsd-dialog[data-dialog="ParagraphPropertiesDialog"]');
+    await dialog.waitFor();
+    const box = (await dialog.boundingBox())!;
+    const viewport = await frame.evaluate(() => ({ w: window.innerWidth, h: window.innerHeight }));
+    expect(Math.round(box.width)).toBe(viewport.w);
+    expect(Math.round(box.height)).toBe(viewport.h);
+    // Nothing wider than the screen.
+    expect(await frame.evaluate(() => document.querySelector(".jsd-body")!.scrollWidth <= window.innerWidth)).toBe(true);
+    const okButton = dialog.getByRole("button", { name: "OK", exact: true });
+    const okBox = (await okButton.boundingBox())!;
+    expect(okBox.y + okBox.height).toBeLessThanOrEqual(viewport.h);
+    await setField(dialog, "Before text:", "1");
+    await okButton.tap();
+    await dialog.waitFor({ state: "detached" });
+    expect(part(await saveAndRead(env, page, f.id), "word/document.xml")).toMatch(/<w:ind w:left="1440"/);
+    await ctx.close();
+  }, scaled(90_000));
+
+  test("a change made in a dialog survives the kit being killed (SIGKILL) right after its OK: the journal replays the dialog", async () => {
+    const { id, page, frame, close } = await openFixture(env, "hello.docx");
+    const dialog = await openDialog(frame, ".uno:ParagraphDialog", "ParagraphPropertiesDialog");
+    await setField(dialog, "Before text:", "1");
+    await ok(dialog);
+    const broker = [...env.ed.brokers.values()].find((b) => b.wopiSrc.endsWith("/" + id))!;
+    process.kill(broker.pid, "SIGKILL");
+    await frame.waitForFunction(() => (window as any).edState.reconnects === 1 && (window as any).edState.connected, undefined, { timeout: scaled(30_000) });
+    expect(part(await saveAndRead(env, page, id), "word/document.xml")).toMatch(/<w:ind w:left="1440"/);
     await close();
   }, scaled(90_000));
 });

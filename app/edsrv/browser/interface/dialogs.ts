@@ -36,6 +36,19 @@ function host(d: OpenDialog): WidgetHost {
 const focusable = (root: HTMLElement): HTMLElement[] =>
   [...root.querySelectorAll<HTMLElement>("input, select, textarea, button, [tabindex]")].filter((e) => !(e as HTMLInputElement).disabled && e.tabIndex >= 0 && e.offsetParent !== null);
 
+/**
+ * A field LibreOffice gives no label (the line spacing list, a spare field) is named by the
+ * frame it is in, else by the dialog's title: a screen reader never meets a nameless field.
+ */
+function nameUnlabelled(root: HTMLElement, fallback: string): void {
+  for (const f of root.querySelectorAll<HTMLElement>("input, select, textarea, [role=listbox]")) {
+    if (f.getAttribute("aria-label") || f.getAttribute("aria-labelledby") || f.closest("label")) continue;
+    if (f.id && root.querySelector(`label[for="${CSS.escape(f.id)}"]`)) continue;
+    const legend = f.closest("fieldset")?.querySelector("legend")?.textContent;
+    f.setAttribute("aria-label", legend || fallback);
+  }
+}
+
 /** Cancel, as the dialog's own Cancel button (or its close box) would. */
 function cancel(d: OpenDialog): void {
   const h = host(d);
@@ -88,6 +101,7 @@ function show(message: JsWidget & { jsontype: string }): void {
     else if (!e.shiftKey && document.activeElement === last) { e.preventDefault(); first.focus(); }
   });
   document.body.appendChild(d.root);
+  nameUnlabelled(box, title);
   const initial = message.init_focus_id ? d.widgets.get(message.init_focus_id) : undefined;
   const target = initial && focusable(initial).concat(initial.matches("input, select, button, textarea") ? [initial] : [])[0];
   (target || focusable(box)[0] || box).focus();
@@ -105,6 +119,8 @@ function update(d: OpenDialog, w: JsWidget): void {
   if (!fresh.style.gridColumn) fresh.style.gridColumn = placed.column;
   if (!fresh.style.gridRow) fresh.style.gridRow = placed.row;
   old.replaceWith(fresh);
+  const box = d.root.querySelector<HTMLElement>(".jsd-dialog");
+  if (box) nameUnlabelled(box, box.querySelector("h2")?.textContent ?? "");
   if (hadFocus) (focusable(fresh)[0] ?? fresh).focus();
 }
 
