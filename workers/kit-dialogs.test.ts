@@ -9,13 +9,13 @@ import { useKitPool } from "../app/edsrv/testing/kit-pool";
 import { until, scaled } from "../app/testing/until";
 
 const { dir, pool } = useKitPool("svc-dialogs-");
-const LOK_CALLBACK_JSDIALOG = 46;
+const LOK_CALLBACK_JSDIALOG = 46, LOK_CALLBACK_WINDOW = 36;
 
 /** A document open in a kit with one view, every JSDialog callback of the kit kept. */
 async function openLetter(kit: Kit, name: string): Promise<{ viewId: number; dialogs: KitCallback[] }> {
   const dialogs: KitCallback[] = [];
   kit.onCallback = (e) => {
-    if (e.cb === LOK_CALLBACK_JSDIALOG) dialogs.push(e);
+    if (e.cb === LOK_CALLBACK_JSDIALOG || e.cb === LOK_CALLBACK_WINDOW) dialogs.push(e);
   };
   const doc = path.join(dir, name);
   copyFileSync(path.join(import.meta.dir, "../fixtures/hello.docx"), doc);
@@ -91,6 +91,26 @@ test("a view that leaves with a dialog open closes it, and the document goes on 
     const out = path.join(dir, "leaving-out.docx");
     await kit.request("save", { path: out, format: "docx" });
     expect(documentXml(out)).toContain("still here");
+  } finally {
+    pool().release(kit);
+  }
+}, scaled(60_000));
+
+test("a control LibreOffice hid is refused: Area > Image's Add / Import (a file dialog) cannot be pressed through a crafted event", async () => {
+  const kit = await pool().acquire();
+  try {
+    const { viewId, dialogs } = await openLetter(kit, "hidden.docx");
+    await kit.request("uno", { viewId, command: ".uno:ParagraphDialog" });
+    const dialog = await dialogShown(dialogs, "ParagraphPropertiesDialog");
+    const event = (o: Record<string, string>) => kit.request("dialogevent", { viewId, windowId: String(dialog.id), dialog: "ParagraphPropertiesDialog", json: JSON.stringify(o) });
+    await event({ id: "tabcontrol", cmd: "selecttab", data: "7", type: "tabcontrol" });
+    await event({ id: "btnbitmap", cmd: "toggle", data: "", type: "pushbutton" });
+    const hid = await until(() => dialogs.some((d) => d.payload.includes('"control_id": "BTN_IMPORT", "action_type": "hide"')), (h) => h, "LibreOffice hiding Add / Import");
+    expect(hid).toBe(true);
+    const seen = dialogs.length;
+    await expect(event({ id: "BTN_IMPORT", cmd: "click", data: "", type: "pushbutton" })).rejects.toThrow(/not shown/);
+    // No file dialog came up (it would be a window callback titled "Open").
+    expect(dialogs.slice(seen).some((d) => d.payload.includes("Add Image"))).toBe(false);
   } finally {
     pool().release(kit);
   }

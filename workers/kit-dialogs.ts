@@ -10,6 +10,13 @@
 
 import { windowLife } from "../app/edsrv/protocol/dialog-events";
 
+/** What a person may act on in a JSDialog window: its widgets, less those LibreOffice hid or greyed. */
+interface Widgets {
+  known: Set<string>;
+  hidden: Set<string>;
+  disabled: Set<string>;
+}
+
 export interface OpenWindow {
   /** LibreOffice's window id (a decimal number; 64 bits in LibreOfficeKit's API). */
   id: string;
@@ -17,6 +24,7 @@ export interface OpenWindow {
   name: string;
   /** "dialog" and "popup" come as JSDialog; "tunnelled" is painted (paintWindow). */
   kind: "dialog" | "popup" | "tunnelled";
+  widgets?: Widgets;
 }
 
 const LOK_CALLBACK_WINDOW = 36;
@@ -28,11 +36,77 @@ const open = new Map<number, Map<string, OpenWindow>>();
 export function noteDialogCallback(viewId: number, type: number, payload: string): void {
   if (type !== LOK_CALLBACK_JSDIALOG && type !== LOK_CALLBACK_WINDOW) return;
   const life = windowLife(type === LOK_CALLBACK_WINDOW ? "window" : "jsdialog", payload);
-  if (!life) return;
   let windows = open.get(viewId);
+  if (!life) {
+    if (type === LOK_CALLBACK_JSDIALOG && windows) noteWidgetChange(windows, payload);
+    return;
+  }
   if (!windows) open.set(viewId, (windows = new Map()));
-  if (life.opened) windows.set(life.windowId, { id: life.windowId, name: life.name, kind: life.kind });
-  else windows.delete(life.windowId);
+  if (!life.opened) {
+    windows.delete(life.windowId);
+    return;
+  }
+  const w: OpenWindow = { id: life.windowId, name: life.name, kind: life.kind };
+  if (life.kind !== "tunnelled") {
+    w.widgets = { known: new Set(), hidden: new Set(), disabled: new Set() };
+    try {
+      noteWidgets(w.widgets, JSON.parse(payload));
+    } catch {
+      // windowLife parsed it already
+    }
+  }
+  windows.set(life.windowId, w);
+}
+
+interface WidgetJson {
+  id?: string;
+  visible?: boolean;
+  enabled?: boolean;
+  children?: WidgetJson[];
+}
+
+function noteWidgets(widgets: Widgets, w: WidgetJson): void {
+  if (w.id) {
+    widgets.known.add(w.id);
+    if (w.visible === false) widgets.hidden.add(w.id);
+    else widgets.hidden.delete(w.id);
+    if (w.enabled === false) widgets.disabled.add(w.id);
+    else widgets.disabled.delete(w.id);
+  }
+  for (const c of w.children ?? []) noteWidgets(widgets, c);
+}
+
+/** A widget described again, or shown, hidden, enabled or disabled. */
+function noteWidgetChange(windows: Map<string, OpenWindow>, payload: string): void {
+  if (!payload.includes('"update"') && !payload.includes('"action"')) return;
+  let j: { action?: string; id?: unknown; control?: WidgetJson; data?: { control_id?: string; action_type?: string } };
+  try {
+    j = JSON.parse(payload);
+  } catch {
+    return;
+  }
+  const widgets = windows.get(String(j.id))?.widgets;
+  if (!widgets) return;
+  if (j.action === "update" && j.control) noteWidgets(widgets, j.control);
+  const id = j.data?.control_id;
+  if (j.action !== "action" || !id) return;
+  const act = j.data?.action_type;
+  if (act === "hide") widgets.hidden.add(id);
+  else if (act === "show") widgets.hidden.delete(id);
+  else if (act === "disable") widgets.disabled.add(id);
+  else if (act === "enable") widgets.disabled.delete(id);
+}
+
+/**
+ * Whether a person may act on a widget: one of the window's, shown and enabled. LibreOffice hides
+ * what must not be used in LibreOfficeKit (Area > Image's "Add / Import", a file dialog), but its
+ * JSDialog executor runs an event for any widget of the window, hidden or not.
+ */
+export function mayAct(w: OpenWindow, widgetId: string, type: string): boolean {
+  if (!w.widgets) return false;
+  // The dialog itself (its close) and its response codes have no widget of their own.
+  if (type === "dialog" || (type === "responsebutton" && !w.widgets.known.has(widgetId))) return true;
+  return w.widgets.known.has(widgetId) && !w.widgets.hidden.has(widgetId) && !w.widgets.disabled.has(widgetId);
 }
 
 /**

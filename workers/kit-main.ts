@@ -53,7 +53,7 @@ import { parseTileInvalidation } from "./tile-invalidation";
 import { repaintStaleRows, SharedTiles, type SharedTile } from "./shared-tiles";
 import { Scratch } from "./scratch";
 import { isAllowedUnoName, isDialogCommand } from "../app/edsrv/protocol/uno-commands";
-import { findWindow, forgetView, forgetWindow, noteDialogCallback, windowsOf } from "./kit-dialogs";
+import { findWindow, forgetView, forgetWindow, mayAct, noteDialogCallback, windowsOf } from "./kit-dialogs";
 
 const send = sendLine;
 
@@ -333,6 +333,8 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       await engineIdle();
       const w = findWindow(viewId, String(req.windowId ?? ""), String(req.dialog ?? ""));
       if (!w || w.kind === "tunnelled") throw new Error("no such dialog open in this view");
+      const event = JSON.parse(json) as { id?: unknown; type?: unknown };
+      if (!mayAct(w, String(event.id ?? ""), String(event.type ?? ""))) throw new Error("that control is not shown or not enabled");
       useView(viewId).sendDialogEvent(BigInt(w.id), json);
       await engineIdle();
       return {};
