@@ -38,6 +38,7 @@ export const CLOSEST_ICON: Record<string, string> = {
   insertpage: "insertpage",
   deletepage: "deletepage",
   statewordcount: "wordcountdialog",
+  conditionalformatmanagerdialog: "conditionalformatdialog",
   showtrackedchanges: "showtrackedchanges",
   slideshow: "presentation",
   download: "exportto",

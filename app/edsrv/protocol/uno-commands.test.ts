@@ -126,7 +126,7 @@ describe("the door: context menus offer only what the view may run", () => {
       { text: "~Copy", type: "command", command: ".uno:Copy", enabled: "true" },
       { type: "separator" },
       { type: "separator" },
-      { text: "Paragraph...", type: "command", command: ".uno:ParagraphDialog", enabled: "true" },
+      { text: "Macros...", type: "command", command: ".uno:MacroDialog", enabled: "true" },
       { text: "Insert", type: "menu", menu: [{ text: "File...", type: "command", command: ".uno:InsertDoc" }, { type: "separator" }] },
       { text: "Format", type: "menu", menu: [{ text: "Bold", type: "command", command: ".uno:Bold" }] },
       { type: "separator" },
