@@ -154,6 +154,9 @@ for (const lang of ["en", "vi"] as const) {
       await stateIs(frame, ".uno:FreezePanes", "true");
       await goTo(frame, "A1:B6");
       await press(frame, ".uno:InsertObjectChart");
+      // LibreOffice's chart wizard, finished with its defaults (a column chart of the cells).
+      await frame.locator('.jsd-dialog[data-dialog="CHART2_HID_SCH_WIZARD_ROADMAP"] [data-widget="finish"]').click();
+      await frame.locator(".jsd-dialog").waitFor({ state: "detached" });
       await page.keyboard.press("Escape");
       // Sorted by amount: the rows selected, the cell cursor moved into the Amount column with Tab.
       await goTo(frame, "A2:C6");

@@ -465,6 +465,7 @@ describe("the toolbar: icons, tabs, compact mode, one language (issue 23)", () =
       "hello.docx": {
         home: [".uno:Paste", ".uno:PasteUnformatted", ".uno:FormatPaintbrush", ".uno:SetDefault", ".uno:Bold", ".uno:SuperScript", ".uno:SubScript", ".uno:LineSpacing", ".uno:SpacePara15", ".uno:DefaultBullet"],
         insert: [".uno:InsertTable", ".uno:InsertGraphic", ".uno:InsertObjectChart", ".uno:BasicShapes", ".uno:BasicShapes.rectangle", ".uno:DrawText", ".uno:CharmapControl", ".uno:InsertSymbol", ".uno:InsertPageHeader", ".uno:InsertPageFooter", ".uno:HyperlinkDialog"],
+        format: [".uno:FontDialog", ".uno:ParagraphDialog", ".uno:BulletsAndNumberingDialog", ".uno:PageDialog"],
         layout: [".uno:AttributePageSize", ".uno:Orientation", ".uno:PageMargin"],
         review: [".uno:SpellOnline", ".uno:InsertAnnotation", ".uno:TrackChanges", ".uno:AcceptAllTrackedChanges"],
         view: ["zoomin", "zoomout", "fitwidth", "fitpage", ".uno:ControlCodes"],
@@ -472,13 +473,15 @@ describe("the toolbar: icons, tabs, compact mode, one language (issue 23)", () =
       "hello.xlsx": {
         home: [".uno:FormatPaintbrush", ".uno:ResetAttributes", ".uno:Bold", ".uno:BackgroundColor", ".uno:ToggleMergeCells", ".uno:WrapText"],
         insert: [".uno:InsertRowsBefore", ".uno:DeleteColumns", ".uno:InsertObjectChart", ".uno:BasicShapes", ".uno:InsertGraphic", ".uno:CharmapControl"],
-        data: [".uno:SortAscending", ".uno:SortDescending", ".uno:DataFilterAutoFilter", ".uno:FreezePanes"],
+        format: [".uno:FormatCellDialog", ".uno:ConditionalFormatDialog", ".uno:PageFormatDialog"],
+        data: [".uno:SortAscending", ".uno:SortDescending", ".uno:DataFilterAutoFilter", ".uno:FreezePanes", ".uno:DataSort", ".uno:DataFilterStandardFilter"],
         review: [".uno:SpellOnline"],
         view: ["zoomin", ".uno:ToggleSheetGrid"],
       },
       "hello.pptx": {
         home: [".uno:FormatPaintbrush", ".uno:SetDefault", ".uno:Bold", ".uno:SuperScript", ".uno:CenterPara", ".uno:DefaultBullet"],
         insert: [".uno:InsertGraphic", ".uno:InsertTable", ".uno:InsertObjectChart", ".uno:BasicShapes", ".uno:Text", ".uno:CharmapControl"],
+        format: [".uno:FontDialog", ".uno:ParagraphDialog"],
         slide: [".uno:InsertPage", ".uno:DuplicatePage", ".uno:DeletePage", "moveup", "movedown", ".uno:AssignLayout", "slideshow"],
         review: [".uno:SpellOnline"],
         view: ["zoomin", "fitpage"],

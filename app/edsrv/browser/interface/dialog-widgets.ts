@@ -377,6 +377,10 @@ const BUILDERS: Record<string, (w: JsWidget, host: WidgetHost) => HTMLElement | 
   listbox: buildList,
   combobox: buildList,
   pushbutton: buildButton,
+  okbutton: buildButton,
+  cancelbutton: buildButton,
+  // LibreOffice's help is not served here.
+  helpbutton: nothing,
   menubutton: buildButton,
   buttonbox: buildButtonBox,
   tabcontrol: buildTabs,

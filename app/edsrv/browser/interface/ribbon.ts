@@ -9,7 +9,7 @@ import { closeMenus, el, icon } from "./controls";
 import { S } from "./state";
 import { T } from "./texts";
 
-export type TabId = "home" | "insert" | "layout" | "data" | "slide" | "review" | "view";
+export type TabId = "home" | "insert" | "format" | "layout" | "data" | "slide" | "review" | "view";
 
 interface Tab {
   id: TabId;
@@ -33,7 +33,7 @@ export const ribbon = el("div", { id: "ribbon", "aria-label": T.toolbar }, [el("
 let active: TabId | null = null;
 let compactForced = false;
 
-const LABELS: Record<TabId, string> = { home: T.home, insert: T.insert, layout: T.layout, data: T.data, slide: T.slideTab, review: T.review, view: T.view };
+const LABELS: Record<TabId, string> = { home: T.home, insert: T.insert, format: T.formatTab, layout: T.layout, data: T.data, slide: T.slideTab, review: T.review, view: T.view };
 
 function tabOf(id: TabId): Tab {
   let t = tabs.find((x) => x.id === id);

@@ -18,10 +18,12 @@ const LAYOUTS: [keyof typeof T, number][] = [["layoutBlank", 20], ["layoutTitle"
 export function buildPresentation(): void {
   addTo("home", ...clipboardGroup(".uno:SetDefault"), sep(), ...textFormatting(false, true), sep(), ...paragraphAlign(),
     button(".uno:DefaultBullet", T.bullets, { toggle: true }),
-    button(".uno:DefaultNumbering", T.numbering, { toggle: true }), sep(),
+    button(".uno:DefaultNumbering", T.numbering, { toggle: true }));
+  addTo("insert", insertImage(), insertTable(), chart(), shapes(), textBox(".uno:Text"), sep(), insertLink(), specialCharacters());
+  // LibreOffice's own dialogs (interface/dialogs.ts shows them).
+  addTo("format",
     button(".uno:FontDialog", T.characterDialog),
     button(".uno:ParagraphDialog", T.paragraphDialog));
-  addTo("insert", insertImage(), insertTable(), chart(), shapes(), textBox(".uno:Text"), sep(), insertLink(), specialCharacters());
   addTo("slide",
     button(".uno:InsertPage", T.newSlide),
     button(".uno:DuplicatePage", T.duplicateSlide),

@@ -25,10 +25,7 @@ export function buildSheet(): void {
   NUMBER_FORMATS.forEach((f) => { nf.appendChild(el("option", { value: f[0], text: f[1] })); });
   const borders = picker(T.borders, "tb-borders", (v) => { if (v) run(".uno:SetBorderStyle", borderArgs(v)); borders.value = ""; });
   [["", T.borders], ["all", T.bordersAll], ["outer", T.bordersOuter], ["none", T.bordersNone]].forEach((f) => { borders.appendChild(el("option", { value: f[0], text: f[1] })); });
-  addTo("home", nf, borders, sep(),
-    // LibreOffice's own dialogs (interface/dialogs.ts shows them).
-    button(".uno:FormatCellDialog", T.formatCellsDialog),
-    button(".uno:ConditionalFormatDialog", T.conditionalFormatDialog));
+  addTo("home", nf, borders);
   addTo("insert",
     button(".uno:InsertRowsBefore", T.rowAbove),
     button(".uno:InsertRowsAfter", T.rowBelow),
@@ -37,6 +34,11 @@ export function buildSheet(): void {
     button(".uno:DeleteRows", T.deleteRow),
     button(".uno:DeleteColumns", T.deleteCol),
     sep(), insertImage(), chart(), shapes(), sep(), insertLink(), specialCharacters());
+  // LibreOffice's own dialogs (interface/dialogs.ts shows them).
+  addTo("format",
+    button(".uno:FormatCellDialog", T.formatCellsDialog),
+    button(".uno:ConditionalFormatDialog", T.conditionalFormatDialog),
+    button(".uno:PageFormatDialog", T.pageDialog));
   addTo("data",
     button(".uno:SortAscending", T.sortAsc),
     button(".uno:SortDescending", T.sortDesc),
@@ -44,8 +46,7 @@ export function buildSheet(): void {
     button(".uno:DataFilterAutoFilter", T.autofilter),
     button(".uno:FreezePanes", T.freeze, { toggle: true }), sep(),
     button(".uno:DataSort", T.sortDialog),
-    button(".uno:DataFilterStandardFilter", T.standardFilterDialog),
-    button(".uno:PageFormatDialog", T.pageDialog));
+    button(".uno:DataFilterStandardFilter", T.standardFilterDialog));
   addTo("review", spelling());
   buildFormulaBar();
   buildSheetTabs();

@@ -134,7 +134,7 @@ export function specialCharacters(): HTMLElement {
   return b;
 }
 
-/** A chart from the selected cells or a default one (LibreOfficeKit inserts it without the wizard). */
+/** A chart from the selected cells or a default one, through LibreOffice's chart wizard (a dialog). */
 export function chart(): HTMLElement {
   return button(".uno:InsertObjectChart", T.chart);
 }
@@ -202,17 +202,19 @@ export function buildText(): void {
     button(".uno:DefaultNumbering", T.numbering, { toggle: true }),
     button(".uno:DecrementIndent", T.outdent),
     button(".uno:IncrementIndent", T.indent),
-    lineSpacing(), sep(),
-    // LibreOffice's own dialogs (interface/dialogs.ts shows them).
-    button(".uno:FontDialog", T.characterDialog),
-    button(".uno:ParagraphDialog", T.paragraphDialog),
-    button(".uno:BulletsAndNumberingDialog", T.bulletsDialog));
+    lineSpacing());
   addTo("insert", insertTable(), insertImage(), chart(), shapes(), textBox(".uno:DrawText"), sep(),
     insertLink(), specialCharacters(), sep(),
     button(".uno:InsertPagebreak", T.pagebreak),
     // Only turned on here: turning one off asks for confirmation in a dialog the page cannot show.
     button(".uno:InsertPageHeader", T.header, { args: () => pageStyle(true) }),
     button(".uno:InsertPageFooter", T.footer, { args: () => pageStyle(true) }));
+  // LibreOffice's own dialogs (interface/dialogs.ts shows them).
+  addTo("format",
+    button(".uno:FontDialog", T.characterDialog),
+    button(".uno:ParagraphDialog", T.paragraphDialog),
+    button(".uno:BulletsAndNumberingDialog", T.bulletsDialog),
+    button(".uno:PageDialog", T.pageDialog));
   addTo("layout",
     menuButton(".uno:AttributePageSize", T.pageSize, PAGE_SIZES.map(([name, w, h]) => ({ cmd: ".uno:AttributePageSize", label: name, icon: "attributepagesize",
       click: () => { page.size = [w, h]; setPage(); } }))),
@@ -224,7 +226,6 @@ export function buildText(): void {
       api.uno(".uno:PageLRMargin", { "Page.Left": arg("long", l), "Page.Right": arg("long", r) });
       run(".uno:PageULMargin", { "Page.Upper": arg("long", t), "Page.Lower": arg("long", b) });
     } }))),
-    button(".uno:PageDialog", T.pageDialog),
   );
   addTo("review", spelling(), sep());
 }

@@ -88,13 +88,17 @@ function drive(w: TunnelledWindow): void {
 }
 
 function created(m: WindowMessage): void {
+  const parentWindow = m.parentId ? windows.get(m.parentId) : undefined;
+  // Dialogs and what they open. LibreOffice's other windows of the document (Calc's function
+  // tooltip as a formula is typed) are not shown: a box taking the keyboard would swallow the typing.
+  if (m.type !== "dialog" && !parentWindow) return;
   const [width, height] = pair(m.size);
   const canvas = el("canvas", { "class": "jsd-window", tabindex: "0", role: "application" });
   canvas.width = Math.max(1, width);
   canvas.height = Math.max(1, height);
   const caret = el("div", { "class": "jsd-window-caret" });
   caret.hidden = true;
-  const parent = m.parentId ? windows.get(m.parentId) : undefined;
+  const parent = parentWindow;
   let w: TunnelledWindow;
   if (parent) {
     // A drop-down or a popup of a dialog: over the parent, at its position in the parent.
