@@ -188,7 +188,7 @@ function addView(readOnly: boolean, author: string): number {
  * included); and removing a view, which must not drop the input its user sent just before leaving
  * (typing, then closing the tab at once).
  */
-const ORDERED_OPS = new Set(["key", "mouse", "textinput", "uno", "dialogevent", "paintwindow", "windowmouse", "windowkey", "windowtext", "windowclose", "closedialogs", "save", "unview", "selection", "paste", "moveparts"]);
+const ORDERED_OPS = new Set(["key", "mouse", "textinput", "uno", "slideimage", "dialogevent", "paintwindow", "windowmouse", "windowkey", "windowtext", "windowclose", "closedialogs", "save", "unview", "selection", "paste", "moveparts"]);
 /** A sheet's row and column headers for a twip rectangle (sizes and labels; Calc only). */
 const ROW_COLUMN_HEADERS = /^\.uno:ViewRowColumnHeaders(\?x=\d{1,9}&y=\d{1,9}&width=\d{1,9}&height=\d{1,9})?$/;
 /** Commands whose values a page may ask for (font list, styles). */
@@ -386,6 +386,22 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       useView(req.viewId).postWindow(Number(w.id), LOK_WINDOW_CLOSE);
       await engineIdle();
       return {};
+    }
+    case "presentationinfo": {
+      // The deck as a show sees it (LibreOffice's JSON: its slides, hidden ones left out).
+      const d = useView(req.viewId);
+      await engineIdle();
+      return { json: d.has("getPresentationInfo") ? (d.getPresentationInfo() ?? "") : "" };
+    }
+    case "slideimage": {
+      // A slide as the show draws it (not the editing view: no caret, no "Click to add Text",
+      // no field placeholders), composed of LibreOffice's layers on white, as a PNG.
+      const d = useView(req.viewId);
+      if (!d.has("createSlideRenderer")) throw new Error("this engine cannot render a slideshow (LibreOffice 24.2 or later can)");
+      const part = num(req.part, "part");
+      const width = Math.max(16, Math.min(num(req.width, "width"), MAX_SLIDE_PX)), height = Math.max(16, Math.min(num(req.height, "height"), MAX_SLIDE_PX));
+      await engineIdle();
+      return renderSlide(useView(req.viewId), part, width, height);
     }
     case "closedialogs": {
       // What a view still has open, closed as its close box would (Cancel): a view leaving, or
@@ -716,6 +732,44 @@ function paintTiles(d: LokDocument, viewId: number, part: number, size: { width:
   });
   // What the engine painted for this request: whole tiles, and rows of tiles painted again in part.
   return { tiles, painted: { tiles: missing.length, rows: rowsPainted } };
+}
+
+/** The largest slide a show asks for, each way (a 4K screen). */
+const MAX_SLIDE_PX = 3840;
+
+/**
+ * A slide rendered for the show: LibreOffice gives it as layers (background, master page, the
+ * slide's objects; JSON-only layers such as text-field placeholders are not drawn), each in
+ * premultiplied BGRA, laid one over the other here on an opaque white slide.
+ */
+function renderSlide(d: LokDocument, part: number, width: number, height: number): { part: number; width: number; height: number; png: string } {
+  const size = d.createSlideRenderer(part, width, height, true, true);
+  if (!size) throw new Error("the slide cannot be rendered");
+  const out = new Uint8Array(size.width * size.height * 4).fill(255);
+  const layer = new Uint8Array(out.length);
+  try {
+    for (let i = 0; i < 64; i++) {
+      layer.fill(0);
+      const l = d.renderNextSlideLayer(layer);
+      if (l.done) break;
+      if (!l.bitmap) continue;
+      for (let p = 0; p < out.length; p += 4) {
+        const a = layer[p + 3]!;
+        if (a === 0) continue;
+        if (a === 255) {
+          out[p] = layer[p]!; out[p + 1] = layer[p + 1]!; out[p + 2] = layer[p + 2]!;
+          continue;
+        }
+        const keep = 255 - a;
+        out[p] = layer[p]! + ((out[p]! * keep + 127) / 255 | 0);
+        out[p + 1] = layer[p + 1]! + ((out[p + 1]! * keep + 127) / 255 | 0);
+        out[p + 2] = layer[p + 2]! + ((out[p + 2]! * keep + 127) / 255 | 0);
+      }
+    }
+  } finally {
+    d.postSlideshowCleanup();
+  }
+  return { part, width: size.width, height: size.height, png: encodeTilePng(out, size.width, size.height, d.getTileMode()).toString("base64") };
 }
 
 /** LibreOfficeKit's postWindow action that closes a tunnelled window. */

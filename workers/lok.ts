@@ -450,6 +450,39 @@ export class LokDocument {
     this.fn("postWindowExtTextInputEvent", ["ptr", "u32", "i32", "ptr"], "void")(this.handle, windowId, type, ptr(t));
   }
 
+  // --- Slideshow rendering (LibreOffice 24.2 and later; Collabora's slideshow uses it) ---------
+
+  /** The deck's slides as a show sees them (hidden ones, transitions, the fields' settings): JSON. */
+  getPresentationInfo(): string | null {
+    return this.office.takeString(this.fn("getPresentationInfo", ["ptr"], "ptr")(this.handle));
+  }
+
+  /**
+   * Prepares a slide for the show at about `width`×`height` px (LibreOffice keeps the slide's
+   * aspect and answers the size it chose); false when the slide cannot be rendered.
+   */
+  createSlideRenderer(slide: number, width: number, height: number, background: boolean, masterPage: boolean): { width: number; height: number } | null {
+    const size = new Uint32Array([width, height]);
+    const ok = this.fn("createSlideRenderer", ["ptr", "i32", "ptr", "ptr", "bool", "bool"], "bool")(this.handle, slide, ptr(size), ptr(size.subarray(1)), background, masterPage);
+    return ok ? { width: size[0]!, height: size[1]! } : null;
+  }
+
+  /**
+   * The slide's next layer (background, master page, the slide's objects, text fields…): pixels
+   * into `buffer` when `bitmap`, and LibreOffice's JSON description of it; `done` once none is left.
+   */
+  renderNextSlideLayer(buffer: Uint8Array): { done: boolean; bitmap: boolean; json: string | null } {
+    const isBitmap = new Uint8Array(1);
+    const message = new BigUint64Array(1);
+    const done = this.fn("renderNextSlideLayer", ["ptr", "ptr", "ptr", "ptr"], "bool")(this.handle, ptr(buffer), ptr(isBitmap), ptr(message));
+    const json = message[0] ? this.office.takeString(Number(message[0])) : null;
+    return { done, bitmap: isBitmap[0] !== 0, json };
+  }
+
+  postSlideshowCleanup(): void {
+    this.fn("postSlideshowCleanup", ["ptr"], "void")(this.handle);
+  }
+
   // --- Dialogs: JSDialog (described as JSON) and tunnelled windows (painted) ------------------
 
   /**

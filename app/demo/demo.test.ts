@@ -53,7 +53,7 @@ describe("development pages", () => {
     expect(html).toContain('<script src="/svc/api.js"></script>');
     expect((await fetch(`${dev.url}/svc/`, { redirect: "manual" })).headers.get("location")).toBe("/svc/demo");
     const docx = await fetch(`${dev.url}/svc/demo/sample.docx`);
-    expect(new Uint8Array(await docx.arrayBuffer())).toEqual(new Uint8Array(readFileSync(path.join(FIXTURES, "hello.docx"))));
+    expect(new Uint8Array(await docx.arrayBuffer())).toEqual(new Uint8Array(readFileSync(path.join(FIXTURES, "demo", "letter.docx"))));
     for (const s of DEMO_SAMPLES) expect([s.file, (await fetch(`${dev.url}/svc/demo/${s.file}`)).status]).toEqual([s.file, 200]);
     expect(DEMO_SAMPLES.map((s) => s.id)).toEqual(["docx", "xlsx", "pptx", "odt", "vi"]);
   });

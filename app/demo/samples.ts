@@ -17,7 +17,7 @@ export interface DemoSample {
 }
 
 export const DEMO_SAMPLES: DemoSample[] = [
-  { id: "docx", label: "Văn bản (docx)", file: "sample.docx", fileType: "docx", title: "Thư chào.docx", source: path.join(FIXTURES, "hello.docx") },
+  { id: "docx", label: "Văn bản (docx)", file: "sample.docx", fileType: "docx", title: "Thư chào.docx", source: path.join(FIXTURES, "demo", "letter.docx") },
   { id: "xlsx", label: "Bảng tính (xlsx)", file: "sample.xlsx", fileType: "xlsx", title: "Bảng tính.xlsx", source: path.join(FIXTURES, "hello.xlsx") },
   { id: "pptx", label: "Trình chiếu (pptx)", file: "sample.pptx", fileType: "pptx", title: "Trình chiếu.pptx", source: path.join(FIXTURES, "hello.pptx") },
   { id: "odt", label: "OpenDocument (odt)", file: "sample.odt", fileType: "odt", title: "Tài liệu ODF.odt", source: path.join(FIXTURES, "demo", "sample.odt") },

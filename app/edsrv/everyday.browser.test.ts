@@ -81,7 +81,7 @@ async function writeLetter(page: Page, frame: Frame, lang: Lang, use: (cmd: stri
   await k.press("Enter");
   await use(".uno:DefaultBullet");
   await use(".uno:InsertTable");
-  await answer(frame, ["3 x 3"]);
+  await frame.click('.tb-table-grid [data-size="3x3"]');
   for (let i = 0; i < 9; i++) {
     await k.type(w.cells[i]!);
     if (i < 8) await k.press("Tab");

@@ -545,7 +545,7 @@ describe("the toolbar: icons, tabs, compact mode, one language (issue 23)", () =
     expect(inMore).toContain(".uno:TrackChanges");
     // A control in the menu works as on its tab.
     await frame.click("#tb-more-menu " + control(".uno:InsertTable"));
-    await frame.waitForSelector("form.ask");
+    await frame.waitForSelector(".tb-table-picker:not([hidden])");
     await page.keyboard.press("Escape");
     await setWidth(1000);
     await frame.waitForFunction(() => !document.getElementById("ribbon")!.classList.contains("compact"), undefined, { polling: 50 });

@@ -70,19 +70,62 @@ describe("presentations: the slide panel", () => {
     await close();
   }, scaled(60_000));
 
-  test("the slideshow shows the current slide full screen, arrow keys move between slides, Escape ends it", async () => {
+  test("the slideshow shows the current slide full screen as a show draws it (no caret, no empty placeholder), keys and clicks move between slides, Escape ends it", async () => {
     const { frame, close } = await openDeck();
     await frame.click("#slides .thumb:nth-child(2)");
     await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 1);
+    // Slide 2 gets a title and a content placeholder, both empty.
+    await frame.evaluate(() => (window as any).edApi.uno(".uno:AssignLayout", { WhatLayout: { type: "long", value: 1 } }));
     await press(frame, "slideshow");
     await frame.waitForFunction(() => document.body.classList.contains("slideshow"));
     expect(await selected(frame)).toBe(1); // from the current slide
+    // LibreOffice's rendering for a show, on top of everything: the editing view (its caret) is not seen.
+    const shown = (part: number) => frame.waitForFunction((p) => { const i = document.querySelector<HTMLImageElement>("#slideshow .show-slide"); return !!i && i.dataset.part === String(p) && i.src.startsWith("data:image/png") && i.complete && i.naturalWidth > 0; }, part, { polling: 50 });
+    await shown(1);
+    /** How many colours the slide shown has (its pixels, read back). */
+    const colours = () => frame.evaluate(() => {
+      const i = document.querySelector<HTMLImageElement>("#slideshow .show-slide")!;
+      const c = document.createElement("canvas");
+      c.width = i.naturalWidth; c.height = i.naturalHeight;
+      const g = c.getContext("2d")!;
+      g.drawImage(i, 0, 0);
+      const d = g.getImageData(0, 0, c.width, c.height).data;
+      const seen = new Set<number>();
+      for (let k = 0; k < d.length; k += 4) seen.add((d[k]! << 16) | (d[k + 1]! << 8) | d[k + 2]!);
+      return seen.size;
+    });
+    // Slide 2 has only empty placeholders: the show draws nothing of them ("Click to add Title" is the editor's).
+    expect(await colours()).toBe(1);
+    expect(await frame.evaluate(() => { const s = document.getElementById("slideshow")!.getBoundingClientRect(); return s.width === window.innerWidth && s.height === window.innerHeight; })).toBe(true);
     await frame.press("body", "ArrowLeft");
+    await shown(0);
     await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 0);
-    await frame.press("body", "ArrowRight");
+    // Slide 1 has its text.
+    expect(await colours()).toBeGreaterThan(1);
+    // A click moves on.
+    await frame.click("#slideshow");
+    await shown(1);
     await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 1);
     await frame.press("body", "Escape");
     await frame.waitForFunction(() => !document.body.classList.contains("slideshow"));
+    expect(await frame.isVisible("#slideshow")).toBe(false);
+    await close();
+  }, scaled(60_000));
+});
+
+describe("presentations: typing into a slide's placeholders", () => {
+  test("text typed into an empty title placeholder of a new slide is stored", async () => {
+    const { id, page, frame, close } = await openDeck();
+    await frame.click("#slides .thumb:nth-child(2)");
+    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 1);
+    await frame.evaluate(() => (window as any).edApi.uno(".uno:AssignLayout", { WhatLayout: { type: "long", value: 1 } }));
+    // The title placeholder sits across the top of the slide: a click there, then typing.
+    const slide = (await frame.locator("#sizer").boundingBox())!;
+    await page.mouse.click(slide.x + slide.width / 2, slide.y + slide.height * 0.12);
+    await page.keyboard.type("Quarterly plan");
+    // Leaving the placeholder (Escape, as a person does) ends the text edit.
+    await page.keyboard.press("Escape");
+    await until(async () => slideTexts(await saveAndRead(env, page, id))[1] ?? "", (t) => t.includes("Quarterly plan"), "the typed title stored on slide 2");
     await close();
   }, scaled(60_000));
 });

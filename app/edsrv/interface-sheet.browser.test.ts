@@ -77,7 +77,7 @@ describe("spreadsheets: where you are", () => {
 });
 
 describe("spreadsheets: formatting cells", () => {
-  test("number formats (percent, currency, date, number, general) change the stored cell's format", async () => {
+  test("number formats (percent, currency, date, number, general) change the stored cell's format, and the picker shows the format at the cursor", async () => {
     const { id, page, frame, close } = await openSheet();
     const set = async (ref: string, cmd: string) => { await goTo(frame, ref); await frame.selectOption(".tb-numfmt", cmd); };
     await set("C2", ".uno:NumberFormatPercent");
@@ -88,6 +88,12 @@ describe("spreadsheets: formatting cells", () => {
     await set("C4", ".uno:NumberFormatStandard");
     await goTo(frame, "C2");
     await stateIs(frame, ".uno:NumberFormatPercent", "true");
+    // The picker shows the format of the cell at the cursor.
+    await frame.waitForFunction(() => (document.querySelector(".tb-numfmt") as HTMLSelectElement).value === ".uno:NumberFormatPercent");
+    await goTo(frame, "C3");
+    await frame.waitForFunction(() => (document.querySelector(".tb-numfmt") as HTMLSelectElement).value === ".uno:NumberFormatCurrency");
+    await goTo(frame, "C4");
+    await frame.waitForFunction(() => (document.querySelector(".tb-numfmt") as HTMLSelectElement).value === ".uno:NumberFormatStandard");
     const bytes = await saveAndRead(env, page, id);
     const c = cells(bytes);
     const fmt = (ref: string) => cellFormat(bytes, c.get(ref)!).numFmt;

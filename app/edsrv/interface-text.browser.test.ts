@@ -159,16 +159,37 @@ describe("text documents: the toolbar", () => {
     await close();
   }, scaled(60_000));
 
-  test("insert table asks its size and puts a table of that size in the document", async () => {
+  test("insert table: its size picked on a grid puts a table of that size in the document", async () => {
     const { id, page, frame, close } = await newParagraph();
     await press(frame, ".uno:InsertTable");
-    await answer(frame, ["2 x 3"]);
+    await frame.hover('.tb-table-grid [data-size="2x3"]');
+    expect(await frame.textContent(".tb-table-size")).toBe("2 × 3 table");
+    await frame.click('.tb-table-grid [data-size="2x3"]');
     await page.keyboard.type("cell one");
     const xml = documentXml(await saveAndRead(env, page, id));
     const table = /<w:tbl>[\s\S]*?<\/w:tbl>/.exec(xml)?.[0] ?? "";
     expect(table.match(/<w:tr[ >]/g)?.length).toBe(3);
     expect(table.match(/<w:gridCol /g)?.length).toBe(2);
     expect(table).toContain("cell one");
+    await close();
+  }, scaled(60_000));
+
+  test("insert table from the keyboard: arrow keys size it on the grid, Enter inserts it; Insert table… opens LibreOffice's dialog", async () => {
+    const { id, page, frame, close } = await newParagraph();
+    await press(frame, ".uno:InsertTable");
+    await frame.waitForFunction(() => document.activeElement?.getAttribute("data-size") === "1x1");
+    for (const k of ["ArrowRight", "ArrowRight", "ArrowRight", "ArrowDown"]) await page.keyboard.press(k);
+    expect(await frame.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("4 × 2 table");
+    await page.keyboard.press("Enter");
+    await frame.waitForSelector(".tb-table-picker", { state: "hidden" });
+    await page.keyboard.type("first cell");
+    const xml = documentXml(await saveAndRead(env, page, id));
+    const table = /<w:tbl>[\s\S]*?<\/w:tbl>/.exec(xml)?.[0] ?? "";
+    expect(table.match(/<w:tr[ >]/g)?.length).toBe(2);
+    expect(table.match(/<w:gridCol /g)?.length).toBe(4);
+    await press(frame, ".uno:InsertTable");
+    await frame.click(".tb-table-more");
+    await frame.locator('.jsd-dialog[data-dialog="InsertTableDialog"]').waitFor();
     await close();
   }, scaled(60_000));
 

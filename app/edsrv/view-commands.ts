@@ -20,6 +20,7 @@ import {
   tileHeader,
   tileStaleFrame,
   type ClientCommand,
+  type SlideImage,
 } from "./protocol/frames";
 
 export { statusFrame };
@@ -216,6 +217,17 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
       // `thumbnail part= width=` → `thumbnail: part=N width= height= <PNG as a data URL>` (the slide panel).
       const r = await kit.request<{ width: number; height: number; png: string }>("thumbnail", { viewId, part: intArg(args.part, -1), width: intArg(args.width, 0) });
       s.send(thumbnailFrame(intArg(args.part, -1), r.width, r.height, r.png));
+      return;
+    }
+    case "presentationinfo": {
+      // The slideshow: the slides it goes through, then each slide drawn as a show draws it.
+      const r = await kit.request<{ json: string }>("presentationinfo", { viewId });
+      s.send(serverFrame("presentationinfo", r.json || "{}"));
+      return;
+    }
+    case "slideimage": {
+      const r = await kit.request<SlideImage>("slideimage", { viewId, part: intArg(args.part, 0), width: intArg(args.width, 1280), height: intArg(args.height, 720) });
+      s.send(serverFrame("slideimage", JSON.stringify({ part: r.part, width: r.width, height: r.height, png: r.png } satisfies SlideImage)));
       return;
     }
     case "moveparts": {

@@ -33,7 +33,9 @@ export type ClientCommand =
   | "windowmouse"
   | "windowkey"
   | "windowtext"
-  | "windowclose";
+  | "windowclose"
+  | "presentationinfo"
+  | "slideimage";
 
 /** Text frames the server sends (server → page); `tile:` frames are binary and have their own header. */
 export type ServerFrameName =
@@ -67,6 +69,8 @@ export type ServerFrameName =
   | "jsdialog"
   | "window"
   | "windowpaint"
+  | "presentationinfo"
+  | "slideimage"
   | "viewinfo"
   | "textselectioncontent"
   | "commandvalues"
@@ -283,3 +287,23 @@ export function tileHeader(t: TilePlace, id: string, width: number, height: numb
   return `tile: ${tilePlace(t, id)} width=${width} height=${height} ver=${version} wid=${wid}${band ? ` delta=${band.delta} dy=${band.dy}` : ""}\n`;
 }
 export const tileStaleFrame = (t: TilePlace, id: string): string => serverFrame("tilestale", tilePlace(t, id));
+
+/** A slide as the show draws it (`slideimage:`), answering `slideimage part= width= height=`. */
+export interface SlideImage {
+  part: number;
+  width: number;
+  height: number;
+  /** PNG, base64. */
+  png: string;
+}
+
+/** LibreOffice's `getPresentationInfo` (`presentationinfo:`): the slides a show goes through. */
+export interface PresentationInfo {
+  docWidth: number;
+  docHeight: number;
+  isEndless?: boolean;
+  slides: { index: number; hash: string; empty?: boolean; hidden?: boolean }[];
+}
+
+export const presentationInfoCommand = (): string => "presentationinfo";
+export const slideImageCommand = (part: number, width: number, height: number): string => `slideimage part=${part} width=${width} height=${height}`;

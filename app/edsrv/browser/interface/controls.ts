@@ -119,20 +119,19 @@ export function closeMenus(): void {
   openMenu.opener.setAttribute("aria-expanded", "false");
   openMenu = null;
 }
-/** A button that opens a menu of commands (line spacing, shapes, page size…), each with its small icon. */
-export function menuButton(cmd: string, label: string, entries: MenuEntry[], opts: { icon?: string; view?: boolean } = {}): HTMLButtonElement {
+/**
+ * A toolbar button with a caret that opens `popup` under it (a menu, a grid): one popup open at a
+ * time, closed by Escape, a click elsewhere or the button again. `focusFirst` is what gets the
+ * keyboard when it opens.
+ */
+export function popupButton(cmd: string, label: string, popup: HTMLElement, opts: { icon?: string; view?: boolean; menuCmds?: string; focusFirst?: () => HTMLElement | null } = {}): HTMLButtonElement {
   const b = el("button", {
     type: "button", "class": "tb tb-menu" + (opts.view ? "" : " edit-only"), "aria-label": label, title: tooltip(cmd, label), "data-cmd": cmd,
-    "aria-haspopup": "menu", "aria-expanded": "false", "data-menu-cmds": entries.map((e) => e.cmd).join(" "),
+    "aria-haspopup": popup.getAttribute("role") === "menu" ? "menu" : "dialog", "aria-expanded": "false", "data-menu-cmds": opts.menuCmds ?? null,
   });
   b.appendChild(icon(opts.icon || iconName(cmd)));
   b.appendChild(el("span", { "class": "tb-caret", "aria-hidden": "true" }));
-  const popup = el("div", { "class": "tb-popup", role: "menu", "aria-label": label, hidden: "" });
-  entries.forEach((e) => {
-    const item = el("button", { type: "button", role: "menuitem", "data-cmd": e.cmd }, [icon(e.icon || iconName(e.cmd), "sc"), el("span", { text: e.label })]);
-    item.addEventListener("click", () => { closeMenus(); if (e.click) e.click(); else run(e.cmd, e.args); });
-    popup.appendChild(item);
-  });
+  popup.hidden = true;
   document.body.appendChild(popup);
   b.addEventListener("click", () => {
     const wasOpen = openMenu && openMenu.popup === popup;
@@ -144,10 +143,21 @@ export function menuButton(cmd: string, label: string, entries: MenuEntry[], opt
     popup.style.top = r.bottom + 2 + "px";
     b.setAttribute("aria-expanded", "true");
     openMenu = { popup, opener: b };
-    const first = popup.querySelector("button");
+    const first = opts.focusFirst ? opts.focusFirst() : popup.querySelector("button");
     if (first) first.focus();
   });
   return b;
+}
+
+/** A button that opens a menu of commands (line spacing, shapes, page size…), each with its small icon. */
+export function menuButton(cmd: string, label: string, entries: MenuEntry[], opts: { icon?: string; view?: boolean } = {}): HTMLButtonElement {
+  const popup = el("div", { "class": "tb-popup", role: "menu", "aria-label": label });
+  entries.forEach((e) => {
+    const item = el("button", { type: "button", role: "menuitem", "data-cmd": e.cmd }, [icon(e.icon || iconName(e.cmd), "sc"), el("span", { text: e.label })]);
+    item.addEventListener("click", () => { closeMenus(); if (e.click) e.click(); else run(e.cmd, e.args); });
+    popup.appendChild(item);
+  });
+  return popupButton(cmd, label, popup, { ...opts, menuCmds: entries.map((e) => e.cmd).join(" ") });
 }
 window.addEventListener("mousedown", (e) => {
   if (openMenu && !openMenu.popup.contains(e.target as Node) && !openMenu.opener.contains(e.target as Node)) closeMenus();

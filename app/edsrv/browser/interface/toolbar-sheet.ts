@@ -5,11 +5,29 @@ import { ask } from "./ask";
 import { arg, button, colour, el, icon, picker, run, sep } from "./controls";
 import { addTo, ribbon } from "./ribbon";
 import { buildHeaders } from "./sheet-headers";
-import { api, S } from "./state";
+import { api, S, UI, watch } from "./state";
 import { T } from "./texts";
 import { chart, clipboardGroup, insertImage, insertLink, shapes, specialCharacters, spelling, textFormatting } from "./toolbar-text";
 
-const NUMBER_FORMATS = [["", T.numberFormat], [".uno:NumberFormatStandard", T.general], [".uno:NumberFormatDecimal", T.number], [".uno:NumberFormatPercent", T.percent], [".uno:NumberFormatDate", T.date], [".uno:NumberFormatCurrency", T.currency]] as const;
+const NUMBER_FORMATS = [[".uno:NumberFormatStandard", T.general], [".uno:NumberFormatDecimal", T.number], [".uno:NumberFormatPercent", T.percent], [".uno:NumberFormatDate", T.date], [".uno:NumberFormatCurrency", T.currency]] as const;
+/** The formats Calc reports at the cell cursor (`statechanged: .uno:NumberFormatPercent=true`…); none is General. */
+const REPORTED_FORMATS = [".uno:NumberFormatPercent", ".uno:NumberFormatDate", ".uno:NumberFormatCurrency", ".uno:NumberFormatDecimal"];
+/** The picker's last entry: every format, in LibreOffice's Format Cells dialog. */
+const MORE_FORMATS = ".uno:FormatCellDialog";
+
+/**
+ * The number format picker: it shows the format of the cell at the cursor, as Calc reports it,
+ * and its last entry opens Format Cells for every other format.
+ */
+function numberFormatPicker(): HTMLSelectElement {
+  const show = () => { nf.value = REPORTED_FORMATS.find((c) => UI.state[c] === "true") ?? ".uno:NumberFormatStandard"; };
+  const nf = picker(T.numberFormat, "tb-numfmt", (v) => { if (v) run(v); show(); });
+  NUMBER_FORMATS.forEach((f) => { nf.appendChild(el("option", { value: f[0], text: f[1] })); });
+  nf.appendChild(el("option", { value: MORE_FORMATS, text: T.moreFormats }));
+  for (const c of REPORTED_FORMATS) watch(c, show);
+  show();
+  return nf;
+}
 
 export function buildSheet(): void {
   // Calc's "clear direct formatting" is .uno:ResetAttributes (Writer's and Impress's .uno:SetDefault).
@@ -21,8 +39,7 @@ export function buildSheet(): void {
     button(".uno:AlignRight", T.right, { toggle: true }),
     button(".uno:ToggleMergeCells", T.merge, { toggle: true }),
     button(".uno:WrapText", T.wrap, { toggle: true }));
-  const nf = picker(T.numberFormat, "tb-numfmt", (v) => { if (v) run(v); nf.value = ""; });
-  NUMBER_FORMATS.forEach((f) => { nf.appendChild(el("option", { value: f[0], text: f[1] })); });
+  const nf = numberFormatPicker();
   const borders = picker(T.borders, "tb-borders", (v) => { if (v) run(".uno:SetBorderStyle", borderArgs(v)); borders.value = ""; });
   [["", T.borders], ["all", T.bordersAll], ["outer", T.bordersOuter], ["none", T.bordersNone]].forEach((f) => { borders.appendChild(el("option", { value: f[0], text: f[1] })); });
   addTo("home", nf, borders);

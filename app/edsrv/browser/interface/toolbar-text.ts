@@ -3,7 +3,7 @@
 
 import type { UnoArguments } from "../../protocol/frames";
 import { ask } from "./ask";
-import { arg, button, colour, el, menuButton, picker, run, sep, setOptions, showValue, type MenuEntry } from "./controls";
+import { arg, button, closeMenus, colour, el, menuButton, picker, popupButton, run, sep, setOptions, showValue, type MenuEntry } from "./controls";
 import { addTo } from "./ribbon";
 import { api, watch } from "./state";
 import { T } from "./texts";
@@ -139,13 +139,60 @@ export function chart(): HTMLElement {
   return button(".uno:InsertObjectChart", T.chart);
 }
 
+/** The table picker's size: columns × rows. */
+const TABLE_GRID = { columns: 10, rows: 8 };
+
+/**
+ * Insert table: a grid to pick its size with the pointer or the arrow keys (the highlighted
+ * columns × rows named as they change), and "Insert table…" for LibreOffice's own dialog (any
+ * size, a name, a style).
+ */
 export function insertTable(): HTMLElement {
-  return button(".uno:InsertTable", T.table, { click: () => {
-    ask(T.table, [{ label: T.tableSize, value: "3 x 3" }]).then((v) => {
-      const m = v && /(\d+)\D+(\d+)/.exec(v[0]!);
-      if (m) run(".uno:InsertTable", { Columns: arg("long", Math.min(64, Number(m[1]))), Rows: arg("long", Math.min(1000, Number(m[2]))) });
+  const size = el("div", { "class": "tb-table-size", "aria-live": "polite" });
+  const grid = el("div", { "class": "tb-table-grid", role: "grid", "aria-label": T.tableSize });
+  const popup = el("div", { "class": "tb-popup tb-table-picker", role: "dialog", "aria-label": T.table }, [grid, size]);
+  const cells: HTMLButtonElement[] = [];
+  let at = { c: 1, r: 1 };
+  const light = (c: number, r: number) => {
+    at = { c, r };
+    cells.forEach((b) => {
+      const bc = Number(b.dataset.c), br = Number(b.dataset.r);
+      b.classList.toggle("on", bc <= c && br <= r);
+      b.tabIndex = bc === c && br === r ? 0 : -1;
     });
-  } });
+    size.textContent = T.tableColumnsRows(c, r);
+  };
+  const insert = (c: number, r: number) => {
+    closeMenus();
+    run(".uno:InsertTable", { Columns: arg("long", c), Rows: arg("long", r) });
+  };
+  for (let r = 1; r <= TABLE_GRID.rows; r++) {
+    const row = el("div", { role: "row", "class": "tb-table-row" });
+    for (let c = 1; c <= TABLE_GRID.columns; c++) {
+      const b = el("button", { type: "button", role: "gridcell", "class": "tb-table-cell", "aria-label": T.tableColumnsRows(c, r), "data-size": `${c}x${r}`, tabindex: "-1" });
+      b.dataset.c = String(c);
+      b.dataset.r = String(r);
+      b.addEventListener("mouseenter", () => { light(c, r); });
+      b.addEventListener("focus", () => { light(c, r); });
+      b.addEventListener("click", () => { insert(c, r); });
+      cells.push(b);
+      row.appendChild(b);
+    }
+    grid.appendChild(row);
+  }
+  grid.addEventListener("keydown", (e) => {
+    const move: Record<string, [number, number]> = { ArrowRight: [1, 0], ArrowLeft: [-1, 0], ArrowDown: [0, 1], ArrowUp: [0, -1] };
+    const m = move[e.key];
+    if (!m) return;
+    e.preventDefault();
+    const c = Math.max(1, Math.min(TABLE_GRID.columns, at.c + m[0])), r = Math.max(1, Math.min(TABLE_GRID.rows, at.r + m[1]));
+    cells[(r - 1) * TABLE_GRID.columns + (c - 1)]!.focus();
+  });
+  const more = el("button", { type: "button", "class": "tb-table-more", "data-cmd": ".uno:InsertTable", text: T.insertTableDialog });
+  more.addEventListener("click", () => { closeMenus(); run(".uno:InsertTable"); });
+  popup.appendChild(more);
+  light(1, 1);
+  return popupButton(".uno:InsertTable", T.table, popup, { focusFirst: () => { light(1, 1); return cells[0]!; } });
 }
 
 export function insertLink(): HTMLElement {
