@@ -28,7 +28,46 @@ try {
     ["editor-deck.png", "hello.pptx", async ({ frame }) => {
       await frame.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>("#slides .thumb img")].every((i) => i.dataset.loaded === "1"));
     }],
+    ["dialog-paragraph.png", "hello.docx", async ({ frame }) => {
+      await frame.click('.tb-tab[data-tab="format"]');
+      await frame.click('[data-cmd=".uno:ParagraphDialog"]');
+      await frame.locator(".jsd-dialog").waitFor();
+    }],
+    ["dialog-format-cells.png", "hello.xlsx", async ({ frame }) => {
+      await frame.fill("#address", "C2:C4");
+      await frame.press("#address", "Enter");
+      await frame.click('.tb-tab[data-tab="format"]');
+      await frame.click('[data-cmd=".uno:FormatCellDialog"]');
+      await frame.locator(".jsd-dialog").waitFor();
+    }],
+    ["dialog-conditional-format.png", "hello.xlsx", async ({ frame }) => {
+      await frame.fill("#address", "B2:B4");
+      await frame.press("#address", "Enter");
+      await frame.click('.tb-tab[data-tab="format"]');
+      await frame.click('[data-cmd=".uno:ConditionalFormatDialog"]');
+      await frame.locator(".jsd-tunnelled canvas").waitFor();
+    }],
   ];
+  // The same families on a phone (390 × 844, touch), and a dialog there.
+  const phone: Array<[string, string, (p: Awaited<ReturnType<typeof env.openEditor>>) => Promise<void>]> = [
+    ["phone-text.png", "hello.docx", async () => {}],
+    ["phone-sheet.png", "hello.xlsx", async () => {}],
+    ["phone-deck.png", "hello.pptx", async () => {}],
+    ["phone-dialog.png", "hello.docx", async ({ frame }) => {
+      await frame.evaluate(() => (window as any).edApi.uno(".uno:ParagraphDialog"));
+      await frame.locator(".jsd-dialog").waitFor();
+    }],
+  ];
+  for (const [file, fixture, act] of phone) {
+    const ctx = await env.browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const f = env.newFile(fixture);
+    const editor = await env.openEditor(ctx, f.src, "tok_alice");
+    await act(editor);
+    await editor.page.waitForTimeout(1200); // the last tiles
+    await editor.page.screenshot({ path: path.join(out, file) });
+    console.log(`wrote docs/img/${file}`);
+    await ctx.close();
+  }
   for (const [file, fixture, act] of shots) {
     // Larger than the host page's 1000×700 frame, so the host page shows no scrollbars.
     const ctx = await env.browser.newContext({ viewport: { width: 1040, height: 740 } });
