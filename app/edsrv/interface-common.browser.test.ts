@@ -99,6 +99,47 @@ describe("everywhere: viewing", () => {
     await s.close();
   }, scaled(60_000));
 
+  test("on a phone (390 px): one header row whose controls never overlap, the tools in a row at the bottom, a text document fitted to the width, find, download and print in the actions sheet", async () => {
+    const f = env.newFile("hello.docx");
+    const ctx = await env.browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true });
+    const { frame } = await env.openEditor(ctx, f.src, "tok_alice");
+    await frame.waitForFunction(() => document.body.classList.contains("phone"));
+    const boxes = await frame.evaluate(() => {
+      const shown = (e: Element) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 ? { id: e.id || e.getAttribute("data-cmd") || e.className, left: r.left, right: r.right, top: r.top, bottom: r.bottom } : null; };
+      const header = document.getElementById("toolbar")!;
+      const controls = [...header.querySelectorAll("#docname, #undo, #redo, #save, .tb-actions, #people > :first-child")].map(shown).filter((b) => b !== null);
+      const h = header.getBoundingClientRect();
+      const v = document.getElementById("viewport")!.getBoundingClientRect();
+      const ribbon = document.getElementById("ribbon")!.getBoundingClientRect();
+      return { controls, header: { height: h.height, right: h.right }, width: window.innerWidth, viewportBottom: v.bottom, ribbonTop: ribbon.top, ribbonBottom: ribbon.bottom, height: window.innerHeight };
+    });
+    // One row, within the screen, and no two controls overlap.
+    expect(boxes.header.height).toBeLessThan(52);
+    expect(boxes.controls.length).toBe(6);
+    for (const b of boxes.controls) expect(b!.right).toBeLessThanOrEqual(boxes.width);
+    for (let i = 0; i < boxes.controls.length; i++) {
+      for (let j = i + 1; j < boxes.controls.length; j++) {
+        const a = boxes.controls[i]!, b = boxes.controls[j]!;
+        expect([a.id, b.id, a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top]).toEqual([a.id, b.id, true]);
+      }
+    }
+    // The tools below the document, where a thumb reaches them.
+    expect(boxes.ribbonTop).toBeGreaterThanOrEqual(boxes.viewportBottom - 1);
+    // No stray separators: none at the row's end, never two with nothing between.
+    const row = await frame.evaluate(() => [...document.querySelectorAll<HTMLElement>("#ribbon .tb-panels *")].filter((e) => e.parentElement?.classList.contains("tb-panel") && e.getClientRects().length > 0).map((e) => (e.classList.contains("tb-sep") ? "|" : "c")).join(""));
+    expect(row).not.toMatch(/\|\||\|$/);
+    // The page fitted to the screen's width: nothing cut off on the right.
+    await frame.waitForFunction(() => document.getElementById("sizer")!.offsetWidth <= document.getElementById("viewport")!.clientWidth, undefined, { polling: 50 });
+    // The actions sheet: find, download as and print.
+    await frame.tap(".tb-actions");
+    await frame.waitForSelector(".tb-quick.open");
+    for (const sel of ['[data-cmd="find"]', "#download", '[data-cmd="print"]']) expect(await frame.isVisible(".tb-quick.open " + sel)).toBe(true);
+    await frame.tap('.tb-quick.open [data-cmd="find"]');
+    await frame.waitForSelector("#findbar:not([hidden])");
+    expect(await frame.isVisible(".tb-quick.open")).toBe(false);
+    await ctx.close();
+  }, scaled(60_000));
+
   test("zoom: on a phone, two fingers spread apart zoom in: the label shows the new zoom and the selection stays on its words", async () => {
     const f = env.newFile("hello.docx");
     const ctx = await env.browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true });

@@ -24,7 +24,7 @@ import { installStateChanges, installStatusBar, partPosition, statusbar } from "
 import { T } from "./interface/texts";
 import { buildSheet } from "./interface/toolbar-sheet";
 import { buildText, fontPicker, trackedChanges } from "./interface/toolbar-text";
-import { addTo, head, installRibbon, layoutRibbon, quick, ribbon, startTab } from "./interface/ribbon";
+import { actionsButton, addTo, head, installRibbon, isPhone, layoutRibbon, quick, ribbon, startTab } from "./interface/ribbon";
 import { fitPage, fitWidth, installWheelZoom, installZoomFollowers, keepFitted, showZoom, zoomStep } from "./interface/zoom";
 
 function install(): void {
@@ -73,6 +73,9 @@ function install(): void {
     if (family === "spreadsheet") addTo("view", sep(), button(".uno:ToggleSheetGrid", T.gridLines, { toggle: true }));
     quick.appendChild(button("find", T.find, { view: true, icon: "recsearch", click: () => { openFind(false); } }));
     buildDownload().forEach((c) => quick.appendChild(c));
+    // On a phone, find, download and print are one "actions" button's sheet (the header row
+    // would not hold them beside undo, redo and save).
+    head.appendChild(actionsButton());
     fillDownload(family);
     applyWopi();
     startTab();
@@ -80,6 +83,8 @@ function install(): void {
     showZoom();
     // A slide is shown whole, as in every presentation program (before the first tiles are asked).
     if (family === "presentation" || family === "drawing") { fitPage(); keepFitted(); }
+    // A page of text is read across a phone's width, not cut off at 100 %.
+    else if (family === "text" && isPhone()) fitWidth();
   });
   // The font list is long to make; asked once the first screen is painted, it does not delay it.
   api.on("firstpaint", () => {

@@ -140,7 +140,9 @@ export function popupButton(cmd: string, label: string, popup: HTMLElement, opts
     const r = b.getBoundingClientRect();
     popup.hidden = false;
     popup.style.left = Math.max(2, Math.min(r.left, window.innerWidth - popup.offsetWidth - 4)) + "px";
-    popup.style.top = r.bottom + 2 + "px";
+    // Under its button, or above it when there is no room below (the phone's tools are at the bottom).
+    const below = r.bottom + 2 + popup.offsetHeight <= window.innerHeight;
+    popup.style.top = (below ? r.bottom + 2 : Math.max(2, r.top - 2 - popup.offsetHeight)) + "px";
     b.setAttribute("aria-expanded", "true");
     openMenu = { popup, opener: b };
     const first = opts.focusFirst ? opts.focusFirst() : popup.querySelector("button");

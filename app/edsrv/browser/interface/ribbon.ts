@@ -68,6 +68,31 @@ export function selectTab(id: TabId): void {
   if (changed) layoutRibbon();
 }
 
+/** A phone's width: one header row, the tools at the bottom (ui.css, `body.phone`). */
+export const isPhone = (): boolean => window.innerWidth <= 600;
+
+/**
+ * The phone's "actions" button: it opens the controls that are always there on a wider screen
+ * (find, download as, print) as a sheet under the header.
+ */
+export function actionsButton(): HTMLButtonElement {
+  const b = el("button", { type: "button", "class": "tb tb-actions", "data-cmd": "actions", "aria-label": T.more, title: T.more, "aria-haspopup": "true", "aria-expanded": "false" }, [icon("morecontrols")]);
+  const close = () => { quick.classList.remove("open"); b.setAttribute("aria-expanded", "false"); };
+  b.addEventListener("click", () => {
+    const open = !quick.classList.contains("open");
+    closeMenus();
+    quick.classList.toggle("open", open);
+    b.setAttribute("aria-expanded", String(open));
+    if (open) quick.querySelector<HTMLElement>("button, select")?.focus();
+  });
+  // Choosing something in the sheet, or a tap elsewhere, closes it.
+  quick.addEventListener("click", (e) => { if ((e.target as HTMLElement).closest("button")) close(); });
+  quick.addEventListener("change", close);
+  window.addEventListener("mousedown", (e) => { if (!quick.contains(e.target as Node) && !b.contains(e.target as Node)) close(); }, true);
+  window.addEventListener("keydown", (e) => { if (e.key === "Escape" && quick.classList.contains("open")) { close(); b.focus(); } });
+  return b;
+}
+
 /** True when the toolbar is one row without tabs. */
 export function isCompact(): boolean {
   return ribbon.classList.contains("compact");
@@ -107,11 +132,14 @@ function layoutRow(): void {
   moreMenu.hidden = true; moreButton.setAttribute("aria-expanded", "false");
   tabs.forEach((t) => { t.items.forEach((n) => { if (n.parentNode !== t.panel) t.panel.appendChild(n); }); });
   const compact = compactForced || window.innerWidth < 768;
+  document.body.classList.toggle("phone", isPhone());
   ribbon.classList.toggle("compact", compact);
   document.body.classList.toggle("compact-toolbar", compact);
   // One row, always as tall (a tab taller than another moved the document under the pointer): the
   // chosen tab's controls, or every tab's in compact mode; from the first that does not fit, the
   // rest go into "more" (its button shown only then, so a row that fits uses the whole width).
+  // Separators hidden by the last layout (they stood between controls that went into "more").
+  tabs.forEach((t) => { t.items.forEach((n) => { if (n instanceof HTMLElement && n.classList.contains("tb-sep")) n.hidden = false; }); });
   const all: HTMLElement[] = [];
   tabs.forEach((t) => { if (compact || t.id === active) t.items.forEach((n) => { if (n instanceof HTMLElement && n.getClientRects().length) all.push(n); }); });
   const firstOver = () => { const limit = panels.getBoundingClientRect().right; return all.findIndex((n) => n.getBoundingClientRect().right > limit + 0.5); };
@@ -120,8 +148,10 @@ function layoutRow(): void {
   moreButton.hidden = false;
   const at = firstOver();
   if (at < 0) return;
-  // A separator does not open the menu.
-  all.slice(at).forEach((n) => { if (!n.classList.contains("tb-sep")) moreMenu.appendChild(n); });
+  // A separator does not go into the menu; left in the row without its controls it would be a
+  // stray bar (a phone's row showed seven of them), so it is hidden until the next layout.
+  all.slice(at).forEach((n) => { if (n.classList.contains("tb-sep")) n.hidden = true; else moreMenu.appendChild(n); });
+  for (let i = at - 1; i >= 0 && all[i]!.classList.contains("tb-sep"); i--) all[i]!.hidden = true;
 }
 
 /** The controls of the toolbar row a key moves between: shown, enabled, in order. */
@@ -181,7 +211,9 @@ export function installRibbon(): void {
     moreButton.setAttribute("aria-expanded", String(open));
     if (!open) return;
     const r = moreButton.getBoundingClientRect();
-    moreMenu.style.top = r.bottom + 2 + "px";
+    // Under the button, or above it on a phone, where the tools are at the bottom.
+    const below = r.bottom + 2 + moreMenu.offsetHeight <= window.innerHeight;
+    moreMenu.style.top = (below ? r.bottom + 2 : Math.max(2, r.top - 2 - moreMenu.offsetHeight)) + "px";
     moreMenu.style.right = Math.max(2, window.innerWidth - r.right) + "px";
   });
   // A control used from the menu closes it (a menu button's own menu stays open).
