@@ -20,6 +20,38 @@ const openSheet = () => openFixture(env, "hello.xlsx");
 
 const cells = sheetCells;
 
+describe("spreadsheets on a phone", () => {
+  test("a range of cells is selected by touch: a tap on a cell, then its handle dragged to another cell", async () => {
+    const f = env.newFile("hello.xlsx");
+    const ctx = await env.browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true });
+    const { page, frame } = await env.openEditor(ctx, f.src, "tok_alice");
+    /** A cell's centre on the page (the editor is framed), from the cell cursor placed on it. */
+    const centre = async (ref: string) => {
+      await goTo(frame, ref);
+      await frame.waitForFunction((r) => (document.getElementById("address") as HTMLInputElement).value === r, ref);
+      const b = (await frame.locator("#cellcursor").boundingBox())!;
+      return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
+    };
+    const to = await centre("D4");
+    const from = await centre("B2");
+    const cdp = await ctx.newCDPSession(page);
+    const touch = async (type: "touchStart" | "touchMove" | "touchEnd", x: number, y: number) => cdp.send("Input.dispatchTouchEvent", { type, touchPoints: type === "touchEnd" ? [] : [{ x, y, id: 0 }] });
+    await touch("touchStart", from.x, from.y);
+    await touch("touchEnd", from.x, from.y);
+    // One cell chosen by touch: its end handle, at its corner.
+    const handle = frame.locator(".selhandle-end");
+    await handle.waitFor({ state: "visible" });
+    expect(await frame.isVisible(".selhandle-start")).toBe(false);
+    const h = (await handle.boundingBox())!;
+    await touch("touchStart", h.x + h.width / 2, h.y + h.height / 2);
+    // The finger moves to D4 (the handle points just above the finger).
+    for (let i = 1; i <= 5; i++) await touch("touchMove", h.x + ((to.x - h.x) * i) / 5, h.y + ((to.y + 12 - h.y) * i) / 5);
+    await touch("touchEnd", to.x, to.y + 12);
+    await frame.waitForFunction(() => (document.getElementById("address") as HTMLInputElement).value === "B2:D4", undefined, { polling: 50 });
+    await ctx.close();
+  }, scaled(60_000));
+});
+
 describe("spreadsheets: where you are", () => {
   test("column letters and row numbers come from the engine and are drawn beside the grid", async () => {
     const { frame, close } = await openSheet();

@@ -7,7 +7,7 @@
 import { LONG_PRESS_MS } from "./gestures";
 import { SHIFT } from "./keyboard";
 import { pointerAt } from "./mouse";
-import { focusDocument, selectionEl, sizer, viewport } from "./page";
+import { cellCursorEl, focusDocument, selectionEl, sizer, viewport } from "./page";
 import { switchPart } from "./parts";
 import { edState as S, currentPart, editor } from "./state";
 import { setZoom } from "./zoom";
@@ -178,9 +178,14 @@ function installSelectionHandles(): void {
     }, { passive: false });
     return h;
   });
+  /**
+   * The rectangles the handles mark: the selection's; in a sheet with one cell chosen, the cell
+   * cursor's (its end handle drags out a range of cells, as on any phone's spreadsheet).
+   */
+  const marked = () => (S.selection.length ? S.selection : editor.status?.type === "spreadsheet" && S.cellCursor ? [S.cellCursor] : []);
   /** Where a handle points, in window coordinates (the first rectangle's start, the last one's end). */
   const handleAt = (which: "start" | "end") => {
-    const rects = S.selection;
+    const rects = marked();
     if (!rects.length) return null;
     const r = sizer.getBoundingClientRect(), tpp = editor.twipsPerPx;
     const first = rects[0]!, last = rects[rects.length - 1]!;
@@ -188,18 +193,25 @@ function installSelectionHandles(): void {
       ? { x: r.left + first.x / tpp + 1, y: r.top + (first.y + first.h / 2) / tpp }
       : { x: r.left + (last.x + last.w) / tpp - 1, y: r.top + (last.y + last.h / 2) / tpp };
   };
-  // The selection is redrawn into #selection: the handles follow it.
-  new MutationObserver(() => {
-    const show = touchSelecting && S.selection.length > 0 && !editor.readOnly;
-    const rects = S.selection, tpp = editor.twipsPerPx;
+  // The selection is redrawn into #selection, the cell cursor moved: the handles follow.
+  const update = () => {
+    const rects = marked(), tpp = editor.twipsPerPx;
+    const show = touchSelecting && rects.length > 0 && !editor.readOnly;
+    // One cell: only its end handle (its start is the cell itself).
+    const single = !S.selection.length;
     handles.forEach((h, i) => {
-      h.hidden = !show;
-      if (!show) return;
+      h.hidden = !show || (single && i === 0);
+      if (h.hidden) return;
       const r = i === 0 ? rects[0]! : rects[rects.length - 1]!;
       h.style.left = `${(i === 0 ? r.x : r.x + r.w) / tpp}px`;
       h.style.top = `${(r.y + r.h) / tpp}px`;
     });
-  }).observe(selectionEl, { childList: true });
+  };
+  const follow = new MutationObserver(update);
+  follow.observe(selectionEl, { childList: true });
+  follow.observe(cellCursorEl, { attributes: true });
+  // A tap on the cell already chosen moves nothing: the handle shows for the touch itself.
+  sizer.addEventListener("touchend", () => { requestAnimationFrame(update); });
   sizer.addEventListener("mousedown", (e) => {
     // A mouse (not a tap's compatibility event) selects without handles.
     if (!(e as MouseEvent & { sourceCapabilities?: { firesTouchEvents?: boolean } }).sourceCapabilities?.firesTouchEvents) touchSelecting = false;
