@@ -9,6 +9,7 @@ import { TEXTS } from "../i18n";
 import { until, scaled } from "../testing/until";
 import { editorFrame, edState, hostPageHtml } from "./testing/chromium";
 import { control, modified, openFixture, part, press, saveAndRead, stateIs } from "./testing/interface";
+import { docxText } from "../testing/office-files";
 
 let env: EditorEnv;
 beforeAll(async () => {
@@ -137,6 +138,26 @@ describe("everywhere: viewing", () => {
     await frame.tap('.tb-quick.open [data-cmd="find"]');
     await frame.waitForSelector("#findbar:not([hidden])");
     expect(await frame.isVisible(".tb-quick.open")).toBe(false);
+    await ctx.close();
+  }, scaled(60_000));
+
+  test("on a phone, a tap on the text takes the soft keyboard, and Vietnamese typed through its input method (compositions, then the commit) is stored", async () => {
+    const f = env.newFile("hello.docx");
+    const ctx = await env.browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true });
+    const { page, frame } = await env.openEditor(ctx, f.src, "tok_alice");
+    // A tap at the start of the first line (the editor is framed: page coordinates).
+    await frame.waitForFunction(() => (window as any).edState.cursor !== null);
+    const caret = (await frame.locator("#cursor").boundingBox())!;
+    await page.touchscreen.tap(caret.x + 1, caret.y + caret.height / 2);
+    await frame.waitForFunction(() => document.activeElement?.id === "ime");
+    const cdp = await ctx.newCDPSession(page);
+    for (const [steps, word] of [[["V", "Vi", "Vie", "Viê", "Việ", "Việt"], "Việt"], [["N", "Na", "Nam", "Nam"], "Nam"]] as const) {
+      for (const t of steps) await cdp.send("Input.imeSetComposition", { text: t, selectionStart: t.length, selectionEnd: t.length });
+      await cdp.send("Input.insertText", { text: word });
+      await cdp.send("Input.insertText", { text: " " });
+    }
+    const text = async () => docxText(await saveAndRead(env, page, f.id)).normalize("NFC");
+    await until(text, (t) => t.includes("Việt Nam "), "the composed words stored");
     await ctx.close();
   }, scaled(60_000));
 
