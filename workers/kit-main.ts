@@ -62,7 +62,7 @@ function log(level: "debug" | "info" | "warn" | "error", event: string, fields?:
 }
 
 /** Document callbacks worth forwarding (see LibreOfficeKitEnums.h); the rest (sidebar JSON…) is dropped. */
-const FORWARDED = new Set([0, 1, 2, 5, 8, 12, 13, 14, 15, 16, 17, 19, 22, 23, 24, 25, 26, 28, 32, 34, 36, 39, 46]);
+const FORWARDED = new Set([0, 1, 2, 5, 8, 12, 13, 14, 15, 16, 17, 19, 22, 23, 24, 25, 26, 28, 32, 34, 36, 39, 46, 62, 63, 64, 67]);
 const DOC_TYPES = ["text", "spreadsheet", "presentation", "drawing", "other"] as const;
 /** A 1920×1080 px screen at 100 % (15 twips a pixel): larger than any first view of the editor. */
 const FIRST_SCREEN_TWIPS = { width: 1920 * 15, height: 1080 * 15 };
@@ -384,6 +384,15 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       useView(req.viewId);
       const w = tunnelledWindow(req);
       useView(req.viewId).postWindow(Number(w.id), LOK_WINDOW_CLOSE);
+      await engineIdle();
+      return {};
+    }
+    case "a11y": {
+      // A screen reader's page: LibreOffice tells this view the focused paragraph's text and where
+      // its caret is (LOK_CALLBACK_A11Y_*), which the page puts where a screen reader reads.
+      const d = useView(req.viewId);
+      if (!d.has("setAccessibilityState")) throw new Error("this engine has no accessibility events");
+      d.setAccessibilityState(req.viewId as number, req.enabled === true);
       await engineIdle();
       return {};
     }

@@ -450,6 +450,11 @@ export class LokDocument {
     this.fn("postWindowExtTextInputEvent", ["ptr", "u32", "i32", "ptr"], "void")(this.handle, windowId, type, ptr(t));
   }
 
+  /** LibreOffice's accessibility events for a view (the focused paragraph's text and its caret). */
+  setAccessibilityState(viewId: number, enabled: boolean): void {
+    this.fn("setAccessibilityState", ["ptr", "i32", "bool"], "void")(this.handle, viewId, enabled);
+  }
+
   // --- Slideshow rendering (LibreOffice 24.2 and later; Collabora's slideshow uses it) ---------
 
   /** The deck's slides as a show sees them (hidden ones, transitions, the fields' settings): JSON. */

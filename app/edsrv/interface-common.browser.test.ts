@@ -161,6 +161,31 @@ describe("everywhere: viewing", () => {
     await ctx.close();
   }, scaled(60_000));
 
+  test("screen reader support: the paragraph at the caret is in the document's input with the caret where LibreOffice's is, typing still lands, and the choice is remembered", async () => {
+    const f = env.newFile("hello.docx");
+    const ctx = await env.browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const { page, frame } = await env.openEditor(ctx, f.src, "tok_alice");
+    await press(frame, "screenreader");
+    expect(await frame.getAttribute(control("screenreader"), "aria-pressed")).toBe("true");
+    await frame.waitForFunction(() => document.activeElement?.id === "ime");
+    const input = () => frame.evaluate(() => { const i = document.getElementById("ime") as HTMLTextAreaElement; return { value: i.value, caret: i.selectionStart, end: i.selectionEnd }; });
+    await page.keyboard.press("ArrowDown");
+    await until(input, (i) => i.value === "Xin chào thế giới: tài liệu thử nghiệm." && i.caret === 0, "the second paragraph mirrored, the caret at its start");
+    await page.keyboard.press("End");
+    await until(input, (i) => i.caret === i.value.length, "the caret at the paragraph's end");
+    await page.keyboard.press("Shift+Home");
+    await until(input, (i) => i.caret === 0 && i.end === i.value.length, "the whole line selected");
+    await page.keyboard.press("End");
+    await page.keyboard.type(" OK");
+    await until(input, (i) => i.value.endsWith("nghiệm. OK") && i.caret === i.value.length, "the typed words in the mirror");
+    expect(docxText(await saveAndRead(env, page, f.id))).toContain("thử nghiệm. OK");
+    // The next time, on this browser, it is on from the start.
+    const again = await env.openEditor(ctx, env.newFile("hello.docx").src, "tok_alice");
+    await again.frame.waitForFunction(() => (window as any).edApi.screenReader() === true);
+    expect(await again.frame.getAttribute(control("screenreader"), "aria-pressed")).toBe("true");
+    await ctx.close();
+  }, scaled(60_000));
+
   test("zoom: on a phone, two fingers spread apart zoom in: the label shows the new zoom and the selection stays on its words", async () => {
     const f = env.newFile("hello.docx");
     const ctx = await env.browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true });

@@ -28,6 +28,10 @@ export const CALLBACK_NAMES: Record<number, ServerFrameName> = {
   36: "window",
   39: "context",
   46: "jsdialog",
+  62: "a11yfocuschanged",
+  63: "a11ycaretchanged",
+  64: "a11ytextselectionchanged",
+  67: "a11yfocusedcellchanged",
 };
 
 /** The longest a view's callbacks wait for pushed tiles (a kit busy with a save, say). */

@@ -219,6 +219,11 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
       s.send(thumbnailFrame(intArg(args.part, -1), r.width, r.height, r.png));
       return;
     }
+    case "a11ystate": {
+      // `a11ystate true|false` (Collabora's form): screen reader support for this view.
+      await kit.request("a11y", { viewId, enabled: (args._ ?? "").trim() === "true" });
+      return;
+    }
     case "presentationinfo": {
       // The slideshow: the slides it goes through, then each slide drawn as a show draws it.
       const r = await kit.request<{ json: string }>("presentationinfo", { viewId });

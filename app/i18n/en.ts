@@ -55,6 +55,7 @@ export const enUi = {
   remove: "Delete", commentText: "Comment", noComments: "No comments.", resolved: "resolved", spelling: "Automatic spell checking",
   formattingMarks: "Formatting marks", gridLines: "Grid lines",
   tableColumnsRows: (c: number, r: number) => c + " × " + r + " table", insertTableDialog: "Insert table…",
+  screenReader: "Screen reader support",
   moreFormats: "More formats…", characterDialog: "Character…", paragraphDialog: "Paragraph…", bulletsDialog: "Bullets and numbering…",
   pageDialog: "Page setup…", moreCharacters: "More characters…", formatCellsDialog: "Format cells…",
   conditionalFormatDialog: "Conditional formatting…", sortDialog: "Sort…", standardFilterDialog: "Standard filter…",

@@ -54,6 +54,7 @@ export const viUi: Texts["ui"] = {
   remove: "Xoá", commentText: "Bình luận", noComments: "Chưa có bình luận.", resolved: "đã xử lý", spelling: "Tự động kiểm tra chính tả",
   formattingMarks: "Dấu định dạng", gridLines: "Đường lưới",
   tableColumnsRows: (c: number, r: number) => "Bảng " + c + " × " + r, insertTableDialog: "Chèn bảng…",
+  screenReader: "Hỗ trợ trình đọc màn hình",
   moreFormats: "Định dạng khác…", characterDialog: "Ký tự…", paragraphDialog: "Đoạn văn…", bulletsDialog: "Dấu đầu dòng và đánh số…",
   pageDialog: "Thiết lập trang…", moreCharacters: "Ký tự khác…", formatCellsDialog: "Định dạng ô…",
   conditionalFormatDialog: "Định dạng có điều kiện…", sortDialog: "Sắp xếp…", standardFilterDialog: "Bộ lọc chuẩn…",

@@ -27,6 +27,28 @@ import { buildText, fontPicker, trackedChanges } from "./interface/toolbar-text"
 import { actionsButton, addTo, head, installRibbon, isPhone, layoutRibbon, quick, ribbon, startTab } from "./interface/ribbon";
 import { fitPage, fitWidth, installWheelZoom, installZoomFollowers, keepFitted, showZoom, zoomStep } from "./interface/zoom";
 
+/** The screen reader's own key in the page's storage: the choice is remembered on this browser. */
+const SCREEN_READER_KEY = "svc-screen-reader";
+
+/**
+ * Screen reader support (editor/screen-reader.ts): a toggle on the View tab, remembered, and on
+ * from the first screen when it was on before.
+ */
+function screenReaderButton(): HTMLButtonElement {
+  const b = button("screenreader", T.screenReader, { view: true, icon: "insertsound", click: () => { apply(!api.screenReader()); } });
+  b.setAttribute("aria-pressed", "false");
+  const apply = (on: boolean) => {
+    api.setScreenReader(on);
+    b.setAttribute("aria-pressed", String(on));
+    try { if (on) localStorage.setItem(SCREEN_READER_KEY, "1"); else localStorage.removeItem(SCREEN_READER_KEY); } catch { /* storage refused */ }
+    api.focus();
+  };
+  let remembered = false;
+  try { remembered = localStorage.getItem(SCREEN_READER_KEY) === "1"; } catch { /* storage refused */ }
+  if (remembered) api.on("firstpaint", () => { apply(true); });
+  return b;
+}
+
 function install(): void {
   window.edUi = UI;
   installSlideshow();
@@ -70,6 +92,7 @@ function install(): void {
       button("fitwidth", T.fitWidth, { view: true, click: fitWidth }),
       button("fitpage", T.fitPage, { view: true, click: fitPage }));
     if (family === "text") addTo("view", sep(), button(".uno:ControlCodes", T.formattingMarks, { toggle: true }));
+    addTo("view", sep(), screenReaderButton());
     if (family === "spreadsheet") addTo("view", sep(), button(".uno:ToggleSheetGrid", T.gridLines, { toggle: true }));
     quick.appendChild(button("find", T.find, { view: true, icon: "recsearch", click: () => { openFind(false); } }));
     buildDownload().forEach((c) => quick.appendChild(c));

@@ -35,7 +35,8 @@ export type ClientCommand =
   | "windowtext"
   | "windowclose"
   | "presentationinfo"
-  | "slideimage";
+  | "slideimage"
+  | "a11ystate";
 
 /** Text frames the server sends (server → page); `tile:` frames are binary and have their own header. */
 export type ServerFrameName =
@@ -69,6 +70,10 @@ export type ServerFrameName =
   | "jsdialog"
   | "window"
   | "windowpaint"
+  | "a11yfocuschanged"
+  | "a11ycaretchanged"
+  | "a11ytextselectionchanged"
+  | "a11yfocusedcellchanged"
   | "presentationinfo"
   | "slideimage"
   | "viewinfo"

@@ -12,6 +12,7 @@ import { switchPart } from "./parts";
 import { send } from "./socket";
 import { editor, type Rect } from "./state";
 import { setZoom } from "./zoom";
+import { screenReaderOn, setScreenReader } from "./screen-reader";
 
 export interface EditorApi {
   send(text: string): void;
@@ -29,6 +30,9 @@ export interface EditorApi {
   viewportPx(): { w: number; h: number };
   on: typeof on;
   save(): void;
+  /** Screen reader support: the paragraph at the caret mirrored where a screen reader reads it. */
+  setScreenReader(on: boolean): void;
+  screenReader(): boolean;
 }
 
 export function installApi(): void {
@@ -47,5 +51,7 @@ export function installApi(): void {
     viewportPx: () => ({ w: viewport.clientWidth, h: viewport.clientHeight }),
     on,
     save: () => { doSave(true, false, false, ""); },
+    setScreenReader,
+    screenReader: screenReaderOn,
   };
 }

@@ -13,6 +13,8 @@ import { CHARS, KEYS, MOD1, MOD2, SHIFT } from "../../protocol/keys";
 export { CHARS, KEYS, MOD1, MOD2, SHIFT };
 
 let composing = false;
+/** An input method's composition is under way in the document's input. */
+export const isComposing = (): boolean => composing;
 
 /** A key pressed and released. */
 export function key(code: number, ch: number): void {

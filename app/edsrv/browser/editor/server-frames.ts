@@ -5,6 +5,7 @@ import { splitServerFrame, type DocStatus, type SaveResult, type ServerFrameName
 import { onSelectionContent } from "./clipboard";
 import { onCellCursor, onCursor, onCursorVisible, onSelection } from "./cursors";
 import { onStatus } from "./document-status";
+import { onA11yCaret, onA11yCell, onA11yFocus, onA11ySelection } from "./screen-reader";
 import { emit } from "./events";
 import { post, setHostOrigin } from "./host";
 import { clearMessage, loadFailed, showMessage, showState } from "./notices";
@@ -58,6 +59,10 @@ export function onMessage(ev: { data: string | ArrayBuffer }): void {
     case "tilestale": onTileStale(arg); break;
     case "viewinfo": onViews(JSON.parse(arg) as ViewInfo[]); break;
     case "textselectioncontent": onSelectionContent(arg); break;
+    case "a11yfocuschanged": onA11yFocus(arg); break;
+    case "a11ycaretchanged": onA11yCaret(arg); break;
+    case "a11ytextselectionchanged": onA11ySelection(arg); break;
+    case "a11yfocusedcellchanged": onA11yCell(arg); break;
     case "statechanged":
       if (arg.indexOf(".uno:ModifiedStatus=") === 0) {
         const m = arg.slice(20).trim() === "true";
