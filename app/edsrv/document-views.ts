@@ -7,7 +7,7 @@ import { sendTiles, sendTilesStale } from "./view-commands";
 import { ViewTiles, firstScreenTiles } from "./tile-push";
 import { CALLBACK_NAMES, deliverAfterPushes } from "./view-callbacks";
 import { filterContextMenu } from "./protocol/uno-commands";
-import { windowLife } from "./protocol/dialog-events";
+import { windowLife } from "./protocol/dialog-frames";
 import type { CheckFileInfo } from "./wopi-client";
 import type { ClientSession } from "./session";
 import type { DocumentState } from "./document-state";

@@ -7,7 +7,8 @@ import type { Kit } from "./kits";
 import type { SentTile, TileRequest } from "./tile-push";
 import { EXPORT_FORMATS } from "./exports";
 import { decideUno, isDialogCommand } from "./protocol/uno-commands";
-import { decideDialogEvent, type WindowPaint } from "./protocol/dialog-events";
+import { decideDialogEvent } from "./protocol/dialog-events";
+import type { WindowPaint } from "./protocol/dialog-frames";
 import {
   downloadAsFrame,
   errorFrame,

@@ -101,6 +101,8 @@ export const DIALOG_COMMANDS = [
   "TransformDialog", "FormatArea", "FormatLine", "OutlineBullet",
   // everywhere
   "SearchDialog", "SpellingAndGrammarDialog", "ThesaurusDialog",
+  // the sidebar and its decks (described as JSDialog too)
+  "SidebarDeck.PropertyDeck", "SidebarDeck.StyleListDeck", "SidebarShow", "SidebarHide",
 ];
 
 /** Commands without arguments that only move, select or copy. */

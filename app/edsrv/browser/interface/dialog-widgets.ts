@@ -5,7 +5,7 @@
 // the dialog's state: after an act it sends the widgets that changed, which replace ours.
 // Collabora's browser client (browser/src/control/jsdialog/) does the same with its own widgets.
 
-import type { DialogEvent, JsTreeEntry, JsWidget } from "../../protocol/dialog-events";
+import type { DialogEvent, JsTreeEntry, JsWidget } from "../../protocol/dialog-frames";
 import { el } from "./controls";
 
 /** What the widgets of one window need of it. */

@@ -5,7 +5,7 @@
 // (`action`: show, hide, enable, setText…) and finally `close`. On a narrow screen a dialog is a
 // full-screen sheet. Nothing of the dialog's state is kept here: LibreOffice owns it.
 
-import { dialogEventCommand, type DialogEvent, type JsDialogMessage, type JsWidget } from "../../protocol/dialog-events";
+import { dialogEventCommand, type DialogEvent, type JsDialogMessage, type JsWidget } from "../../protocol/dialog-frames";
 import { buildWidget, disable, plain, type WidgetHost } from "./dialog-widgets";
 import { el } from "./controls";
 import { api } from "./state";

@@ -11,7 +11,7 @@ import {
   windowTextCommand,
   type WindowMessage,
   type WindowPaint,
-} from "../../protocol/dialog-events";
+} from "../../protocol/dialog-frames";
 import { CHARS, KEYS, MOD1, MOD2, SHIFT } from "../../protocol/keys";
 import { el } from "./controls";
 import { api } from "./state";
