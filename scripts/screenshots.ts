@@ -28,6 +28,12 @@ try {
     ["editor-deck.png", "hello.pptx", async ({ frame }) => {
       await frame.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>("#slides .thumb img")].every((i) => i.dataset.loaded === "1"));
     }],
+    ["editor-sidebar.png", "hello.docx", async ({ frame }) => {
+      await frame.click('.tb-tab[data-tab="view"]');
+      await frame.click('[data-cmd="sidebar"]');
+      await frame.locator("#sidebar section").first().waitFor();
+      await frame.click('.tb-tab[data-tab="home"]');
+    }],
     ["dialog-paragraph.png", "hello.docx", async ({ frame }) => {
       await frame.click('.tb-tab[data-tab="format"]');
       await frame.click('[data-cmd=".uno:ParagraphDialog"]');

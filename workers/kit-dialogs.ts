@@ -9,12 +9,15 @@
 //   nobody sees would hold its changes, and a view destroyed under an open dialog is unsafe).
 
 import { windowLife } from "../app/edsrv/protocol/dialog-frames";
+import { isAllowedUnoName } from "../app/edsrv/protocol/uno-commands";
 
 /** What a person may act on in a JSDialog window: its widgets, less those LibreOffice hid or greyed. */
 interface Widgets {
   known: Set<string>;
   hidden: Set<string>;
   disabled: Set<string>;
+  /** A toolbox's items (the sidebar's buttons): their commands or ids, by the toolbox's id. */
+  items: Map<string, Set<string>>;
 }
 
 export interface OpenWindow {
@@ -23,7 +26,7 @@ export interface OpenWindow {
   /** The dialog's name (`dialogid`, e.g. "ParagraphPropertiesDialog"), or the root widget's id for a popup. */
   name: string;
   /** "dialog" and "popup" come as JSDialog; "tunnelled" is painted (paintWindow). */
-  kind: "dialog" | "popup" | "tunnelled";
+  kind: "dialog" | "popup" | "sidebar" | "tunnelled";
   widgets?: Widgets;
 }
 
@@ -48,7 +51,7 @@ export function noteDialogCallback(viewId: number, type: number, payload: string
   }
   const w: OpenWindow = { id: life.windowId, name: life.name, kind: life.kind };
   if (life.kind !== "tunnelled") {
-    w.widgets = { known: new Set(), hidden: new Set(), disabled: new Set() };
+    w.widgets = { known: new Set(), hidden: new Set(), disabled: new Set(), items: new Map() };
     try {
       noteWidgets(w.widgets, JSON.parse(payload));
     } catch {
@@ -60,6 +63,8 @@ export function noteDialogCallback(viewId: number, type: number, payload: string
 
 interface WidgetJson {
   id?: string;
+  type?: string;
+  command?: string;
   visible?: boolean;
   enabled?: boolean;
   children?: WidgetJson[];
@@ -72,6 +77,7 @@ function noteWidgets(widgets: Widgets, w: WidgetJson): void {
     else widgets.hidden.delete(w.id);
     if (w.enabled === false) widgets.disabled.add(w.id);
     else widgets.disabled.delete(w.id);
+    if (w.type === "toolbox") widgets.items.set(w.id, new Set((w.children ?? []).filter((c) => c.visible !== false && c.enabled !== false).map((c) => c.command || c.id || "")));
   }
   for (const c of w.children ?? []) noteWidgets(widgets, c);
 }
@@ -102,8 +108,10 @@ function noteWidgetChange(windows: Map<string, OpenWindow>, payload: string): vo
  * what must not be used in LibreOfficeKit (Area > Image's "Add / Import", a file dialog), but its
  * JSDialog executor runs an event for any widget of the window, hidden or not.
  */
-export function mayAct(w: OpenWindow, widgetId: string, type: string): boolean {
+export function mayAct(w: OpenWindow, widgetId: string, type: string, data = ""): boolean {
   if (!w.widgets) return false;
+  // A toolbox's click names its item: one the toolbox shows, and a command the door lets through.
+  if (type === "toolbox" && !(w.widgets.items.get(widgetId)?.has(data) && (!data.startsWith(".uno:") || isAllowedUnoName(data)))) return false;
   // The dialog itself (its close) and its response codes have no widget of their own.
   if (type === "dialog" || (type === "responsebutton" && !w.widgets.known.has(widgetId))) return true;
   return w.widgets.known.has(widgetId) && !w.widgets.hidden.has(widgetId) && !w.widgets.disabled.has(widgetId);
@@ -133,4 +141,25 @@ export function forgetWindow(viewId: number, windowId: string): void {
 
 export function forgetView(viewId: number): void {
   open.delete(viewId);
+}
+
+/**
+ * The sidebar as the page may show it: its toolboxes' items are UNO commands LibreOffice runs
+ * itself when clicked, so an item the door would refuse (hyphenation settings, new style from
+ * selection…) is left out, as the context menu's are. Other frames pass unchanged.
+ */
+export function offeredSidebar(payload: string): string {
+  if (!payload.includes('"sidebar"') || !payload.includes('"toolitem"')) return payload;
+  let j: WidgetJson & { control?: WidgetJson };
+  try {
+    j = JSON.parse(payload);
+  } catch {
+    return payload;
+  }
+  const keep = (w: WidgetJson): WidgetJson => {
+    if (!w.children) return w;
+    const children = w.children.filter((c) => c.type !== "toolitem" || !c.command?.startsWith(".uno:") || isAllowedUnoName(c.command.replace(/\?.*$/, "")));
+    return { ...w, children: children.map(keep) };
+  };
+  return JSON.stringify(j.control ? { ...j, control: keep(j.control) } : keep(j));
 }

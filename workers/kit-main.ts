@@ -53,7 +53,7 @@ import { parseTileInvalidation } from "./tile-invalidation";
 import { repaintStaleRows, SharedTiles, type SharedTile } from "./shared-tiles";
 import { Scratch } from "./scratch";
 import { isAllowedUnoName, isDialogCommand } from "../app/edsrv/protocol/uno-commands";
-import { findWindow, forgetView, forgetWindow, mayAct, noteDialogCallback, windowsOf } from "./kit-dialogs";
+import { findWindow, forgetView, forgetWindow, mayAct, noteDialogCallback, offeredSidebar, windowsOf } from "./kit-dialogs";
 
 const send = sendLine;
 
@@ -333,8 +333,8 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
       await engineIdle();
       const w = findWindow(viewId, String(req.windowId ?? ""), String(req.dialog ?? ""));
       if (!w || w.kind === "tunnelled") throw new Error("no such dialog open in this view");
-      const event = JSON.parse(json) as { id?: unknown; type?: unknown };
-      if (!mayAct(w, String(event.id ?? ""), String(event.type ?? ""))) throw new Error("that control is not shown or not enabled");
+      const event = JSON.parse(json) as { id?: unknown; type?: unknown; data?: unknown };
+      if (!mayAct(w, String(event.id ?? ""), String(event.type ?? ""), String(event.data ?? ""))) throw new Error("that control is not shown or not enabled");
       useView(viewId).sendDialogEvent(BigInt(w.id), json);
       await engineIdle();
       return {};
@@ -781,6 +781,8 @@ function renderSlide(d: LokDocument, part: number, width: number, height: number
   return { part, width: size.width, height: size.height, png: encodeTilePng(out, size.width, size.height, d.getTileMode()).toString("base64") };
 }
 
+const LOK_CALLBACK_JSDIALOG = 46;
+
 /** LibreOfficeKit's postWindow action that closes a tunnelled window. */
 const LOK_WINDOW_CLOSE = 1;
 /** The largest tunnelled window rectangle painted at once (a dialog is smaller than a screen). */
@@ -797,6 +799,8 @@ function tunnelledWindow(req: Record<string, unknown>): { id: string } {
 function closeDialogs(viewId: number): void {
   const d = useView(viewId);
   for (const w of windowsOf(viewId)) {
+    // The sidebar is the view's own panel, not a dialog: it goes with the view.
+    if (w.kind === "sidebar") continue;
     if (w.kind === "tunnelled") d.postWindow(Number(w.id), LOK_WINDOW_CLOSE);
     else if (w.kind === "popup") d.sendDialogEvent(BigInt(w.id), JSON.stringify({ id: w.name, cmd: "close", data: "", type: "popover" }));
     else d.sendDialogEvent(BigInt(w.id), JSON.stringify({ id: "__DIALOG__", cmd: "close", data: "", type: "dialog" }));
@@ -848,8 +852,9 @@ function pump(): void {
       }
       continue;
     }
-    noteDialogCallback(e.tag, e.type, e.payload);
-    send({ type: "cb", viewId: e.tag, cb: e.type, payload: e.payload });
+    const payload = e.type === LOK_CALLBACK_JSDIALOG ? offeredSidebar(e.payload) : e.payload;
+    noteDialogCallback(e.tag, e.type, payload);
+    send({ type: "cb", viewId: e.tag, cb: e.type, payload });
   }
   // Every view repaints every sheet (formulas on other sheets may depend on the changed cell).
   if (sheetChanged && doc) {

@@ -222,3 +222,24 @@ describe("LibreOffice's dialogs: keyboard, screen readers, language, phone, and 
     await close();
   }, scaled(90_000));
 });
+
+describe("LibreOffice's sidebar", () => {
+  test("the sidebar's Properties deck shows LibreOffice's panels; its Bold makes the selected words bold in the stored file; items the door refuses are not offered", async () => {
+    const { id, page, frame, close } = await openFixture(env, "hello.docx");
+    await press(frame, "sidebar");
+    const sidebar = frame.locator("#sidebar");
+    await sidebar.getByRole("region", { name: "Character" }).waitFor();
+    expect(await frame.getAttribute(control("sidebar"), "aria-pressed")).toBe("true");
+    // The first line selected, then the sidebar's Bold.
+    await frame.focus("#ime");
+    await page.keyboard.press("Home");
+    await page.keyboard.press("Shift+End");
+    await sidebar.locator('[data-cmd=".uno:Bold"]').click();
+    await sidebar.locator('[data-cmd=".uno:Bold"][aria-pressed="true"]').waitFor();
+    // LibreOffice's hyphenation command is not one the door lets through: not offered.
+    expect(await sidebar.locator('[data-cmd=".uno:Hyphenate"]').count()).toBe(0);
+    const xml = part(await saveAndRead(env, page, id), "word/document.xml");
+    expect(xml).toMatch(/<w:b\/>[\s\S]*?<w:t[^>]*>Hello from svc<\/w:t>/);
+    await close();
+  }, scaled(90_000));
+});

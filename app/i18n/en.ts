@@ -56,6 +56,7 @@ export const enUi = {
   formattingMarks: "Formatting marks", gridLines: "Grid lines",
   tableColumnsRows: (c: number, r: number) => c + " × " + r + " table", insertTableDialog: "Insert table…",
   screenReader: "Screen reader support",
+  sidebar: "Sidebar",
   moreFormats: "More formats…", characterDialog: "Character…", paragraphDialog: "Paragraph…", bulletsDialog: "Bullets and numbering…",
   pageDialog: "Page setup…", moreCharacters: "More characters…", formatCellsDialog: "Format cells…",
   conditionalFormatDialog: "Conditional formatting…", sortDialog: "Sort…", standardFilterDialog: "Standard filter…",

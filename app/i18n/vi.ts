@@ -55,6 +55,7 @@ export const viUi: Texts["ui"] = {
   formattingMarks: "Dấu định dạng", gridLines: "Đường lưới",
   tableColumnsRows: (c: number, r: number) => "Bảng " + c + " × " + r, insertTableDialog: "Chèn bảng…",
   screenReader: "Hỗ trợ trình đọc màn hình",
+  sidebar: "Thanh bên",
   moreFormats: "Định dạng khác…", characterDialog: "Ký tự…", paragraphDialog: "Đoạn văn…", bulletsDialog: "Dấu đầu dòng và đánh số…",
   pageDialog: "Thiết lập trang…", moreCharacters: "Ký tự khác…", formatCellsDialog: "Định dạng ô…",
   conditionalFormatDialog: "Định dạng có điều kiện…", sortDialog: "Sắp xếp…", standardFilterDialog: "Bộ lọc chuẩn…",

@@ -11,6 +11,7 @@ import { buildComments } from "./interface/comments";
 import { installContextMenu } from "./interface/context-menu";
 import { installDialogs } from "./interface/dialogs";
 import { installTunnelledWindows } from "./interface/tunnelled-windows";
+import { installSidebar, toggleSidebar } from "./interface/sidebar";
 import { button, sep, setOptions, showPictures } from "./interface/controls";
 import { applyWopi, buildDownload, fillDownload, installDownloads, installWopiInfo } from "./interface/download";
 import { buildFindBar, openFind } from "./interface/find";
@@ -49,6 +50,13 @@ function screenReaderButton(): HTMLButtonElement {
   return b;
 }
 
+/** LibreOffice's sidebar (interface/sidebar.ts), shown and hidden from the View tab. */
+function sidebarButton(): HTMLButtonElement {
+  const b = button("sidebar", T.sidebar, { icon: "sidebar", click: () => { b.setAttribute("aria-pressed", String(toggleSidebar())); } });
+  b.setAttribute("aria-pressed", "false");
+  return b;
+}
+
 function install(): void {
   window.edUi = UI;
   installSlideshow();
@@ -59,6 +67,7 @@ function install(): void {
   installContextMenu();
   installDialogs();
   installTunnelledWindows();
+  installSidebar();
   installPeople();
   installStatusBar();
   installStateChanges();
@@ -92,7 +101,7 @@ function install(): void {
       button("fitwidth", T.fitWidth, { view: true, click: fitWidth }),
       button("fitpage", T.fitPage, { view: true, click: fitPage }));
     if (family === "text") addTo("view", sep(), button(".uno:ControlCodes", T.formattingMarks, { toggle: true }));
-    addTo("view", sep(), screenReaderButton());
+    addTo("view", sep(), screenReaderButton(), sidebarButton());
     if (family === "spreadsheet") addTo("view", sep(), button(".uno:ToggleSheetGrid", T.gridLines, { toggle: true }));
     quick.appendChild(button("find", T.find, { view: true, icon: "recsearch", click: () => { openFind(false); } }));
     buildDownload().forEach((c) => quick.appendChild(c));

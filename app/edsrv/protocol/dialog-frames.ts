@@ -39,13 +39,13 @@ export interface WindowLife {
   /** The dialog's name (`dialogid`, "ParagraphPropertiesDialog"), a popup's root widget, a tunnelled window's title. */
   name: string;
   opened: boolean;
-  /** "dialog" and "popup" are described as JSDialog; "tunnelled" is painted (paintWindow). */
-  kind: "dialog" | "popup" | "tunnelled";
+  /** "dialog", "popup" and the view's "sidebar" are described as JSDialog; "tunnelled" is painted (paintWindow). */
+  kind: "dialog" | "popup" | "sidebar" | "tunnelled";
 }
 
 export function windowLife(cb: "jsdialog" | "window", payload: string): WindowLife | null {
   // Only a whole description or a close needs reading; updates are most frames and are large.
-  if (cb === "jsdialog" && !payload.includes('"close"') && !payload.includes('"dialogid"') && !payload.includes('"popup"')) return null;
+  if (cb === "jsdialog" && !payload.includes('"close"') && !payload.includes('"dialogid"') && !payload.includes('"popup"') && !payload.includes('"sidebar"')) return null;
   let j: Record<string, unknown>;
   try {
     j = JSON.parse(payload);
@@ -54,13 +54,15 @@ export function windowLife(cb: "jsdialog" | "window", payload: string): WindowLi
   }
   const windowId = String(j?.id ?? "");
   if (!/^\d{1,19}$/.test(windowId)) return null;
-  const kind = cb === "window" ? "tunnelled" : j.jsontype === "popup" ? "popup" : "dialog";
+  const kind = cb === "window" ? "tunnelled" : j.jsontype === "popup" ? "popup" : j.jsontype === "sidebar" ? "sidebar" : "dialog";
   if (j.action === "close") return { windowId, name: "", opened: false, kind };
   // A tunnelled window's stable name is its unique_id (its title may name the current cell).
   if (cb === "window") return j.action === "created" ? { windowId, name: String(j.unique_id ?? j.title ?? ""), opened: true, kind } : null;
   if (j.action !== undefined) return null;
   if (j.jsontype === "dialog") return { windowId, name: String(j.dialogid ?? ""), opened: true, kind };
   if (j.jsontype === "popup") return { windowId, name: String((j.children as { id?: string }[] | undefined)?.[0]?.id ?? ""), opened: true, kind };
+  // The sidebar is described whole again as its decks change; its id is the view's sidebar's.
+  if (j.jsontype === "sidebar" && j.type === "dockingwindow") return { windowId, name: "sidebar", opened: true, kind };
   return null;
 }
 

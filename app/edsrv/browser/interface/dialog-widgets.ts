@@ -6,7 +6,8 @@
 // Collabora's browser client (browser/src/control/jsdialog/) does the same with its own widgets.
 
 import type { DialogEvent, JsTreeEntry, JsWidget } from "../../protocol/dialog-frames";
-import { el } from "./controls";
+import { el, icon, iconName, run } from "./controls";
+import { watch } from "./state";
 
 /** What the widgets of one window need of it. */
 export interface WidgetHost {
@@ -348,16 +349,53 @@ function buildExpander(w: JsWidget, host: WidgetHost): HTMLElement {
   return d;
 }
 
+/**
+ * A toolbox: its items are LibreOffice's commands (the sidebar's Bold, Italic…), each a button with
+ * its Colibre icon and its name, pressed when on; a control inside it (a font list) is built as
+ * itself.
+ */
 function buildToolbox(w: JsWidget, host: WidgetHost): HTMLElement {
-  const bar = el("div", { role: "toolbar", "class": "jsd-toolbox", "aria-label": accessibleName(w) });
+  const bar = el("div", { role: "toolbar", "class": "jsd-toolbox", "aria-label": accessibleName(w) || null });
   for (const item of w.children ?? []) {
-    const label = plain(item.text) || plain(item.aria?.label) || String(item.command ?? item.id);
-    const b = el("button", { type: "button", "class": "jsd-button", text: label, "aria-pressed": (item as { selected?: unknown }).selected === true ? "true" : null });
+    if (item.type !== "toolitem") {
+      const e = buildWidget(item, host);
+      if (e) bar.appendChild(e);
+      continue;
+    }
+    const command = typeof item.command === "string" ? item.command : "";
+    // A deck's own title-bar toggle (command "toggle", no id) has nothing to do here.
+    if (!command.startsWith(".uno:") && !item.id) continue;
+    const label = plain(item.text) || plain(item.aria?.label) || command || String(item.id ?? "");
+    const b = el("button", { type: "button", "class": "jsd-tool", title: label, "aria-label": label, "data-cmd": command || null });
+    if (command.startsWith(".uno:")) b.appendChild(icon(iconName(command), "sc"));
+    else b.textContent = label;
+    if ((item as { selected?: unknown }).selected === true || item.checked === true) b.setAttribute("aria-pressed", "true");
     if (item.enabled === false) b.disabled = true;
-    b.addEventListener("click", () => { host.send({ id: w.id, cmd: "click", data: String(item.id), type: "toolbox" }); });
+    if (item.visible === false) b.hidden = true;
+    if (command.startsWith(".uno:")) {
+      // A command goes through the door as the toolbar's do (Collabora's sidebar sends it so too),
+      // and shows the engine's state at the cursor; the watch ends once the button is gone.
+      b.addEventListener("click", () => { run(command); });
+      const stop = watch(command, (v) => {
+        if (!b.isConnected && b.dataset.built) { stop(); return; }
+        b.setAttribute("aria-pressed", String(v === "true"));
+        b.disabled = v === "disabled";
+      });
+      requestAnimationFrame(() => { b.dataset.built = "1"; });
+    } else {
+      b.addEventListener("click", () => { host.send({ id: w.id, cmd: "click", data: String(item.id ?? ""), type: "toolbox" }); });
+    }
     bar.appendChild(b);
   }
   return bar;
+}
+
+/** A sidebar panel: a titled section (Character, Paragraph…) of its deck. */
+function buildPanel(w: JsWidget, host: WidgetHost): HTMLElement {
+  const title = plain(w.text);
+  const section = el("section", { "class": "jsd-panel", "aria-label": title || null });
+  if (title) section.appendChild(el("h3", { text: title }));
+  return children(w, host, section);
 }
 
 const nothing = (): null => null;
@@ -390,6 +428,8 @@ const BUILDERS: Record<string, (w: JsWidget, host: WidgetHost) => HTMLElement | 
   iconview: buildIconView,
   expander: buildExpander,
   toolbox: buildToolbox,
+  deck: buildContainer,
+  panel: buildPanel,
   separator: () => el("hr", { "class": "jsd-separator" }),
   image: (w) => el("img", { "class": "jsd-image", src: String(w.image ?? ""), alt: accessibleName(w) }),
   scrollbar: nothing,

@@ -41,9 +41,10 @@ const state = UI.state;
 const watchers: Record<string, ((value: string) => void)[]> = {};
 
 /** Calls `fn` with a command's state now (if known) and at each change. */
-export function watch(cmd: string, fn: (value: string) => void): void {
+export function watch(cmd: string, fn: (value: string) => void): () => void {
   (watchers[cmd] = watchers[cmd] || []).push(fn);
   if (state[cmd] !== undefined) fn(state[cmd]);
+  return () => { watchers[cmd] = (watchers[cmd] || []).filter((f) => f !== fn); };
 }
 
 /** `statechanged:` ".uno:Bold=true" or Collabora's JSON `{"commandName": …, "state": …}`; answers the command and its value. */
