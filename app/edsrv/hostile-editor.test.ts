@@ -224,6 +224,44 @@ describe("a hostile editor cannot read the server", () => {
   }, scaled(120_000));
 });
 
+describe("a hostile editor and LibreOffice's dialogs", () => {
+  test("a dialog event for a window the view does not have open (another person's dialog) is refused; a read-only view may neither open a dialog nor send a dialog event", async () => {
+    const src = newDoc("dialogs.docx", readFileSync(path.join(FIX, "hello.docx")));
+    const id = "h" + fileSeq;
+    const alice = await open(src, "tok_alice");
+    const bob = await open(src, "tok_bob");
+    const carol = await open(src, "tok_carol");
+    // Alice opens Format > Paragraph: its window is hers.
+    let n = alice.frames.length;
+    alice.send("uno .uno:ParagraphDialog");
+    const described = await alice.waitText('jsdialog: { "id": "ParagraphPropertiesDialog"', n);
+    const windowId = String(JSON.parse(described.slice("jsdialog: ".length)).id);
+    const indent = JSON.stringify({ id: "spinED_LEFTINDENT", cmd: "value", data: "3", type: "spinfield" });
+    // Bob names Alice's window: refused before it reaches the engine.
+    n = bob.frames.length;
+    bob.send(`dialogevent ${windowId} ${indent}`);
+    expect(await bob.waitText("error:", n)).toBe("error: cmd=dialogevent kind=nodialog");
+    // A malformed event (an unknown act) is refused by its form.
+    n = alice.frames.length;
+    alice.send(`dialogevent ${windowId} ${JSON.stringify({ id: "ok", cmd: "runmacro", data: "", type: "pushbutton" })}`);
+    expect(await alice.waitText("error:", n)).toBe("error: cmd=dialogevent kind=badargs");
+    // Carol (read-only) can do neither.
+    n = carol.frames.length;
+    carol.send("uno .uno:ParagraphDialog");
+    expect(await carol.waitText("error:", n)).toBe("error: cmd=uno kind=readonly");
+    n = carol.frames.length;
+    carol.send(`dialogevent ${windowId} ${indent}`);
+    expect(await carol.waitText("error:", n)).toBe("error: cmd=dialogevent kind=readonly");
+    // Alice closes her dialog; the document has no indent from anyone.
+    alice.send(`dialogevent ${windowId} ${JSON.stringify({ id: "cancel", cmd: "click", data: "", type: "responsebutton" })}`);
+    const stored = await typeAndStore(alice, id, "Alice typed. ");
+    expect(stored).toContain("Alice typed.");
+    alice.close();
+    bob.close();
+    carol.close();
+  }, scaled(120_000));
+});
+
 describe("a hostile editor cannot hurt the other person", () => {
   test("a co-editor who sends .uno:BasicIDEAppear, .uno:Open and .uno:SaveAs and leaves: the other person keeps typing, and what they type is stored", async () => {
     const src = newDoc("together.docx", readFileSync(path.join(FIX, "hello.docx")));

@@ -36,9 +36,10 @@ function display(): void {
   const part = order[at];
   if (part === undefined) return;
   const src = images.get(part);
-  screenImage.dataset.part = String(part);
+  // The picture and the slide it names change together (the last slide stays until the next arrives).
   if (src) {
     screenImage.src = src;
+    screenImage.dataset.part = String(part);
     screenImage.alt = T.slideOf(at + 1, order.length);
   } else ask(part);
   ask(order[at + 1]!);
