@@ -1,6 +1,7 @@
 // HS256 JWTs as the spec wants them for DocBuilder and embed configs alike: HS256 only (`none`,
-// HS384, HS512 and every other algorithm refused), `exp` required and at most 24 hours ahead,
-// `nbf` honoured when present (with 60 s of tolerance; the spec says nothing of nbf). Skew on
+// HS384, HS512 and every other algorithm refused), `exp` required and at most 24 hours ahead. The
+// spec's rules name `exp` alone: an `nbf` is range-checked like every time claim (a token never
+// makes a 500) but a future one refuses nothing (issue 34, D8). Skew on
 // `exp` is the caller's rule: 60 s for DocBuilder JWTs, none for embed config tokens. Signature and algorithm are checked by
 // hono/jwt; the time rules here, against the injected clock.
 
@@ -22,7 +23,6 @@ export type JwtFailure =
   | "signature"
   | "missing_exp"
   | "too_long"
-  | "not_yet_valid"
   | "expired"
   /** exp, nbf or iat is not a number of seconds between 1970 and 9999 (1e308, 2^63, -1, "soon"). */
   | "bad_claim";
@@ -55,7 +55,6 @@ export async function verifyHs256(token: string, secret: string, nowMs: number, 
   const expS = exp as number; // a valid time claim: checked just above
   if (expS + rules.expSkewS <= now) return { ok: false, failure: "expired" };
   if (expS - now > MAX_JWT_LIFETIME_S + rules.expSkewS) return { ok: false, failure: "too_long" };
-  if (typeof payload.nbf === "number" && payload.nbf - JWT_CLOCK_SKEW_S > now) return { ok: false, failure: "not_yet_valid" };
   return { ok: true, payload };
 }
 

@@ -69,7 +69,7 @@ describe("development pages", () => {
     expect([bad.status, ((await bad.json()) as any).error.code]).toEqual([400, "bad_request"]);
   });
 
-  test("the demo receiver checks signatures as the receiver rules say and shows the result; a bad one is refused", async () => {
+  test("the demo receiver checks signatures as the receiver rules say and shows the result; a bad one is refused with the gate's error body", async () => {
     const body = JSON.stringify({ status: "saved", key: "k", version: 3 });
     const ts = Math.floor(Date.now() / 1000);
     const post = (sig: string, stamp = ts) =>
@@ -79,7 +79,10 @@ describe("development pages", () => {
         body,
       });
     expect((await post(signPayload(SECRET, ts, body))).status).toBe(200);
-    expect((await post(signPayload("wrong", ts, body))).status).toBe(401);
+    // A refusal answers the spec's error body (every gate error has it), naming the reason.
+    const refused = await post(signPayload("wrong", ts, body));
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ error: { code: "unauthorized", detail: { reason: "bad_signature" }, request_id: expect.any(String) } });
     expect((await post(signPayload(SECRET, ts - 301, body), ts - 301)).status).toBe(401);
     const callbacks = (await (await fetch(`${dev.url}/svc/demo/callbacks`)).json()) as any;
     expect(callbacks.slice(0, 3).map((c: any) => [c.signature.ok, c.signature.reason, c.body?.version ?? null])).toEqual([

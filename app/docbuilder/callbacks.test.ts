@@ -46,7 +46,7 @@ describe("job callbacks", () => {
       body: form({ path: path.join(FIXTURES, file), name: file }, { to: "pdf", async: "true", callback_url: callbackUrl }),
     });
 
-  test("job.done is delivered signed, and the job shows the delivery state", async () => {
+  test("job.done is delivered signed, its job the same object as GET /v1/jobs/{id} (callback state included), and the job shows the delivery state", async () => {
     const res = await convert("hello.docx", `http://127.0.0.1:${receiver.port}/hooks/docbuilder?tenant=7`);
     expect(res.status).toBe(202);
     const accepted = (await res.json()) as any;
@@ -62,6 +62,9 @@ describe("job callbacks", () => {
     expect(body.event).toBe("job.done");
     expect(body.job).toMatchObject({ id: done.id, kind: "convert", status: "done" });
     expect(body.job.outputs[0].file_id).toBe(done.outputs[0].file_id);
+    // Job callback: "the same object" as GET /v1/jobs/{id}, its callback state as it was when sent.
+    expect(Object.keys(body.job).sort()).toEqual(Object.keys(done).sort());
+    expect(body.job.callback).toMatchObject({ state: "pending", url_host: `127.0.0.1:${receiver.port}` });
     // The attempt is recorded once the receiver's answer is read, a moment after the receiver has the body.
     const after: any = await until(
       async () => (await fetch(`${svc.url}/v1/jobs/${done.id}`, { headers: AUTH })).json() as Promise<any>,

@@ -23,7 +23,7 @@ describe("rate windows", () => {
     expect(e.detail.window).toBe("minute");
     expect(e.headers["Retry-After"]).toBe("1");
     clock.advance(500); // 03:01:00.000 — a new minute
-    expect(rl.take(community).headers["X-RateLimit-Remaining"]).toBe("9");
+    expect(rl.take(community).headers()["X-RateLimit-Remaining"]).toBe("9");
   });
 
   test("the day window resets at 00:00 in UTC+7 (17:00 UTC)", () => {
@@ -43,7 +43,7 @@ describe("rate windows", () => {
 
   test("daily headers are absent when there is no daily limit", () => {
     const rl = new RateLimiter(new ManualClock());
-    const h = rl.take({ perMinute: 60, perDay: null }).headers;
+    const h = rl.take({ perMinute: 60, perDay: null }).headers();
     expect(h["X-RateLimit-Limit"]).toBe("60");
     expect(h["X-RateLimit-Limit-Day"]).toBeUndefined();
     expect(h["X-RateLimit-Remaining-Day"]).toBeUndefined();
@@ -70,7 +70,7 @@ describe("rate windows", () => {
 
   test("X-RateLimit-Reset is the Unix second when the minute window resets", () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 22, 3, 7, 12));
-    const h = new RateLimiter(clock).take(community).headers;
+    const h = new RateLimiter(clock).take(community).headers();
     expect(h["X-RateLimit-Reset"]).toBe(String(Date.UTC(2026, 10, 22, 3, 8, 0) / 1000));
   });
 });

@@ -24,7 +24,8 @@ export interface WindowUsage {
 /** A slot taken by an admitted request; give it back when the request ends refused with 401/403. */
 export interface RateTicket {
   refund(): void;
-  headers: Record<string, string>;
+  /** The X-RateLimit-* headers as the windows stand now: after a refund they show it. */
+  headers(): Record<string, string>;
 }
 
 export class RateLimiter {
@@ -51,7 +52,7 @@ export class RateLimiter {
     const dayKey = this.dayKey;
     let refunded = false;
     return {
-      headers: this.headers(limits, now),
+      headers: () => this.headers(limits, now),
       refund: () => {
         if (refunded) return;
         refunded = true;

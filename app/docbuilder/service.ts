@@ -354,8 +354,9 @@ export class DocBuilderService {
   private afterAsync(jobId: string, callbackUrl: string | undefined) {
     if (!callbackUrl || !this.deps.sendJobCallback) return;
     const host = initialCallbackState(callbackUrl).url_host;
-    // The callback carries the job as it finished; its delivery state lives only in the job.
-    const { callback: _, ...job } = this.deps.jobs.get(jobId);
+    // The callback carries the job as GET /v1/jobs/{id} answers it when sent (spec: "the same
+    // object stands under `job` in job callbacks"), its `callback` delivery state included.
+    const job = this.deps.jobs.get(jobId);
     this.deps.sendJobCallback(job, callbackUrl, (state) => this.deps.jobs.setCallback(jobId, { url_host: host, ...state }));
   }
 

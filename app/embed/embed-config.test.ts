@@ -59,6 +59,13 @@ describe("embed config token (HS256 JWT whose payload is the config)", () => {
     expect((await resolveConfig({ token: await embedToken(config, { expIn: 24 * 3600 }) }, SIGNED, Date.now())).document.key).toBe("doc-1.v2");
   });
 
+  test("embed token rules name exp only: a token whose nbf is in the future is accepted (its range still checked)", async () => {
+    const { sign } = await import("hono/jwt");
+    const nowS = Math.floor(Date.now() / 1000);
+    const token = await sign({ ...config, exp: nowS + 600, nbf: nowS + 3600 } as any, EMBED_SECRET, "HS256");
+    expect((await resolveConfig({ token }, SIGNED, Date.now())).document.key).toBe("doc-1.v2");
+  });
+
   test("invalid_token: every numeric claim is range-checked before use (exp 1e308, 2^63, -1e308, a string; nbf and iat too), never a 500", async () => {
     const { sign } = await import("hono/jwt");
     const nowS = Math.floor(Date.now() / 1000);

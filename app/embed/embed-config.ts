@@ -43,7 +43,6 @@ const TOKEN_FAILURES: Record<string, string> = {
   signature: "Token không hợp lệ: sai chữ ký, hỏng định dạng hoặc không dùng thuật toán HS256.",
   missing_exp: "Token thiếu trường exp: hãy đặt exp, tối đa 24 giờ kể từ lúc ký.",
   too_long: "Token có exp quá 24 giờ kể từ bây giờ: hãy ký token ngắn hạn hơn.",
-  not_yet_valid: "Token chưa có hiệu lực (nbf ở tương lai): hãy kiểm tra đồng hồ máy chủ ký token.",
   bad_claim: "Token có exp, nbf hoặc iat không hợp lệ: mỗi trường phải là số giây tính từ 1970, trước năm 10000 (ví dụ exp = thời điểm ký + 3600).",
 };
 

@@ -46,6 +46,11 @@ describe("DocBuilder authentication", () => {
     expect(await auth(`Bearer ${token}`)).toEqual({ caller: "billing", kind: "jwt" });
   });
 
+  test("DocBuilder JWT rules name exp, lifetime, skew and algorithm only: a future nbf is accepted", async () => {
+    const token = await sign({ sub: "billing", exp: nowS() + 3600, nbf: nowS() + 1800 }, SECRET, "HS256");
+    expect(await auth(`Bearer ${token}`)).toEqual({ caller: "billing", kind: "jwt" });
+  });
+
   test("token_expired past exp, with 60 seconds of skew allowed", async () => {
     const within = await sign({ exp: nowS() - 30 }, SECRET, "HS256");
     expect((await auth(`Bearer ${within}`)).kind).toBe("jwt");

@@ -51,8 +51,6 @@ export function createAuthenticator(opts: { apiKeys: { name: string; key: string
           throw unauthorized("invalid", "JWT thiếu trường exp.");
         case "too_long":
           throw unauthorized("invalid", "JWT có exp quá 24 giờ kể từ bây giờ.");
-        case "not_yet_valid":
-          throw unauthorized("invalid", "JWT chưa có hiệu lực (nbf).");
         case "bad_claim":
           throw unauthorized("invalid", "JWT có exp, nbf hoặc iat không hợp lệ: mỗi trường phải là số giây tính từ 1970, trước năm 10000.");
         default:

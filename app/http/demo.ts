@@ -53,7 +53,9 @@ export function demoRoutes(deps: DemoDeps): Hono<AppEnv> {
     POST: async (c) => {
       const raw = new Uint8Array(await c.req.arrayBuffer());
       const r = deps.receiver.receive(c.req.raw.headers, raw);
-      return c.json(r.check.ok ? { ok: true } : { ok: false, reason: r.check.reason }, r.status as 200);
+      // A refusal is a gate error like any other (the spec's error body), naming what was wrong.
+      if (!r.check.ok) throw new ServiceError("unauthorized", `Callback bị từ chối (${r.check.reason}): hãy ký bằng SVC_EMBED_CALLBACK_SECRET và gửi X-SVC-Timestamp trong vòng 300 giây.`, { reason: r.check.reason });
+      return c.json({ ok: true }, 200);
     },
   });
   // What the demo page is built from now (its files, read on every request, and api.js): the page

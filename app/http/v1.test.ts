@@ -363,6 +363,18 @@ describe("rate limits", () => {
     expect(res.headers.get("X-RateLimit-Remaining")).toBe("0");
   });
 
+  test("X-RateLimit-Remaining on a request refused with 403 shows what remains after it is given back", async () => {
+    const res = await post("/v1/convert", form(fixture("hello.docx"), { to: "pdf", async: "true", callback_url: "https://example.test/cb" }));
+    await expectError(res, 403, "forbidden_feature");
+    expect(res.headers.get("X-RateLimit-Remaining")).toBe("10");
+  });
+
+  test("a community POST /v1/template/render is 403 forbidden_feature even once the minute's requests are spent, never 429", async () => {
+    for (let i = 0; i < 10; i++) expect((await badConvert()).status).toBe(400);
+    expect((await badConvert()).status).toBe(429);
+    await expectError(await post("/v1/template/render", json({})), 403, "forbidden_feature");
+  });
+
   test("GET requests and requests refused with 401 or 403 are not counted", async () => {
     for (let i = 0; i < 12; i++) await fetch(`${base}/v1/limits`, { headers: AUTH });
     for (let i = 0; i < 12; i++) await fetch(`${base}/v1/convert`, { method: "POST", headers: { Authorization: "Bearer svc_wrong_key_0000000000000000" } });

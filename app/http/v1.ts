@@ -40,13 +40,16 @@ export function v1Routes(deps: V1Deps): Hono<AppEnv> {
   };
   app.use("*", async (c, next) => (c.req.path === "/v1/status" ? next() : requireAuth(c, next)));
 
-  // Counted after authentication (a 401 never counts); a 403 is given back afterwards.
+  // Counted after authentication (a 401 never counts); a 403 is given back afterwards, and the
+  // headers then show the refund. An endpoint this edition does not have is refused (403) before
+  // the rate is even looked at: a spent minute never turns that refusal into a 429.
   app.use("*", async (c, next) => {
     if (c.req.method !== "POST" || !COUNTED_PATHS.has(c.req.path)) return next();
+    if (!allowedEndpoints(docbuilder.edition()).includes(`POST ${c.req.path}`)) return next();
     const ticket = docbuilder.takeRate();
     await next();
     if (c.res.status === 401 || c.res.status === 403) ticket.refund();
-    for (const [k, v] of Object.entries(ticket.headers)) c.res.headers.set(k, v);
+    for (const [k, v] of Object.entries(ticket.headers())) c.res.headers.set(k, v);
   });
 
   route(app, "/status", {
