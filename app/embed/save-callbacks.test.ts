@@ -51,7 +51,7 @@ beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), "svc-save-cb-"));
 });
 
-function setup(store: EmbedStore) {
+function setup(store: EmbedStore, usersOf: (docId: string) => { id: string; name: string }[] = () => []) {
   // The time between attempts passes on the driven clock.
   const sleep: Sleep = async (ms) => clock.advance(ms);
   const sender = new CallbackSender({ allow: parseAllowList(["127.0.0.1/32"]), logger: memoryLogger("warn"), clock, sleep });
@@ -62,7 +62,7 @@ function setup(store: EmbedStore) {
     clock,
     logger: memoryLogger("warn"),
     downloadUrl: (docId, v) => `http://127.0.0.1/svc/embed/files/${docId}?v=${v}`,
-    usersOf: () => [],
+    usersOf,
   });
 }
 
@@ -86,6 +86,26 @@ function document(store: EmbedStore): { doc: DocumentRow; v1: VersionRow } {
   const v1: VersionRow = { ...v, version: 1, saved_by_id: "u1", saved_by_name: "Lan", modified_by_user: 1 };
   return { doc, v1 };
 }
+
+describe("save-callback users", () => {
+  test("save-callback users are the people who have the document open when each attempt is sent: a retry after someone left no longer names them", async () => {
+    const store = new EmbedStore(path.join(dir, "embed.db"));
+    try {
+      const lan = { id: "u1", name: "Lan" }, minh = { id: "u2", name: "Minh" };
+      // Minh leaves after the first attempt.
+      const callbacks = setup(store, () => (got.length === 0 ? [lan, minh] : [lan]));
+      const { doc, v1 } = document(store);
+      plan.push(500);
+      callbacks.saved(doc, v1);
+      await callbacks.idle();
+      expect(got.map((g) => g.body.users)).toEqual([[lan, minh], [lan]]);
+      for (const g of got) expect(g.ok).toBe(true);
+    } finally {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe("save-callback timestamp", () => {
   test("save-callback timestamp is the time of sending each attempt: retries carry their own time, in the body and in the signature", async () => {

@@ -144,9 +144,10 @@ export class SaveCallbacks {
       event: row.event,
       url: row.url,
       // The stored body with `timestamp` set to each attempt's send time (the spec's "Send time";
-      // the time X-SVC-Timestamp signs), for retries and for deliveries resumed after a restart.
-      // The field keeps its place, so every other byte is the stored text.
-      body: (sentAt) => ({ ...stored, timestamp: iso(sentAt) }),
+      // the time X-SVC-Timestamp signs) and `users` to who has the document open then (the spec:
+      // "People who had the document open when sent"), for retries and for deliveries resumed
+      // after a restart. The fields keep their places; every other byte is the stored text.
+      body: (sentAt) => ({ ...stored, ...("users" in stored ? { users: this.o.usersOf(row.doc_id) } : {}), timestamp: iso(sentAt) }),
       secret: this.o.secret,
       requestId,
       resume: resume
