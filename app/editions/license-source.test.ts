@@ -164,7 +164,7 @@ describe("state over time and entitlements", () => {
     const gate = s.gateSource();
     const db = s.docbuilderSource();
     expect(gate.current()).toEqual({ edition: "enterprise", features: ["callback"], conns: 120 });
-    expect(db.current()).toEqual({ edition: "community", features: [] });
+    expect(db.current()).toEqual({ edition: "community", features: ["callback"] });
     writeFileSync(file, tokenFor({ feat: ["api_full", "callback"] }));
     s.refresh();
     expect(db.current()).toEqual({ edition: "enterprise", features: ["api_full", "callback"], conns: 120 });

@@ -409,10 +409,10 @@ describe("entitlements", () => {
     expect(e.docbuilder).toEqual({ edition: "enterprise", features: ["api_full", "callback"], conns: 120 });
   });
 
-  test("DocBuilder needs api_full: without it the gate is enterprise and DocBuilder community", () => {
+  test("DocBuilder needs api_full: without it the gate is enterprise and DocBuilder community, its features still the token's (GET /v1/limits features: from the token)", () => {
     const e = ent(token({ feat: ["whitelabel", "callback"] }));
     expect(e.gate).toEqual({ edition: "enterprise", features: ["whitelabel", "callback"], conns: 120 });
-    expect(e.docbuilder).toEqual({ edition: "community", features: [] });
+    expect(e.docbuilder).toEqual({ edition: "community", features: ["whitelabel", "callback"] });
   });
 
   test("grace keeps enterprise; expired and every other state give community", () => {

@@ -349,7 +349,9 @@ const COMMUNITY: Entitlement = { edition: "community", features: [] };
 
 /**
  * Gate: enterprise when the state is valid or grace and kind is enterprise. DocBuilder: the same
- * and the token has `api_full`. Features and conns travel only with an enterprise entitlement.
+ * and the token has `api_full`. Conns travel only with an enterprise entitlement; the features are
+ * the live token's whatever DocBuilder's edition (`GET /v1/limits` `features`: "Features from the
+ * token"): community's limits read none of them.
  */
 export function entitlementOf(status: LicenseStatus): { gate: Entitlement; docbuilder: Entitlement } {
   const live = (status.state === "valid" || status.state === "grace") && status.kind === "enterprise" && status.conns !== null;
@@ -357,7 +359,7 @@ export function entitlementOf(status: LicenseStatus): { gate: Entitlement; docbu
   const ent: Entitlement = { edition: "enterprise", features: [...status.features], conns: status.conns! };
   return {
     gate: ent,
-    docbuilder: status.features.includes("api_full") ? { ...ent, features: [...ent.features] } : { ...COMMUNITY, features: [] },
+    docbuilder: status.features.includes("api_full") ? { ...ent, features: [...ent.features] } : { ...COMMUNITY, features: [...ent.features] },
   };
 }
 
