@@ -23,6 +23,14 @@ describe("error catalogue", () => {
     }
   });
 
+  test("bad_request always has detail.errors = [{path, message}]: a refusal that names no field names the body (path \"\") with its message", () => {
+    const bare = errorBody(new ServiceError("bad_request", "Nội dung JSON không hợp lệ.", { reason: "x" }), "r1").error.detail;
+    expect(bare).toEqual({ reason: "x", errors: [{ path: "", message: "Nội dung JSON không hợp lệ." }] });
+    const named = errorBody(new ServiceError("bad_request", "m", { errors: [{ path: "/to", message: "required" }] }), "r2").error.detail;
+    expect(named).toEqual({ errors: [{ path: "/to", message: "required" }] });
+    expect(errorBody(new ServiceError("internal"), "r3").error.detail).toEqual({});
+  });
+
   test("the error body has code, message, detail and request_id", () => {
     const body = errorBody(new ServiceError("file_too_large", undefined, { limit_mb: 10 }), "req_0123456789abcdef");
     expect(body).toEqual({

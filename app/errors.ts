@@ -70,7 +70,17 @@ export interface ErrorBody {
 }
 
 export function errorBody(err: ServiceError, requestId: string): ErrorBody {
-  return { error: { code: err.code, message: err.message, detail: err.detail, request_id: requestId } };
+  return { error: { code: err.code, message: err.message, detail: detailOf(err), request_id: requestId } };
+}
+
+/**
+ * The spec: a `bad_request`'s `detail.errors` is `[{path, message}]`, whatever refused it (a
+ * schema, a Content-Type, a cut-off body, a too-large form). Where the refusal named no field, the
+ * body as a whole (path "") is named with the refusal's own message.
+ */
+function detailOf(err: ServiceError): Record<string, unknown> {
+  if (err.code !== "bad_request" || Array.isArray(err.detail.errors) && err.detail.errors.length > 0) return err.detail;
+  return { ...err.detail, errors: [{ path: "", message: err.message }] };
 }
 
 export const isServiceError = (e: unknown): e is ServiceError => e instanceof ServiceError;

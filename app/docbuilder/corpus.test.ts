@@ -64,21 +64,21 @@ beforeAll(async () => {
 }, scaled(120_000));
 afterAll(() => svc?.close());
 
-async function convert(e: Entry, password?: string): Promise<{ status: number; code?: string }> {
+async function convert(e: Entry, password?: string): Promise<{ status: number; code?: string; detail?: Record<string, unknown> }> {
   const fields: Record<string, string> = { to: targetOf(e), async: "true" };
   if (password) fields.options = JSON.stringify({ password });
   const res = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form({ path: path.join(CORPUS, e.rel), name: path.basename(e.rel) }, fields) });
   if (res.status !== 202) return { status: res.status, code: ((await res.json()) as any).error?.code };
   const job = await waitForJob(svc.url, ((await res.json()) as any).id, 180_000);
   // A failed job answers with the status its error code has in the catalogue.
-  return job.status === "done" ? { status: 200 } : { status: ERROR_CATALOGUE[job.error.code as ErrorCode].status, code: job.error.code };
+  return job.status === "done" ? { status: 200 } : { status: ERROR_CATALOGUE[job.error.code as ErrorCode].status, code: job.error.code, detail: job.error.detail };
 }
 
-async function extractText(e: Entry, password?: string): Promise<{ status: number; code?: string }> {
+async function extractText(e: Entry, password?: string): Promise<{ status: number; code?: string; detail?: Record<string, unknown> }> {
   const fields: Record<string, string> = password ? { password } : {};
   const res = await fetch(`${svc.url}/v1/extract/text`, { method: "POST", headers: AUTH, body: form({ path: path.join(CORPUS, e.rel), name: path.basename(e.rel) }, fields) });
   const body = (await res.json()) as any;
-  return { status: res.status, code: body.error?.code };
+  return { status: res.status, code: body.error?.code, detail: body.error?.detail };
 }
 
 function check(outcome: { status: number; code?: string }, want: Expect) {
@@ -104,8 +104,9 @@ describe("corpus", () => {
         expect(pw).toBeTruthy();
         if (ENGINE_CANNOT_DECRYPT.has(e.rel)) {
           const [convertedWithPassword, textWithPassword] = await Promise.all([convert(e, pw), extractText(e, pw)]);
-          expect(convertedWithPassword).toEqual({ status: 415, code: "unsupported_format" });
-          expect(textWithPassword).toEqual({ status: 415, code: "unsupported_format" });
+          // A 415 names the source format and what was asked (detail.from, detail.to), for a job and an extraction alike.
+          expect(convertedWithPassword).toEqual({ status: 415, code: "unsupported_format", detail: { from: "ppt", to: targetOf(e) } });
+          expect(textWithPassword).toEqual({ status: 415, code: "unsupported_format", detail: { from: "ppt", to: "text" } });
         } else {
           const [convertedWithPassword, textWithPassword] = await Promise.all([convert(e, pw), extractText(e, pw)]);
           check(convertedWithPassword, "ok");

@@ -28,7 +28,8 @@ export function tooLarge(limitMb: number): ServiceError {
   return new ServiceError("file_too_large", `Tệp vượt quá ${limitMb} MB cho phép: hãy gửi tệp nhỏ hơn.`, { limit_mb: limitMb });
 }
 
-function badRequest(message: string, errors: { path: string; message: string }[] = []): ServiceError {
+/** bad_request always names what is wrong in detail.errors (the spec: `[{path, message}]`; path "" is the body as a whole). */
+function badRequest(message: string, errors: { path: string; message: string }[]): ServiceError {
   return new ServiceError("bad_request", message, { errors });
 }
 
@@ -37,12 +38,12 @@ export async function readWorkRequest(req: Request, dir: string, maxFileMb: numb
   const type = (req.headers.get("content-type") ?? "").toLowerCase();
   if (type.startsWith("multipart/form-data")) return readMultipart(req, dir, maxFileMb);
   if (type.startsWith("application/json") || type === "") return readJson(req);
-  throw badRequest(`Content-Type "${type.split(";")[0]}" không được hỗ trợ: hãy gửi multipart/form-data với phần file, hoặc application/json với url.`);
+  throw badRequest(`Content-Type "${type.split(";")[0]}" không được hỗ trợ: hãy gửi multipart/form-data với phần file, hoặc application/json với url.`, [{ path: "", message: "Content-Type must be multipart/form-data or application/json" }]);
 }
 
 async function readJson(req: Request): Promise<Intake> {
   const text = await readTextBounded(req.body, MAX_JSON_BYTES, () =>
-    badRequest("Thân JSON quá lớn (tối đa 1 MB): hãy gửi tệp qua multipart thay vì nhúng nội dung."),
+    badRequest("Thân JSON quá lớn (tối đa 1 MB): hãy gửi tệp qua multipart thay vì nhúng nội dung.", [{ path: "", message: "JSON body over 1 MB" }]),
   );
   if (text.trim() === "") return { source: null, params: {} };
   let body: unknown;
@@ -65,7 +66,7 @@ function readMultipart(req: Request, dir: string, maxFileMb: number): Promise<In
   const wholeBody = declared > 0 && declared <= WHOLE_WRITE_BYTES;
   // A body much larger than the limit cannot hold a file within it: refuse before reading.
   if (declared > maxBytes + 1024 * 1024) return Promise.reject(tooLarge(maxFileMb));
-  if (!req.body) return Promise.reject(badRequest("Thiếu thân yêu cầu multipart."));
+  if (!req.body) return Promise.reject(badRequest("Thiếu thân yêu cầu multipart.", [{ path: "", message: "missing multipart body" }]));
 
   return new Promise<Intake>((resolve, reject) => {
     let bb: Busboy.Busboy;
@@ -75,7 +76,7 @@ function readMultipart(req: Request, dir: string, maxFileMb: number): Promise<In
         limits: { fileSize: maxBytes, files: 1, fields: 50, fieldSize: MAX_FIELD_BYTES },
       });
     } catch (e) {
-      reject(badRequest(`Thân multipart không hợp lệ: ${(e as Error).message}.`));
+      reject(badRequest(`Thân multipart không hợp lệ: ${(e as Error).message}.`, [{ path: "", message: "malformed multipart body" }]));
       return;
     }
     const params: Record<string, unknown> = {};
@@ -108,16 +109,16 @@ function readMultipart(req: Request, dir: string, maxFileMb: number): Promise<In
       // handles would end the process.
       fileWrite.catch(() => {});
     });
-    bb.on("filesLimit", () => fail(badRequest("Chỉ gửi một tệp trong mỗi yêu cầu.")));
+    bb.on("filesLimit", () => fail(badRequest("Chỉ gửi một tệp trong mỗi yêu cầu.", [{ path: "/file", message: "more than one file" }])));
     const refuse = (e: unknown) =>
-      reject(isClientGone(e) ? asClientGone(e) : (failed ?? badRequest(`Thân multipart không hợp lệ: ${(e as Error).message}.`)));
+      reject(isClientGone(e) ? asClientGone(e) : (failed ?? badRequest(`Thân multipart không hợp lệ: ${(e as Error).message}.`, [{ path: "", message: "malformed multipart body" }])));
     bb.on("error", refuse);
     bb.on("close", async () => {
       try {
         await fileWrite;
       } catch (e) {
         const disk = diskProblem(e);
-        fail(disk ? diskServiceError(disk) : badRequest(`Không nhận được tệp tải lên: ${(e as Error).message}.`));
+        fail(disk ? diskServiceError(disk) : badRequest(`Không nhận được tệp tải lên: ${(e as Error).message}.`, [{ path: "/file", message: "upload not received" }]));
       }
       if (failed) reject(failed);
       else resolve({ source: source ?? (typeof params.url === "string" ? { type: "url", url: params.url } : null), params });

@@ -245,13 +245,20 @@ export class DocBuilderService {
       const id = `x_${requestId}`;
       const { runTimeoutMs, startBy } = requestTimeLimits(limits, false, this.deps.clock.now());
       const password = params.password;
+      // The engine's 415 (an encryption it cannot read, a document type it has no filter for)
+      // names the source format and what was asked, as every 415 does.
+      const run = <T>(request: Parameters<typeof this.deps.pool.run>[0]) =>
+        this.deps.pool.run<T>(request, { runTimeoutMs, startBy }).catch((err: unknown) => {
+          if (err instanceof ServiceError && err.code === "unsupported_format") throw new ServiceError("unsupported_format", err.message, { from: from || null, to: what });
+          throw err;
+        });
       if (what === "thumbnail") {
         const output = path.join(dir, "thumbnail.png");
-        const result = await this.deps.pool.run<ThumbnailResult>({ op: "thumbnail", id, requestId, input, output, width: params.width ?? 256, password }, { runTimeoutMs, startBy });
+        const result = await run<ThumbnailResult>({ op: "thumbnail", id, requestId, input, output, width: params.width ?? 256, password });
         return { what, result, png: new Uint8Array(await Bun.file(output).arrayBuffer()) };
       }
-      if (what === "text") return { what, result: await this.deps.pool.run<TextResult>({ op: "text", id, requestId, input, password }, { runTimeoutMs, startBy }) };
-      return { what, result: await this.deps.pool.run<MetaResult>({ op: "meta", id, requestId, input, password }, { runTimeoutMs, startBy }) };
+      if (what === "text") return { what, result: await run<TextResult>({ op: "text", id, requestId, input, password }) };
+      return { what, result: await run<MetaResult>({ op: "meta", id, requestId, input, password }) };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -320,8 +327,9 @@ export class DocBuilderService {
       (err) => {
         const e = err instanceof ServiceError ? err : new ServiceError("internal");
         if (!(err instanceof ServiceError)) log.error("job_internal_error", { error: err as Error });
-        // The worker knows the pair failed; only here is it known which pair was asked for.
-        return e.code === "unsupported_format" && prepared.pair ? new ServiceError("unsupported_format", e.message, { from: prepared.pair.from ?? null, to: prepared.pair.to }) : e;
+        // The worker knows the pair failed; only here is it known which pair was asked for. A 415
+        // always has detail.from and detail.to (the spec), null where a job names none (a build).
+        return e.code === "unsupported_format" ? new ServiceError("unsupported_format", e.message, { from: prepared.pair?.from ?? null, to: prepared.pair?.to ?? null }) : e;
       },
     ).then((error) => {
       this.deps.jobs.finish(jobId, limits.result_ttl_minutes, error);

@@ -183,10 +183,13 @@ describe("POST /svc/embed/session", () => {
     expect(top.body.error.detail.errors).toEqual([{ path: "/colour", message: "unknown field: colour" }]);
     const notObject = await fetch(`${stack.gateUrl}/svc/embed/session`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "[1,2]" });
     expect([notObject.status, ((await notObject.json()) as any).error.code]).toEqual([400, "invalid_config"]);
+    // The gate's bad_request has detail.errors as DocBuilder's does (the spec: "with the same meaning").
     const malformed = await fetch(`${stack.gateUrl}/svc/embed/session`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{nope" });
-    expect([malformed.status, ((await malformed.json()) as any).error.code]).toEqual([400, "bad_request"]);
+    const malformedError = ((await malformed.json()) as any).error;
+    expect([malformed.status, malformedError.code, malformedError.detail.errors?.[0]?.path]).toEqual([400, "bad_request", ""]);
     const form = await fetch(`${stack.gateUrl}/svc/embed/session`, { method: "POST", body: new URLSearchParams({ token: "x" }) });
-    expect([form.status, ((await form.json()) as any).error.code]).toEqual([400, "bad_request"]);
+    const formError = ((await form.json()) as any).error;
+    expect([form.status, formError.code, formError.detail.errors?.[0]?.path]).toEqual([400, "bad_request", ""]);
     const pdf = await stack.create(await signed(config({ document: { fileType: "pdf" } })));
     expectError(pdf, 415, "unsupported_file_type");
     expect(pdf.body.error.detail.fileType).toBe("pdf");

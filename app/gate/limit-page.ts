@@ -134,7 +134,7 @@ async function formFields(req: Request): Promise<[string, string][]> {
     });
   }
   const tooLarge = () =>
-    new ServiceError("bad_request", `Biểu mẫu vượt quá ${MAX_FORM_BYTES} byte: trang soạn thảo chỉ cần vài trường ngắn, hãy mở lại tài liệu từ ứng dụng.`, { limit_bytes: MAX_FORM_BYTES }, {}, 413);
+    new ServiceError("bad_request", `Biểu mẫu vượt quá ${MAX_FORM_BYTES} byte: trang soạn thảo chỉ cần vài trường ngắn, hãy mở lại tài liệu từ ứng dụng.`, { limit_bytes: MAX_FORM_BYTES, errors: [{ path: "", message: `form over ${MAX_FORM_BYTES} bytes` }] }, {}, 413);
   const text = await readTextBounded(req.body, MAX_FORM_BYTES, tooLarge);
   let form: FormData;
   try {

@@ -67,11 +67,11 @@ export function onError(err: Error, c: Context<AppEnv>): Response {
   // The client closed the connection mid-body: its request ends here, nobody reads the answer.
   if (isClientGone(err)) {
     c.get("log")?.info("request_aborted", { reason: "client_closed_mid_body" });
-    return errorResponse(c, new ServiceError("bad_request", "Kết nối bị đóng trước khi gửi xong thân yêu cầu: hãy gửi lại toàn bộ yêu cầu.", { reason: "body_incomplete" }));
+    return errorResponse(c, new ServiceError("bad_request", "Kết nối bị đóng trước khi gửi xong thân yêu cầu: hãy gửi lại toàn bộ yêu cầu.", { reason: "body_incomplete", errors: [{ path: "", message: "body incomplete" }] }));
   }
   // Hono's own refusals (malformed JSON in a validated body): the client's mistake, not ours.
   if (err instanceof HTTPException && err.status < 500) {
-    return errorResponse(c, new ServiceError("bad_request", err.status === 400 ? "Nội dung JSON không hợp lệ: hãy kiểm tra cú pháp." : "Yêu cầu không hợp lệ.", {}, {}, err.status));
+    return errorResponse(c, new ServiceError("bad_request", err.status === 400 ? "Nội dung JSON không hợp lệ: hãy kiểm tra cú pháp." : "Yêu cầu không hợp lệ.", { errors: [{ path: "", message: err.status === 400 ? "malformed JSON" : err.message || "invalid request" }] }, {}, err.status));
   }
   c.get("log")?.error("unhandled_error", { error: { name: err.name, message: err.message }, stack: err.stack?.split("\n").slice(0, 6).join(" | ") });
   return errorResponse(c, new ServiceError("internal"));

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "../clock";
 import { zipSync, strToU8 } from "fflate";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { ID_PATTERNS } from "../ids";
 import { AUTH, CORPUS, FIXTURES, form, sha256, startTestService, waitForJob, type Harness } from "../testing/harness";
@@ -195,6 +196,17 @@ describe("POST /v1/convert", () => {
     expect((none.detail.errors as any[])[0].message).toContain("neither file nor url");
     const malformed = await expectError(await post("/v1/convert", "{nope", { "Content-Type": "application/json" }), 400, "bad_request");
     expect(malformed.message).toContain("JSON");
+  });
+
+  test("bad_request always with detail.errors: an unsupported Content-Type, a missing multipart body, a malformed one, two files", async () => {
+    const errorsOf = async (res: Response) => (await expectError(res, 400, "bad_request")).detail.errors as { path: string; message: string }[];
+    expect((await errorsOf(await post("/v1/convert", "to=pdf", { "Content-Type": "text/plain" })))[0]).toMatchObject({ path: "" });
+    expect((await errorsOf(await post("/v1/convert", "", { "Content-Type": "multipart/form-data; boundary=x" })))[0]).toMatchObject({ path: "" });
+    const two = new FormData();
+    two.append("to", "pdf");
+    two.append("file", new Blob([readFileSync(path.join(FIXTURES, "hello.docx"))]), "a.docx");
+    two.append("file", new Blob([readFileSync(path.join(FIXTURES, "hello.docx"))]), "b.docx");
+    expect((await errorsOf(await post("/v1/convert", two)))[0]).toMatchObject({ path: "/file" });
   });
 
   test("file_too_large with detail.limit_mb for an input over max_file_mb", async () => {

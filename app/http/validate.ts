@@ -40,7 +40,7 @@ export function jsonBody(opts: { maxBytes?: number; hint?: string } = {}): Middl
     async (c, next) => {
       const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
       if (!/^application\/([\w.-]+\+)?json$/.test(type)) {
-        throw new ServiceError("bad_request", "Nội dung yêu cầu phải là JSON với Content-Type: application/json.", { content_type: type || null });
+        throw new ServiceError("bad_request", "Nội dung yêu cầu phải là JSON với Content-Type: application/json.", { content_type: type || null, errors: [{ path: "", message: "Content-Type must be application/json" }] });
       }
       await next();
     },
@@ -50,7 +50,7 @@ export function jsonBody(opts: { maxBytes?: number; hint?: string } = {}): Middl
         throw new ServiceError(
           "bad_request",
           `Nội dung yêu cầu vượt quá ${maxBytes} byte: hãy gửi JSON nhỏ hơn${opts.hint ? ` (${opts.hint})` : ""}.`,
-          { limit_bytes: maxBytes },
+          { limit_bytes: maxBytes, errors: [{ path: "", message: `body over ${maxBytes} bytes` }] },
           {},
           413,
         );

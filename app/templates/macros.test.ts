@@ -159,13 +159,13 @@ describe("checkMacros lets clean files through", () => {
     expect(() => checkMacros(strToU8("hello"))).not.toThrow();
     expect(() => checkMacros(new Uint8Array())).not.toThrow();
     expect(() => checkMacros(corpus("doc/tika_macros.doc"))).not.toThrow();
-    expect(thrown(() => renderTemplate(corpus("doc/tika_macros.doc"), {})).detail).toMatchObject({ reason: "not_docx", detected: "ole2" });
+    expect(thrown(() => renderTemplate(corpus("doc/tika_macros.doc"), {})).detail).toMatchObject({ reason: "not_docx", detected: "ole2", from: "ole2" });
   });
 
-  test("a zip that cannot be read is a template_error corrupt_zip, not a pass", () => {
+  test("a zip that cannot be read is corrupt_source (corrupt_zip), not a pass and not template_error", () => {
     const whole = invoiceTemplate();
     const e = thrown(() => checkMacros(whole.slice(0, Math.floor(whole.length / 2))));
-    expect(e.code).toBe("template_error");
+    expect(e.code).toBe("corrupt_source");
     expect(e.detail).toEqual({ reason: "corrupt_zip" });
   });
 });

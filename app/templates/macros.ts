@@ -69,7 +69,7 @@ function saveAsHint(filename?: string): string {
 /**
  * Throws ServiceError("macro_not_allowed", …, {reason, part}) when the template carries macros.
  * Bytes that are not a zip pass (nothing to scan; renderTemplate refuses them as not_docx).
- * A zip that cannot be read throws template_error {reason: "corrupt_zip"}: an unreadable template
+ * A zip that cannot be read throws corrupt_source {reason: "corrupt_zip"}: an unreadable template
  * cannot be shown to be free of macros.
  */
 export function checkMacros(bytes: Uint8Array, filename?: string): void {
@@ -85,7 +85,7 @@ export function checkMacros(bytes: Uint8Array, filename?: string): void {
       },
     });
   } catch {
-    throw new ServiceError("template_error", "Không đọc được tệp mẫu: tệp zip bị hỏng hoặc bị cắt cụt; hãy lưu lại mẫu bằng Word rồi gửi lại.", {
+    throw new ServiceError("corrupt_source", "Không đọc được tệp mẫu: tệp zip bị hỏng hoặc bị cắt cụt; hãy lưu lại mẫu bằng Word rồi gửi lại.", {
       reason: "corrupt_zip",
     });
   }

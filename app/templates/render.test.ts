@@ -392,16 +392,17 @@ describe("only Word templates", () => {
     }
   });
 
-  test("non-zip, empty and OLE2 files are template_error not_docx", () => {
-    expect(thrown(() => renderTemplate(new TextEncoder().encode("%PDF-1.7"), {})).detail).toEqual({ reason: "not_docx" });
-    expect(thrown(() => renderTemplate(new Uint8Array(), {})).detail).toEqual({ reason: "not_docx" });
+  test("a template that is not a Word file (not a zip, empty, OLE2) is 415 unsupported_format with detail.from and detail.to, not template_error", () => {
+    const pdf = thrown(() => renderTemplate(new TextEncoder().encode("%PDF-1.7"), {}));
+    expect([pdf.code, pdf.status, pdf.detail]).toEqual(["unsupported_format", 415, { reason: "not_docx", from: null, to: "docx" }]);
+    expect(thrown(() => renderTemplate(new Uint8Array(), {})).detail).toEqual({ reason: "not_docx", from: null, to: "docx" });
     const ole = thrown(() => renderTemplate(corpus("doc/formatcorpus_newsslid_word5.doc"), {}));
-    expect(ole.code).toBe("template_error");
+    expect([ole.code, ole.detail.to]).toEqual(["unsupported_format", "docx"]);
     expect(ole.message).toContain(".docx");
   });
 
   test("an ODF text template without macros is refused as not_docx (Word templates only)", () => {
-    expect(thrown(() => renderTemplate(corpus("odt/formatcorpus_lo7_odf13.odt"), {})).detail).toEqual({ reason: "not_docx", detected: "odf" });
+    expect(thrown(() => renderTemplate(corpus("odt/formatcorpus_lo7_odf13.odt"), {})).detail).toEqual({ reason: "not_docx", detected: "odf", from: "odf", to: "docx" });
   });
 
   test("a template declaring more than MAX_UNZIPPED_MB uncompressed is refused as too_large", () => {
@@ -416,11 +417,11 @@ describe("only Word templates", () => {
     }
     expect(patched).toBe(1);
     const e = thrown(() => renderTemplate(bomb, {}));
-    expect(e.detail).toEqual({ reason: "too_large", limit_mb: MAX_UNZIPPED_MB });
+    expect([e.code, e.detail]).toEqual(["file_too_large", { reason: "too_large", limit_mb: MAX_UNZIPPED_MB }]);
   });
 
   test("an Excel package is refused as not_docx", () => {
-    expect(thrown(() => renderTemplate(corpus("xlsx/onlyoffice_sample.xlsx"), {})).detail).toEqual({ reason: "not_docx", detected: "xlsx" });
+    expect(thrown(() => renderTemplate(corpus("xlsx/onlyoffice_sample.xlsx"), {})).detail).toEqual({ reason: "not_docx", detected: "xlsx", from: "xlsx", to: "docx" });
   });
 
   test("a .dotx template renders and the result is typed as a .docx document", () => {

@@ -132,8 +132,13 @@ export function renderTemplate(bytes: Uint8Array, data: unknown, opts: RenderOpt
 // ---------------------------------------------------------------------------------------------
 // Package checks
 
-function notDocx(message: string, extra: Record<string, unknown> = {}): ServiceError {
-  return new ServiceError("template_error", message, { reason: "not_docx", ...extra });
+/**
+ * A template that is not a Word file: the spec's 415 `unsupported_format` ("Source format not
+ * recognised"; `template_error` is for unbalanced loops and missing fields), `detail.from` the
+ * kind found (null when unknown) and `to` the format a template must be.
+ */
+function notDocx(message: string, extra: { detected?: string } = {}): ServiceError {
+  return new ServiceError("unsupported_format", message, { reason: "not_docx", from: extra.detected ?? null, to: "docx", ...extra });
 }
 
 function openWordZip(bytes: Uint8Array): PizZip {
@@ -147,7 +152,7 @@ function openWordZip(bytes: Uint8Array): PizZip {
     let total = 0;
     unzipSync(bytes, { filter: (f) => ((total += f.originalSize), false) });
     if (total > MAX_UNZIPPED_MB * 1024 * 1024) {
-      throw new ServiceError("template_error", `Mẫu giải nén ra hơn ${MAX_UNZIPPED_MB} MB: hãy gửi mẫu nhỏ hơn (bỏ bớt ảnh hoặc tệp nhúng).`, {
+      throw new ServiceError("file_too_large", `Mẫu giải nén ra hơn ${MAX_UNZIPPED_MB} MB: hãy gửi mẫu nhỏ hơn (bỏ bớt ảnh hoặc tệp nhúng).`, {
         reason: "too_large",
         limit_mb: MAX_UNZIPPED_MB,
       });
@@ -155,7 +160,7 @@ function openWordZip(bytes: Uint8Array): PizZip {
     zip = new PizZip(bytes);
   } catch (e) {
     if (e instanceof ServiceError) throw e;
-    throw new ServiceError("template_error", "Không đọc được tệp mẫu: tệp zip bị hỏng hoặc bị cắt cụt; hãy lưu lại mẫu bằng Word rồi gửi lại.", {
+    throw new ServiceError("corrupt_source", "Không đọc được tệp mẫu: tệp zip bị hỏng hoặc bị cắt cụt; hãy lưu lại mẫu bằng Word rồi gửi lại.", {
       reason: "corrupt_zip",
     });
   }
