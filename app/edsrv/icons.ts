@@ -39,6 +39,8 @@ export const CLOSEST_ICON: Record<string, string> = {
   deletepage: "deletepage",
   statewordcount: "wordcountdialog",
   conditionalformatmanagerdialog: "conditionalformatdialog",
+  sidebarshow: "sidebar",
+  sidebarhide: "sidebar",
   showtrackedchanges: "showtrackedchanges",
   slideshow: "presentation",
   download: "exportto",
