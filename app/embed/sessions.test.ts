@@ -84,7 +84,7 @@ describe("POST /svc/embed/session", () => {
       const res = await fetch(`${stack.gateUrl}/svc/embed/session`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
       const r = { status: res.status, body: (await res.json()) as any, res };
       expectError(r, 413, "bad_request");
-      expect(r.body.error.detail).toEqual({ limit_bytes: 64 * 1024 });
+      expect(r.body.error.detail).toEqual({ limit_bytes: 64 * 1024, errors: [{ path: "", message: "body over 65536 bytes" }] });
       expect(r.body.error.message).toBe("Nội dung yêu cầu vượt quá 65536 byte: hãy gửi JSON nhỏ hơn (cấu hình nhúng chỉ cần vài kB, tài liệu được tải từ document.url chứ không gửi kèm).");
     }
   });
