@@ -142,10 +142,12 @@ test("the gate killed (SIGKILL) while a user edits and restarted: the retried sa
   // Version 1's callback, pending when the gate died, goes out again with the same delivery id.
   const v1 = await receiver.wait((c) => c.body?.version === 1 && c.status === 200, 30_000);
   expect(v1.headers["x-svc-delivery"]).toBe(firstAttempt.headers["x-svc-delivery"]);
-  // The same body but its timestamp, which is the time this attempt was sent (spec: "Send time").
-  const { timestamp: t1, ...rest1 } = v1.body;
-  const { timestamp: t0, ...rest0 } = firstAttempt.body;
+  // The same body but its timestamp, the time this attempt was sent (spec: "Send time"), and its
+  // users, who had the document open when it was sent (Lan, back after the restart).
+  const { timestamp: t1, users: u1, ...rest1 } = v1.body;
+  const { timestamp: t0, users: _u0, ...rest0 } = firstAttempt.body;
   expect(rest1).toEqual(rest0);
+  expect(u1).toEqual([{ id: "u1", name: "Lan" }]);
   expect(Math.floor(Date.parse(t1) / 1000)).toBe(Number(v1.headers["x-svc-timestamp"]));
   expect(Date.parse(t1) - Date.parse(t0)).toBeGreaterThanOrEqual(9_000);
   expect(v1.check).toMatchObject({ ok: true });
