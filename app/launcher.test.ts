@@ -22,6 +22,8 @@ const EDSRV_PORT = PROXY_PORT + 2000;
 const base = `http://127.0.0.1:${PROXY_PORT}`;
 let proc: ReturnType<typeof Bun.spawn>;
 let output = "";
+/** The launcher's standard output alone (the spec: one JSON line per event there). */
+let stdoutText = "";
 /** Ends when the launcher's stdout and stderr are read to their end. */
 let outputRead: Promise<unknown> = Promise.resolve();
 
@@ -43,11 +45,15 @@ beforeAll(async () => {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    for await (const chunk of stream) output += new TextDecoder().decode(chunk);
+  const pump = async (stream: ReadableStream<Uint8Array>, own?: true) => {
+    for await (const chunk of stream) {
+      const text = new TextDecoder().decode(chunk);
+      output += text;
+      if (own) stdoutText += text;
+    }
   };
-  outputRead = Promise.all([pump(proc.stdout as ReadableStream<Uint8Array>), pump(proc.stderr as ReadableStream<Uint8Array>)]);
-  await waitUntil(() => output.includes("press Ctrl+C to stop"), "the launcher said it is ready", 90_000);
+  outputRead = Promise.all([pump(proc.stdout as ReadableStream<Uint8Array>, true), pump(proc.stderr as ReadableStream<Uint8Array>)]);
+  await waitUntil(() => output.includes('"event":"service_ready"'), "the launcher said it is ready", 90_000);
 }, scaled(180_000));
 
 /** The launcher's JSON events for one process, in order. */
@@ -73,8 +79,23 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+test("logs: every line on the launcher's standard output is one JSON event (its own lines included), never a plain-text line", () => {
+  const lines = stdoutText.split("\n").filter((l) => l.trim());
+  expect(lines.length).toBeGreaterThan(5);
+  const plain = lines.filter((l) => {
+    try {
+      return typeof JSON.parse(l) !== "object";
+    } catch {
+      return true;
+    }
+  });
+  expect(plain).toEqual([]);
+  const ready = lines.map((l) => JSON.parse(l)).find((e) => e.event === "service_ready");
+  expect(ready).toMatchObject({ level: "info", service: "launcher", urls: { docbuilder_status: `${base}/v1/status` } });
+});
+
 test("the start command serves DocBuilder through the proxy with a demo key kept in the data directory and never printed", async () => {
-  expect(output).toContain("ready:");
+  expect(output).toContain('"event":"service_ready"');
   const status = await fetch(`${base}/v1/status`);
   expect(status.status).toBe(200);
   expect(((await status.json()) as any).dev_mode).toBe(true);
@@ -138,10 +159,10 @@ test("no engine holds a secret: Caddy, the kits and the workers hold none of the
   }
 });
 
-test("[svc] ready is printed once an editor can open: after the editing server's idle kits are warm", async () => {
+test("service_ready is logged once an editor can open: after the editing server's idle kits are warm", async () => {
   const lines = output.split("\n");
   const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
-  const kitsWarm = at(/"event":"edsrv_started"/), edsrvReady = at(/"event":"process_ready".*"process":"edsrv"/), ready = at(/^\[svc\] ready:/);
+  const kitsWarm = at(/"event":"edsrv_started"/), edsrvReady = at(/"event":"process_ready".*"process":"edsrv"/), ready = at(/"event":"service_ready"/);
   expect(kitsWarm).toBeGreaterThanOrEqual(0);
   expect(edsrvReady).toBeGreaterThan(kitsWarm);
   expect(ready).toBeGreaterThan(edsrvReady);

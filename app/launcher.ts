@@ -16,7 +16,6 @@ import { DEFAULT_PROGRAM_DIR } from "../workers/lok";
 import { MINIMUM_VERSION } from "../workers/engine-identity";
 
 const root = path.resolve(import.meta.dir, "..");
-const say = (msg: string) => console.log(`[svc] ${msg}`);
 
 // `bun run dev` (--watch): development mode, and each process restarted when its code changes (dev-watch.ts).
 const watchMode = process.argv.includes("--watch");
@@ -55,21 +54,26 @@ async function stopAll(code: number) {
 process.on("SIGINT", () => void stopAll(0));
 process.on("SIGTERM", () => void stopAll(0));
 
-say(`data directory: ${env.SVC_DATA_DIR}`);
-if (!env.SVC_DOCBUILDER_API_KEYS) say("SVC_DOCBUILDER_API_KEYS is not set: /v1 answers 401 no_keys_configured until keys are given");
+// Everything the launcher says is a JSON event at its level (the spec: one JSON line per event on
+// standard output, SVC_LOG_LEVEL honoured), what an operator reads included.
+log.info("service_starting", { data_dir: env.SVC_DATA_DIR, dev_mode: devMode });
+if (!env.SVC_DOCBUILDER_API_KEYS) log.warn("docbuilder_no_api_keys", { message: "SVC_DOCBUILDER_API_KEYS is not set: /v1 answers 401 no_keys_configured until keys are given" });
 // The engines' LibreOffice, checked once before anything starts: a wrong SVC_ENGINE_PROGRAM_DIR
 // stops here with what to fix, not in every engine later.
 const programDir = (env.SVC_ENGINE_PROGRAM_DIR ?? "").trim().replace(/\/+$/, "") || DEFAULT_PROGRAM_DIR;
 const engine = await probeEngine(programDir, env);
 if (engine.unsupported) {
-  log.error("engine_unsupported", { program_dir: programDir, reason: engine.unsupported, missing: engine.missing });
-  say(`svc cannot run the LibreOffice in ${programDir}: ${engine.unsupported}. Set SVC_ENGINE_PROGRAM_DIR to a LibreOffice ${MINIMUM_VERSION.join(".")} or newer, or unset it for Debian's.`);
+  log.error("engine_unsupported", {
+    program_dir: programDir,
+    reason: engine.unsupported,
+    missing: engine.missing,
+    message: `svc cannot run the LibreOffice in ${programDir}: ${engine.unsupported}. Set SVC_ENGINE_PROGRAM_DIR to a LibreOffice ${MINIMUM_VERSION.join(".")} or newer, or unset it for Debian's.`,
+  });
   await flushStdout();
   process.exit(1);
 }
-log.info("engine_checked", { name: engine.name, version: engine.version, source: engine.source, start_ms: engine.startMs });
-say(`office engine: ${describeEngine(engine)}`);
-say(`starting gate + DocBuilder on ${env.SVC_APP_LISTEN} (office-engine workers warm up first)`);
+log.info("engine_checked", { name: engine.name, version: engine.version, source: engine.source, start_ms: engine.startMs, description: describeEngine(engine) });
+log.info("process_starting", { process: "gate+docbuilder", listen: env.SVC_APP_LISTEN, note: "office-engine workers warm up first" });
 try {
   await supervisor.start({
     name: "gate+docbuilder",
@@ -81,19 +85,19 @@ try {
     stopGraceMs: 15_000,
   });
 
-  say(`starting the editing server on ${env.SVC_EDSRV_LISTEN} (idle kits warm up first)`);
+  log.info("process_starting", { process: "edsrv", listen: env.SVC_EDSRV_LISTEN, note: "idle kits warm up first" });
   await supervisor.start({
     name: "edsrv",
     file: process.execPath,
     args: [path.join(root, "app/edsrv/main.ts")],
     env,
-    // Ready once its idle kits are warm: the first document opened after "[svc] ready" does not wait for a kit.
+    // Ready once its idle kits are warm: the first document opened after service_ready does not wait for a kit.
     ready: () => waitFor(`http://${env.SVC_EDSRV_LISTEN}/ed/ready`, 120_000),
     // It stores every modified document through the gate, retrying for up to 25 s.
     stopGraceMs: 30_000,
   });
 
-  say(`starting the inner proxy (Caddy) on ${proxyAddress}`);
+  log.info("process_starting", { process: "caddy", listen: proxyAddress });
   await supervisor.start({
     name: "caddy",
     file: "caddy",
@@ -120,22 +124,23 @@ try {
 }
 
 const base = env.SVC_PUBLIC_URL;
-say("ready:");
-if (devMode) say(`  ${base}/svc/demo         the demo: edit a sample document, see every event and signed callback`);
-say(`  ${base}/v1/status          DocBuilder status (no authentication)`);
-say(`  ${base}/v1/formats         what converts to what`);
-say(`  ${base}/svc/healthz        gate liveness`);
-if (demoKeyFile) {
-  say(`  demo API key: in ${demoKeyFile} (development only)`);
-  say(`  try: curl -H "Authorization: Bearer $(cat ${demoKeyFile})" -F file=@fixtures/hello.docx -F to=pdf ${base}/v1/convert -o hello.pdf`);
-}
-say(`  ${base}/svc/embed/session  embed sessions (POST a config; docs/embedding.md)`);
-if (unsignedEmbed) say("  embedding: unsigned configs accepted (development default); set SVC_EMBED_JWT_SECRET in production");
+log.info("service_ready", {
+  urls: {
+    ...(devMode ? { demo: `${base}/svc/demo` } : {}),
+    docbuilder_status: `${base}/v1/status`,
+    formats: `${base}/v1/formats`,
+    healthz: `${base}/svc/healthz`,
+    embed_sessions: `${base}/svc/embed/session`,
+  },
+  // The development key stays in its file; only the file is named (never the key).
+  ...(demoKeyFile ? { demo_api_key_file: demoKeyFile, try: `curl -H "Authorization: Bearer $(cat ${demoKeyFile})" -F file=@fixtures/hello.docx -F to=pdf ${base}/v1/convert -o hello.pdf` } : {}),
+  ...(unsignedEmbed ? { unsigned_embed: "accepted (development default); set SVC_EMBED_JWT_SECRET in production" } : {}),
+  stop: "Ctrl+C (SIGINT) or SIGTERM",
+});
 if (watchMode) {
   watchSources(root, (name, files) => {
-    say(`${files.slice(0, 3).join(", ")}${files.length > 3 ? ` and ${files.length - 3} more` : ""} changed: restarting ${name}`);
+    log.info("sources_changed", { process: name, files: files.slice(0, 3), more: Math.max(0, files.length - 3) });
     void supervisor.restart(name);
   });
-  say("watching app/, workers/, schemas/ and the Caddyfile: a change restarts the process it belongs to; the demo reloads itself");
+  log.info("watching_sources", { folders: ["app/", "workers/", "schemas/", "Caddyfile"], note: "a change restarts the process it belongs to; the demo reloads itself" });
 }
-say("press Ctrl+C to stop");

@@ -241,7 +241,7 @@ export async function createEdsrv(deps: EdsrvDeps) {
   });
 
   // Ready for an editor: the idle kits are warm (the server listens earlier, so that a stop is
-  // heard from the start). The launcher prints "[svc] ready" only after this answers.
+  // heard from the start). The launcher logs service_ready only after this answers.
   app.get("/ed/ready", (c) => (kitsWarm ? c.json({ ready: true }) : c.json({ ready: false }, 503)));
 
   app.get("/ed/getMetrics", (c) => {
