@@ -85,6 +85,25 @@ describe("api.js on the demo page", () => {
     expect(dts).toContain("onLimitReached");
   });
 
+  test("save_failed only when the editing server reports a failed save: save() before the document has loaded waits for it and saves; two save() calls at once are one save and one onSaved", async () => {
+    const page = await openDemo(main, "sample=docx&user=u-lan&name=Lan&lang=en");
+    await page.waitForFunction(() => !!(window as any).demo?.editor);
+    // At once, before onDocumentLoaded: it waits for the load (nothing typed: the version stays 0).
+    const early = await page.evaluate(() => (window as any).demo.editor.save().then((s: any) => ({ ok: s }), (e: any) => ({ error: e.code })));
+    expect(early).toEqual({ ok: expect.objectContaining({ version: 0 }) });
+    expect((await names(page)).includes("onDocumentLoaded")).toBe(true);
+    const frame = editorFrame(page);
+    await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0);
+    await frame.focus("#ime");
+    await page.keyboard.type("Twice ");
+    await waitEvent(page, "onModified");
+    const both = await page.evaluate(() => { const e = (window as any).demo.editor; return Promise.all([e.save(), e.save()]); });
+    expect(both.map((s: any) => s.version)).toEqual([1, 1]);
+    expect((await names(page)).filter((n) => n === "onSaved")).toHaveLength(1);
+    expect((await names(page)).filter((n) => n === "onError")).toHaveLength(0);
+    await page.close();
+  }, scaled(90_000));
+
   test("onReady → onDocumentLoaded → typing → onModified → save() → onSaved with a version and a download URL of the edited file → the demo receiver shows a valid signed callback", async () => {
     const page = await openDemo(main, "sample=docx&user=u-lan&name=Lan&lang=vi");
     await waitEvent(page, "onDocumentLoaded");

@@ -102,8 +102,12 @@ class Editor implements SVC.Editor {
   private openedAt = 0;
   private loadTimer: ReturnType<typeof setTimeout> | null = null;
   private version = 0;
-  private versionCheck: Promise<SVC.SavedEvent | null> | null = null;
+  private versionCheck: Promise<SVC.SavedEvent> | null = null;
   private pendingSave: { resolve: (v: Msg["Values"]) => void; reject: (e: SVC.ErrorInfo) => void; timer: ReturnType<typeof setTimeout> } | null = null;
+  /** The save under way: a second save() joins it (one version, one answer for both). */
+  private saving: Promise<SVC.SavedEvent> | null = null;
+  /** Settles when the frame has its document (Document_Loaded) or cannot open it (load_failed). */
+  private loadWait: { promise: Promise<void>; resolve: () => void; reject: (e: SVC.ErrorInfo) => void } | null = null;
   private readonly started: Promise<boolean>;
   private readonly config: SVC.EditorConfig;
   private readonly onMessage = (e: MessageEvent) => this.receive(e);
@@ -248,10 +252,18 @@ class Editor implements SVC.Editor {
 
   // ------------------------------------------------------------------ the frame
 
+  private newLoadWait(): void {
+    let resolve!: () => void, reject!: (e: SVC.ErrorInfo) => void;
+    const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+    promise.catch(() => {});
+    this.loadWait = { promise, resolve, reject };
+  }
+
   /** Frames the editor: an iframe, a form POST of the session's form fields into it, the form removed. */
   private open(): void {
     const s = this.session!;
     this.loaded = this.ready = false;
+    this.newLoadWait();
     const frame = document.createElement("iframe");
     frame.name = `svc-editor-${++frameSeq}-${Math.random().toString(36).slice(2, 8)}`;
     frame.title = A.frameTitle;
@@ -278,7 +290,10 @@ class Editor implements SVC.Editor {
     form.remove();
     if (this.loadTimer) clearTimeout(this.loadTimer);
     this.loadTimer = setTimeout(() => {
-      if (!this.loaded) this.showError(this.fail(errorInfo("load_failed", A.load_timeout, { reason: "timeout", timeout_ms: this.loadMs })));
+      if (this.loaded) return;
+      const failed = this.fail(errorInfo("load_failed", A.load_timeout, { reason: "timeout", timeout_ms: this.loadMs }));
+      this.loadWait?.reject(failed);
+      this.showError(failed);
     }, this.loadMs);
   }
 
@@ -308,11 +323,14 @@ class Editor implements SVC.Editor {
           }
         } else if (v.Status === "Document_Loaded" && !this.loaded) {
           this.loaded = true;
+          this.loadWait?.resolve();
           if (this.loadTimer) clearTimeout(this.loadTimer);
           this.emit("onDocumentLoaded", { loadTimeMs: Math.round(performance.now() - this.openedAt) });
         } else if (v.Status === "Failed") {
           if (this.loadTimer) clearTimeout(this.loadTimer);
-          this.showError(this.fail(errorInfo("load_failed", undefined, { status: "Failed" })));
+          const failed = this.fail(errorInfo("load_failed", undefined, { status: "Failed" }));
+          this.loadWait?.reject(failed);
+          this.showError(failed);
         }
         return;
       case "Doc_ModifiedStatus":
@@ -340,8 +358,8 @@ class Editor implements SVC.Editor {
   }
 
   /** After a save: the session state says whether a new version is stored; onSaved once per version. */
-  private checkVersion(): Promise<SVC.SavedEvent | null> {
-    if (!this.session) return Promise.resolve(null);
+  private readSavedVersion(): Promise<SVC.SavedEvent> {
+    if (!this.session) return Promise.reject(errorInfo("not_found", A.noSession, {}));
     this.versionCheck ??= this.api(`/svc/embed/session/${this.session.session_id}`, { headers: this.auth() })
       .then((st) => {
         const saved: SVC.SavedEvent = { version: st.version, url: st.download_url, size: st.size, sha256: st.sha256, savedAt: st.saved_at };
@@ -352,8 +370,7 @@ class Editor implements SVC.Editor {
         return saved;
       })
       .catch((e) => {
-        this.fail(e as SVC.ErrorInfo);
-        return null;
+        throw this.fail(e as SVC.ErrorInfo);
       })
       .finally(() => {
         this.versionCheck = null;
@@ -361,12 +378,30 @@ class Editor implements SVC.Editor {
     return this.versionCheck;
   }
 
+  /** The same, where nobody awaits it (a save the editor made itself): a failure is reported, not thrown. */
+  private checkVersion(): void {
+    this.readSavedVersion().catch(() => {});
+  }
+
   // ------------------------------------------------------------------ methods
 
-  async save(): Promise<SVC.SavedEvent> {
-    await this.started;
-    if (!this.loaded || !this.frame) throw this.fail(errorInfo("save_failed", A.not_loaded, { reason: "not_loaded" }));
-    if (this.pendingSave) throw this.fail(errorInfo("save_failed", A.saveInProgress, { reason: "in_progress" }));
+  /**
+   * Saves now. `save_failed` only when the editing server reported the save failed (the spec's
+   * meaning): called before the document is loaded it waits for the load (a load that fails is
+   * `load_failed`), called while a save runs it joins that save, and a state that cannot be read
+   * afterwards rejects with what went wrong reading it (`network_error`, `internal`…).
+   */
+  save(): Promise<SVC.SavedEvent> {
+    this.saving ??= this.saveOnce().finally(() => {
+      this.saving = null;
+    });
+    return this.saving;
+  }
+
+  private async saveOnce(): Promise<SVC.SavedEvent> {
+    if (!(await this.started)) throw this.fail(errorInfo("not_found", A.noSession, {}));
+    if (!this.loaded) await this.loadWait!.promise;
+    if (!this.frame) throw this.fail(errorInfo("not_found", A.noSession, {}));
     await new Promise<Msg["Values"]>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pendingSave = null;
@@ -375,9 +410,7 @@ class Editor implements SVC.Editor {
       this.pendingSave = { resolve, reject, timer };
       this.post("Action_Save", { DontTerminateEdit: true, DontSaveIfUnmodified: true, Notify: true });
     });
-    const saved = await this.checkVersion();
-    if (!saved) throw errorInfo("save_failed", A.savedUnreadable, { reason: "state_unreadable" });
-    return saved;
+    return this.readSavedVersion();
   }
 
   async close(): Promise<void> {
