@@ -5,6 +5,9 @@ import path from "node:path";
 import { AUTH, FIXTURES, enterpriseEnv, form, startTestService, waitForJob, type Harness } from "./testing/harness";
 import { until, scaled } from "./testing/until";
 
+const ADMIN_PASSWORD = "metrics-admin-password";
+/** HTTP Basic with the admin password (any user name): what a scrape sends. */
+const SCRAPE_AUTH = { Authorization: `Basic ${btoa(`prometheus:${ADMIN_PASSWORD}`)}` };
 let svc: Harness;
 let receiver: ReturnType<typeof Bun.serve>;
 beforeAll(async () => {
@@ -13,6 +16,7 @@ beforeAll(async () => {
     SVC_DOCBUILDER_WORKERS: "1",
     SVC_FETCH_ALLOW_HOSTS: "127.0.0.1/32",
     SVC_DOCBUILDER_CALLBACK_SECRET: "metrics-test-secret",
+    SVC_EDSRV_ADMIN_PASSWORD: ADMIN_PASSWORD,
     ...enterpriseEnv({ feat: ["api_full", "callback"], conns: 50 }),
   });
 }, scaled(120_000));
@@ -22,7 +26,7 @@ afterAll(async () => {
 });
 
 const scrape = async (p = "/svc/metrics") => {
-  const res = await fetch(`${svc.url}${p}`);
+  const res = await fetch(`${svc.url}${p}`, { headers: SCRAPE_AUTH });
   expect(res.status).toBe(200);
   return { type: res.headers.get("Content-Type") ?? "", text: await res.text() };
 };
@@ -33,6 +37,16 @@ function sample(text: string, series: string): number | undefined {
 }
 
 describe("metrics", () => {
+  test("metrics are outside v1: only behind the admin password (HTTP Basic): none or a wrong one is 401 unauthorized", async () => {
+    for (const p of ["/svc/metrics", "/v1/metrics"]) {
+      const none = await fetch(`${svc.url}${p}`);
+      expect([none.status, ((await none.json()) as any).error.code, none.headers.get("WWW-Authenticate")]).toEqual([401, "unauthorized", 'Basic realm="svc metrics"']);
+      const wrong = await fetch(`${svc.url}${p}`, { headers: { Authorization: `Basic ${btoa("prometheus:wrong")}` } });
+      expect(wrong.status).toBe(401);
+      expect((await fetch(`${svc.url}${p}`, { headers: SCRAPE_AUTH })).status).toBe(200);
+    }
+  });
+
   test("GET /svc/metrics and /v1/metrics answer in Prometheus text format with every series", async () => {
     for (const p of ["/svc/metrics", "/v1/metrics"]) {
       const { type, text } = await scrape(p);

@@ -241,6 +241,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
   const app = createApp({
     logger,
     metrics,
+    metricsPassword: config.online.adminPassword,
     docbuilder,
     pool,
     authenticate: createAuthenticator({ apiKeys: config.docbuilder.apiKeys, jwtSecret: config.docbuilder.jwtSecret, clock }),

@@ -99,8 +99,8 @@ describe("api.js on the demo page", () => {
     await waitEvent(page, "onModified");
     const both = await page.evaluate(() => { const e = (window as any).demo.editor; return Promise.all([e.save(), e.save()]); });
     expect(both.map((s: any) => s.version)).toEqual([1, 1]);
-    expect((await names(page)).filter((n) => n === "onSaved")).toHaveLength(1);
-    expect((await names(page)).filter((n) => n === "onError")).toHaveLength(0);
+    expect((await names(page)).filter((n: string) => n === "onSaved")).toHaveLength(1);
+    expect((await names(page)).filter((n: string) => n === "onError")).toHaveLength(0);
     await page.close();
   }, scaled(90_000));
 

@@ -5,6 +5,7 @@
 // non-empty name ("admin" by convention); an empty password disables admin login altogether.
 
 import { createHash, generateKeyPairSync, createSign, createVerify, timingSafeEqual } from "node:crypto";
+import { basicAuthMatches } from "../basic-auth";
 import { readFileSync } from "node:fs";
 import type { Logger } from "../log";
 import type { AdminEvents, ClientSession, DocumentBroker } from "./documents";
@@ -50,18 +51,7 @@ export class AdminHub implements AdminEvents {
 
   /** Checks an Authorization: Basic header (any non-empty user, the configured password). */
   checkBasic(header: string | undefined | null): boolean {
-    if (!this.password || !header || !/^Basic /i.test(header)) return false;
-    let decoded: string;
-    try {
-      decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
-    } catch {
-      return false;
-    }
-    const colon = decoded.indexOf(":");
-    if (colon <= 0) return false;
-    const given = createHash("sha256").update(decoded.slice(colon + 1)).digest();
-    const want = createHash("sha256").update(this.password).digest();
-    return timingSafeEqual(given, want);
+    return basicAuthMatches(header, this.password);
   }
 
   issueJwt(now = Date.now()): string {

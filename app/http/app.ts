@@ -4,6 +4,8 @@
 import { Hono } from "hono";
 import type { Logger } from "../log";
 import type { Metrics } from "../metrics";
+import { basicAuthMatches } from "../basic-auth";
+import { ServiceError } from "../errors";
 import { notFound, onError, requestContext, type AppEnv } from "./common";
 import { openApiDocument, referencePage } from "./openapi";
 import { svcRoutes, type SvcDeps } from "./svc";
@@ -14,6 +16,8 @@ export interface AppDeps extends V1Deps {
   gate: SvcDeps;
   /** Prometheus metrics (/svc/metrics, /v1/metrics: the proxy keeps them internal). */
   metrics?: Metrics;
+  /** What a metrics scrape must send as HTTP Basic (SVC_EDSRV_ADMIN_PASSWORD); none set: no scrape. */
+  metricsPassword?: string;
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
@@ -30,8 +34,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.get("/svc/reference", (c) => c.html(svcPage));
   const metrics = deps.metrics;
   if (metrics) {
+    // Outside the v1 interface (the spec has no metrics endpoint): on the internal listener only
+    // (the proxy answers 404) and behind the admin password.
     for (const p of ["/svc/metrics", "/v1/metrics"]) {
       app.get(p, async (c) => {
+        if (!basicAuthMatches(c.req.header("Authorization"), deps.metricsPassword ?? "")) {
+          throw new ServiceError("unauthorized", "Số liệu (metrics) cần HTTP Basic với mật khẩu SVC_EDSRV_ADMIN_PASSWORD (tên người dùng bất kỳ).", { reason: c.req.header("Authorization") ? "invalid" : "missing" }, { "WWW-Authenticate": 'Basic realm="svc metrics"' });
+        }
         const { body, contentType } = await metrics.expose();
         return c.body(body, 200, { "Content-Type": contentType });
       });
