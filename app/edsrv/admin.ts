@@ -4,7 +4,7 @@
 // The password is SVC_EDSRV_ADMIN_PASSWORD, compared in constant time; the user name may be any
 // non-empty name ("admin" by convention); an empty password disables admin login altogether.
 
-import { createHash, generateKeyPairSync, createSign, createVerify, timingSafeEqual } from "node:crypto";
+import { generateKeyPairSync, createSign, createVerify } from "node:crypto";
 import { basicAuthMatches } from "../basic-auth";
 import { readFileSync } from "node:fs";
 import type { Logger } from "../log";
