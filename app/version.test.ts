@@ -20,3 +20,21 @@ test("the changelog is newest first, every entry dated and of a kind the spec na
   expect(entries.length).toBeGreaterThan(0);
   for (const e of entries) expect(e).toMatch(/^- \*\*(Added|Changed|Deprecated)\*\*: /);
 });
+
+test("every changelog entry sits under a version and one date (no unreleased section, no date range)", () => {
+  const lines = changelog.split("\n");
+  let version: string | null = null, date: string | null = null;
+  for (const line of lines) {
+    if (line.startsWith("## ")) {
+      expect(line).toMatch(/^## \d+\.\d+\.\d+$/);
+      version = line.slice(3);
+      date = null;
+    } else if (line.startsWith("### ")) {
+      expect(line).toMatch(/^### \d{4}-\d{2}-\d{2}$/);
+      expect(version).not.toBeNull();
+      date = line.slice(4);
+    } else if (line.startsWith("- ")) {
+      expect([line.slice(0, 40), version !== null && date !== null]).toEqual([line.slice(0, 40), true]);
+    }
+  }
+});
