@@ -61,6 +61,8 @@ export interface StartOptions {
   workerCloseTimeoutMs?: number;
   /** Sample period of the editing server's admin channel (10 s by the spec; tests go faster). */
   sampleIntervalMs?: number;
+  /** How long a new editing session's seat is held (the spec's 60 s unless a test shortens it). */
+  pendingTtlMs?: number;
   /** No view for this long closes an embedded document (30 s by the spec; tests go faster). */
   embedClosedAfterMs?: number;
   /** Waits between callback attempts (10 s and 60 s by the spec; tests go faster). */
@@ -176,7 +178,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
   // every 10 s; /svc/auth decides on current + pending against the effective cap.
   const connectionLimit = () => connectionCap(license.status(), config.gate.connectionCap ?? null).limit;
   const edition = () => license.gate().edition;
-  const counter = new ConnectionCounter({ clock, limit: connectionLimit, intervalMs: opts.sampleIntervalMs });
+  const counter = new ConnectionCounter({ clock, limit: connectionLimit, intervalMs: opts.sampleIntervalMs, pendingTtlMs: opts.pendingTtlMs });
   // One key per file whatever alias reached it, in /svc/auth and in samples alike (the editing
   // server maps aliases the same way), so pending entries and grace slots meet their document.
   const keyOf = documentKeyer(parseAliasGroups(config.online.aliasGroups, (item) => logger.warn("alias_group_invalid", { item })));

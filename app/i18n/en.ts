@@ -92,6 +92,7 @@ export const enApi = {
   noSession: "There is no embed session yet.",
   network_error: "Could not reach the editing server: check the network or the server's address.",
   origin_not_allowed: "This page may not embed the editor: an administrator must add its origin to SVC_EMBED_ALLOWED_ORIGINS.",
+  limitedOnOpen: "The connection limit was reached while the editor was opening: it opened read-only.",
   load_failed: "The document could not be opened in the editor.",
   load_timeout: "The document did not open within the time allowed.",
   save_failed: "The editing server reported that saving failed.",
@@ -107,8 +108,6 @@ export const enApi = {
   personLoad: "The document could not be opened in the editor.",
   personSetup: "The editor is not set up correctly on this page.",
   personOther: "The editor could not be opened.",
-  saveInProgress: "Another save is running.",
-  savedUnreadable: "Saved, but the new version could not be read.",
   help: "If this happens again, send the codes below to support.",
   codes: (code: string, request: string) => "Error code: " + code + " · Request id: " + request,
   /** When no request failed (the editor did not load in time, or said it failed): the session to look up. */

@@ -324,6 +324,7 @@ class Editor implements SVC.Editor {
         } else if (v.Status === "Document_Loaded" && !this.loaded) {
           this.loaded = true;
           this.loadWait?.resolve();
+          void this.checkDowngrade();
           if (this.loadTimer) clearTimeout(this.loadTimer);
           this.emit("onDocumentLoaded", { loadTimeMs: Math.round(performance.now() - this.openedAt) });
         } else if (v.Status === "Failed") {
@@ -354,6 +355,25 @@ class Editor implements SVC.Editor {
         if (v.Reason === "Disconnected") this.fail(errorInfo("network_error", undefined, { reason: "editing_server_unreachable" }));
         this.emit("onClose", { reason: String(v.Reason ?? "closed") });
         return;
+    }
+  }
+
+  /**
+   * An edit session can become read-only when its editor connects (its seat expired, or the cap
+   * was reached meanwhile: the gate opens it read-only rather than refusing it). The answer that
+   * created it said `edit`; the session's state says what it became, and the page hears of it as
+   * the spec's `onLimitReached` (a backend-created session connected later is the usual case).
+   */
+  private async checkDowngrade(): Promise<void> {
+    const s = this.session;
+    if (!s || s.mode !== "edit" || s.limited) return;
+    try {
+      const st = await this.api(`/svc/embed/session/${s.session_id}`, { headers: this.auth() });
+      if (!st.limited || this.session !== s) return;
+      this.session = { ...s, mode: st.mode, limited: true, message: A.limitedOnOpen };
+      this.emit("onLimitReached", { message: A.limitedOnOpen, limit: null });
+    } catch {
+      // The state could not be read: the editor itself shows what it opened as.
     }
   }
 

@@ -1,0 +1,106 @@
+// The connection cap biting when the editor connects, not when the session was made (issue 34,
+// D2): an integrator's backend creates an edit session, its page opens it later with api.js
+// (`config.session`); meanwhile the session's seat expired and another editor took the cap. The
+// gate opens the editor read-only rather than refusing it; the page must hear of it as the spec
+// says: `onLimitReached` with a message. Real gate (cap 1, a seat held 1.5 s instead of 60 s),
+// real editing server and kits, Debian's Caddy and Chromium, api.js as served.
+
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { Browser } from "playwright-core";
+import { freePort, startCaddy, type RunningCaddy } from "../../caddy/testing";
+import { startChromium } from "../edsrv/testing/chromium";
+import { FIXTURES } from "../testing/harness";
+import { scaled, until } from "../testing/until";
+import { embedToken, startEmbedStack, startSource, type EmbedStack } from "./testing";
+
+const DOCX = readFileSync(path.join(FIXTURES, "hello.docx"));
+let stack: EmbedStack;
+let caddy: RunningCaddy;
+let chrome: Awaited<ReturnType<typeof startChromium>>;
+let browser: Browser;
+let source: ReturnType<typeof startSource>;
+let app: ReturnType<typeof Bun.serve>;
+let appOrigin: string;
+/** The session the page opens, made by the test as the integrator's backend would. */
+let pageSession: unknown = null;
+
+/** The integrator's page: api.js from the service, the session its backend made, every event kept. */
+const hostPage = (service: string) => `<!doctype html><html><head><meta charset="utf-8"><title>Integrator</title>
+<script src="${service}/svc/api.js"></script></head><body style="margin:0"><div id="editor" style="width:1000px;height:700px"></div>
+<script>
+window.events = [];
+(async () => {
+  const session = await (await fetch("/api/session")).json();
+  const log = (name) => (payload) => window.events.push({ name, payload });
+  new SVC.Editor("editor", { session, events: { onReady: log("onReady"), onDocumentLoaded: log("onDocumentLoaded"), onLimitReached: log("onLimitReached"), onError: log("onError") } });
+})();
+</script></body></html>`;
+
+beforeAll(async () => {
+  source = startSource();
+  const caddyPort = await freePort();
+  const caddyUrl = `http://127.0.0.1:${caddyPort}`;
+  const appPort = await freePort();
+  appOrigin = `http://127.0.0.1:${appPort}`;
+  stack = await startEmbedStack({
+    idleKits: 1,
+    env: { SVC_PUBLIC_URL: caddyUrl, SVC_EMBED_ALLOWED_ORIGINS: appOrigin, SVC_GATE_CONNECTION_CAP: "1" },
+    gate: { sampleIntervalMs: 100, pendingTtlMs: 1500 },
+  });
+  [caddy, chrome] = await Promise.all([
+    startCaddy({ app: new URL(stack.gateUrl).host, edsrv: new URL(stack.ed.url).host, port: caddyPort }),
+    startChromium(),
+  ]);
+  browser = chrome.browser;
+  app = Bun.serve({
+    hostname: "127.0.0.1",
+    port: appPort,
+    fetch(req) {
+      const u = new URL(req.url);
+      if (u.pathname === "/") return new Response(hostPage(caddyUrl), { headers: { "Content-Type": "text/html; charset=utf-8" } });
+      if (u.pathname === "/api/session") return Response.json(pageSession);
+      return new Response("not found", { status: 404 });
+    },
+  });
+}, scaled(120_000));
+
+afterAll(async () => {
+  await chrome?.close();
+  await caddy?.stop();
+  app?.stop(true);
+  await stack?.close();
+  source?.stop();
+});
+
+async function createEditSession(key: string) {
+  const cfg = { document: { url: source.add(`/${key}.docx`, DOCX), fileType: "docx", key, title: `${key}.docx` }, editor: { mode: "edit", user: { id: key, name: key } } };
+  const res = await stack.create({ token: await embedToken(cfg) });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+const status = async () => (await (await fetch(`${stack.gateUrl}/svc/status`)).json()) as any;
+
+test("onLimitReached: an edit session that opens read-only because the cap was reached when its editor connected fires onLimitReached with a message", async () => {
+  const banked = await createEditSession("banked");
+  expect(banked).toMatchObject({ mode: "edit", limited: false });
+  // Its seat expires unused; another editor's session takes the cap.
+  await until(status, (s) => s.connections.pending === 0, "the banked session's seat expired", scaled(20_000));
+  expect(await createEditSession("fresh")).toMatchObject({ mode: "edit", limited: false });
+  // The page opens the banked session now.
+  pageSession = banked;
+  const page = await browser.newPage();
+  await page.goto(`${appOrigin}/`);
+  const events = () => page.evaluate(() => (window as any).events as { name: string; payload: any }[]);
+  await until(events, (e) => e.some((x) => x.name === "onDocumentLoaded"), "the document loaded", scaled(60_000));
+  const limited = await until(events, (e) => e.some((x) => x.name === "onLimitReached"), "onLimitReached after the load", scaled(10_000));
+  // The page's language is the session's (Vietnamese by default): a sentence saying it opened read-only.
+  expect(limited.find((x) => x.name === "onLimitReached")!.payload).toMatchObject({ message: expect.stringContaining("chỉ xem"), limit: null });
+  expect(limited.filter((x) => x.name === "onError")).toEqual([]);
+  // The editor itself is read-only, and the session says so.
+  const frame = page.frames().find((f) => f.url().includes("/ed.html"))!;
+  await frame.waitForFunction(() => (window as any).edState.readOnly === true);
+  await page.close();
+}, scaled(120_000));
