@@ -9,21 +9,19 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { docxText } from "../testing/office-files";
 import type { Browser, Page } from "playwright-core";
-import { freePort, startCaddy, type RunningCaddy } from "../../caddy/testing";
-import { startChromium } from "../edsrv/testing/chromium";
+import type { RunningCaddy } from "../../caddy/testing";
 import { FIXTURES } from "../testing/harness";
-import { embedToken, startEmbedStack, startReceiver, startSource, type EmbedStack } from "./testing";
+import { embedToken, startReceiver, startSource } from "./testing";
+import { startEmbedBrowserWorld, type EmbedBrowserWorld } from "./testing-browser";
 import { scaled } from "../testing/until";
 
 const DOCX = readFileSync(path.join(FIXTURES, "hello.docx"));
 const CLOSED_AFTER_MS = 2000;
-let stack: EmbedStack;
+let world: EmbedBrowserWorld;
 let caddy: RunningCaddy;
-let chrome: Awaited<ReturnType<typeof startChromium>>;
 let browser: Browser;
 let source: ReturnType<typeof startSource>;
 let receiver: ReturnType<typeof startReceiver>;
-let app: ReturnType<typeof Bun.serve>;
 let appOrigin: string;
 let seq = 0;
 
@@ -59,25 +57,9 @@ window.save = () => send("Action_Save", { Notify: true, DontTerminateEdit: true 
 beforeAll(async () => {
   source = startSource();
   receiver = startReceiver();
-  const caddyPort = await freePort();
-  const caddyUrl = `http://127.0.0.1:${caddyPort}`;
-  const appPort = await freePort();
-  appOrigin = `http://127.0.0.1:${appPort}`;
-  stack = await startEmbedStack({
-    idleKits: 1,
-    env: { SVC_PUBLIC_URL: caddyUrl, SVC_EMBED_ALLOWED_ORIGINS: appOrigin },
-    gate: { sampleIntervalMs: 200, embedClosedAfterMs: CLOSED_AFTER_MS },
-  });
-  [caddy, chrome] = await Promise.all([
-    startCaddy({ app: new URL(stack.gateUrl).host, edsrv: new URL(stack.ed.url).host, port: caddyPort }),
-    startChromium(),
-  ]);
-  browser = chrome.browser;
   // The integrator's backend: it holds the JWT secret and calls the service server to server.
-  app = Bun.serve({
-    hostname: "127.0.0.1",
-    port: appPort,
-    async fetch(req) {
+  world = await startEmbedBrowserWorld(
+    (caddyUrl) => async (req) => {
       const u = new URL(req.url);
       if (u.pathname === "/") return new Response(hostPage(caddyUrl), { headers: { "Content-Type": "text/html; charset=utf-8" } });
       if (u.pathname === "/api/session") {
@@ -90,14 +72,13 @@ beforeAll(async () => {
       }
       return new Response("not found", { status: 404 });
     },
-  });
+    { idleKits: 1, gate: { sampleIntervalMs: 200, embedClosedAfterMs: CLOSED_AFTER_MS } },
+  );
+  ({ caddy, browser, appOrigin } = world);
 }, scaled(120_000));
 
 afterAll(async () => {
-  await chrome?.close();
-  await caddy?.stop();
-  app?.stop(true);
-  await stack?.close();
+  await world?.close();
   source?.stop();
   receiver?.stop();
 });

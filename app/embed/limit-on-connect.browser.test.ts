@@ -8,21 +8,14 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { Browser } from "playwright-core";
-import { freePort, startCaddy, type RunningCaddy } from "../../caddy/testing";
-import { startChromium } from "../edsrv/testing/chromium";
 import { FIXTURES } from "../testing/harness";
 import { scaled, until } from "../testing/until";
-import { embedToken, startEmbedStack, startSource, type EmbedStack } from "./testing";
+import { embedToken, startSource } from "./testing";
+import { startEmbedBrowserWorld, type EmbedBrowserWorld } from "./testing-browser";
 
 const DOCX = readFileSync(path.join(FIXTURES, "hello.docx"));
-let stack: EmbedStack;
-let caddy: RunningCaddy;
-let chrome: Awaited<ReturnType<typeof startChromium>>;
-let browser: Browser;
+let world: EmbedBrowserWorld;
 let source: ReturnType<typeof startSource>;
-let app: ReturnType<typeof Bun.serve>;
-let appOrigin: string;
 /** The session the page opens, made by the test as the integrator's backend would. */
 let pageSession: unknown = null;
 
@@ -40,48 +33,30 @@ window.events = [];
 
 beforeAll(async () => {
   source = startSource();
-  const caddyPort = await freePort();
-  const caddyUrl = `http://127.0.0.1:${caddyPort}`;
-  const appPort = await freePort();
-  appOrigin = `http://127.0.0.1:${appPort}`;
-  stack = await startEmbedStack({
-    idleKits: 1,
-    env: { SVC_PUBLIC_URL: caddyUrl, SVC_EMBED_ALLOWED_ORIGINS: appOrigin, SVC_GATE_CONNECTION_CAP: "1" },
-    gate: { sampleIntervalMs: 100, pendingTtlMs: 1500 },
-  });
-  [caddy, chrome] = await Promise.all([
-    startCaddy({ app: new URL(stack.gateUrl).host, edsrv: new URL(stack.ed.url).host, port: caddyPort }),
-    startChromium(),
-  ]);
-  browser = chrome.browser;
-  app = Bun.serve({
-    hostname: "127.0.0.1",
-    port: appPort,
-    fetch(req) {
+  world = await startEmbedBrowserWorld(
+    (caddyUrl) => (req) => {
       const u = new URL(req.url);
       if (u.pathname === "/") return new Response(hostPage(caddyUrl), { headers: { "Content-Type": "text/html; charset=utf-8" } });
       if (u.pathname === "/api/session") return Response.json(pageSession);
       return new Response("not found", { status: 404 });
     },
-  });
+    { idleKits: 1, env: { SVC_GATE_CONNECTION_CAP: "1" }, gate: { sampleIntervalMs: 100, pendingTtlMs: 1500 } },
+  );
 }, scaled(120_000));
 
 afterAll(async () => {
-  await chrome?.close();
-  await caddy?.stop();
-  app?.stop(true);
-  await stack?.close();
+  await world?.close();
   source?.stop();
 });
 
 async function createEditSession(key: string) {
   const cfg = { document: { url: source.add(`/${key}.docx`, DOCX), fileType: "docx", key, title: `${key}.docx` }, editor: { mode: "edit", user: { id: key, name: key } } };
-  const res = await stack.create({ token: await embedToken(cfg) });
+  const res = await world.stack.create({ token: await embedToken(cfg) });
   expect(res.status).toBe(201);
   return res.body;
 }
 
-const status = async () => (await (await fetch(`${stack.gateUrl}/svc/status`)).json()) as any;
+const status = async () => (await (await fetch(`${world.stack.gateUrl}/svc/status`)).json()) as any;
 
 test("onLimitReached: an edit session that opens read-only because the cap was reached when its editor connected fires onLimitReached with a message", async () => {
   const banked = await createEditSession("banked");
@@ -91,8 +66,8 @@ test("onLimitReached: an edit session that opens read-only because the cap was r
   expect(await createEditSession("fresh")).toMatchObject({ mode: "edit", limited: false });
   // The page opens the banked session now.
   pageSession = banked;
-  const page = await browser.newPage();
-  await page.goto(`${appOrigin}/`);
+  const page = await world.browser.newPage();
+  await page.goto(`${world.appOrigin}/`);
   const events = () => page.evaluate(() => (window as any).events as { name: string; payload: any }[]);
   await until(events, (e) => e.some((x) => x.name === "onDocumentLoaded"), "the document loaded", scaled(60_000));
   const limited = await until(events, (e) => e.some((x) => x.name === "onLimitReached"), "onLimitReached after the load", scaled(10_000));
