@@ -342,48 +342,40 @@ async function handle(req: Record<string, unknown>): Promise<unknown> {
     case "paintwindow": {
       // A rectangle of a tunnelled window (a dialog LibreOffice does not describe as JSDialog),
       // in window pixels, as a PNG.
-      useView(req.viewId);
-      const w = tunnelledWindow(req);
+      const { id } = tunnelledWindow(req);
       const x = num(req.x ?? 0, "x"), y = num(req.y ?? 0, "y");
       const width = Math.min(num(req.width, "width"), MAX_WINDOW_PX), height = Math.min(num(req.height, "height"), MAX_WINDOW_PX);
       if (width < 1 || height < 1) throw new Error("empty rectangle");
       await engineIdle();
-      const d = useView(req.viewId);
+      const { d } = tunnelledWindow(req); // current again after the wait
       const pixels = new Uint8Array(width * height * 4);
-      d.paintWindow(Number(w.id), pixels, x, y, width, height);
-      return { windowId: w.id, x, y, width, height, png: encodeTilePng(pixels, width, height, d.getTileMode()).toString("base64") };
+      d.paintWindow(id, pixels, x, y, width, height);
+      return { windowId: String(id), x, y, width, height, png: encodeTilePng(pixels, width, height, d.getTileMode()).toString("base64") };
     }
     case "windowmouse": {
-      useView(req.viewId);
-      const w = tunnelledWindow(req);
+      const { d, id } = tunnelledWindow(req);
       const type = req.type === "buttonup" ? LOK_MOUSEEVENT_MOUSEBUTTONUP : req.type === "move" ? LOK_MOUSEEVENT_MOUSEMOVE : LOK_MOUSEEVENT_MOUSEBUTTONDOWN;
-      const x = num(req.x, "x"), y = num(req.y, "y"), count = num(req.count ?? 1, "count"), buttons = num(req.buttons ?? 1, "buttons"), modifier = num(req.modifier ?? 0, "modifier");
-      useView(req.viewId).postWindowMouseEvent(Number(w.id), type, x, y, count, buttons, modifier);
+      d.postWindowMouseEvent(id, type, num(req.x, "x"), num(req.y, "y"), num(req.count ?? 1, "count"), num(req.buttons ?? 1, "buttons"), num(req.modifier ?? 0, "modifier"));
       await engineIdle();
       return {};
     }
     case "windowkey": {
-      useView(req.viewId);
-      const w = tunnelledWindow(req);
-      const type = req.type === "up" ? LOK_KEYEVENT_KEYUP : LOK_KEYEVENT_KEYINPUT;
-      useView(req.viewId).postWindowKeyEvent(Number(w.id), type, num(req.char ?? 0, "char"), num(req.key ?? 0, "key"));
+      const { d, id } = tunnelledWindow(req);
+      d.postWindowKeyEvent(id, req.type === "up" ? LOK_KEYEVENT_KEYUP : LOK_KEYEVENT_KEYINPUT, num(req.char ?? 0, "char"), num(req.key ?? 0, "key"));
       await engineIdle();
       return {};
     }
     case "windowtext": {
-      useView(req.viewId);
-      const w = tunnelledWindow(req);
+      const { d, id } = tunnelledWindow(req);
       const text = String(req.text ?? "").slice(0, 4096);
-      const d = useView(req.viewId);
-      d.postWindowExtTextInputEvent(Number(w.id), LOK_EXT_TEXTINPUT, text);
-      d.postWindowExtTextInputEvent(Number(w.id), LOK_EXT_TEXTINPUT_END, text);
+      d.postWindowExtTextInputEvent(id, LOK_EXT_TEXTINPUT, text);
+      d.postWindowExtTextInputEvent(id, LOK_EXT_TEXTINPUT_END, text);
       await engineIdle();
       return {};
     }
     case "windowclose": {
-      useView(req.viewId);
-      const w = tunnelledWindow(req);
-      useView(req.viewId).postWindow(Number(w.id), LOK_WINDOW_CLOSE);
+      const { d, id } = tunnelledWindow(req);
+      d.postWindow(id, LOK_WINDOW_CLOSE);
       await engineIdle();
       return {};
     }
@@ -788,11 +780,15 @@ const LOK_WINDOW_CLOSE = 1;
 /** The largest tunnelled window rectangle painted at once (a dialog is smaller than a screen). */
 const MAX_WINDOW_PX = 2048;
 
-/** The tunnelled window a request names: one its view has open (by id, or by name in a replay). */
-function tunnelledWindow(req: Record<string, unknown>): { id: string } {
+/**
+ * The tunnelled window a request names, one its view has open (by id, or by name in a replay),
+ * with the view made current: the document to post to and the window's id.
+ */
+function tunnelledWindow(req: Record<string, unknown>): { d: LokDocument; id: number } {
+  const d = useView(req.viewId); // an unknown view fails at once
   const w = findWindow(req.viewId as number, String(req.windowId ?? ""), String(req.dialog ?? ""));
   if (!w || w.kind !== "tunnelled") throw new Error("no such window open in this view");
-  return w;
+  return { d, id: Number(w.id) };
 }
 
 /** Closes a view's open dialogs, the last opened first, as their close boxes would. */

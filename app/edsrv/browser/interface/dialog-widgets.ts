@@ -46,6 +46,22 @@ export function buildWidget(w: JsWidget, host: WidgetHost): HTMLElement | null {
   return e;
 }
 
+/** LibreOffice's act on a widget (`jsdialog:` `"action"`): shown, hidden, enabled, disabled, its text set. */
+export function applyWidgetAction(e: HTMLElement, data: { action_type: string; [k: string]: unknown }): void {
+  switch (data.action_type) {
+    case "show": e.hidden = false; break;
+    case "hide": e.hidden = true; break;
+    case "enable": disable(e, false); break;
+    case "disable": disable(e, true); break;
+    case "setText": {
+      const input = e.matches("input, textarea") ? (e as HTMLInputElement) : e.querySelector<HTMLInputElement>("input, textarea");
+      // Not over what the person is typing.
+      if (input && document.activeElement !== input) input.value = String(data.text ?? "");
+      break;
+    }
+  }
+}
+
 export function disable(e: HTMLElement, off: boolean): void {
   e.classList.toggle("jsd-disabled", off);
   for (const c of [e, ...e.querySelectorAll<HTMLElement>("input, select, button, textarea")]) {

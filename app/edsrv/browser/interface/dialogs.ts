@@ -6,7 +6,7 @@
 // full-screen sheet. Nothing of the dialog's state is kept here: LibreOffice owns it.
 
 import { dialogEventCommand, type DialogEvent, type JsDialogMessage, type JsWidget } from "../../protocol/dialog-frames";
-import { buildWidget, disable, plain, type WidgetHost } from "./dialog-widgets";
+import { applyWidgetAction, buildWidget, plain, type WidgetHost } from "./dialog-widgets";
 import { el } from "./controls";
 import { api } from "./state";
 
@@ -124,21 +124,6 @@ function update(d: OpenDialog, w: JsWidget): void {
   if (hadFocus) (focusable(fresh)[0] ?? fresh).focus();
 }
 
-function act(d: OpenDialog, data: { control_id: string; action_type: string; [k: string]: unknown }): void {
-  const e = d.widgets.get(data.control_id);
-  if (!e) return;
-  switch (data.action_type) {
-    case "show": e.hidden = false; break;
-    case "hide": e.hidden = true; break;
-    case "enable": disable(e, false); break;
-    case "disable": disable(e, true); break;
-    case "setText": {
-      const input = e.matches("input, textarea") ? (e as HTMLInputElement) : e.querySelector<HTMLInputElement>("input, textarea");
-      if (input && document.activeElement !== input) input.value = String(data.text ?? "");
-      break;
-    }
-  }
-}
 
 function close(windowId: string): void {
   const d = open.get(windowId);
@@ -168,8 +153,8 @@ export function onJsDialog(payload: string): void {
     return;
   }
   if (m.action === "action") {
-    const d = open.get(windowId);
-    if (d) act(d, m.data);
+    const e = open.get(windowId)?.widgets.get(m.data.control_id);
+    if (e) applyWidgetAction(e, m.data);
     return;
   }
   // Whole descriptions: dialogs and the popups they open. Sidebars and notebookbars are not shown.

@@ -6,7 +6,7 @@
 // `dialogevent` to the sidebar's window, and LibreOffice answers with what changed.
 
 import { dialogEventCommand, type DialogEvent, type JsDialogMessage, type JsWidget } from "../../protocol/dialog-frames";
-import { buildWidget, disable, type WidgetHost } from "./dialog-widgets";
+import { applyWidgetAction, buildWidget, type WidgetHost } from "./dialog-widgets";
 import { el } from "./controls";
 import { api } from "./state";
 import { T } from "./texts";
@@ -50,11 +50,7 @@ function onSidebar(payload: string): void {
   }
   if (m.action === "action") {
     const e = widgets.get(m.data.control_id);
-    if (!e) return;
-    if (m.data.action_type === "show") e.hidden = false;
-    else if (m.data.action_type === "hide") e.hidden = true;
-    else if (m.data.action_type === "enable") disable(e, false);
-    else if (m.data.action_type === "disable") disable(e, true);
+    if (e) applyWidgetAction(e, m.data);
   }
 }
 
