@@ -1,7 +1,7 @@
 // Every Vietnamese string of the editor page, its interface, api.js's own messages and the demo:
 // the same keys as en.ts (the type says so).
 
-import type { Texts } from "./index";
+import type { Texts } from "./texts";
 
 export const viPage: Texts["page"] = {
   title: "Trình soạn thảo",
