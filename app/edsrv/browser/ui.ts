@@ -128,16 +128,14 @@ function install(): void {
     if (lang && !/^en\b/i.test(lang) && /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/.test(lang)) api.send("viewlanguage lang=" + lang);
   });
   api.on("perm", () => { layoutRibbon(); });
-  api.on("status", (a) => {
-    let st: DocStatus;
-    try { st = JSON.parse(a); } catch { return; }
+  api.on("status", (f) => {
+    const st: DocStatus = f.status;
     partPosition(st);
     renderSlidePanel(st);
     askHeaders(0);
   });
-  api.on("commandvalues", (a) => {
-    let j: { commandName?: string; commandValues?: Record<string, unknown> };
-    try { j = JSON.parse(a); } catch { return; }
+  api.on("commandvalues", (f) => {
+    const j = f.json as { commandName?: string; commandValues?: Record<string, unknown> };
     if (j.commandName === ".uno:CharFontName" && j.commandValues && fontPicker) {
       const current = UI.state[".uno:CharFontName"];
       setOptions(fontPicker, Object.keys(j.commandValues).sort((x, y) => x.localeCompare(y)), current);

@@ -4,7 +4,7 @@
 
 import { on } from "./events";
 import { pageData } from "./page";
-import { editor } from "./state";
+import { edState as S } from "./state";
 
 /** How long the caret rests before the region speaks (each arrow key would interrupt it otherwise). */
 const REST_MS = 350;
@@ -26,13 +26,13 @@ export function installAnnouncements(): void {
   // A sheet: "B2: 500" (the engine sends the content and the address in either order).
   let address = "", content = "";
   const cell = () => { if (address) say(`${address}: ${content}`); };
-  on("celladdress", (a) => { address = a.trim(); cell(); });
-  on("cellformula", (f) => { content = f; cell(); });
+  on("celladdress", (f) => { address = f.address; cell(); });
+  on("cellformula", (f) => { content = f.formula; cell(); });
 
   // A deck: "Slide 2 / 5".
   let part = -1;
   on("status", () => {
-    const st = editor.status;
+    const st = S.status;
     if (!st || st.type !== "presentation" || st.selectedPart === part) return;
     part = st.selectedPart ?? 0;
     say(`${pageData.textSlide ?? "Slide"} ${part + 1} / ${st.parts ?? 1}`);
@@ -40,10 +40,9 @@ export function installAnnouncements(): void {
 
   // Text: the paragraph's style and the page, as the engine names them ("Heading 1 · Page 2 of 3").
   let style = "", page = "";
-  on("statechanged", (arg) => {
-    const eq = arg.indexOf("=");
-    if (eq < 0 || editor.status?.type !== "text") return;
-    const name = arg.slice(0, eq), value = arg.slice(eq + 1).trim();
+  on("statechanged", (f) => {
+    if (!f.command || S.status?.type !== "text") return;
+    const name = f.command, value = f.value.trim();
     if (name === ".uno:StyleApply" && value !== style) style = value;
     else if (name === ".uno:StatePageNumber" && value !== page) page = value;
     else return;

@@ -9,8 +9,8 @@ import { showMarks } from "./marks";
 import { viewColor } from "./other-views";
 import { focusDocument, viewport } from "./page";
 import { switchPart } from "./parts";
-import { send } from "./socket";
-import { editor, type Rect } from "./state";
+import { send } from "./outbox";
+import { edState as S, type Rect } from "./state";
 import { setZoom } from "./zoom";
 import { screenReaderOn, setScreenReader } from "./screen-reader";
 
@@ -40,7 +40,7 @@ export function installApi(): void {
     send,
     uno,
     setZoom,
-    zoom: () => editor.twipsPerPx,
+    zoom: () => S.twipsPerPx,
     switchPart,
     focus: () => { focusDocument(); },
     reveal: (r) => { scrollIntoView(r); },

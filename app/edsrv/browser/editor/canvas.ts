@@ -2,13 +2,11 @@
 // from the tile cache; the server is told that area (it pushes the tiles an edit invalidates there).
 
 import { clientVisibleAreaCommand } from "../../protocol/frames";
-import { eachTile, forgetGeometry, geometry, visible, type Area } from "./geometry";
-
-import { canvas, canvasContext as ctx, sizer, viewport } from "./page";
-import { send } from "./socket";
-import { currentPart, editor, TILE_PX } from "./state";
+import { eachTile, visible, type Area } from "./geometry";
+import { canvas, canvasContext as ctx } from "./page";
+import { send } from "./outbox";
+import { currentPart, edState as S, TILE_PX } from "./state";
 import { cache, type TilePixels } from "./tile-cache";
-import { requestVisible } from "./tiles";
 
 let sentArea = "";
 
@@ -35,7 +33,7 @@ export function layout(): void {
   });
   canvas._v = v;
   // The server pushes the tiles of this area that an edit invalidates (twips, Collabora's frame).
-  const tpp = editor.twipsPerPx;
+  const tpp = S.twipsPerPx;
   const area = clientVisibleAreaCommand(Math.round(v.x * tpp), Math.round(v.y * tpp), Math.round(v.w * tpp), Math.round(v.h * tpp));
   if (area !== sentArea && v.w > 0 && v.h > 0) { sentArea = area; send(area); }
 }
@@ -44,23 +42,4 @@ export function layout(): void {
 export function drawTile(key: string, bmp: TilePixels): void {
   const v = canvas._v, parts = key.split(":");
   if (v) ctx.drawImage(bmp, Number(parts[1]) * TILE_PX - v.x, Number(parts[2]) * TILE_PX - v.y);
-}
-
-/** Lays out and asks again when the viewport scrolls or changes size, or the document moves in it. */
-export function installCanvas(): void {
-  if (window.ResizeObserver) {
-    const resized = new ResizeObserver(() => {
-      const before = forgetGeometry();
-      const now = geometry();
-      if (before && (before.ox !== now.ox || before.oy !== now.oy || before.cw !== now.cw || before.ch !== now.ch)) { layout(); requestVisible(); }
-    });
-    resized.observe(viewport); resized.observe(sizer);
-  }
-  let scrollQueued = false;
-  viewport.addEventListener("scroll", () => {
-    if (scrollQueued) return;
-    scrollQueued = true;
-    requestAnimationFrame(() => { scrollQueued = false; layout(); requestVisible(); });
-  });
-  window.addEventListener("resize", () => { forgetGeometry(); layout(); requestVisible(); });
 }

@@ -8,18 +8,19 @@ import { dataCommand, GET_TEXT_SELECTION } from "../../protocol/frames";
 import { CHARS, key, KEYS } from "./keyboard";
 import { showMessage } from "./notices";
 import { ime, pageData } from "./page";
-import { send, sendInput } from "./socket";
-import { edState as S, editor, type SelectionContent } from "./state";
+import { send, sendInput } from "./outbox";
+import { handle } from "./frames-in";
+import { edState as S, watch, type SelectionContent } from "./state";
 
 let clip: SelectionContent | null = null, clipSeq = 0, clipTimer: ReturnType<typeof setTimeout> | 0 = 0;
 let pendingCopy: { cut: boolean } | null = null;
 const clipAsked: number[] = [];
 
 function hasSelection(): boolean {
-  return S.selection.length > 0 || !!(editor.status && editor.status.type === "spreadsheet" && S.cellCursor);
+  return S.selection.length > 0 || !!(S.status && S.status.type === "spreadsheet" && S.cellCursor);
 }
 /** The selection changed: what was fetched for the old one is no longer what a copy takes. */
-export function selectionChanged(): void {
+function selectionChanged(): void {
   clipSeq++; clip = null;
   clearTimeout(clipTimer);
   if (hasSelection()) clipTimer = setTimeout(fetchSelection, 150);
@@ -28,12 +29,10 @@ function fetchSelection(): void {
   clipAsked.push(clipSeq); // answers come in the order asked
   send(GET_TEXT_SELECTION);
 }
-/** `textselectioncontent:` the selection as HTML and plain text, by MIME type. */
-export function onSelectionContent(arg: string): void {
+/** `textselectioncontent:` the selection as HTML and plain text. */
+function onSelectionContent(f: { html: string; plain: string }): void {
   const seq = clipAsked.shift();
-  let j: Record<string, string | undefined>;
-  try { j = JSON.parse(arg); } catch { return; }
-  clip = { html: j["text/html"] || "", text: j["text/plain;charset=utf-8"] || "", seq };
+  clip = { html: f.html, text: f.plain, seq };
   S.clip = clip;
   if (pendingCopy && clip.seq === clipSeq) { const p = pendingCopy; pendingCopy = null; writeClipboard(p.cut); }
 }
@@ -52,10 +51,10 @@ function copyOut(e: ClipboardEvent, cut: boolean): void {
   if (clip && clip.seq === clipSeq) {
     e.clipboardData!.setData("text/html", clip.html);
     e.clipboardData!.setData("text/plain", clip.text);
-    if (cut && !editor.readOnly) removeSelection();
+    if (cut && !S.readOnly) removeSelection();
     return;
   }
-  pendingCopy = { cut: cut && !editor.readOnly };
+  pendingCopy = { cut: cut && !S.readOnly };
   fetchSelection();
 }
 
@@ -74,11 +73,13 @@ export function insertGraphic(mime: string, bytes: Uint8Array): void {
 }
 
 export function installClipboard(): void {
+  handle("textselectioncontent", onSelectionContent);
+  watch(["selection", "cellCursor"], selectionChanged);
   ime.addEventListener("copy", (e) => { copyOut(e, false); });
   ime.addEventListener("cut", (e) => { copyOut(e, true); });
   ime.addEventListener("paste", (e) => {
     e.preventDefault();
-    if (editor.readOnly) return;
+    if (S.readOnly) return;
     const dt = e.clipboardData!, html = dt.getData("text/html"), text = dt.getData("text/plain");
     const image = Array.prototype.filter.call(dt.files || [], (f: File) => f.type === "image/png")[0] as File | undefined;
     if (html) return pasteData("text/html;charset=utf-8", new TextEncoder().encode(html));

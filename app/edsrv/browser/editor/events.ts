@@ -1,29 +1,36 @@
-// The interface's hooks on the editor: every server frame, after the editor handled it, and the
-// editor's own moments (firststatus, firstpaint, savesent).
+// The interface's hooks on the editor, typed once: every server frame, decoded, after the editor's
+// own handlers ran (frames-in.ts), and the editor's moments (the first status, the first paint, a
+// save sent, the connection lost and back, a new zoom).
 
-import type { DocStatus } from "../../protocol/frames";
+import type { DocStatus, ServerFrameName } from "../../protocol/frames";
+import type { ServerFrameOf } from "../../protocol/server-frames";
 
-type Listener = (arg: string) => void;
-const listeners: Record<string, Listener[]> = {};
+/** What each event carries. */
+export type EditorEvents = { [K in ServerFrameName]: ServerFrameOf<K> } & {
+  firststatus: DocStatus;
+  firstpaint: undefined;
+  savesent: undefined;
+  disconnected: undefined;
+  reconnected: undefined;
+  /** Twips per CSS pixel, after any zoom (a pinch included). */
+  zoom: number;
+};
+export type EditorEventName = keyof EditorEvents;
 
-/** Every server frame named `name` ("statechanged", "status", …) or editor moment, after the editor handled it. */
-export function on(name: "firststatus", fn: (status: DocStatus) => void): void;
-export function on(name: string, fn: (arg: string) => void): void;
-export function on(name: string, fn: (arg: never) => void): void {
-  (listeners[name] = listeners[name] || []).push(fn as Listener);
+const listeners: { [K in EditorEventName]?: ((e: EditorEvents[K]) => void)[] } = {};
+
+export function on<K extends EditorEventName>(name: K, fn: (e: EditorEvents[K]) => void): void {
+  ((listeners[name] ??= []) as ((e: EditorEvents[K]) => void)[]).push(fn);
 }
 
-export function emit(name: "firststatus", status: DocStatus): void;
-export function emit(name: string, arg: string): void;
-export function emit(name: string, arg: string | DocStatus): void {
-  const fns = listeners[name];
-  if (fns) {
-    for (let i = 0; i < fns.length; i++) {
-      try {
-        fns[i]!(arg as string);
-      } catch (err) {
-        window.edState.errors.push("listener " + name + ": " + err);
-      }
+export function emit<K extends EditorEventName>(name: K, ...[e]: EditorEvents[K] extends undefined ? [] : [EditorEvents[K]]): void {
+  const fns = listeners[name] as ((e: EditorEvents[K]) => void)[] | undefined;
+  if (!fns) return;
+  for (let i = 0; i < fns.length; i++) {
+    try {
+      fns[i]!(e as EditorEvents[K]);
+    } catch (err) {
+      window.edState.errors.push("listener " + name + ": " + err);
     }
   }
 }

@@ -2,23 +2,17 @@
 // grid over it, and rectangles of the engine (twips) placed on the page.
 
 import { sizer, viewport } from "./page";
-import { editor, TILE_PX, type Rect } from "./state";
+import { edState as S, TILE_PX, type Rect } from "./state";
 
 /** The document's size in CSS pixels at the current zoom (the sizer's size). */
-export let docPx = { w: 1, h: 1 };
+let docPx = { w: 1, h: 1 };
 export function setDocPx(w: number, h: number): void {
   docPx = { w, h };
 }
 
-/** "x, y, w, h" (twips) of an engine frame, or null. */
-export function rect(s: unknown): Rect | null {
-  const n = String(s).split(",").map((x) => Number(x.trim()));
-  return n.length >= 4 && isFinite(n[0]!) && isFinite(n[3]!) ? { x: n[0]!, y: n[1]!, w: n[2]!, h: n[3]! } : null;
-}
-
 /** Places an overlay element over a rectangle of the document (twips). */
 export function place(el: HTMLElement, r: Rect): void {
-  const tpp = editor.twipsPerPx;
+  const tpp = S.twipsPerPx;
   el.style.left = r.x / tpp + "px"; el.style.top = r.y / tpp + "px";
   el.style.width = Math.max(r.w / tpp, 1) + "px"; el.style.height = Math.max(r.h / tpp, 1) + "px";
 }
@@ -68,7 +62,7 @@ export function eachTile(v: Area, fn: (tx: number, ty: number) => void): void {
 
 /** Scrolls the viewport so that a rectangle (twips) is visible. */
 export function scrollIntoView(r: Rect): void {
-  const tpp = editor.twipsPerPx;
+  const tpp = S.twipsPerPx;
   const v = visible(), x = r.x / tpp, y = r.y / tpp, h = r.h / tpp;
   if (y < v.y) viewport.scrollTop += y - v.y - 20;
   else if (y + h > v.y + v.h) viewport.scrollTop += y + h - (v.y + v.h) + 20;

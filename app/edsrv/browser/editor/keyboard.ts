@@ -5,8 +5,8 @@
 import { keyCommand, textInputCommand, unoCommand } from "../../protocol/frames";
 import { doSave, uno } from "./commands";
 import { ime } from "./page";
-import { send, sendInput } from "./socket";
-import { edState as S, editor } from "./state";
+import { send, sendInput } from "./outbox";
+import { edState as S } from "./state";
 
 import { CHARS, KEYS, MOD1, MOD2, SHIFT } from "../../protocol/keys";
 
@@ -37,7 +37,7 @@ export function installKeyboard(): void {
     const code = KEYS[e.key];
     if (code) {
       e.preventDefault();
-      if (editor.readOnly && !(code >= 1024 && code <= 1031)) return;
+      if (S.readOnly && !(code >= 1024 && code <= 1031)) return;
       key(code + (e.shiftKey ? SHIFT : 0) + (mod ? MOD1 : 0) + (e.altKey ? MOD2 : 0), CHARS[e.key] || 0);
       return;
     }

@@ -2,7 +2,7 @@
 
 import { place } from "./geometry";
 import { overlays } from "./page";
-import type { Rect } from "./state";
+import { watch, type Rect } from "./state";
 
 const markSets: Record<string, Rect[]> = {};
 
@@ -15,7 +15,7 @@ export function showMarks(name: string, rects: Rect[]): void {
   if (!rects.length) delete markSets[name];
 }
 
-/** Places every set again (another zoom). */
-export function placeMarksAgain(): void {
-  Object.keys(markSets).forEach((name) => { showMarks(name, markSets[name]!); });
+/** Every set placed again at a new zoom. */
+export function installMarks(): void {
+  watch(["twipsPerPx"], () => { Object.keys(markSets).forEach((name) => { showMarks(name, markSets[name]!); }); });
 }

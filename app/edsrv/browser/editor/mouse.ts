@@ -4,11 +4,12 @@
 import { mouseCommand, type MouseEventType } from "../../protocol/frames";
 import { SHIFT, MOD1 } from "./keyboard";
 import { focusDocument, overlays, sizer, viewport } from "./page";
-import { send } from "./socket";
-import { editor } from "./state";
+import { send } from "./outbox";
+import { edState as S } from "./state";
 
 /** The left button is down over the document (a drag): the caret does not scroll the page meanwhile. */
-export let mouseDown = false;
+let mouseDown = false;
+export const isMouseDown = (): boolean => mouseDown;
 let moveQueued: MouseEvent | null = null;
 
 function mouse(type: MouseEventType, e: MouseEvent, buttons?: number): void {
@@ -17,8 +18,8 @@ function mouse(type: MouseEventType, e: MouseEvent, buttons?: number): void {
 
 /** A mouse event at a point of the window (CSS pixels), sent in document twips; touch uses it too. */
 export function pointerAt(type: MouseEventType, clientX: number, clientY: number, o: { count?: number; buttons?: number; modifier?: number } = {}): void {
-  if (editor.readOnly) return;
-  const r = sizer.getBoundingClientRect(), tpp = editor.twipsPerPx;
+  if (S.readOnly) return;
+  const r = sizer.getBoundingClientRect(), tpp = S.twipsPerPx;
   const x = Math.round((clientX - r.left) * tpp), y = Math.round((clientY - r.top) * tpp);
   send(mouseCommand(type, x, y, o.count ?? 1, o.buttons ?? 1, o.modifier ?? 0));
 }
@@ -28,7 +29,7 @@ export function installMouse(): void {
   // A right click goes to the engine as its right button: it answers with its context menu (`contextmenu:`).
   surface.addEventListener("contextmenu", (e) => {
     e.preventDefault();
-    if (editor.readOnly) return;
+    if (S.readOnly) return;
     mouse("buttondown", e, 4); mouse("buttonup", e, 4);
     focusDocument();
   });

@@ -1,9 +1,12 @@
-// What the page tells the person: the opening indicator and its failure, the message line, and
-// the read-only and modified state in the toolbar.
+// What the page tells the person: the opening indicator and its failure, the message line (with
+// what the server's `error:` frames mean for the person), and the read-only and modified state in
+// the toolbar, drawn from the editor's state whenever it changes.
 
 import { emit } from "./events";
-import { loadingEl, loadingText, messageEl, modifiedEl, pageData, stateEl } from "./page";
-import { editor } from "./state";
+import { handle } from "./frames-in";
+import { post } from "./host";
+import { body, loadingEl, loadingText, messageEl, modifiedEl, pageData, stateEl } from "./page";
+import { edState as S, update, watch } from "./state";
 
 /** The page's one message line; `kind` lets the message go by itself when its cause clears (a save that works again). */
 export function showMessage(text: string | undefined, kind?: string): void {
@@ -27,19 +30,51 @@ export function loaded(): void {
   s.src = "fflate.js";
   s.async = true;
   document.body.appendChild(s);
-  emit("firstpaint", "");
+  emit("firstpaint");
 }
 
 /** Opening failed: the indicator becomes a message that says why, in the page's language. */
 export function loadFailed(text: string | undefined): void {
-  if (editor.docLoaded || loadingEl.classList.contains("failed")) return;
+  if (S.loaded || loadingEl.classList.contains("failed")) return;
   loadingEl.classList.add("failed");
   loadingEl.setAttribute("role", "alert");
   loadingText.textContent = text + " " + pageData.textRetry;
 }
 
-export function showState(): void {
-  const { readOnly, modified } = editor;
+function showReadOnly(): void {
+  body.classList.toggle("readonly", S.readOnly);
+}
+
+function showState(): void {
+  const { readOnly, modified } = S;
   modifiedEl.hidden = !modified;
   stateEl.textContent = (readOnly ? pageData.textReadOnly || "" : "") + (modified ? (readOnly ? " · " : "") + (pageData.textModified || "") : "");
+}
+
+/** `error:` what the person is told, and an opening that failed. */
+function onError(f: { text: string; command: string; kind: string }): void {
+  const { text, command, kind } = f;
+  S.errors.push(text);
+  if (command === "recovery" && kind === "actiondropped") showMessage(pageData.textActionDropped, "recovery");
+  else if ((command === "paste" || command === "insertgraphic") && kind === "toolarge") showMessage(pageData.textInputTooLarge, "input");
+  else if (command === "uno" && /^(notallowed|badargs|toolarge)$/.test(kind)) showMessage(pageData.textCommandRefused, "input");
+  else if (/^(unauthorized|faileddocloading|crashed|documentconflict|savetoolarge|savefailed|saveunauthorized|docunloading|kitunavailable)$/.test(kind)) showMessage("Error: " + text, command === "storage" ? "save" : "");
+  if (!S.loaded && (command === "load" || command === "internal")) {
+    post("App_LoadingStatus", { Status: "Failed" });
+    loadFailed(kind === "unauthorized" ? pageData.textUnauthorized : kind === "kitunavailable" || kind === "docunloading" ? pageData.textUnavailable : pageData.textFailed);
+  }
+}
+
+export function installNotices(): void {
+  // Drawn at the first `perm:` even when it says what the page assumed (read-only until told).
+  handle("perm", (f) => { update({ readOnly: f.readOnly }); showReadOnly(); showState(); });
+  handle("statechanged", (f) => {
+    if (f.command !== ".uno:ModifiedStatus") return;
+    const modified = f.value.trim() === "true";
+    if (modified !== S.modified) post("Doc_ModifiedStatus", { Modified: modified });
+    update({ modified, everModified: S.everModified || modified });
+  });
+  handle("error", onError);
+  watch(["readOnly"], showReadOnly);
+  watch(["readOnly", "modified", "connected"], showState);
 }

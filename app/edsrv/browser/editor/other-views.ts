@@ -1,10 +1,12 @@
-// Other people's cursor (with their name), text selection and cell cursor, in their view's colour.
+// Other people's cursor (with their name), text selection and cell cursor, in their view's colour:
+// what the engine says of them is kept in the editor's state (others), and drawn from it.
 
-import type { ViewInfo } from "../../protocol/frames";
-import { place, rect, type Area } from "./geometry";
+import type { OtherViewMark, Rect } from "../../protocol/server-frames";
+import { handle } from "./frames-in";
+import { place } from "./geometry";
 import { post, viewJson } from "./host";
 import { overlays } from "./page";
-import { currentPart, edState as S, editor, type Rect } from "./state";
+import { currentPart, edState as S, update, watch, type OtherViewMarks } from "./state";
 
 /** One colour per view, the same on every screen (the view id is shared by all of them). */
 const VIEW_COLORS = ["#c01c28", "#1a5fb4", "#26a269", "#a347ba", "#e66100", "#008b8b", "#865e3c", "#d4418e"];
@@ -12,22 +14,21 @@ export function viewColor(id: unknown): string {
   return VIEW_COLORS[Math.abs(Number(id) || 0) % VIEW_COLORS.length]!;
 }
 
-interface OtherView {
+/** The elements that show one other view. */
+interface OtherViewElements {
   cursor: HTMLDivElement;
   tag: HTMLSpanElement;
   sel: HTMLDivElement;
   cell: HTMLDivElement;
-  /** What the engine last said of this view on the shown part, in twips: drawn again after a zoom. */
-  at: { cursor: Rect | null; selection: Rect[]; cell: Rect | null };
   nameTimer?: ReturnType<typeof setTimeout>;
 }
-const others: Record<string, OtherView> = {};
+const shown: Record<string, OtherViewElements> = {};
 
-function other(id: string): OtherView {
-  let o = others[id];
+function elementsOf(id: string): OtherViewElements {
+  let o = shown[id];
   if (o) return o;
   const color = viewColor(id);
-  o = others[id] = { cursor: document.createElement("div"), tag: document.createElement("span"), sel: document.createElement("div"), cell: document.createElement("div"), at: { cursor: null, selection: [], cell: null } };
+  o = shown[id] = { cursor: document.createElement("div"), tag: document.createElement("span"), sel: document.createElement("div"), cell: document.createElement("div") };
   o.cursor.className = "viewcursor"; o.cursor.dataset.view = id; o.cursor.style.background = color; o.cursor.hidden = true;
   o.tag.className = "viewname"; o.tag.style.background = color; o.cursor.appendChild(o.tag);
   o.sel.className = "viewselection"; o.sel.dataset.view = id; o.sel.style.setProperty("--view-color", color);
@@ -38,91 +39,61 @@ function other(id: string): OtherView {
 }
 function nameOther(id: string): void {
   const v = S.views.filter((x) => String(x.viewid) === id)[0];
-  const o = others[id];
+  const o = shown[id];
   if (o) { o.tag.textContent = v ? v.username ?? "" : ""; o.cursor.title = v ? String(v.username) : ""; }
 }
 
-/** Another view's frame: `{"viewId": …, "part": …, "rectangle" | "selection": …}`. */
-interface ViewFrame {
-  viewId: unknown;
-  part?: unknown;
-  rectangle?: string;
-  selection?: string;
-}
-function parseViewFrame(arg: string): ViewFrame | null {
-  try {
-    return JSON.parse(arg) as ViewFrame;
-  } catch {
-    return null;
-  }
-}
-function onPart(j: ViewFrame): boolean {
-  return j.part === undefined || Number(j.part) === currentPart();
+const onShownPart = (m: OtherViewMark): boolean => m.part === undefined || m.part === currentPart();
+
+/** One view's marks changed: a new record for it (the state's others is replaced, so watchers hear it). */
+function setMarks(id: string, change: Partial<OtherViewMarks>): void {
+  const was = S.others[id] ?? { cursor: null, selection: [], cell: null };
+  update({ others: { ...S.others, [id]: { ...was, ...change } } });
 }
 
 /** How long another person's name stays over their caret after it moved. */
 export const NAME_SHOWN_MS = 3000;
 
-/** `invalidateviewcursor:` */
-export function onViewCursor(arg: string): void {
-  const j = parseViewFrame(arg);
-  if (!j) return;
-  const o = other(String(j.viewId)), r = rect(j.rectangle || "");
-  o.at.cursor = r && onPart(j) ? r : null;
-  drawCursor(o);
-  // Shown for good, the name covered the text under it.
-  o.cursor.classList.add("named");
-  clearTimeout(o.nameTimer);
-  o.nameTimer = setTimeout(() => o.cursor.classList.remove("named"), NAME_SHOWN_MS);
-}
-function drawCursor(o: OtherView): void {
-  const r = o.at.cursor;
-  o.cursor.hidden = !r;
-  if (r) place(o.cursor, { x: r.x, y: r.y, w: editor.twipsPerPx * 2, h: r.h });
-}
-/** `textviewselection:` */
-export function onViewSelection(arg: string): void {
-  const j = parseViewFrame(arg);
-  if (!j) return;
-  const o = other(String(j.viewId));
-  o.at.selection = onPart(j) ? String(j.selection || "").split(";").map(rect).filter((r): r is Rect => !!r) : [];
-  drawSelection(o);
-}
-function drawSelection(o: OtherView): void {
+function draw(id: string, m: OtherViewMarks): void {
+  const o = elementsOf(id), tpp = S.twipsPerPx;
+  o.cursor.hidden = !m.cursor;
+  if (m.cursor) place(o.cursor, { x: m.cursor.x, y: m.cursor.y, w: tpp * 2, h: m.cursor.h });
   o.sel.innerHTML = "";
-  o.at.selection.forEach((r: Area) => {
-    const d = document.createElement("div"); place(d, r); o.sel.appendChild(d);
-  });
-}
-/** `cellviewcursor:` */
-export function onCellViewCursor(arg: string): void {
-  const j = parseViewFrame(arg);
-  if (!j) return;
-  const o = other(String(j.viewId)), r = rect(j.rectangle || "");
-  o.at.cell = r && onPart(j) ? r : null;
-  drawCell(o);
-}
-function drawCell(o: OtherView): void {
-  const r = o.at.cell;
-  o.cell.hidden = !r;
-  if (r) place(o.cell, r);
+  m.selection.forEach((r: Rect) => { const d = document.createElement("div"); place(d, r); o.sel.appendChild(d); });
+  o.cell.hidden = !m.cell;
+  if (m.cell) place(o.cell, m.cell);
 }
 
-/** Other people's marks drawn again at the current zoom (see placeOwnMarksAgain). */
-export function placeOtherViewsAgain(): void {
-  for (const o of Object.values(others)) {
-    drawCursor(o);
-    drawSelection(o);
-    drawCell(o);
-  }
+let drawn: Record<string, OtherViewMarks> = {};
+/** Draws the views whose marks changed (every one at a new zoom). */
+function drawChanged(all: boolean): void {
+  for (const [id, m] of Object.entries(S.others)) if (all || drawn[id] !== m) draw(id, m);
+  drawn = S.others;
 }
 
-/** `viewinfo:` the views of the document: names kept current, the marks of views gone removed. */
-export function onViews(list: ViewInfo[]): void {
-  S.views = list;
-  Object.keys(others).forEach((id) => {
-    if (list.some((v) => String(v.viewid) === id)) { nameOther(id); return; }
-    const o = others[id]!; o.cursor.remove(); o.sel.remove(); o.cell.remove(); delete others[id];
+export function installOtherViews(): void {
+  handle("invalidateviewcursor", (f) => {
+    setMarks(f.viewId, { cursor: f.rect && onShownPart(f) ? f.rect : null });
+    // Shown for good, the name covered the text under it.
+    const o = elementsOf(f.viewId);
+    o.cursor.classList.add("named");
+    clearTimeout(o.nameTimer);
+    o.nameTimer = setTimeout(() => o.cursor.classList.remove("named"), NAME_SHOWN_MS);
   });
-  post("Views_List", list.map(viewJson));
+  handle("textviewselection", (f) => { setMarks(f.viewId, { selection: onShownPart(f) ? f.rects : [] }); });
+  handle("cellviewcursor", (f) => { setMarks(f.viewId, { cell: f.rect && onShownPart(f) ? f.rect : null }); });
+  // The views of the document: names kept current, the marks of views gone removed.
+  handle("viewinfo", (f) => {
+    const list = f.views;
+    const others = { ...S.others };
+    for (const id of Object.keys(shown)) {
+      if (list.some((v) => String(v.viewid) === id)) continue;
+      const o = shown[id]!; o.cursor.remove(); o.sel.remove(); o.cell.remove(); delete shown[id]; delete others[id];
+    }
+    update({ views: list, others });
+    post("Views_List", list.map(viewJson));
+  });
+  watch(["views"], () => { for (const id of Object.keys(shown)) nameOther(id); });
+  watch(["others"], () => { drawChanged(false); });
+  watch(["twipsPerPx"], () => { drawChanged(true); });
 }

@@ -1,11 +1,12 @@
-// The tab bar of sheets and slides.
+// The tab bar of sheets and slides, drawn from the view's status.
 
 import { setClientPartCommand, type DocStatus } from "../../protocol/frames";
+import { handle } from "./frames-in";
+import { send } from "./outbox";
 import { focusDocument, pageData, partsEl } from "./page";
-import { send } from "./socket";
-import { editor } from "./state";
+import { edState as S, watch } from "./state";
 
-export function buildParts(st: DocStatus): void {
+function buildParts(st: DocStatus): void {
   // Slides are labelled by their number: a slide's name is its title as imported, and LibreOffice
   // does not rename the slide when the title is edited (the tab showed the old title).
   const slides = st.type === "presentation";
@@ -29,6 +30,12 @@ export function buildParts(st: DocStatus): void {
 }
 
 export function switchPart(i: number): void {
-  if (editor.status && i !== editor.status.selectedPart) send(setClientPartCommand(i));
+  if (S.status && i !== S.status.selectedPart) send(setClientPartCommand(i));
   focusDocument();
+}
+
+export function installParts(): void {
+  watch(["status"], () => { if (S.status) buildParts(S.status); });
+  // Another part chosen (by the engine, or another of this person's actions): its status is asked.
+  handle("setpart", (f) => { if (S.status && f.part !== S.status.selectedPart) send("status"); });
 }

@@ -9,8 +9,8 @@ import { on } from "./events";
 import { pointerAt } from "./mouse";
 import { sizer } from "./page";
 import { switchPart } from "./parts";
-import { lastInputAt } from "./socket";
-import { edState as S, editor, currentPart, type Rect } from "./state";
+import { lastInputAt } from "./outbox";
+import { edState as S, currentPart, type Rect } from "./state";
 
 let kept: { part: number; cursor: Rect | null; cell: Rect | null } | null = null;
 /** Waiting for the new view's first caret report (set on reconnection). */
@@ -19,9 +19,9 @@ let awaiting: { since: number; switched: boolean } | null = null;
 export function installPlace(): void {
   on("disconnected", rememberPlace);
   on("reconnected", () => {
-    if (!kept || editor.readOnly) { kept = null; return; }
+    if (!kept || S.readOnly) { kept = null; return; }
     awaiting = { since: performance.now(), switched: false };
-    if (editor.status && editor.status.type !== "text" && currentPart() !== kept.part) {
+    if (S.status && S.status.type !== "text" && currentPart() !== kept.part) {
       awaiting.switched = true;
       switchPart(kept.part);
     }
@@ -31,14 +31,14 @@ export function installPlace(): void {
   on("status", () => {
     if (kept?.cell && awaiting?.switched && currentPart() === kept.part) decide(null);
   });
-  // The view's own report: the editor's handlers ran first (cursors.ts put it in edState).
-  on("invalidatecursor", () => { if (kept && !kept.cell) decide(S.cursor); });
-  on("cellcursor", () => { if (kept?.cell) decide(S.cellCursor); });
+  // The view's own report.
+  on("invalidatecursor", (f) => { if (kept && !kept.cell) decide(f.rect); });
+  on("cellcursor", (f) => { if (kept?.cell) decide(f.rect); });
 }
 
 /** The connection dropped: what to put back. */
 function rememberPlace(): void {
-  if (!editor.docLoaded || editor.readOnly) return;
+  if (!S.loaded || S.readOnly) return;
   kept = { part: currentPart(), cursor: S.cursor && { ...S.cursor }, cell: S.cellCursor && { ...S.cellCursor } };
 }
 
@@ -47,15 +47,15 @@ function decide(reported: Rect | null): void {
   if (!was || !wait) return;
   // A report from before the switch back to the person's sheet or slide: the click would land on
   // the wrong one. The status of that part decides instead (installPlace).
-  if (editor.status && editor.status.type !== "text" && currentPart() !== was.part) return;
+  if (S.status && S.status.type !== "text" && currentPart() !== was.part) return;
   kept = null;
   awaiting = null;
-  if (lastInputAt > wait.since) return; // the person already went on from where the view is
+  if (lastInputAt() > wait.since) return; // the person already went on from where the view is
   const same = (a: Rect | null, b: Rect | null) => !!a && !!b && a.x === b.x && a.y === b.y;
   if (was.cell) {
     if (same(reported, was.cell)) return; // the view kept its place (a recovered one)
     clickAt(was.cell.x + was.cell.w / 2, was.cell.y + was.cell.h / 2);
-  } else if (was.cursor && editor.status?.type === "text") {
+  } else if (was.cursor && S.status?.type === "text") {
     if (same(reported, was.cursor)) return;
     clickAt(was.cursor.x, was.cursor.y + was.cursor.h / 2);
   } else return;
@@ -64,7 +64,7 @@ function decide(reported: Rect | null): void {
 
 /** A click at a document point (twips). */
 function clickAt(x: number, y: number): void {
-  const r = sizer.getBoundingClientRect(), tpp = editor.twipsPerPx;
+  const r = sizer.getBoundingClientRect(), tpp = S.twipsPerPx;
   const cx = r.left + x / tpp, cy = r.top + y / tpp;
   pointerAt("buttondown", cx, cy);
   pointerAt("buttonup", cx, cy);

@@ -8,18 +8,13 @@
 // Online does the same). Keys still go to LibreOffice: the input only mirrors. Off by default:
 // it costs LibreOffice work on every change; the View tab turns it on, and the page remembers it.
 
+import type { A11yParagraph as Paragraph } from "../../protocol/server-frames";
+import { handle } from "./frames-in";
 import { ime } from "./page";
-import { send } from "./socket";
+import { send } from "./outbox";
 import { isComposing } from "./keyboard";
 
 let enabled = false;
-
-interface Paragraph {
-  content?: string;
-  position?: number | string;
-  start?: number | string;
-  end?: number | string;
-}
 
 /** Turns the mirror on or off for this view (the engine starts or stops telling). */
 export function setScreenReader(on: boolean): void {
@@ -46,33 +41,15 @@ function paragraph(p: Paragraph): void {
   caret(Number(p.position ?? 0), Number(p.start ?? -1), Number(p.end ?? -1));
 }
 
-function parse<T>(arg: string): T | null {
-  try {
-    return JSON.parse(arg) as T;
-  } catch {
-    return null;
-  }
+export function installScreenReader(): void {
+  handle("a11yfocuschanged", (f) => { paragraph(f.paragraph); });
+  handle("a11ycaretchanged", ({ paragraph: p }) => {
+    if (!enabled || isComposing()) return;
+    caret(Number(p.position ?? 0));
+  });
+  handle("a11ytextselectionchanged", ({ paragraph: p }) => {
+    if (!enabled || isComposing()) return;
+    caret(Number(p.end ?? 0), Number(p.start ?? -1), Number(p.end ?? -1));
+  });
+  handle("a11yfocusedcellchanged", (f) => { if (f.paragraph) paragraph(f.paragraph); });
 }
-
-export function onA11yFocus(arg: string): void {
-  const p = parse<Paragraph>(arg);
-  if (p) paragraph(p);
-}
-
-export function onA11yCaret(arg: string): void {
-  const p = parse<Paragraph>(arg);
-  if (!p || !enabled || isComposing()) return;
-  caret(Number(p.position ?? 0));
-}
-
-export function onA11ySelection(arg: string): void {
-  const p = parse<Paragraph>(arg);
-  if (!p || !enabled || isComposing()) return;
-  caret(Number(p.end ?? 0), Number(p.start ?? -1), Number(p.end ?? -1));
-}
-
-export function onA11yCell(arg: string): void {
-  const c = parse<{ paragraph?: Paragraph }>(arg);
-  if (c?.paragraph) paragraph(c.paragraph);
-}
-

@@ -20,7 +20,7 @@ export interface CachedTile {
 
 const CACHE_MAX = 400;
 
-export let cache: Record<string, CachedTile> = {};
+export const cache: Record<string, CachedTile> = {};
 /** A tile asked for (or announced by the server as painted ahead) and not yet answered. */
 export interface PendingTile {
   /** When it was asked (performance.now()). */
@@ -36,14 +36,14 @@ export interface PendingTile {
  * edState.tilesRequested and leaves the count once: answered (tilesDrawn) or given up (taken off
  * tilesRequested), so `tilesDrawn >= tilesRequested` says exactly that nothing asked is awaited.
  */
-export let pending: Record<string, PendingTile> = {};
+export const pending: Record<string, PendingTile> = {};
 /**
  * Tiles invalidated while their request was in flight, with the pixel version they must have
  * reached (Infinity from a server that numbers nothing): the reply may have been painted before.
  */
-export let dirty: Record<string, number> = {};
+export const dirty: Record<string, number> = {};
 /** "part:tx:ty" → the application of the frames received for it so far. */
-export let arriving: Record<string, Promise<void>> = {};
+export const arriving: Record<string, Promise<void>> = {};
 /** Insertion order, for eviction. */
 let cacheKeys: string[] = [];
 
@@ -98,18 +98,23 @@ export function giveUpAsked(key: string): void {
  */
 function abandonPending(): void {
   S.tilesRequested -= Object.keys(pending).length;
-  pending = {};
+  empty(pending);
+}
+
+/** The records are emptied in place: other modules hold them (a new object would leave them reading the old one). */
+function empty(record: Record<string, unknown>): void {
+  for (const k in record) delete record[k];
 }
 
 /** What the page holds was drawn by the old view: kept on screen, asked again once the view is back. */
 export function forgetRequests(): void {
   for (const k in cache) { cache[k]!.stale = true; cache[k]!.need = -1; }
-  abandonPending(); dirty = {}; arriving = {};
+  abandonPending(); empty(dirty); empty(arriving);
 }
 
 /** Another zoom: nothing held fits the new grid. */
 export function dropAll(): void {
-  cache = {}; cacheKeys = []; abandonPending(); dirty = {};
+  empty(cache); cacheKeys = []; abandonPending(); empty(dirty);
 }
 
 export function evict(): void {

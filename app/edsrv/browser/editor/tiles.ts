@@ -2,13 +2,15 @@
 // the band of rows that changed), and the invalidations that make them stale.
 
 import { frameWords, tileCombineCommand } from "../../protocol/frames";
+import type { ServerFrameOf } from "../../protocol/server-frames";
 import { drawnArea, drawTile } from "./canvas";
 import { cursorWaiting, showCursor, tilesAwaited } from "./cursors";
-import { eachTile, rect, visible } from "./geometry";
+import { handle, handleTiles } from "./frames-in";
+import { eachTile, visible } from "./geometry";
 import { loaded } from "./notices";
 import { decodeNow } from "./png-decode";
-import { lastInputAt, send } from "./socket";
-import { currentPart, edState as S, editor, mark, TILE_PX } from "./state";
+import { lastInputAt, send } from "./outbox";
+import { currentPart, edState as S, mark, TILE_PX } from "./state";
 import { answerAsked, arriving, cache, closePixels, dirty, evict, giveUpAsked, markAsked, pending, staleFor, storeTile, tileKeyAt, type CachedTile, type TilePixels } from "./tile-cache";
 
 let tileSeq = 0;
@@ -26,8 +28,8 @@ export function awaitFirstPaint(): void {
 
 /** Asks for every visible tile that is missing or stale, in one request. */
 export function requestVisible(): void {
-  if (!editor.status) return;
-  const p = currentPart(), tw = TILE_PX * editor.twipsPerPx, now = performance.now();
+  if (!S.status) return;
+  const p = currentPart(), tw = TILE_PX * S.twipsPerPx, now = performance.now();
   const keys: string[] = [], xs: number[] = [], ys: number[] = [], needs: number[] = [], haves: number[] = [];
   eachTile(visible(), (tx, ty) => {
     const key = p + ":" + tx + ":" + ty, e = cache[key];
@@ -52,12 +54,11 @@ export function requestVisible(): void {
 }
 
 /** `firstscreen:` tiles the server paints ahead for the first screen (our server only): counted as asked. */
-export function onFirstScreen(arg: string): void {
-  const fs = frameWords(arg), ftw = Number(fs.tilewidth);
-  if (ftw !== TILE_PX * editor.twipsPerPx || Number(fs.width) !== TILE_PX) return;
-  const fx = String(fs.tileposx).split(","), fy = String(fs.tileposy).split(","), at = performance.now();
-  for (let fi = 0; fi < fx.length; fi++) {
-    const fk = tileKeyAt(fs.part, fx[fi], fy[fi], ftw);
+function onFirstScreen(f: ServerFrameOf<"firstscreen">): void {
+  if (f.tileWidth !== TILE_PX * S.twipsPerPx || f.width !== TILE_PX) return;
+  const at = performance.now();
+  for (let fi = 0; fi < f.xs.length; fi++) {
+    const fk = tileKeyAt(f.part, f.xs[fi], f.ys[fi], f.tileWidth);
     if (!cache[fk]) markAsked(fk, at, -1, FIRST_SCREEN_ID);
   }
 }
@@ -70,9 +71,8 @@ const FIRST_SCREEN_ID = "first";
  * arrived (asked again if that part comes back), or one the server failed to paint (asked again
  * shortly, if it is still wanted).
  */
-export function onTileStale(arg: string): void {
-  const t = frameWords(arg);
-  giveUpAsked(tileKeyAt(t.part, t.x, t.y, Number(t.w)));
+function onTileStale(t: ServerFrameOf<"tilestale">): void {
+  giveUpAsked(tileKeyAt(t.part, t.x, t.y, t.tileWidth));
   if ((Number(t.part) || 0) === currentPart() && !retryTimer) retryTimer = setTimeout(() => { retryTimer = 0; requestVisible(); }, RETRY_MS);
 }
 let retryTimer: ReturnType<typeof setTimeout> | 0 = 0;
@@ -80,7 +80,7 @@ let retryTimer: ReturnType<typeof setTimeout> | 0 = 0;
 const RETRY_MS = 1000;
 
 /** A binary `tile:` frame: its header line, then the PNG (none: the pixels held are still current). */
-export function onTile(bytes: Uint8Array<ArrayBuffer>): void {
+function onTile(bytes: Uint8Array<ArrayBuffer>): void {
   mark("tile");
   const nl = bytes.indexOf(10);
   const a = frameWords(headerText.decode(bytes.subarray(0, nl < 0 ? bytes.length : nl)).replace(/^tile: /, ""));
@@ -89,11 +89,11 @@ export function onTile(bytes: Uint8Array<ArrayBuffer>): void {
   const key = tileKeyAt(p, a.x, a.y, tw), id = a.id === undefined ? "" : String(a.id);
   // Asked (or painted ahead) before a zoom change, which forgot every request: a request at this
   // zoom for the same place may be pending, and stays.
-  if (tw !== TILE_PX * editor.twipsPerPx) return;
+  if (tw !== TILE_PX * S.twipsPerPx) return;
   const png = nl < 0 ? null : bytes.subarray(nl + 1);
   // Decoded in parallel, applied in the order the frames came: a newer tile decoded sooner than
   // an older one of the same place must not be covered by it afterwards.
-  const now = png && png.length && (base || performance.now() - lastInputAt < 1000) ? decodeNow(png) : null;
+  const now = png && png.length && (base || performance.now() - lastInputAt() < 1000) ? decodeNow(png) : null;
   const decoded: Promise<TilePixels> | null = now ? Promise.resolve(now) : png && png.length ? createImageBitmap(new Blob([png], { type: "image/png" })) : null;
   // The request is answered once the tile is in the cache (tileReady): answered while it decoded,
   // the tile was neither pending nor held, and a screen update meanwhile asked for it again.
@@ -109,7 +109,7 @@ export function onTile(bytes: Uint8Array<ArrayBuffer>): void {
     }
     return decoded.then((bmp) => {
       // The zoom changed meanwhile, or a newer copy is already here.
-      if (tw !== TILE_PX * editor.twipsPerPx || (cache[key] && cache[key]!.ver > ver)) return closePixels(bmp);
+      if (tw !== TILE_PX * S.twipsPerPx || (cache[key] && cache[key]!.ver > ver)) return closePixels(bmp);
       if (base) {
         // The rows from `dy` that changed in the copy `base`: without that copy (dropped, or
         // replaced meanwhile) the tile is asked for again, whole.
@@ -188,17 +188,11 @@ function tileReady(key: string, p: number, e: CachedTile, id: string, draw: bool
   else if (cursorWaiting() && !tilesAwaited()) showCursor();
 }
 
-/** `invalidatetiles:` "x, y, w, h, part ver=n" or "EMPTY, part": a tile painted at version n or later already shows this change. */
-export function onInvalidate(arg: string): void {
+/** `invalidatetiles:` a rectangle of a part, or all of it: a tile painted at version `ver` or later already shows this change. */
+function onInvalidate(f: ServerFrameOf<"invalidatetiles">): void {
   S.invalidations++;
-  const vm = / ver=(\d+)$/.exec(arg), ver = vm ? Number(vm[1]) : Infinity;
-  if (vm) arg = arg.slice(0, vm.index);
-  const n = arg.split(",").map((s) => s.trim());
-  let p: number | null = n.length >= 5 ? Number(n[4]) : n[0] === "EMPTY" && n.length >= 2 ? Number(n[1]) : null;
-  if (p === null || !isFinite(p)) p = currentPart();
-  const tw = TILE_PX * editor.twipsPerPx, all = n[0] === "EMPTY";
-  const r = all ? null : rect(arg);
-  if (!all && !r) return;
+  const p = f.part ?? currentPart(), r = f.rect, ver = f.ver;
+  const tw = TILE_PX * S.twipsPerPx;
   Object.keys(cache).concat(Object.keys(pending)).forEach((key) => {
     const s = key.split(":");
     if (Number(s[0]) !== p) return;
@@ -208,4 +202,11 @@ export function onInvalidate(arg: string): void {
     if (pending[key]) dirty[key] = Math.max(dirty[key] === undefined ? -1 : dirty[key]!, ver);
   });
   requestVisible();
+}
+
+export function installTiles(): void {
+  handleTiles(onTile);
+  handle("invalidatetiles", onInvalidate);
+  handle("firstscreen", onFirstScreen);
+  handle("tilestale", onTileStale);
 }

@@ -7,9 +7,9 @@
 import { LONG_PRESS_MS } from "./gestures";
 import { SHIFT } from "./keyboard";
 import { pointerAt } from "./mouse";
-import { cellCursorEl, focusDocument, selectionEl, sizer, viewport } from "./page";
+import { focusDocument, sizer, viewport } from "./page";
 import { switchPart } from "./parts";
-import { edState as S, currentPart, editor } from "./state";
+import { edState as S, currentPart, watch } from "./state";
 import { setZoom } from "./zoom";
 
 /** A finger that moves further than this is scrolling or dragging, not pressing. */
@@ -51,12 +51,12 @@ function installPressAndSwipe(): void {
     touchSelecting = true;
     timer = setTimeout(() => {
       timer = null;
-      if (!start || editor.readOnly) return;
+      if (!start || S.readOnly) return;
       // In text, as on any phone: the word under the finger is selected (a double click), with its
       // handles; then a right click there, which keeps the selection and answers with the menu.
       pressed = true;
       longPressedAt = performance.now();
-      if (editor.status?.type === "text") {
+      if (S.status?.type === "text") {
         pointerAt("buttondown", start.x, start.y, { count: 2 });
         pointerAt("buttonup", start.x, start.y, { count: 2 });
       }
@@ -89,7 +89,7 @@ function installPressAndSwipe(): void {
  * scroll further that way (otherwise the finger was scrolling a slide wider than the screen).
  */
 function swipe(dx: number, dy: number, ms: number, from: { atLeftEdge: boolean; atRightEdge: boolean }): void {
-  const st = editor.status;
+  const st = S.status;
   if (!st || ms > SWIPE_MAX_MS || Math.abs(dx) < SWIPE_MIN_PX || !isSlideSwipe(dx, dy, from)) return;
   const next = currentPart() + (dx < 0 ? 1 : -1);
   if (next >= 0 && next < (st.parts || 1)) switchPart(next);
@@ -97,7 +97,7 @@ function swipe(dx: number, dy: number, ms: number, from: { atLeftEdge: boolean; 
 
 /** A mostly horizontal move over a slide that cannot scroll further that way. */
 function isSlideSwipe(dx: number, dy: number, from: { atLeftEdge: boolean; atRightEdge: boolean }): boolean {
-  if (editor.status?.type !== "presentation" || Math.abs(dx) < TAP_SLOP_PX || Math.abs(dx) < 2 * Math.abs(dy)) return false;
+  if (S.status?.type !== "presentation" || Math.abs(dx) < TAP_SLOP_PX || Math.abs(dx) < 2 * Math.abs(dy)) return false;
   return dx < 0 ? from.atRightEdge : from.atLeftEdge;
 }
 
@@ -112,7 +112,7 @@ function installPinch(): void {
     if (e.touches.length !== 2) return;
     const r = sizer.getBoundingClientRect();
     const mx = (e.touches[0]!.clientX + e.touches[1]!.clientX) / 2 - r.left, my = (e.touches[0]!.clientY + e.touches[1]!.clientY) / 2 - r.top;
-    pinch = { d0: Math.max(1, spread(e)), tpp0: editor.twipsPerPx, mx, my, ratio: 1 };
+    pinch = { d0: Math.max(1, spread(e)), tpp0: S.twipsPerPx, mx, my, ratio: 1 };
     sizer.style.transformOrigin = `${mx}px ${my}px`;
   }, { passive: true });
   sizer.addEventListener("touchmove", (e) => {
@@ -132,8 +132,8 @@ function installPinch(): void {
     const atX = p.mx * p.tpp0, atY = p.my * p.tpp0;
     const onScreenX = p.mx - viewport.scrollLeft, onScreenY = p.my - viewport.scrollTop;
     setZoom(clampTpp(p.tpp0 / p.ratio));
-    viewport.scrollLeft = atX / editor.twipsPerPx - onScreenX;
-    viewport.scrollTop = atY / editor.twipsPerPx - onScreenY;
+    viewport.scrollLeft = atX / S.twipsPerPx - onScreenX;
+    viewport.scrollTop = atY / S.twipsPerPx - onScreenY;
     S.pinches = (S.pinches ?? 0) + 1;
   };
   sizer.addEventListener("touchend", end);
@@ -182,21 +182,21 @@ function installSelectionHandles(): void {
    * The rectangles the handles mark: the selection's; in a sheet with one cell chosen, the cell
    * cursor's (its end handle drags out a range of cells, as on any phone's spreadsheet).
    */
-  const marked = () => (S.selection.length ? S.selection : editor.status?.type === "spreadsheet" && S.cellCursor ? [S.cellCursor] : []);
+  const marked = () => (S.selection.length ? S.selection : S.status?.type === "spreadsheet" && S.cellCursor ? [S.cellCursor] : []);
   /** Where a handle points, in window coordinates (the first rectangle's start, the last one's end). */
   const handleAt = (which: "start" | "end") => {
     const rects = marked();
     if (!rects.length) return null;
-    const r = sizer.getBoundingClientRect(), tpp = editor.twipsPerPx;
+    const r = sizer.getBoundingClientRect(), tpp = S.twipsPerPx;
     const first = rects[0]!, last = rects[rects.length - 1]!;
     return which === "start"
       ? { x: r.left + first.x / tpp + 1, y: r.top + (first.y + first.h / 2) / tpp }
       : { x: r.left + (last.x + last.w) / tpp - 1, y: r.top + (last.y + last.h / 2) / tpp };
   };
-  // The selection is redrawn into #selection, the cell cursor moved: the handles follow.
+  // The selection or the cell cursor moved, or the zoom changed: the handles follow.
   const update = () => {
-    const rects = marked(), tpp = editor.twipsPerPx;
-    const show = touchSelecting && rects.length > 0 && !editor.readOnly;
+    const rects = marked(), tpp = S.twipsPerPx;
+    const show = touchSelecting && rects.length > 0 && !S.readOnly;
     // One cell: only its end handle (its start is the cell itself).
     const single = !S.selection.length;
     handles.forEach((h, i) => {
@@ -207,9 +207,7 @@ function installSelectionHandles(): void {
       h.style.top = `${(r.y + r.h) / tpp}px`;
     });
   };
-  const follow = new MutationObserver(update);
-  follow.observe(selectionEl, { childList: true });
-  follow.observe(cellCursorEl, { attributes: true });
+  watch(["selection", "cellCursor", "twipsPerPx", "readOnly"], update);
   // A tap on the cell already chosen moves nothing: the handle shows for the touch itself.
   sizer.addEventListener("touchend", () => { requestAnimationFrame(update); });
   sizer.addEventListener("mousedown", (e) => {

@@ -23,9 +23,8 @@ export function buildComments(): HTMLElement[] {
   } });
   const badge = el("span", { "class": "tb-count", hidden: "" });
   toggle.appendChild(badge);
-  api.on("commandvalues", (a) => {
-    let j: { comments?: Comment[] };
-    try { j = JSON.parse(a); } catch { return; }
+  api.on("commandvalues", (f) => {
+    const j = f.json as { comments?: Comment[] };
     if (!j.comments) return;
     UI.comments = j.comments.map(withPlainText);
     renderComments();

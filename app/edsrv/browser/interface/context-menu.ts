@@ -1,18 +1,12 @@
 // The engine's context menu on right click (`contextmenu:`), its entries with their commands'
 // icons; LibreOffice writes its labels in the view's language (kit-main.ts sets it from `lang`).
 
+import type { ContextMenuItem } from "../../protocol/server-frames";
 import { el, icon, iconName, run } from "./controls";
 import { api } from "./state";
 import { T } from "./texts";
 
-interface MenuItem {
-  type?: string;
-  text?: string;
-  command?: string;
-  enabled?: string;
-  checked?: string;
-  menu?: MenuItem[];
-}
+type MenuItem = ContextMenuItem;
 
 let menuEl: HTMLDivElement | null = null;
 let lastRightClick: { x: number; y: number } | null = null;
@@ -98,11 +92,10 @@ function onMenuKey(e: KeyboardEvent): void {
 }
 
 export function installContextMenu(): void {
-  api.on("contextmenu", (a) => {
-    let j: { menu?: MenuItem[] };
-    try { j = JSON.parse(a); } catch { return; }
+  api.on("contextmenu", (f) => {
+    const j = f;
     closeMenu();
-    if (!j.menu || !j.menu.length) return;
+    if (!j.menu.length) return;
     const menu = (menuEl = el("div", { id: "contextmenu", role: "menu", "aria-label": T.contextMenu }));
     addMenuItems(menu, j.menu);
     document.body.appendChild(menu);

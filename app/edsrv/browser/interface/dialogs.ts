@@ -138,13 +138,7 @@ function close(windowId: string): void {
   }
 }
 
-export function onJsDialog(payload: string): void {
-  let m: JsDialogMessage;
-  try {
-    m = JSON.parse(payload) as JsDialogMessage;
-  } catch {
-    return;
-  }
+export function onJsDialog({ message: m }: { message: JsDialogMessage }): void {
   const windowId = String(m.id);
   if (m.action === "close") return close(windowId);
   if (m.action === "update") {

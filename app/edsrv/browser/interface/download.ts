@@ -43,19 +43,17 @@ export function requestDownload(format: string, purpose: string): void {
 }
 
 export function installWopiInfo(): void {
-  api.on("wopi", (a) => {
-    try { wopiInfo = JSON.parse(a) as WopiInfo; } catch { wopiInfo = {}; }
+  api.on("wopi", (f) => {
+    wopiInfo = f.info;
     applyWopi();
   });
 }
 
 export function installDownloads(): void {
-  api.on("downloadas", (a) => {
-    const m = /downloadid=([0-9a-f]+).*id=(\w+)/.exec(a);
-    if (!m) return;
-    const url = location.origin + "/ed/document/download/" + m[1];
-    UI.lastDownload = { url, purpose: m[2]! };
-    if (m[2] === "print") {
+  api.on("downloadas", (f) => {
+    const url = location.origin + "/ed/document/download/" + f.downloadId;
+    UI.lastDownload = { url, purpose: f.purpose };
+    if (f.purpose === "print") {
       // The browser's PDF viewer prints it (a new tab: printing a PDF inside this frame is not portable).
       window.open(url + "?inline=1", "_blank", "noopener");
     } else {
@@ -63,5 +61,5 @@ export function installDownloads(): void {
       document.body.appendChild(a2); a2.click(); a2.remove();
     }
   });
-  api.on("error", (a) => { if (/cmd=downloadas/.test(a)) showNote(T.downloadFailed); });
+  api.on("error", (f) => { if (f.command === "downloadas") showNote(T.downloadFailed); });
 }

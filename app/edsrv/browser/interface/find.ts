@@ -29,9 +29,8 @@ export function buildFindBar(): HTMLDivElement {
     if (e.key === "Enter" && e.target === findInput) { e.preventDefault(); search(0, e.shiftKey); }
     if (e.key === "Enter" && e.target === replaceInput) { e.preventDefault(); search(2, false); }
   });
-  api.on("searchresultselection", (a) => {
-    let found: { part?: unknown; rectangles?: string }[];
-    try { found = (JSON.parse(a) as { searchResultSelection?: typeof found }).searchResultSelection || []; } catch { return; }
+  api.on("searchresultselection", (f) => {
+    const found = f.results;
     UI.matches = found.length;
     findCount.textContent = T.matches(UI.matches);
     // Every match highlighted on the current part (the engine selects only one of them).
@@ -39,10 +38,7 @@ export function buildFindBar(): HTMLDivElement {
     const rects: Rect[] = [];
     found.forEach((m) => {
       if (here !== null && m.part !== undefined && String(m.part) !== here) return;
-      String(m.rectangles || "").split(";").forEach((t) => {
-        const n = t.split(",").map(Number);
-        if (n.length >= 4 && !isNaN(n[0]!)) rects.push({ x: n[0]!, y: n[1]!, w: n[2]!, h: n[3]! });
-      });
+      rects.push(...m.rects);
     });
     api.marks("find", rects);
     if (rects[0]) api.reveal(rects[0]);

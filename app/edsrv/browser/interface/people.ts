@@ -1,6 +1,5 @@
 // The people in the document: one chip per view, in its colour.
 
-import type { ViewInfo } from "../../protocol/frames";
 import { el } from "./controls";
 import { api } from "./state";
 import { T } from "./texts";
@@ -8,9 +7,8 @@ import { T } from "./texts";
 export const people = el("div", { id: "people", role: "list", "aria-label": T.people });
 
 export function installPeople(): void {
-  api.on("viewinfo", (a) => {
-    let list: ViewInfo[];
-    try { list = JSON.parse(a); } catch { return; }
+  api.on("viewinfo", (f) => {
+    const list = f.views;
     people.innerHTML = "";
     list.forEach((v) => {
       const name = v.username || v.userid || "?";

@@ -24,9 +24,9 @@ export function buildHeaders(): void {
   viewport.addEventListener("scroll", () => { drawHeaders(); askHeaders(120); });
   window.addEventListener("resize", () => { askHeaders(50); });
   api.on("invalidatetiles", () => { askHeaders(300); });
-  api.on("commandvalues", (a) => {
-    if (a.indexOf('"commandName": ".uno:ViewRowColumnHeaders"') < 0 && a.indexOf('"commandName":".uno:ViewRowColumnHeaders"') < 0) return;
-    try { h.data = UI.headers = JSON.parse(a) as SheetHeaders; } catch { return; }
+  api.on("commandvalues", (f) => {
+    if (f.command !== ".uno:ViewRowColumnHeaders") return;
+    h.data = UI.headers = f.json as SheetHeaders;
     drawHeaders();
   });
 }

@@ -30,14 +30,7 @@ function build(message: JsWidget): void {
   sidebarPanel.hidden = !shown;
 }
 
-function onSidebar(payload: string): void {
-  if (!payload.includes('"sidebar"')) return;
-  let m: JsDialogMessage;
-  try {
-    m = JSON.parse(payload) as JsDialogMessage;
-  } catch {
-    return;
-  }
+function onSidebar({ message: m }: { message: JsDialogMessage }): void {
   if (m.jsontype !== "sidebar") return;
   if (m.action === undefined) return build(m);
   if (m.action === "close") { sidebarPanel.hidden = true; return; }

@@ -53,16 +53,12 @@ function buildSlidePanel(): void {
   viewport.parentNode!.insertBefore(main, viewport);
   main.appendChild(panel);
   main.appendChild(viewport);
-  api.on("thumbnail", (a) => {
-    const m = /^part=(\d+) width=(\d+) height=(\d+) (data:image\/png;base64,.*)$/.exec(a);
-    if (!m) return;
-    const img = thumbs[m[1]!];
-    if (img) { img.src = m[4]!; img.dataset.loaded = "1"; }
+  api.on("thumbnail", (f) => {
+    const img = thumbs[f.part];
+    if (img) { img.src = f.dataUrl; img.dataset.loaded = "1"; }
   });
-  api.on("invalidatetiles", (a) => {
-    const n = a.split(",").map((x) => x.trim());
-    let p = n[0] === "EMPTY" ? n[1] : n[4];
-    if (p === undefined || p === "") p = S.status ? String(S.status.selectedPart) : "0";
+  api.on("invalidatetiles", (f) => {
+    const p = String(f.part ?? (S.status ? S.status.selectedPart : 0));
     thumbDirty[p] = true;
     scheduleThumbs(600);
   });

@@ -85,10 +85,9 @@ function stopSlideshow(): void {
 export function installSlideshow(): void {
   document.body.appendChild(show);
   document.addEventListener("fullscreenchange", () => { if (!document.fullscreenElement && showing) stopSlideshow(); });
-  api.on("presentationinfo", (a) => {
+  api.on("presentationinfo", (f) => {
     if (!showing) return;
-    let info: PresentationInfo;
-    try { info = JSON.parse(a) as PresentationInfo; } catch { return; }
+    const info: PresentationInfo = f.info;
     const slides = (info.slides || []).filter((s) => !s.hidden).map((s) => s.index);
     if (!slides.length) return;
     const part = order[at] ?? 0;
@@ -96,9 +95,8 @@ export function installSlideshow(): void {
     at = Math.max(0, slides.indexOf(part));
     display();
   });
-  api.on("slideimage", (a) => {
-    let img: SlideImage;
-    try { img = JSON.parse(a) as SlideImage; } catch { return; }
+  api.on("slideimage", (f) => {
+    const img: SlideImage = f.image;
     asked.delete(img.part);
     images.set(img.part, "data:image/png;base64," + img.png);
     if (showing && order[at] === img.part) display();

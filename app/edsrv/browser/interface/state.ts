@@ -47,22 +47,6 @@ export function watch(cmd: string, fn: (value: string) => void): () => void {
   return () => { watchers[cmd] = (watchers[cmd] || []).filter((f) => f !== fn); };
 }
 
-/** `statechanged:` ".uno:Bold=true" or Collabora's JSON `{"commandName": …, "state": …}`; answers the command and its value. */
-export function parseStateChange(a: string): { cmd: string; value: string } | null {
-  let cmd: string | undefined, value: string;
-  if (a.charAt(0) === "{") {
-    let j: { commandName?: string; state?: unknown };
-    try { j = JSON.parse(a); } catch { return null; }
-    cmd = j.commandName; value = typeof j.state === "string" ? j.state : JSON.stringify(j.state);
-  } else {
-    const eq = a.indexOf("=");
-    if (eq < 0) return null;
-    cmd = a.slice(0, eq); value = a.slice(eq + 1);
-  }
-  if (!cmd) return null;
-  return { cmd, value };
-}
-
 /** Records a command's state and shows it. */
 export function setState(cmd: string, value: string): void {
   state[cmd] = value;

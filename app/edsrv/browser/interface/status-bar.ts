@@ -3,7 +3,7 @@
 
 import type { DocStatus, SaveResult } from "../../protocol/frames";
 import { el } from "./controls";
-import { api, parseStateChange, S, setState, watch } from "./state";
+import { api, S, setState, watch } from "./state";
 import { T } from "./texts";
 import { zoomLabel } from "./zoom";
 
@@ -32,9 +32,8 @@ export function installStatusBar(): void {
   watch(".uno:StateTableCell", (v) => { bar.count.textContent = /:\s*(;|$)/.test(v) ? "" : v; });
   watch(".uno:LanguageStatus", (v) => { bar.language.textContent = String(v).split(";")[0]!; });
   api.on("savesent", () => { showSave("saving"); });
-  api.on("saveresult", (a) => {
-    let r: SaveResult;
-    try { r = JSON.parse(a); } catch { return; }
+  api.on("saveresult", (f) => {
+    const r: SaveResult = f.result;
     if (r.success) showSave(S.modified ? "unsaved" : "saved");
     else if (r.result !== "readonly") showSave("failed");
   });
@@ -42,10 +41,9 @@ export function installStatusBar(): void {
 
 /** Engine state → controls (and the save state from `.uno:ModifiedStatus`). */
 export function installStateChanges(): void {
-  api.on("statechanged", (a) => {
-    const change = parseStateChange(a);
-    if (!change) return;
-    const { cmd, value } = change;
+  api.on("statechanged", (f) => {
+    if (!f.command) return;
+    const { command: cmd, value } = f;
     if (cmd === ".uno:ModifiedStatus") { if (value === "true" && saveState !== "saving") showSave("unsaved"); else if (value === "false" && saveState) showSave("saved"); }
     setState(cmd, value);
   });

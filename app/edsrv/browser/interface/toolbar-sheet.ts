@@ -91,8 +91,8 @@ function buildFormulaBar(): void {
   // A read-only view moves around with the address box but does not edit through the formula bar.
   formula.readOnly = !!S.readOnly;
   api.on("perm", () => { formula.readOnly = !!S.readOnly; });
-  api.on("celladdress", (a) => { if (document.activeElement !== address) address.value = a.trim(); });
-  api.on("cellformula", (f) => { if (document.activeElement !== formula) formula.value = f; });
+  api.on("celladdress", (f) => { if (document.activeElement !== address) address.value = f.address; });
+  api.on("cellformula", (f) => { if (document.activeElement !== formula) formula.value = f.formula; });
   address.addEventListener("keydown", (e) => {
     if (e.key === "Enter") { e.preventDefault(); api.send(unoCommand(".uno:GoToCell", { ToPoint: arg("string", address.value.trim()) })); api.focus(); }
     if (e.key === "Escape") api.focus();

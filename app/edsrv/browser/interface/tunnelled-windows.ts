@@ -143,13 +143,7 @@ function closed(id: string): void {
   if (hadFocus && w.box) api.focus();
 }
 
-function onWindow(payload: string): void {
-  let m: WindowMessage;
-  try {
-    m = JSON.parse(payload) as WindowMessage;
-  } catch {
-    return;
-  }
+function onWindow({ message: m }: { message: WindowMessage }): void {
   const id = String(m.id);
   if (m.action === "created") return created({ ...m, id });
   const w = windows.get(id);
@@ -176,13 +170,7 @@ function onWindow(payload: string): void {
   }
 }
 
-function onPaint(payload: string): void {
-  let p: WindowPaint;
-  try {
-    p = JSON.parse(payload) as WindowPaint;
-  } catch {
-    return;
-  }
+function onPaint({ paint: p }: { paint: WindowPaint }): void {
   const w = windows.get(String(p.id));
   if (!w) return;
   const img = new Image();
