@@ -121,7 +121,7 @@ function install(): void {
   // The font list is long to make; asked once the first screen is painted, it does not delay it.
   api.on("firstpaint", () => {
     showPictures();
-    if (fontPicker) api.send(commandValuesCommand(".uno:CharFontName"));
+    if (fontPicker()) api.send(commandValuesCommand(".uno:CharFontName"));
     // The menus LibreOffice makes for this view (the spelling context menu) in the session's
     // language; English is the engine's own. After the first screen, which it does not delay.
     const lang = new URLSearchParams(location.search).get("lang");
@@ -136,9 +136,10 @@ function install(): void {
   });
   api.on("commandvalues", (f) => {
     const j = f.json as { commandName?: string; commandValues?: Record<string, unknown> };
-    if (j.commandName === ".uno:CharFontName" && j.commandValues && fontPicker) {
+    const fonts = fontPicker();
+    if (j.commandName === ".uno:CharFontName" && j.commandValues && fonts) {
       const current = UI.state[".uno:CharFontName"];
-      setOptions(fontPicker, Object.keys(j.commandValues).sort((x, y) => x.localeCompare(y)), current);
+      setOptions(fonts, Object.keys(j.commandValues).sort((x, y) => x.localeCompare(y)), current);
     }
   });
 }

@@ -3,8 +3,8 @@
 // refused with a reason, never half-read.
 
 import { describe, expect, test } from "bun:test";
-import { closeFrame, downloadAsFrame, errorFrame, firstScreenFrame, saveResultFrame, serverFrame, statusFrame, textSelectionContentFrame, thumbnailFrame, tileStaleFrame } from "./frames";
-import { decodeServerFrame, type ServerFrame } from "./server-frames";
+import { closeFrame, downloadAsFrame, errorFrame, firstScreenFrame, saveResultFrame, serverFrame, statusFrame, textSelectionContentFrame, thumbnailFrame, tileHeader, tileStaleFrame } from "./frames";
+import { decodeServerFrame, decodeTileFrame, type ServerFrame } from "./server-frames";
 
 function decoded(text: string): ServerFrame {
   const d = decodeServerFrame(text);
@@ -50,5 +50,16 @@ describe("server frames decoded once, into the typed union the page reads", () =
     expect(decodeServerFrame("status: {not json")).toMatchObject({ frame: null, name: "status" });
     expect(decodeServerFrame("invalidatetiles: a, b")).toMatchObject({ frame: null, name: "invalidatetiles" });
     expect(decodeServerFrame("thumbnail: part=x")).toMatchObject({ frame: null, name: "thumbnail" });
+  });
+
+  test("a binary tile frame: its header as the server writes it, then the picture or none", () => {
+    const place = { part: 1, x: 3840, y: 7680, w: 3840, h: 3840 };
+    const header = new TextEncoder().encode(tileHeader(place, "12", 256, 256, 7, 99, { delta: 42, dy: 16 }));
+    const withPng = new Uint8Array(header.length + 3);
+    withPng.set(header);
+    withPng.set([1, 2, 3], header.length);
+    expect(decodeTileFrame(withPng)).toMatchObject({ id: "12", part: 1, x: "3840", y: "7680", tileWidth: 3840, ver: 7, wid: 99, delta: 42, dy: 16, png: new Uint8Array([1, 2, 3]) });
+    const same = new TextEncoder().encode(tileHeader(place, "13", 256, 256, 8, 99).trimEnd());
+    expect(decodeTileFrame(same)).toMatchObject({ id: "13", ver: 8, wid: 99, delta: 0, png: null });
   });
 });

@@ -235,3 +235,41 @@ export function decodeServerFrame(frame: string): { frame: ServerFrame; problem?
     return { frame: null, name, problem: String(err) };
   }
 }
+
+/** A binary tile frame read (frames.ts `tileHeader` writes its first line). */
+export interface TileFrame {
+  /** The request it answers ("" for a tile the server pushed; "first" for one painted ahead). */
+  id: string;
+  part: number;
+  /** Its place and side in twips, as sent. */
+  x: string;
+  y: string;
+  tileWidth: number;
+  /** The pixel version it shows (-1: unnumbered), and its pixels' wire id. */
+  ver: number;
+  wid: number;
+  /** For the rows that changed in a copy the page holds: that copy's wire id (-1: unreadable) and the first row. */
+  delta: number;
+  dy: number;
+  /** The picture (PNG), or null: the pixels of the copy held are still current ("same"). */
+  png: Uint8Array<ArrayBuffer> | null;
+}
+
+const headerText = new TextDecoder(); // one for every tile frame's header line
+
+export function decodeTileFrame(bytes: Uint8Array<ArrayBuffer>): TileFrame {
+  const nl = bytes.indexOf(10);
+  const a = frameWords(headerText.decode(bytes.subarray(0, nl < 0 ? bytes.length : nl)).replace(/^tile: /, ""));
+  return {
+    id: a.id === undefined ? "" : String(a.id),
+    part: Number(a.part) || 0,
+    x: a.x ?? "",
+    y: a.y ?? "",
+    tileWidth: Number(a.w),
+    ver: a.ver === undefined ? -1 : Number(a.ver),
+    wid: Number(a.wid) || 0,
+    delta: a.delta === undefined ? 0 : Number(a.delta) || -1,
+    dy: Number(a.dy) || 0,
+    png: nl < 0 ? null : bytes.subarray(nl + 1),
+  };
+}

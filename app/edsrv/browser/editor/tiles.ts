@@ -1,8 +1,8 @@
 // Tiles: asking for the visible ones that are missing or stale, receiving them (whole, "same", or
 // the band of rows that changed), and the invalidations that make them stale.
 
-import { frameWords, tileCombineCommand } from "../../protocol/frames";
-import type { ServerFrameOf } from "../../protocol/server-frames";
+import { tileCombineCommand } from "../../protocol/frames";
+import { decodeTileFrame, type ServerFrameOf } from "../../protocol/server-frames";
 import { drawnArea, drawTile } from "./canvas";
 import { cursorWaiting, showCursor, tilesAwaited } from "./cursors";
 import { handle, handleTiles } from "./frames-in";
@@ -16,7 +16,6 @@ import { answerAsked, arriving, cache, closePixels, dirty, evict, giveUpAsked, m
 let tileSeq = 0;
 /** The tiles the first screen waits for, until each is drawn (then the indicator goes). */
 let firstPaintKeys: string[] | null = null;
-const headerText = new TextDecoder(); // one for every tile frame's header line
 
 /** The screen is painted when every visible tile is: those just asked and those the server paints ahead (firstscreen). */
 export function awaitFirstPaint(): void {
@@ -82,15 +81,11 @@ const RETRY_MS = 1000;
 /** A binary `tile:` frame: its header line, then the PNG (none: the pixels held are still current). */
 function onTile(bytes: Uint8Array<ArrayBuffer>): void {
   mark("tile");
-  const nl = bytes.indexOf(10);
-  const a = frameWords(headerText.decode(bytes.subarray(0, nl < 0 ? bytes.length : nl)).replace(/^tile: /, ""));
-  const tw = Number(a.w), p = Number(a.part) || 0, ver = a.ver === undefined ? -1 : Number(a.ver), wid = Number(a.wid) || 0;
-  const base = a.delta === undefined ? 0 : Number(a.delta) || -1, dy = Number(a.dy) || 0;
-  const key = tileKeyAt(p, a.x, a.y, tw), id = a.id === undefined ? "" : String(a.id);
+  const { id, part: p, x, y, tileWidth: tw, ver, wid, delta: base, dy, png } = decodeTileFrame(bytes);
+  const key = tileKeyAt(p, x, y, tw);
   // Asked (or painted ahead) before a zoom change, which forgot every request: a request at this
   // zoom for the same place may be pending, and stays.
   if (tw !== TILE_PX * S.twipsPerPx) return;
-  const png = nl < 0 ? null : bytes.subarray(nl + 1);
   // Decoded in parallel, applied in the order the frames came: a newer tile decoded sooner than
   // an older one of the same place must not be covered by it afterwards.
   const now = png && png.length && (base || performance.now() - lastInputAt() < 1000) ? decodeNow(png) : null;

@@ -9,7 +9,9 @@ import { api, watch } from "./state";
 import { T } from "./texts";
 
 /** The font list, filled once the first screen is painted (ui.ts). */
-export let fontPicker: HTMLSelectElement | undefined;
+let fontList: HTMLSelectElement | undefined;
+/** The font list of a text document's toolbar, once built. */
+export const fontPicker = (): HTMLSelectElement | undefined => fontList;
 
 /** Writer's paragraph styles (their programmatic names, which .uno:StyleApply takes in every language). */
 const PARAGRAPH_STYLES = Object.keys(T.styleNames);
@@ -63,7 +65,7 @@ export function textFormatting(withStyles: boolean, withScripts: boolean): HTMLE
     watch(".uno:StyleApply", (v) => { showValue(stylePicker, v); });
     items.push(stylePicker, stylesGallery());
   }
-  const fonts = (fontPicker = picker(T.font, "tb-font", (v) => { run(".uno:CharFontName", { "CharFontName.FamilyName": arg("string", v) }); }));
+  const fonts = (fontList = picker(T.font, "tb-font", (v) => { run(".uno:CharFontName", { "CharFontName.FamilyName": arg("string", v) }); }));
   const sizePicker = picker(T.size, "tb-size", (v) => { run(".uno:FontHeight", { "FontHeight.Height": arg("float", Number(v)) }); });
   setOptions(sizePicker, ["8", "9", "10", "10.5", "11", "12", "14", "16", "18", "20", "24", "28", "32", "36", "48", "72"]);
   watch(".uno:CharFontName", (v) => { showValue(fonts, v); });
