@@ -8,9 +8,8 @@ import { addTo } from "./ribbon";
 import { api, watch } from "./state";
 import { T } from "./texts";
 
-/** The font list, filled once the first screen is painted (ui.ts). */
+/** The font list of a text document's toolbar, once built; filled once the first screen is painted (ui.ts). */
 let fontList: HTMLSelectElement | undefined;
-/** The font list of a text document's toolbar, once built. */
 export const fontPicker = (): HTMLSelectElement | undefined => fontList;
 
 /** Writer's paragraph styles (their programmatic names, which .uno:StyleApply takes in every language). */
