@@ -33,7 +33,7 @@ import {
   LOK_MOUSEEVENT_MOUSEMOVE,
   LOK_EXT_TEXTINPUT,
   LOK_EXT_TEXTINPUT_END,
-  LOK_CALLBACK_INVALIDATE_TILES,
+  LOK_CALLBACK,
   LOK_DOCTYPE,
   LOK_FEATURE_NO_TILED_ANNOTATIONS,
   type QueuedCallback,
@@ -773,7 +773,8 @@ function renderSlide(d: LokDocument, part: number, width: number, height: number
   return { part, width: size.width, height: size.height, png: encodeTilePng(out, size.width, size.height, d.getTileMode()).toString("base64") };
 }
 
-const LOK_CALLBACK_JSDIALOG = 46;
+const LOK_CALLBACK_JSDIALOG = LOK_CALLBACK.JSDIALOG;
+const LOK_CALLBACK_INVALIDATE_TILES = LOK_CALLBACK.INVALIDATE_TILES;
 
 /** LibreOfficeKit's postWindow action that closes a tunnelled window. */
 const LOK_WINDOW_CLOSE = 1;
