@@ -180,7 +180,7 @@ export class LokDocument {
     return this.fn("getSignatureState", ["ptr"], "i32")(this.handle);
   }
 
-  // --- Views and input (used by the editing server's kit, workers/kit-main.ts) ---------------
+  // --- Views and input (used by the editing server's kit, workers/kit/) ---------------
 
   createView(): number {
     return this.fn("createView", ["ptr"], "i32")(this.handle);
