@@ -5,7 +5,7 @@
 // (`LibreOfficeKitClass`); a loaded document (`LibreOfficeKitDocument*`) points to a
 // `LibreOfficeKitDocumentClass`. Both tables start with `size_t nSize` followed by one 8-byte
 // slot per function, in exactly the order of /usr/include/LibreOfficeKit/LibreOfficeKit.h
-// (package libreofficekit-dev, 25.2; a table only ever grows at its end). OFFICE_SLOTS / DOCUMENT_SLOTS below copy that order; a
+// (package libreofficekit-dev, 25.2; a table only ever grows at its end). OFFICE_SLOTS / DOCUMENT_SLOTS (lok-abi.ts) copy that order; a
 // test compares them with the header. Every slot is checked against the table's nSize before use.
 //
 // Rules for callers:

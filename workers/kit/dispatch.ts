@@ -60,7 +60,8 @@ let sharedChain: Promise<unknown> = Promise.resolve();
 /**
  * Ordered requests keep their order: a view's input after that view's earlier input and after
  * every request of the shared queue before it; every other ordered request (commands, copies,
- * pastes, saves, leaving) after everything sent before it, every view's input included.
+ * pastes, saves, leaving) after everything sent before it, every view's input included. Input
+ * naming no known view has no queue of its own: it goes in the shared queue, where it fails.
  */
 function enqueueOrdered(req: Record<string, unknown>): Promise<unknown> {
   const view = PER_VIEW_OPS.has(String(req.op)) && typeof req.viewId === "number" ? views.get(req.viewId) : undefined;
