@@ -7,7 +7,7 @@
 import { drainCallbacks, LOK_CALLBACK, LOK_DOCTYPE, type QueuedCallback } from "../lok";
 import { FORWARDED_CALLBACKS } from "../kit-protocol";
 import { parseTileInvalidation } from "../tile-invalidation";
-import { noteDialogCallback, offeredSidebar } from "../kit-dialogs";
+import { noteDialogCallback, offeredSidebar } from "./windows";
 import { kit, lookKey, send, unpainted, views } from "./state";
 
 /** Document callbacks worth forwarding (kit-protocol.ts); the rest (sidebar JSON…) is dropped. */

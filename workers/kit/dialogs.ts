@@ -1,12 +1,12 @@
 // LibreOffice's dialogs in a view: those it describes as JSDialog JSON (acted on widget by widget)
 // and those it tunnels as painted windows (painted on request, driven by mouse and keys). Which
-// windows each view has open, and what may be acted on, is workers/kit-dialogs.ts's.
+// windows each view has open, and what may be acted on, is windows.ts's.
 
 import { LOK_KEYEVENT_KEYINPUT, LOK_KEYEVENT_KEYUP, LOK_MOUSEEVENT_MOUSEBUTTONDOWN, LOK_MOUSEEVENT_MOUSEBUTTONUP, LOK_MOUSEEVENT_MOUSEMOVE, LOK_EXT_TEXTINPUT, LOK_EXT_TEXTINPUT_END, LOK_WINDOW_CLOSE, type LokDocument } from "../lok";
 import type { KitFields, KitRequestOf, KitResult } from "../kit-protocol";
 import { engineIdle } from "../kit-loop";
 import { encodeTilePng } from "../png";
-import { findWindow, forgetWindow, mayAct, windowsOf } from "../kit-dialogs";
+import { findWindow, forgetWindow, mayAct, windowsOf } from "./windows";
 import { num, useView } from "./state";
 
 /** The largest tunnelled window rectangle painted at once (a dialog is smaller than a screen). */

@@ -10,8 +10,8 @@
 //   uno           engineIdle before and after   a command runs at once but input later: an undo
 //                                               must not overtake the typing before it, and what
 //                                               the command queues is worked before later input
-//   a11y          engineIdle after              the view's accessibility state is on before the
-//                                               answer (LibreOffice starts telling it at once)
+//   a11y          engineIdle after              what switching the state queues is worked
+//                                               through before the answer
 //   settle        engineIdle                    a journal replay's careful mode: a crash then
 //                                               names the input that caused it
 //   (dialogs.ts, clipboard.ts, slideshow.ts, files.ts and views.ts wait with engineIdle too, each

@@ -4,7 +4,7 @@
 import { LOK_DOCTYPE } from "../lok";
 import type { KitRequestOf, KitResult } from "../kit-protocol";
 import { engineIdle } from "../kit-loop";
-import { forgetView, windowsOf } from "../kit-dialogs";
+import { forgetView, windowsOf } from "./windows";
 import { pump } from "./callbacks";
 import { closeDialogs } from "./dialogs";
 import { addViewRecord, kit, log, num, requireDoc, setLook, status as statusOf, useView, views } from "./state";

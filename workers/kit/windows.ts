@@ -8,9 +8,9 @@
 // - a view that leaves, or a replay that ends, closes what is still open (an open dialog in a view
 //   nobody sees would hold its changes, and a view destroyed under an open dialog is unsafe).
 
-import { windowLife } from "../app/edsrv/protocol/dialog-frames";
-import { isAllowedUnoName } from "../app/edsrv/protocol/uno-commands";
-import { LOK_CALLBACK } from "./lok-abi";
+import { windowLife } from "../../app/edsrv/protocol/dialog-frames";
+import { isAllowedUnoName } from "../../app/edsrv/protocol/uno-commands";
+import { LOK_CALLBACK } from "../lok-abi";
 
 /** What a person may act on in a JSDialog window: its widgets, less those LibreOffice hid or greyed. */
 interface Widgets {
