@@ -10,7 +10,8 @@ describe("bun run dev", () => {
     expect(processesFor("app/edsrv/browser/editor/tiles.ts")).toEqual(["edsrv"]);
     expect(processesFor("app/edsrv/browser/ed.css")).toEqual(["edsrv"]);
     expect(processesFor("app/edsrv/protocol/frames.ts")).toEqual(["edsrv"]);
-    expect(processesFor("workers/kit-main.ts")).toEqual(["edsrv"]);
+    expect(processesFor("workers/kit/main.ts")).toEqual(["edsrv"]);
+    expect(processesFor("workers/kit/tiles.ts")).toEqual(["edsrv"]);
     expect(processesFor("app/gate/admission.ts")).toEqual(["gate+docbuilder"]);
     expect(processesFor("app/docbuilder/pool.ts")).toEqual(["gate+docbuilder"]);
     expect(processesFor("workers/worker-main.ts")).toEqual(["gate+docbuilder"]);

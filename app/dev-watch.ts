@@ -1,6 +1,6 @@
 // `bun run dev`: which process a changed file belongs to, and a watcher that restarts only that
 // one (app/supervisor.ts). The gate runs app/ and the DocBuilder workers (workers/worker-main.ts
-// and what it imports); the editing server runs app/edsrv/ and its kits (workers/kit-main.ts and
+// and what it imports); the editing server runs app/edsrv/ and its kits (workers/kit/main.ts and
 // what it imports); a few modules serve both. The editor page's scripts (app/edsrv/browser/*.ts and
 // app/edsrv/protocol/) are bundled when the editing server starts (their hash names /browser/<hash>/), so they restart it too;
 // the demo page notices the new build and reloads (app/demo/page/demo.js). Open documents survive
@@ -20,6 +20,9 @@ const SHARED = new Set([
   "app/version.ts",
   "app/net/http-url.ts",
   "workers/lok.ts",
+  "workers/lok-abi.ts",
+  "workers/lok-callbacks.ts",
+  "workers/lok-document.ts",
   "workers/profile.ts",
   "workers/sniff.ts",
   "workers/csv-import.ts",
@@ -33,7 +36,7 @@ export function processesFor(file: string): DevProcess[] {
   if (/\.test\.ts$|(^|\/)testing\//.test(f) || !/\.(ts|js|css|html|json)$|^Caddyfile$/.test(f)) return [];
   if (f === "Caddyfile") return ["caddy"];
   if (SHARED.has(f)) return ["gate+docbuilder", "edsrv"];
-  if (f.startsWith("app/edsrv/") || f === "workers/kit-main.ts" || f === "workers/png.ts") return ["edsrv"];
+  if (f.startsWith("app/edsrv/") || f.startsWith("workers/kit/") || f === "workers/kit-protocol.ts" || f === "workers/png.ts") return ["edsrv"];
   if (f.startsWith("app/demo/page/")) return []; // read on every request: the page reloads itself
   if (f.startsWith("app/") || f.startsWith("workers/") || f.startsWith("schemas/")) return ["gate+docbuilder"];
   return [];

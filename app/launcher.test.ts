@@ -152,7 +152,7 @@ test("no engine holds a secret: Caddy, the kits and the workers hold none of the
   const engines = tree.filter((p) => !p.cmdline.includes("app/main.ts") && !p.cmdline.includes("app/edsrv/main.ts"));
   expect(engines.some((p) => p.cmdline.startsWith("caddy "))).toBe(true);
   expect(engines.some((p) => p.cmdline.includes("workers/worker-main.ts"))).toBe(true);
-  expect(engines.some((p) => p.cmdline.includes("workers/kit-main.ts"))).toBe(true);
+  expect(engines.some((p) => p.cmdline.includes("workers/kit/main.ts"))).toBe(true);
   for (const p of engines) {
     const env = environ(p.pid);
     for (const [name, value] of secrets) expect({ process: p.cmdline, name, held: env.includes(value) }).toEqual({ process: p.cmdline, name, held: false });

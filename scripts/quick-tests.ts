@@ -8,8 +8,8 @@ import { scaled } from "../app/testing/until";
 
 const STARTS_AN_ENGINE_OR_BROWSER = [
   "startTestService", "startEmbedStack", "createEdsrv", "new KitPool", "useKitPool", "new WorkerPool", "new Engine(",
-  "startEditorEnv", "launchChromium", "chromium", "playwright", "app/launcher.ts", "workers/worker-main.ts", "workers/kit-main.ts",
-  "spawnService", "startService(", "caddy", "worker-main.ts\")", "kit-main.ts\")",
+  "startEditorEnv", "launchChromium", "chromium", "playwright", "app/launcher.ts", "workers/worker-main.ts", "workers/kit/main.ts",
+  "spawnService", "startService(", "caddy", "worker-main.ts\")", "kit/main.ts\")",
 ];
 
 const root = new URL("..", import.meta.url).pathname;

@@ -35,9 +35,7 @@ import {
   LOK_DOCTYPE,
   LOK_FEATURE_DOCUMENT_PASSWORD,
   LOK_FEATURE_DOCUMENT_PASSWORD_TO_MODIFY,
-  LOK_CALLBACK_DOCUMENT_PASSWORD,
-  LOK_CALLBACK_DOCUMENT_PASSWORD_TO_MODIFY,
-  LOK_CALLBACK_ERROR,
+  LOK_CALLBACK,
 } from "./lok";
 import { exportFilterFor, formatOf, type Family } from "./formats";
 import { encodeTilePng } from "./png";
@@ -474,13 +472,13 @@ export class Engine {
 
   private onCallback(type: number, payload: string | null): void {
     const office = this.office!;
-    if (type === LOK_CALLBACK_DOCUMENT_PASSWORD || type === LOK_CALLBACK_DOCUMENT_PASSWORD_TO_MODIFY) {
+    if (type === LOK_CALLBACK.DOCUMENT_PASSWORD || type === LOK_CALLBACK.DOCUMENT_PASSWORD_TO_MODIFY) {
       const st = this.pw;
       // Always answer with the URL we loaded (the key LOK's interaction map uses): answering an
       // unknown URL would dereference a missing map entry inside LibreOffice.
       if (!st) return; // cannot happen: the callback is registered only while a load runs
       st.asked++;
-      if (type === LOK_CALLBACK_DOCUMENT_PASSWORD_TO_MODIFY) {
+      if (type === LOK_CALLBACK.DOCUMENT_PASSWORD_TO_MODIFY) {
         office.setDocumentPassword(st.url, null); // open read-only: enough to convert
       } else if (st.password !== null && st.asked === 1) {
         office.setDocumentPassword(st.url, st.password);
@@ -488,7 +486,7 @@ export class Engine {
         st.refused = true;
         office.setDocumentPassword(st.url, null); // none, or already tried: abort the load
       }
-    } else if (type === LOK_CALLBACK_ERROR) {
+    } else if (type === LOK_CALLBACK.ERROR) {
       this.lastLokError = payload;
     }
   }

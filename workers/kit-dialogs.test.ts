@@ -20,7 +20,7 @@ async function openLetter(kit: Kit, name: string): Promise<{ viewId: number; dia
   const doc = path.join(dir, name);
   copyFileSync(path.join(import.meta.dir, "../fixtures/hello.docx"), doc);
   await kit.request("load", { path: doc });
-  const viewId = (await kit.request<{ viewId: number }>("view", { readOnly: false, author: "A" })).viewId;
+  const viewId = (await kit.request("view", { readOnly: false, author: "A" })).viewId;
   return { viewId, dialogs };
 }
 
@@ -62,7 +62,7 @@ test("a dialog event is refused for a window the view does not have open (anothe
   const kit = await pool().acquire();
   try {
     const { viewId: a, dialogs } = await openLetter(kit, "two-views.docx");
-    const b = (await kit.request<{ viewId: number }>("view", { readOnly: false, author: "B" })).viewId;
+    const b = (await kit.request("view", { readOnly: false, author: "B" })).viewId;
     await kit.request("uno", { viewId: a, command: ".uno:ParagraphDialog" });
     const dialog = await dialogShown(dialogs, "ParagraphPropertiesDialog");
     const json = JSON.stringify({ id: "spinED_LEFTINDENT", cmd: "value", data: "2", type: "spinfield" });
@@ -82,7 +82,7 @@ test("a view that leaves with a dialog open closes it, and the document goes on 
   const kit = await pool().acquire();
   try {
     const { viewId: a, dialogs } = await openLetter(kit, "leaving.docx");
-    const b = (await kit.request<{ viewId: number }>("view", { readOnly: false, author: "B" })).viewId;
+    const b = (await kit.request("view", { readOnly: false, author: "B" })).viewId;
     await kit.request("uno", { viewId: b, command: ".uno:FontDialog" });
     const dialog = await dialogShown(dialogs, "CharacterPropertiesDialog");
     await kit.request("unview", { viewId: b });

@@ -1,5 +1,5 @@
 // Capacity (issue 24 item 2): views of one document share painted tiles until the engine changes
-// them (workers/kit-main.ts sharedTiles). What must hold: a view never shows another view's own
+// them (workers/kit/tiles.ts sharedTiles). What must hold: a view never shows another view's own
 // look (formatting marks turned on in one view only), and every view sees an edit made in another.
 import { expect, test } from "bun:test";
 import { copyFileSync } from "node:fs";
@@ -7,12 +7,19 @@ import path from "node:path";
 import type { Kit } from "../app/edsrv/kits";
 import { useKitPool } from "../app/edsrv/testing/kit-pool";
 import { until, scaled } from "../app/testing/until";
+import type { KitResult } from "./kit-protocol";
+
+/** Painted tiles (not a stale answer: these tests paint the part each view shows). */
+function painted(r: KitResult<"tiles">): Exclude<KitResult<"tiles">, { stale: true }> {
+  if (r.stale) throw new Error("tiles answered stale");
+  return r;
+}
 
 const { dir, pool } = useKitPool("svc-shared-tiles-");
 
 /** The first tile of the page (256 px for 3840 twips, the editor's zoom), as a PNG from scratch (no copy held). */
 async function firstTile(kit: Kit, viewId: number): Promise<string> {
-  const r = await kit.request<{ tiles: { wid: number; png?: string }[] }>("tiles", { viewId, part: 0, width: 256, height: 256, w: 3840, h: 3840, tiles: [[0, 0, 0]] });
+  const r = painted(await kit.request("tiles", { viewId, part: 0, width: 256, height: 256, w: 3840, h: 3840, tiles: [[0, 0, 0]] }));
   return r.tiles[0]!.png!;
 }
 
@@ -22,8 +29,8 @@ test("views share painted tiles but never another view's own look: formatting ma
     const doc = path.join(dir, "marks.docx");
     copyFileSync(path.join(import.meta.dir, "../fixtures/hello.docx"), doc);
     await kit.request("load", { path: doc });
-    const a = (await kit.request<{ viewId: number }>("view", { readOnly: false, author: "A" })).viewId;
-    const b = (await kit.request<{ viewId: number }>("view", { readOnly: false, author: "B" })).viewId;
+    const a = (await kit.request("view", { readOnly: false, author: "A" })).viewId;
+    const b = (await kit.request("view", { readOnly: false, author: "B" })).viewId;
     const plain = await firstTile(kit, a);
     expect(await firstTile(kit, b)).toBe(plain);
     await kit.request("uno", { viewId: a, command: ".uno:ControlCodes" });
@@ -35,7 +42,7 @@ test("views share painted tiles but never another view's own look: formatting ma
     // view: a text document's tiles are painted through the current view when it looks the same
     // (no view switch), never when it does not.
     const larger = async (viewId: number) =>
-      (await kit.request<{ tiles: { png?: string }[] }>("tiles", { viewId, part: 0, width: 512, height: 512, w: 7680, h: 7680, tiles: [[0, 0, 0]] })).tiles[0]!.png!;
+      painted(await kit.request("tiles", { viewId, part: 0, width: 512, height: 512, w: 7680, h: 7680, tiles: [[0, 0, 0]] })).tiles[0]!.png!;
     const largerWithMarks = await larger(a);
     expect(await larger(b)).not.toBe(largerWithMarks);
   } finally {
@@ -49,8 +56,8 @@ test("an edit in one view reaches the tiles every other view is given, shared or
     const doc = path.join(dir, "edit.docx");
     copyFileSync(path.join(import.meta.dir, "../fixtures/hello.docx"), doc);
     await kit.request("load", { path: doc });
-    const a = (await kit.request<{ viewId: number }>("view", { readOnly: false, author: "A" })).viewId;
-    const b = (await kit.request<{ viewId: number }>("view", { readOnly: false, author: "B" })).viewId;
+    const a = (await kit.request("view", { readOnly: false, author: "A" })).viewId;
+    const b = (await kit.request("view", { readOnly: false, author: "B" })).viewId;
     const before = await firstTile(kit, b);
     expect(await firstTile(kit, a)).toBe(before);
     await kit.request("textinput", { viewId: a, text: "Shared tiles " });
@@ -70,11 +77,11 @@ test("a typed character paints again only the rows it changed, and those tiles a
     const doc = path.join(dir, "rows.docx");
     copyFileSync("/work/shared/corpus/docx/formatcorpus_fully_featured_layout.docx", doc);
     await kit.request("load", { path: doc });
-    const a = (await kit.request<{ viewId: number }>("view", { readOnly: false, author: "A" })).viewId;
+    const a = (await kit.request("view", { readOnly: false, author: "A" })).viewId;
     // Four by four tiles of 256 px at the editor's zoom (15 twips a pixel), whole PNGs (no copy held).
-    const screen = Array.from({ length: 16 }, (_, i) => [(i % 4) * 3840, Math.floor(i / 4) * 3840, 0]);
-    const tiles = (viewId: number) =>
-      kit.request<{ tiles: { png?: string }[]; painted: { tiles: number; rows: number } }>("tiles", { viewId, part: 0, width: 256, height: 256, w: 3840, h: 3840, tiles: screen });
+    const screen = Array.from({ length: 16 }, (_, i): [number, number, number] => [(i % 4) * 3840, Math.floor(i / 4) * 3840, 0]);
+    const tiles = async (viewId: number) =>
+      painted(await kit.request("tiles", { viewId, part: 0, width: 256, height: 256, w: 3840, h: 3840, tiles: screen }));
     const DOWN = 1024;
     let rowsPainted = 0;
     for (const [i, text] of ["Xy", "g̃Ấ", "quick ", "—é", "W"].entries()) {
@@ -90,7 +97,7 @@ test("a typed character paints again only the rows it changed, and those tiles a
       const typed = await tiles(a);
       rowsPainted += typed.painted.rows;
       // A view of its own look (another language) shares no tile with A: it paints all of them whole.
-      const fresh = (await kit.request<{ viewId: number }>("view", { readOnly: false, author: `F${i}` })).viewId;
+      const fresh = (await kit.request("view", { readOnly: false, author: `F${i}` })).viewId;
       await kit.request("viewlanguage", { viewId: fresh, lang: ["fr-FR", "de-DE", "es-ES", "it-IT", "pt-BR"][i] });
       const whole = await tiles(fresh);
       expect(whole.painted.tiles).toBe(16);

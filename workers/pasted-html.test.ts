@@ -31,7 +31,7 @@ async function picturesAfterPasting(html: string): Promise<string[]> {
     const doc = path.join(dir, `doc-${Math.random().toString(36).slice(2)}.docx`);
     copyFileSync(path.join(import.meta.dir, "../fixtures/hello.docx"), doc);
     await kit.request("load", { path: doc });
-    const { viewId } = await kit.request<{ viewId: number }>("view", { readOnly: false, author: "t" });
+    const { viewId } = await kit.request("view", { readOnly: false, author: "t" });
     await kit.request("paste", { viewId, mime: "text/html", data: Buffer.from(html).toString("base64") });
     const out = path.join(dir, `out-${Math.random().toString(36).slice(2)}.docx`);
     await kit.request("save", { path: out, format: "docx" });

@@ -1,4 +1,4 @@
-// PNG encoding of LibreOfficeKit tiles: editor tiles (workers/kit-main.ts) and DocBuilder thumbnails.
+// PNG encoding of LibreOfficeKit tiles: editor tiles (workers/kit/tiles.ts) and DocBuilder thumbnails.
 //
 // Hand-written on purpose: a tile is on the path of every keystroke and every scroll, and the PNG
 // libraries that run in Bun (pngjs, fast-png, UPNG) deflate in JavaScript and take a separate

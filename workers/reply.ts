@@ -1,5 +1,5 @@
 // Writes one JSON line on file descriptor 3, the reply channel of a worker or kit process
-// (stdout and stderr belong to LibreOffice). Shared by workers/worker-main.ts and kit-main.ts.
+// (stdout and stderr belong to LibreOffice). Shared by workers/worker-main.ts and the kit (workers/kit/state.ts).
 
 import { writeSync } from "node:fs";
 

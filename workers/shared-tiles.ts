@@ -1,5 +1,5 @@
 // Tiles painted for one view, kept for the other views of the same look until the engine changes
-// them (see kit-main.ts paintTiles). With several people in a document every keystroke invalidated
+// them (see kit/tiles.ts paintTiles). With several people in a document every keystroke invalidated
 // the same tiles in every view, and each view painted, hashed and encoded them again (at 40 people
 // in ten documents, 4 a document, that was most of the kits' time).
 //
@@ -115,7 +115,7 @@ export function staleRows(t: SharedTile, r: { y: number; h: number }): { top: nu
 /**
  * Paints the stale rows of `tiles` (all of one size) again: tiles side by side in one row of the
  * grid with the same stale rows as one band, a pixel wider and taller and cropped as a whole paint
- * is (see kit-main.ts paintTiles). Answers how many tile rows were painted.
+ * is (see kit/tiles.ts paintTiles). Answers how many tile rows were painted.
  */
 export function repaintStaleRows(paint: Paint, tiles: SharedTile[]): number {
   const bands = new Map<string, SharedTile[]>();

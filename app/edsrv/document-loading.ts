@@ -43,7 +43,7 @@ export class DocumentLoading {
     }
     this.useKit(kit);
     try {
-      const st = await kit.request<{ type: string }>("load", { path: local, name: info.BaseFileName });
+      const st = await kit.request("load", { path: local, name: info.BaseFileName });
       doc.docType = st.type;
     } catch (err) {
       doc.log.warn("document_load_failed", { error: err as Error });

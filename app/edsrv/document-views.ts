@@ -6,6 +6,7 @@ import type { RecoveredView } from "./recovery";
 import { sendTiles, sendTilesStale } from "./view-commands";
 import { ViewTiles, firstScreenTiles } from "./tile-push";
 import { CALLBACK_NAMES, deliverAfterPushes } from "./view-callbacks";
+import { LOK_CALLBACK } from "../../workers/lok-abi";
 import { filterContextMenu } from "./protocol/uno-commands";
 import { windowLife } from "./protocol/dialog-frames";
 import type { CheckFileInfo } from "./wopi-client";
@@ -55,7 +56,7 @@ export class DocumentViews {
     } else {
       try {
         const ref = doc.journal?.append("view", { readOnly: s.readOnly, author: s.userName, token: tokenHashOf(s.auth.token) });
-        viewId = (await kit.request<{ viewId: number }>("view", { readOnly: s.readOnly, author: s.userName })).viewId;
+        viewId = (await kit.request("view", { readOnly: s.readOnly, author: s.userName })).viewId;
         if (ref !== undefined) doc.journal?.append("viewmade", { ref, viewId });
       } catch (err) {
         doc.log.error("view_create_failed", { error: err as Error });
@@ -93,7 +94,7 @@ export class DocumentViews {
     s.send(serverFrame("perm", s.readOnly ? "readonly" : "edit"));
     s.send(serverFrame("filemode", JSON.stringify({ readOnly: s.readOnly })));
     if (doc.lastModifiedTime !== null) s.send(serverFrame("lastmodtime", doc.lastModifiedTime));
-    const st = await kit.request<Record<string, unknown>>("status", { viewId });
+    const st = await kit.request("status", { viewId });
     const ahead = firstScreenTiles(s.firstScreenArea, st);
     const grid = ahead[0];
     // Announced before the status, so the page's first request leaves these out.
@@ -148,7 +149,7 @@ export class DocumentViews {
   /** An engine callback of one view: to its session, after the tiles pushed for it (or held while it is attached). */
   onKitCallback(viewId: number, cb: number, payload: string, version?: number): void {
     const doc = this.doc;
-    if (cb === 13) {
+    if (cb === LOK_CALLBACK.DOCUMENT_SIZE_CHANGED) {
       // The document size changed: send that view its new status.
       const s = [...doc.sessions.values()].find((x) => x.viewId === viewId);
       if (s && doc.kit) void doc.kit.request("status", { viewId }).then((st) => s.send(statusFrame(st, viewId, doc.docType)), () => {});
@@ -156,12 +157,12 @@ export class DocumentViews {
     }
     const name = CALLBACK_NAMES[cb];
     if (!name) return;
-    if (cb === 8 && payload.startsWith(".uno:ModifiedStatus")) return; // the broker owns the modified state
+    if (cb === LOK_CALLBACK.STATE_CHANGED && payload.startsWith(".uno:ModifiedStatus")) return; // the broker owns the modified state
     const frame = version === undefined ? `${name}: ${payload}` : `${name}: ${payload} ver=${version}`;
     if (this.attaching && (this.attaching.viewId === viewId || ![...doc.sessions.values()].some((x) => x.viewId === viewId))) {
       // A context menu is filtered for the session it reaches (below), which is not known yet: a
       // menu asked for before the page has its view is dropped rather than held unfiltered.
-      if (cb === 23) return;
+      if (cb === LOK_CALLBACK.CONTEXT_MENU) return;
       const held = this.attaching.held.get(viewId) ?? [];
       // Bounded: a view being attached cannot grow the server's memory without limit.
       if (held.length >= MAX_HELD_CALLBACKS) held.shift();
@@ -171,14 +172,14 @@ export class DocumentViews {
     }
     for (const s of doc.sessions.values()) {
       if (s.viewId !== viewId) continue;
-      if (cb === 23) {
+      if (cb === LOK_CALLBACK.CONTEXT_MENU) {
         // LibreOffice's context menu offers only what the door lets this view run.
         const menu = filterContextMenu(payload, s.readOnly);
         if (menu) s.send(`${name}: ${menu}`);
         continue;
       }
-      if (cb === 36 || cb === 46) noteWindowLife(s, name as "window" | "jsdialog", payload);
-      const pushed = cb === 0 && version !== undefined ? s.tiles?.onInvalidation(payload, version) : null;
+      if (cb === LOK_CALLBACK.WINDOW || cb === LOK_CALLBACK.JSDIALOG) noteWindowLife(s, name as "window" | "jsdialog", payload);
+      const pushed = cb === LOK_CALLBACK.INVALIDATE_TILES && version !== undefined ? s.tiles?.onInvalidation(payload, version) : null;
       deliverAfterPushes(s, frame, pushed ?? null);
     }
   }

@@ -7,7 +7,7 @@
 
 import { rmSync } from "node:fs";
 import path from "node:path";
-import { JOURNALLED_OPS } from "./journal";
+import { JOURNALLED_OPS } from "../../workers/kit-protocol";
 import { EDITABLE_EXTENSIONS } from "./discovery";
 import type { AliasGroup } from "../alias-groups";
 import type { Kit } from "./kits";
@@ -147,7 +147,8 @@ export class DocumentBroker extends DocumentState {
   private useKit(kit: Kit): void {
     this.kit = kit;
     const journal = () => this.journal;
-    const request = (op: string, fields: Record<string, unknown> = {}) => {
+    // Whether an op is journalled is a property of the op (KIT_OPS in workers/kit-protocol.ts).
+    const request: Kit["request"] = (op, fields) => {
       if (JOURNALLED_OPS.has(op)) journal()?.append(op, fields);
       return kit.request(op, fields);
     };

@@ -25,12 +25,8 @@ import path from "node:path";
 import type { Logger } from "../log";
 import type { WopiAuth } from "./wopi-client";
 
-/**
- * Kit requests that change a document or a view's place in it, journalled as they are sent.
- * Making a view is journalled by the broker itself, in two entries: `view` (with its session's
- * token hash) when asked, `viewmade` (the id the kit gave) when answered.
- */
-export const JOURNALLED_OPS = new Set(["unview", "viewlanguage", "key", "textinput", "mouse", "uno", "dialogevent", "windowmouse", "windowkey", "windowtext", "windowclose", "paste", "insertgraphic", "moveparts", "part"]);
+// Which kit requests are journalled is a property of each op: `journalled` in KIT_OPS
+// (workers/kit-protocol.ts), read by the document's journalling kit (documents.ts).
 
 /** What names a session's view across a recovery: the SHA-256 of its access token (never the token). */
 export const tokenHashOf = (token: string) => createHash("sha256").update(token).digest("base64url").slice(0, 22);

@@ -1,4 +1,4 @@
-// The kit process pool of the editing server. A kit (workers/kit-main.ts) hosts one office
+// The kit process pool of the editing server. A kit (workers/kit/main.ts) hosts one office
 // engine with its own profile and, once assigned, exactly one document. A few idle kits are kept
 // started so that opening a document pays no engine start-up. A kit is never reused: when its
 // document closes it is killed and a fresh idle kit is started (recycling). A kit that dies
@@ -26,14 +26,15 @@ import { ServiceError } from "../errors";
 import { checkZipContainer } from "../zip-guard";
 import { childEnvironment } from "../child-env";
 import { stopEngine } from "../engine-stop";
+import type { KitFields, KitMessage, KitOp, KitResult } from "../../workers/kit-protocol";
 
-const KIT_ENTRY = path.resolve(import.meta.dir, "../../workers/kit-main.ts");
+const KIT_ENTRY = path.resolve(import.meta.dir, "../../workers/kit/main.ts");
 
 export interface KitCallback {
   viewId: number;
   cb: number;
   payload: string;
-  /** A tile invalidation's number in the document's pixel versions (see workers/kit-main.ts). */
+  /** A tile invalidation's number in the document's pixel versions (see workers/kit/callbacks.ts). */
   version?: number;
 }
 
@@ -129,7 +130,7 @@ export class Kit {
     }, startTimeoutMs);
     const replies = createInterface({ input: proc.stdio[3] as Readable });
     replies.on("line", (line) => {
-      let msg: any;
+      let msg: KitMessage;
       try {
         msg = JSON.parse(line);
       } catch {
@@ -188,13 +189,14 @@ export class Kit {
    * a file to `load` is handed in there first, and a `save` is written there and moved to the
    * path asked for once it is complete.
    */
-  request<T = any>(op: string, fields: Record<string, unknown> = {}): Promise<T> {
-    if (op === "load") return this.load<T>(fields);
-    if (op === "save" && typeof fields.path === "string") return this.saveThroughOwnFolder<T>(fields.path, fields);
-    return this.send<T>(op, fields);
+  request<Op extends KitOp>(op: Op, fields: KitFields<Op>): Promise<KitResult<Op>> {
+    const untyped = fields as Record<string, unknown>;
+    if (op === "load") return this.load(untyped) as Promise<KitResult<Op>>;
+    if (op === "save" && typeof untyped.path === "string") return this.saveThroughOwnFolder(untyped.path, untyped) as Promise<KitResult<Op>>;
+    return this.send(op, untyped);
   }
 
-  private async load<T>(fields: Record<string, unknown>): Promise<T> {
+  private async load(fields: Record<string, unknown>): Promise<KitResult<"load">> {
     if (typeof fields.path === "string") {
       try {
         await checkZipContainer(fields.path);
@@ -207,7 +209,7 @@ export class Kit {
     }
     const timeoutMs = this.loadTimeoutMs;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const sent = this.send<T>("load", fields);
+    const sent = this.send<KitResult<"load">>("load", fields);
     if (!timeoutMs) return this.loadedWith(sent);
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -231,10 +233,10 @@ export class Kit {
     return inside;
   }
 
-  private async saveThroughOwnFolder<T>(target: string, fields: Record<string, unknown>): Promise<T> {
+  private async saveThroughOwnFolder(target: string, fields: Record<string, unknown>): Promise<KitResult<"save">> {
     const inside = path.join(this.documentDir, `out-${++this.fileSeq}${path.extname(target)}`);
     try {
-      const result = await this.send<T>("save", { ...fields, path: inside });
+      const result = await this.send<KitResult<"save">>("save", { ...fields, path: inside });
       moveFile(inside, target);
       return result;
     } finally {

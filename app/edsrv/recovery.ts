@@ -10,6 +10,7 @@
 // could not be applied.
 
 import type { Kit } from "./kits";
+import type { KitOp } from "../../workers/kit-protocol";
 import type { JournalEntry } from "./journal";
 
 export interface RecoveredView {
@@ -50,7 +51,7 @@ export async function replay(kit: Kit, basePath: string, fileName: string, entri
     if (!kit.alive) throw new ReplayCrash(null);
     return err;
   };
-  const loaded = await kit.request<Record<string, unknown>>("load", { path: basePath, name: fileName }).catch(crashed);
+  const loaded = await kit.request("load", { path: basePath, name: fileName }).catch(crashed);
   if (loaded instanceof Error) throw loaded;
   const status = loaded as Record<string, unknown>;
   const madeBySeq = new Map<number, RecoveredView>(); // the `view` entry's seq → the view made for it
@@ -60,7 +61,8 @@ export async function replay(kit: Kit, basePath: string, fileName: string, entri
   let replayed = 0;
   // A request the kit refuses (it refused it the first time too) changes nothing and is passed
   // over; a kit that is gone ends the replay.
-  const run = (op: string, fields: Record<string, unknown>) => kit.request(op, fields).catch(crashed);
+  // Entries come back from disk as they were written: the kit checks their fields as it checks any request's.
+  const run = (op: string, fields: Record<string, unknown>) => kit.request(op as KitOp, fields as never).catch(crashed);
 
   for (const e of entries) {
     if (skip.has(e.seq)) continue;

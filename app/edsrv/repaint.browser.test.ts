@@ -243,7 +243,7 @@ describe("the screen follows the document", () => {
   }, scaled(60_000));
 
   // LibreOffice 25.2 tells the other views "the whole document" for each change; the kit tells them
-  // the rectangles the typing view was told instead (workers/kit-main.ts, wholeDocumentStandIns):
+  // the rectangles the typing view was told instead (workers/kit/callbacks.ts, wholeDocumentStandIns):
   // they must be enough for the other person's screen to follow.
   test("another person's screen follows their typing: Bob's screen shows exactly what a fresh view shows after Alice typed", async () => {
     const f = env.newFile("hello.docx");

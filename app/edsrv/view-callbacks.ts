@@ -3,36 +3,16 @@
 
 import type { ClientSession } from "./session";
 import type { ServerFrameName } from "./protocol/frames";
+import { FORWARDED_CALLBACKS } from "../../workers/kit-protocol";
 
-/** LibreOfficeKit callback types → the frame names of Collabora's protocol that pages understand. */
-export const CALLBACK_NAMES: Record<number, ServerFrameName> = {
-  0: "invalidatetiles",
-  1: "invalidatecursor",
-  2: "textselection",
-  5: "cursorvisible",
-  8: "statechanged",
-  12: "searchnotfound",
-  14: "setpart",
-  15: "searchresultselection",
-  16: "unocommandresult",
-  17: "cellcursor",
-  19: "cellformula",
-  22: "error",
-  23: "contextmenu",
-  24: "invalidateviewcursor",
-  25: "textviewselection",
-  26: "cellviewcursor",
-  28: "viewcursorvisible",
-  32: "comment",
-  34: "celladdress",
-  36: "window",
-  39: "context",
-  46: "jsdialog",
-  62: "a11yfocuschanged",
-  63: "a11ycaretchanged",
-  64: "a11ytextselectionchanged",
-  67: "a11yfocusedcellchanged",
-};
+/**
+ * LibreOfficeKit callback types → the frame names of Collabora's protocol that pages understand:
+ * the callbacks the kit forwards (workers/kit-protocol.ts, one table for both processes), less
+ * those the server acts on itself.
+ */
+export const CALLBACK_NAMES: Readonly<Record<number, ServerFrameName>> = Object.fromEntries(
+  Object.entries(FORWARDED_CALLBACKS).filter((entry): entry is [string, ServerFrameName] => entry[1] !== null),
+);
 
 /** The longest a view's callbacks wait for pushed tiles (a kit busy with a save, say). */
 const MAX_HOLD_MS = 250;

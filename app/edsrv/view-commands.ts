@@ -4,6 +4,7 @@
 
 import type { ClientSession, SaveOutcome, ViewDocument } from "./session";
 import type { Kit } from "./kits";
+import type { KitFields } from "../../workers/kit-protocol";
 import type { SentTile, TileRequest } from "./tile-push";
 import { EXPORT_FORMATS } from "./exports";
 import { decideUno, isDialogCommand } from "./protocol/uno-commands";
@@ -133,7 +134,7 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
       if (s.readOnly) return refuse();
       await kit.request("mouse", {
         viewId,
-        type: args.type,
+        type: args.type as KitFields<"mouse">["type"], // the kit reads anything else as a button press
         x: intArg(args.x, 0),
         y: intArg(args.y, 0),
         count: intArg(args.count, 1),
@@ -184,7 +185,7 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
       if (dialog === undefined) return s.send(errorFrame(cmd, "nodialog"));
       const target = { viewId, windowId, dialog };
       if (cmd === "paintwindow") {
-        const r = await kit.request<WindowPaint & { windowId: string }>("paintwindow", { ...target, x: intArg(args.x, 0), y: intArg(args.y, 0), width: intArg(args.width, 0), height: intArg(args.height, 0) });
+        const r = await kit.request("paintwindow", { ...target, x: intArg(args.x, 0), y: intArg(args.y, 0), width: intArg(args.width, 0), height: intArg(args.height, 0) });
         s.send(serverFrame("windowpaint", JSON.stringify({ id: windowId, x: r.x, y: r.y, width: r.width, height: r.height, png: r.png } satisfies WindowPaint)));
         return;
       }
@@ -210,13 +211,13 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
     }
     case "commandvalues": {
       // `commandvalues command=.uno:CharFontName` → `commandvalues: <LibreOffice's JSON>` (Collabora's form).
-      const r = await kit.request<{ json: string }>("commandvalues", { viewId, command: args.command ?? "" });
+      const r = await kit.request("commandvalues", { viewId, command: args.command ?? "" });
       if (r.json) s.send(serverFrame("commandvalues", r.json));
       return;
     }
     case "thumbnail": {
       // `thumbnail part= width=` → `thumbnail: part=N width= height= <PNG as a data URL>` (the slide panel).
-      const r = await kit.request<{ width: number; height: number; png: string }>("thumbnail", { viewId, part: intArg(args.part, -1), width: intArg(args.width, 0) });
+      const r = await kit.request("thumbnail", { viewId, part: intArg(args.part, -1), width: intArg(args.width, 0) });
       s.send(thumbnailFrame(intArg(args.part, -1), r.width, r.height, r.png));
       return;
     }
@@ -227,12 +228,12 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
     }
     case "presentationinfo": {
       // The slideshow: the slides it goes through, then each slide drawn as a show draws it.
-      const r = await kit.request<{ json: string }>("presentationinfo", { viewId });
+      const r = await kit.request("presentationinfo", { viewId });
       s.send(serverFrame("presentationinfo", r.json || "{}"));
       return;
     }
     case "slideimage": {
-      const r = await kit.request<SlideImage>("slideimage", { viewId, part: intArg(args.part, 0), width: intArg(args.width, 1280), height: intArg(args.height, 720) });
+      const r = await kit.request("slideimage", { viewId, part: intArg(args.part, 0), width: intArg(args.width, 1280), height: intArg(args.height, 720) });
       s.send(serverFrame("slideimage", JSON.stringify({ part: r.part, width: r.width, height: r.height, png: r.png } satisfies SlideImage)));
       return;
     }
@@ -258,7 +259,7 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
     }
     case "gettextselection": {
       // Copy: the selection as HTML and plain text (Collabora's answer to several types: JSON by type).
-      const r = await kit.request<{ html?: string; text?: string; tooLarge?: boolean }>("selection", { viewId });
+      const r = await kit.request("selection", { viewId });
       if (r.tooLarge) return s.send(errorFrame("gettextselection", "toolarge"));
       s.send(textSelectionContentFrame(r.html ?? "", r.text ?? ""));
       return;
@@ -275,7 +276,7 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
         doc.log.warn("input_refused", { session: s.id, cmd, mime: (args.mimetype ?? "").slice(0, 64), bytes, limit_bytes: limit });
         return s.send(errorFrame(cmd, "toolarge"));
       }
-      const sent = kit.request(cmd, { viewId, mime: args.mimetype ?? "", data: args.data ?? "" });
+      const sent = kit.request(cmd as "paste" | "insertgraphic", { viewId, mime: args.mimetype ?? "", data: args.data ?? "" });
       doc.markEdited();
       await sent;
       return;
@@ -317,8 +318,8 @@ export async function runViewCommand(t: ViewCommandTarget, cmd: string, args: Re
  */
 export async function sendTiles(kit: Kit, s: ClientSession, tiles: TileRequest[], id: string): Promise<{ version: number; sent: SentTile[] } | null> {
   const { part, width, height, w, h } = tiles[0]!;
-  const r = await kit.request<{ tiles?: { wid: number; png?: string; delta?: number; dy?: number }[]; stale?: boolean; version?: number }>("tiles", {
-    viewId: s.viewId,
+  const r = await kit.request("tiles", {
+    viewId: s.viewId!,
     part,
     width,
     height,

@@ -1,5 +1,5 @@
 // The engine's context menu on right click (`contextmenu:`), its entries with their commands'
-// icons; LibreOffice writes its labels in the view's language (kit-main.ts sets it from `lang`).
+// icons; LibreOffice writes its labels in the view's language (workers/kit/views.ts sets it from `lang`).
 
 import type { ContextMenuItem } from "../../protocol/server-frames";
 import { el, icon, iconName, run } from "./controls";

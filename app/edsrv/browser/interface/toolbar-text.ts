@@ -217,7 +217,7 @@ export function insertImage(): HTMLButtonElement {
   return button(".uno:InsertGraphic", T.image, { click: () => { input.click(); } });
 }
 
-/** Automatic spell checking (each view has it on from the start: kit-main.ts). */
+/** Automatic spell checking (each view has it on from the start: workers/kit/views.ts). */
 export function spelling(): HTMLElement {
   return button(".uno:SpellOnline", T.spelling, { toggle: true });
 }

@@ -1,6 +1,6 @@
 // The dialogs each view has open, as the engine reported them: LibreOffice's own dialogs, either
-// described as JSDialog JSON (LOK_CALLBACK_JSDIALOG) or tunnelled as painted windows
-// (LOK_CALLBACK_WINDOW "created"). The kit needs them for three things:
+// described as JSDialog JSON (LOK_CALLBACK.JSDIALOG) or tunnelled as painted windows
+// (LOK_CALLBACK.WINDOW "created"). The kit needs them for three things:
 // - a dialog event names its window; it must be one of the sender's view (not another person's);
 // - a replay after a crash runs the journalled events against windows of a new engine, whose ids
 //   differ: an event names its dialog too (ParagraphPropertiesDialog), and the replay finds the
@@ -8,8 +8,9 @@
 // - a view that leaves, or a replay that ends, closes what is still open (an open dialog in a view
 //   nobody sees would hold its changes, and a view destroyed under an open dialog is unsafe).
 
-import { windowLife } from "../app/edsrv/protocol/dialog-frames";
-import { isAllowedUnoName } from "../app/edsrv/protocol/uno-commands";
+import { windowLife } from "../../app/edsrv/protocol/dialog-frames";
+import { isAllowedUnoName } from "../../app/edsrv/protocol/uno-commands";
+import { LOK_CALLBACK } from "../lok-abi";
 
 /** What a person may act on in a JSDialog window: its widgets, less those LibreOffice hid or greyed. */
 interface Widgets {
@@ -30,18 +31,16 @@ export interface OpenWindow {
   widgets?: Widgets;
 }
 
-const LOK_CALLBACK_WINDOW = 36;
-const LOK_CALLBACK_JSDIALOG = 46;
 
 const open = new Map<number, Map<string, OpenWindow>>();
 
 /** Reads a JSDialog or window callback of a view; other callbacks are ignored. */
 export function noteDialogCallback(viewId: number, type: number, payload: string): void {
-  if (type !== LOK_CALLBACK_JSDIALOG && type !== LOK_CALLBACK_WINDOW) return;
-  const life = windowLife(type === LOK_CALLBACK_WINDOW ? "window" : "jsdialog", payload);
+  if (type !== LOK_CALLBACK.JSDIALOG && type !== LOK_CALLBACK.WINDOW) return;
+  const life = windowLife(type === LOK_CALLBACK.WINDOW ? "window" : "jsdialog", payload);
   let windows = open.get(viewId);
   if (!life) {
-    if (type === LOK_CALLBACK_JSDIALOG && windows) noteWidgetChange(windows, payload);
+    if (type === LOK_CALLBACK.JSDIALOG && windows) noteWidgetChange(windows, payload);
     return;
   }
   if (!windows) open.set(viewId, (windows = new Map()));
