@@ -82,6 +82,7 @@ export type ServerFrameName =
   | "thumbnail"
   | "downloadas"
   | "saveresult"
+  | "progress"
   | "close";
 
 /** `<name>: <argument>`. */

@@ -23,6 +23,7 @@ describe("server frames decoded once, into the typed union the page reads", () =
     expect(decoded(thumbnailFrame(2, 120, 90, "iVBOR"))).toMatchObject({ name: "thumbnail", part: 2, width: 120, height: 90, dataUrl: "data:image/png;base64,iVBOR" });
     expect(decoded(downloadAsFrame("ab12", "print"))).toMatchObject({ name: "downloadas", downloadId: "ab12", purpose: "print" });
     expect(decoded(tileStaleFrame({ part: 1, x: 3840, y: 0, w: 3840, h: 3840 }, "7"))).toMatchObject({ name: "tilestale", part: "1", x: "3840", y: "0", tileWidth: 3840 });
+    expect(decoded('progress: {"id":"find"}')).toMatchObject({ name: "progress", id: "find" });
     expect(decoded(serverFrame("perm", "readonly"))).toMatchObject({ name: "perm", readOnly: true });
     expect(decoded(serverFrame("statechanged", ".uno:ModifiedStatus=true"))).toMatchObject({ name: "statechanged", command: ".uno:ModifiedStatus", value: "true" });
     expect(decoded(serverFrame("viewinfo", JSON.stringify([{ viewid: 1, username: "An", current: true }])))).toMatchObject({ name: "viewinfo", views: [{ viewid: 1, username: "An" }] });

@@ -103,6 +103,8 @@ export interface ServerFramePayloads {
   thumbnail: { part: number; width: number; height: number; dataUrl: string };
   downloadas: { downloadId: string; purpose: string };
   saveresult: { result: SaveResult };
+  /** Collabora's progress of a long action (`{"id":"find"}`): nothing on our page shows it. */
+  progress: { id: string };
   close: { reason: string };
 }
 
@@ -215,6 +217,7 @@ const DECODERS: Decoders = {
     return { downloadId: m[1]!, purpose: m[2]! };
   },
   saveresult: (t) => ({ result: json<SaveResult>(t) }),
+  progress: (t) => ({ id: String(json<{ id?: unknown }>(t).id ?? "") }),
   close: (t) => ({ reason: t.trim() }),
 };
 
