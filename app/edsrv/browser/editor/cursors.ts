@@ -61,7 +61,8 @@ function drawCellCursor(): void {
  * the part they were reported on, are hidden until the engine places them on this one.
  */
 export function clearOverlays(): void {
-  update({ selection: [] });
+  // Only a selection there was is a change (the clipboard fetches the content of a new one).
+  if (S.selection.length) update({ selection: [] });
   drawCellCursor();
   cursorEl.hidden = true;
 }
