@@ -42,7 +42,7 @@ test("a docx opens in the browser from tiles, typed text is saved through Action
   await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.Values?.Status === "Document_Loaded"));
   const frame = page.frames().find((f) => f.url().includes("/ed.html"))!;
   expect(frame.url()).not.toContain("tok_browser_1");
-  await frame.waitForFunction(() => (window as any).edState.tilesDrawn > 0);
+  await frame.waitForFunction(() => window.edState.tilesDrawn > 0);
   await frame.focus("#ime");
   await page.keyboard.type("Browser typed 77 ");
   await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.MessageId === "Doc_ModifiedStatus" && m.Values.Modified === true));

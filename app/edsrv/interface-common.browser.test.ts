@@ -45,12 +45,12 @@ describe("everywhere: viewing", () => {
     await page.keyboard.up("Control");
     await frame.waitForFunction(() => document.getElementById("zoomlevel")!.textContent === "110 %");
     // Fit width: the page's width is the view's, less a margin; the tiles are asked at that zoom.
-    const drawn = await frame.evaluate(() => (window as any).edState.tilesDrawn);
+    const drawn = await frame.evaluate(() => window.edState.tilesDrawn);
     await press(frame, "fitwidth");
-    const fit = await frame.evaluate(() => ({ page: (window as any).edState.status.width / (window as any).edApi.zoom(), view: (window as any).edApi.viewportPx().w }));
+    const fit = await frame.evaluate(() => ({ page: window.edState.status!.width / (window as any).edApi.zoom(), view: (window as any).edApi.viewportPx().w }));
     expect(fit.page).toBeGreaterThan(fit.view - 40);
     expect(fit.page).toBeLessThanOrEqual(fit.view);
-    await frame.waitForFunction((n) => (window as any).edState.tilesDrawn > n, drawn, { polling: 50 });
+    await frame.waitForFunction((n) => window.edState.tilesDrawn > n, drawn, { polling: 50 });
     await ctx.close();
   }, scaled(60_000));
 
@@ -146,7 +146,7 @@ describe("everywhere: viewing", () => {
     const ctx = await env.browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true });
     const { page, frame } = await env.openEditor(ctx, f.src, "tok_alice");
     // A tap at the start of the first line (the editor is framed: page coordinates).
-    await frame.waitForFunction(() => (window as any).edState.cursor !== null);
+    await frame.waitForFunction(() => window.edState.cursor !== null);
     const caret = (await frame.locator("#cursor").boundingBox())!;
     await page.touchscreen.tap(caret.x + 1, caret.y + caret.height / 2);
     await frame.waitForFunction(() => document.activeElement?.id === "ime");
@@ -204,7 +204,7 @@ describe("everywhere: viewing", () => {
     await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: fingers(40) });
     for (const d of [50, 60, 70, 80]) await cdp.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: fingers(d) });
     await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
-    await frame.waitForFunction(() => ((window as any).edState.pinches ?? 0) === 1);
+    await frame.waitForFunction(() => (window.edState.pinches ?? 0) === 1);
     const after = (await sel())!;
     expect(after.tpp).toBeLessThan(before.tpp); // fewer twips a pixel: zoomed in
     expect(await zoomLabel(frame)).toBe(`${Math.round((15 / after.tpp) * 100)} %`);
@@ -307,10 +307,10 @@ describe("everywhere: the status bar, the context menu, people", () => {
     await page.keyboard.press("Control+End");
     await page.keyboard.type(" menu");
     await page.keyboard.press("Shift+Home");
-    const cursor = await frame.evaluate(() => (window as any).edState.cursor);
+    const cursor = await frame.evaluate(() => window.edState.cursor);
     const box = (await (await frame.frameElement()).boundingBox())!;
     const origin = await frame.evaluate(() => { const r = document.getElementById("sizer")!.getBoundingClientRect(); return { x: r.left, y: r.top }; });
-    await page.mouse.click(box.x + origin.x + cursor.x / 15 + 20, box.y + origin.y + cursor.y / 15 + cursor.h / 30, { button: "right" });
+    await page.mouse.click(box.x + origin.x + cursor!.x / 15 + 20, box.y + origin.y + cursor!.y / 15 + cursor!.h / 30, { button: "right" });
     await frame.waitForSelector("#contextmenu");
     const commands = await frame.$$eval("#contextmenu [data-cmd]", (bs) => bs.map((b) => b.getAttribute("data-cmd")));
     expect(commands.length).toBeGreaterThan(2);
@@ -681,7 +681,7 @@ describe("the toolbar: icons, tabs, compact mode, one language (issue 23)", () =
     const before = await until(chars, (n) => n > 0, "the status bar's character count");
     await page.keyboard.press("Control+End");
     await page.keyboard.type(" helllo");
-    await frame.waitForFunction(() => (window as any).edState.modified === true);
+    await frame.waitForFunction(() => window.edState.modified === true);
     // The top bar's state says so in Vietnamese.
     await frame.waitForFunction(() => document.getElementById("state")!.textContent === "Đã sửa", undefined, { polling: 50 });
     // The right click goes to the caret as it is after the last key: the engine has taken every
