@@ -1,10 +1,10 @@
 // Opening feedback (issue 12, item 4): an indicator from the page's first paint until the first
 // screen is drawn, and a message that says why when the document cannot be opened.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { strFromU8, unzipSync } from "fflate";
 import { until, scaled } from "../testing/until";
 import { hostPageHtml } from "./testing/chromium";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
+import { docxText } from "../testing/office-files";
 
 let env: EditorEnv;
 beforeAll(async () => {
@@ -101,7 +101,7 @@ describe("reconnecting", () => {
     await page.keyboard.type("and after it.");
     await page.keyboard.press("Control+s");
     await frame.waitForFunction(() => window.edState.lastSave?.success === true, undefined, { timeout: scaled(20_000) });
-    const text = strFromU8(unzipSync(env.lastStored(f.id))["word/document.xml"]!).replace(/<[^>]+>/g, "");
+    const text = docxText(env.lastStored(f.id));
     expect(text).toContain("Before the crash and after it.");
     expect(text).not.toContain("crash x");
     await ctx.close();
