@@ -143,7 +143,7 @@ export async function allTilesDrawn(frame: Frame, timeoutMs = 30_000): Promise<v
 
 /** What the editor page shows of its document and view (window.edState), as it is now. */
 export function edState(frame: Frame): Promise<EditorState> {
-  return frame.evaluate(() => window.edState as EditorState);
+  return frame.evaluate(() => window.edState);
 }
 
 /**
