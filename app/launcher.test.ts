@@ -184,7 +184,7 @@ test("a new developer's first minute: the printed address opens the demo, a docu
     await page.goto(`${base}/`);
     await page.waitForFunction(() => (window as any).demo?.log.some((e: any) => e.name === "onDocumentLoaded"), undefined, { timeout: 60_000 });
     const frame = page.frames().find((f) => f.url().includes("/ed.html"))!;
-    await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0);
+    await frame.waitForFunction(() => window.edState.firstPaintAt > 0);
     await frame.focus("#ime");
     await page.keyboard.type("First minute ");
     await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onModified" && e.payload.modified));

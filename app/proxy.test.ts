@@ -18,7 +18,7 @@ import { EdsrvSampler } from "./gate/sampler";
 import { ID_PATTERNS } from "./ids";
 import { memoryLogger } from "./log";
 import { startTestService, type Harness } from "./testing/harness";
-import { until as untilValue, scaled } from "./testing/until";
+import { until, scaled } from "./testing/until";
 
 const SRC = "http://files.example:8080/wopi/files/165";
 const A = encodeURIComponent(`${SRC}?access_token=tok-1&access_token_ttl=0`);
@@ -322,18 +322,18 @@ describe("counting end to end (real editing server admin channel, real gate, rea
   });
 
   const status = async () => (await (await fetch(`${caddy.url}/svc/status`)).json()) as any;
-  const until = (pred: (s: any) => boolean, what: string): Promise<any> => untilValue(status, pred, `status showed ${what}`, 10_000);
+  const untilStatus = (pred: (s: any) => boolean, what: string): Promise<any> => until(status, pred, `status showed ${what}`, 10_000);
 
   test("cap reached: a second editing WebSocket is refused with connection_limit_reached, read-only is admitted, the page shows the limit page", async () => {
-    await until((s) => s.upstream.edsrv === "ok" && s.connections.enforcing, "a fresh sample");
+    await untilStatus((s) => s.upstream.edsrv === "ok" && s.connections.enforcing, "a fresh sample");
     const s1 = new TestSocket(docWsUrl(caddy.url, src, "tok_edit_1"), caddy.url);
     await s1.opened;
     s1.send(`load url=${encodeURIComponent(src)}`);
     await s1.waitText("status:");
-    const st = await until((s) => s.connections.current === 1 && s.connections.pending === 0, "current 1 confirmed");
+    const st = await untilStatus((s) => s.connections.current === 1 && s.connections.pending === 0, "current 1 confirmed");
     expect(st.connections).toMatchObject({ limit: 1, limit_reached: true, source: "adminws", documents: 1, readonly: 0, views_total: 1 });
     expect(st.upstream.edsrv_version).not.toBe("");
-    const named = await until((s) => /\(LibreOffice \d+\.\d+/.test(s.upstream.edsrv_version), "the editing server's engine named");
+    const named = await untilStatus((s) => /\(LibreOffice \d+\.\d+/.test(s.upstream.edsrv_version), "the editing server's engine named");
     expect(named.upstream.edsrv_version).toMatch(/^\S+ \(LibreOffice \d+\.\d+\.\d+/);
     const text = JSON.stringify(st);
     expect(text).not.toContain("Secretname");
@@ -371,7 +371,7 @@ describe("counting end to end (real editing server admin channel, real gate, rea
     try {
       await right.nextSample();
       expect(right.state).toBe("ok");
-      await untilValue(() => ({ wrong: wrong.state, downSamples: down.samples }), (v) => v.wrong === "auth_failed" && v.downSamples === 0, "the wrong password's sampler failed its login, the down one sampled nothing", 2_000);
+      await until(() => ({ wrong: wrong.state, downSamples: down.samples }), (v) => v.wrong === "auth_failed" && v.downSamples === 0, "the wrong password's sampler failed its login, the down one sampled nothing", 2_000);
       expect(wrong.state).toBe("auth_failed");
       expect(down.state).toBe("down");
     } finally {

@@ -102,11 +102,11 @@ async function viaApi(): Promise<{ loaded: number; painted: number }> {
   await page.goto(`${appOrigin}/p${seq}`);
   await page.waitForFunction(() => (window as any).loadedAt > 0, undefined, { timeout: 60_000, polling: 25 });
   const frame = page.frames().find((f) => f.url().includes("/ed.html"))!;
-  await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0, undefined, { timeout: 60_000, polling: 25 });
+  await frame.waitForFunction(() => window.edState.firstPaintAt > 0, undefined, { timeout: 60_000, polling: 25 });
   const t = await page.evaluate(() => ({ t0: (window as any).t0, loaded: (window as any).loadedAt }));
-  const paint = await frame.evaluate(() => (window as any).edState.firstPaintAt as number); // epoch ms
+  const paint = await frame.evaluate(() => window.edState.firstPaintAt as number); // epoch ms
   if (process.env.BENCH_DEBUG) {
-    const f = await frame.evaluate(() => ({ origin: performance.timeOrigin, marks: (window as any).edState.marks }));
+    const f = await frame.evaluate(() => ({ origin: performance.timeOrigin, marks: window.edState.marks }));
     const marks = Object.fromEntries(Object.entries(f.marks as Record<string, number>).map(([k, v]) => [k, Math.round(f.origin + v - t.t0)]));
     console.log(JSON.stringify({ frameRequest: Math.round(f.origin - t.t0), ...marks, loaded: Math.round(t.loaded - t.t0), painted: Math.round(paint - t.t0) }));
   }
@@ -126,7 +126,7 @@ async function direct(): Promise<{ loaded: number; painted: number }> {
     const m = (window as any).msgs.find((x: any) => x.Values?.Status === "Document_Loaded");
     return m ? m.SendTime : 0;
   });
-  const paint = await frame.evaluate(() => (window as any).edState.firstPaintAt as number); // epoch ms
+  const paint = await frame.evaluate(() => window.edState.firstPaintAt as number); // epoch ms
   await page.close();
   return { loaded: loaded - t0, painted: paint - t0 };
 }

@@ -34,6 +34,7 @@ import { freePort, startCaddy, type RunningCaddy } from "../caddy/testing";
 import { Person, SCREEN, type JoinResult } from "./capacity-person";
 import { capacityPlot } from "./capacity-plot";
 import { startEdsrvProcess, type EdsrvProcess } from "./edsrv-process";
+import { until } from "../app/testing/until";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 
@@ -180,12 +181,10 @@ async function start(): Promise<string> {
     stdout: "ignore",
     stderr: "inherit",
   });
-  for (const until = Date.now() + 60_000; ; ) {
-    const ok = await fetch(`${gateUrl}/svc/openapi.json`).then((r) => r.ok, () => false);
-    if (ok) break;
-    if (gate.exitCode !== null || Date.now() > until) throw new Error("the gate did not start");
-    await Bun.sleep(100);
-  }
+  // A gate that exits is not waited for the full minute.
+  const started = gate;
+  await until(async () => started.exitCode !== null || (await fetch(`${gateUrl}/svc/openapi.json`).then((r) => r.ok, () => false)), (done) => done, "the gate answering or exited", 60_000, 100);
+  if (started.exitCode !== null) throw new Error("the gate did not start");
   caddy = await startCaddy({ app: `127.0.0.1:${gatePort}`, edsrv: new URL(ed.url).host, port: caddyPort });
   const found = /\/browser\/([^/]+)\//.exec(await fetch(`${caddy.url}/hosting/discovery`).then((r) => r.text()))?.[1];
   if (!found) throw new Error("no editor URL in the discovery through the proxy");

@@ -81,7 +81,7 @@ const tab = await ctx.newPage();
 for (let i = 0; i < OPEN_REPS + 1; i++) {
   await warmKits(ed);
   const { page, frame, src } = await open(ctx, hello, { tab, quiet: true });
-  const t = await frame.evaluate(() => ({ origin: performance.timeOrigin, paint: (window as any).edState.firstPaintAt, marks: (window as any).edState.marks, tiles: (window as any).edState.tilesDrawn }));
+  const t = await frame.evaluate(() => ({ origin: performance.timeOrigin, paint: window.edState.firstPaintAt, marks: window.edState.marks, tiles: window.edState.tilesDrawn }));
   if (process.env.BENCH_DEBUG) console.log(JSON.stringify(t));
   const t0 = await page.evaluate(() => (window as any).t0);
   if (i > 0) opens.push({ request: t.paint - t.origin, hostSubmit: t.paint - t0 }); // the first open warms Chromium's caches
@@ -103,12 +103,12 @@ await Bun.sleep(500);
 const docKitRss = rssMb(kitPid);
 await first.frame.focus("#ime");
 for (let i = 0; i < KEYS; i++) {
-  const n = await first.frame.evaluate(() => (window as any).edState.inputLatencies.length);
+  const n = await first.frame.evaluate(() => window.edState.inputLatencies.length);
   await first.page.keyboard.type(String.fromCharCode(97 + (i % 26)));
-  await first.frame.waitForFunction((k) => (window as any).edState.inputLatencies.length > k && !(window as any).edState.inputAt, n, { polling: "raf" });
+  await first.frame.waitForFunction((k) => window.edState.inputLatencies.length > k && !window.edState.inputAt, n, { polling: "raf" });
   await Bun.sleep(30);
 }
-const lat = percentiles((await first.frame.evaluate(() => (window as any).edState.inputLatencies)) as number[]);
+const lat = percentiles((await first.frame.evaluate(() => window.edState.inputLatencies)) as number[]);
 out.keystroke = lat;
 console.log(`keystroke → updated tile drawn (${lat.n} keys): p50 ${f1(lat.p50)} ms, p95 ${f1(lat.p95)} ms, max ${f1(lat.max)} ms`);
 
@@ -132,9 +132,9 @@ if (existsSync(LONG_DOC)) {
   const t0 = performance.now();
   const long = await open(ctx, LONG_DOC);
   const openMs = performance.now() - t0;
-  const st = await long.frame.evaluate(() => (window as any).edState.status);
+  const st = await long.frame.evaluate(() => window.edState.status);
   const r = await long.frame.evaluate(async (screens) => {
-    const S = (window as any).edState, vp = document.getElementById("viewport")!;
+    const S = window.edState, vp = document.getElementById("viewport")!;
     const idle = () => new Promise<void>((res) => { const f = () => (S.tilesDrawn >= S.tilesRequested ? res() : requestAnimationFrame(f)); f(); });
     await idle();
     const d0 = S.tilesDrawn, t = performance.now(), per: number[] = [];
@@ -149,8 +149,8 @@ if (existsSync(LONG_DOC)) {
     return { tiles: S.tilesDrawn - d0, ms: performance.now() - t, per };
   }, SCREENS);
   const screen = percentiles(r.per);
-  out.scroll = { doc: path.basename(LONG_DOC), heightTwips: st.height, openMs, tiles: r.tiles, ms: r.ms, tilesPerSecond: (r.tiles / r.ms) * 1000, screen };
-  console.log(`scroll ${path.basename(LONG_DOC)} (${Math.round(st.height / 15)} px tall, opened in ${f1(openMs)} ms): ${r.tiles} tiles in ${f1(r.ms)} ms = ${f1((r.tiles / r.ms) * 1000)} tiles/s; a screen painted p50 ${f1(screen.p50)} ms, p95 ${f1(screen.p95)} ms`);
+  out.scroll = { doc: path.basename(LONG_DOC), heightTwips: st!.height, openMs, tiles: r.tiles, ms: r.ms, tilesPerSecond: (r.tiles / r.ms) * 1000, screen };
+  console.log(`scroll ${path.basename(LONG_DOC)} (${Math.round(st!.height / 15)} px tall, opened in ${f1(openMs)} ms): ${r.tiles} tiles in ${f1(r.ms)} ms = ${f1((r.tiles / r.ms) * 1000)} tiles/s; a screen painted p50 ${f1(screen.p50)} ms, p95 ${f1(screen.p95)} ms`);
   await long.page.close();
 } else console.log(`scroll: ${LONG_DOC} not found, skipped`);
 

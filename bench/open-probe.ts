@@ -29,7 +29,7 @@ for (let i = 0; i < REPS; i++) {
   const t = await frame.evaluate(() => {
     const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
     const res = Object.fromEntries(performance.getEntriesByType("resource").map((r: any) => [r.name.split("/").pop()!.split("?")[0], Math.round(r.responseEnd)]));
-    const S = (window as any).edState;
+    const S = window.edState;
     const marks = Object.fromEntries(Object.entries(S.marks).map(([k, v]) => [k, Math.round(v as number)]));
     return { htmlStart: Math.round(nav.responseStart), htmlEnd: Math.round(nav.responseEnd), dcl: Math.round(nav.domContentLoadedEventEnd), res, marks, paint: Math.round(S.firstPaintAt - performance.timeOrigin), tiles: S.tilesDrawn };
   });

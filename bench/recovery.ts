@@ -14,13 +14,14 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { strFromU8, unzipSync } from "fflate";
 import { freePort } from "../caddy/testing";
 import { parseConfig } from "../app/config";
 import { memoryLogger } from "../app/log";
 import { createEdsrv } from "../app/edsrv/server";
 import { startWopiHost } from "../app/edsrv/testing/wopi-host";
 import { TestSocket, docWsUrl } from "../app/edsrv/testing/ws-client";
+import { docxText } from "../app/testing/office-files";
+import { waitFor } from "../app/testing/until";
 import { machineQuiet, percentiles } from "./measure";
 
 const ROOT = path.resolve(import.meta.dir, "..");
@@ -50,14 +51,7 @@ async function open(src: string): Promise<TestSocket> {
   await s.waitText("status:");
   return s;
 }
-const idle = (n: number) => until(() => (ed.pool as unknown as { idle: { pid: number }[] }).idle.filter((k) => k.pid !== 0).length >= n, 120_000);
-async function until(cond: () => boolean, ms: number) {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("timed out");
-    await Bun.sleep(20);
-  }
-}
+const idle = (n: number) => waitFor(() => (ed.pool as unknown as { idle: { pid: number }[] }).idle.filter((k) => k.pid !== 0).length >= n, `${n} idle kits started`, 120_000);
 
 let seq = 0;
 const debug = (m: string) => process.env.BENCH_DEBUG && console.log(`${new Date().toISOString().slice(11, 23)} ${m}`);
@@ -97,8 +91,8 @@ async function crashRun(bytes: Uint8Array, name: string) {
   const put = host.puts.filter((p) => p.fileId === id && p.status === 200)[0];
   debug("stored");
   back.close();
-  await until(() => ![...ed.brokers.values()].some((b) => b.wopiSrc === src), 30_000);
-  const kept = !!put && strFromU8(unzipSync(put.bytes)["word/document.xml"]!).replace(/<[^>]+>/g, "").includes(typed.trim());
+  await waitFor(() => ![...ed.brokers.values()].some((b) => b.wopiSrc === src), "the crashed document closed", 30_000);
+  const kept = !!put && docxText(put.bytes).includes(typed.trim());
   return { openMs, typesAgainMs, storedMs, kept };
 }
 

@@ -7,6 +7,7 @@ import { decodePrivateKey, generateKeyPair, signToken } from "../app/editions/li
 import { memoryLogger } from "../app/log";
 import { startService, type RunningService } from "../app/server";
 import { freePort } from "../caddy/testing";
+import { until } from "../app/testing/until";
 
 export const BENCH_API_KEY = "svc_bench_0123456789abcdef0123";
 
@@ -47,11 +48,9 @@ export async function startBenchServiceProcess(dataDir: string, workers: number)
     stderr: "inherit",
   });
   const url = `http://127.0.0.1:${port}`;
-  for (const until = Date.now() + 60_000; ; ) {
-    if (await fetch(`${url}/v1/status`, { headers: { Authorization: `Bearer ${BENCH_API_KEY}` } }).then((r) => r.ok, () => false)) break;
-    if (child.exitCode !== null || Date.now() > until) throw new Error("the service did not start");
-    await Bun.sleep(100);
-  }
+  // A service that exits is not waited for the full minute.
+  await until(async () => child.exitCode !== null || (await fetch(`${url}/v1/status`, { headers: { Authorization: `Bearer ${BENCH_API_KEY}` } }).then((r) => r.ok, () => false)), (done) => done, "the service answering or exited", 60_000, 100);
+  if (child.exitCode !== null) throw new Error("the service did not start");
   return {
     url,
     stop: async () => {

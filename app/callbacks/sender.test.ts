@@ -15,46 +15,39 @@ import {
   type DeliveryState,
   type Sleep,
 } from "./sender";
-import { signPayload, verifyCallback, type VerifyResult } from "./verify";
+import { signPayload, verifyCallback } from "./verify";
+import { startCallbackReceiver, type CallbackReceiver } from "../testing/callback-receiver";
 import { until } from "../testing/until";
 
 const SECRET = "cb-secret-7f3a9c";
 const BODY_MARKER = "body-marker-e41d";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-interface Hit {
-  path: string;
-  method: string;
-  headers: Headers;
-  raw: Uint8Array;
-  check: VerifyResult;
+/** Where a request went: /cb/<id>/<mode>, or /target/<id> (a redirect's target). */
+function route(path: string) {
+  const [, area, id, mode] = new URL(path, "http://receiver").pathname.split("/");
+  return { area: area!, id: id!, mode };
 }
-
-// Everything the receiver saw, per test id (the first path segment after /cb/ or /target/).
-const hits = new Map<string, Hit[]>();
-const hitsOf = (id: string) => hits.get(id) ?? [];
 // The receiver's clock is the one the sender signs with (set per test).
 let receiverNow = () => Date.now();
 
-let server: ReturnType<typeof Bun.serve>;
+let receiver: CallbackReceiver;
 let base = "";
 // The "slow1" receiver holds its first answer until the test lets it go: an answer slower than any
 // attempt timeout, without a sleep standing for "slow".
 let slowAnswer = Promise.withResolvers<void>();
 
+/** Everything the receiver saw for one test id, each with its path as /<area>/<id>. */
+const hitsOf = (id: string) =>
+  receiver.received.filter((h) => route(h.path).id === id).map((h) => ({ ...h, path: `/${route(h.path).area}/${id}` }));
+
 beforeAll(() => {
-  server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(req) {
-      const u = new URL(req.url);
-      const [, area, id, mode] = u.pathname.split("/"); // /cb/<id>/<mode>
-      const raw = new Uint8Array(await req.arrayBuffer());
-      const check = verifyCallback({ secret: SECRET, headers: req.headers, rawBody: raw, now: receiverNow() });
-      const list = hits.get(id!) ?? [];
-      list.push({ path: `/${area}/${id}`, method: req.method, headers: req.headers, raw, check });
-      hits.set(id!, list);
-      const n = list.length;
+  receiver = startCallbackReceiver({
+    secret: SECRET,
+    now: () => receiverNow(),
+    async respond(cb) {
+      const { area, id, mode } = route(cb.path);
+      const n = hitsOf(id).length;
       if (area === "target") return new Response("redirect target", { status: 200 });
       switch (mode) {
         case "ok":
@@ -77,10 +70,10 @@ beforeAll(() => {
       }
     },
   });
-  base = `http://127.0.0.1:${server.port}`;
+  base = receiver.origin;
 });
 
-afterAll(() => server.stop(true));
+afterAll(() => receiver.stop());
 
 let seq = 0;
 const newId = () => `t${++seq}`;
@@ -213,16 +206,16 @@ describe("CallbackSender", () => {
     const [hit, ...more] = hitsOf(id);
     expect(more).toHaveLength(0);
     expect(hit!.method).toBe("POST");
-    expect(hit!.headers.get("content-type")).toBe("application/json; charset=utf-8");
-    expect(hit!.headers.get("user-agent")).toBe("SVC-Gate/1.0");
-    expect(hit!.headers.get("x-svc-event")).toBe("document.saved");
-    expect(hit!.headers.get("x-svc-delivery")).toMatch(UUID);
-    expect(hit!.headers.get("x-svc-delivery")).toBe(final.delivery_id);
-    expect(hit!.headers.get("x-svc-timestamp")).toBe(String(Math.floor(clock.now() / 1000)));
-    expect(hit!.headers.get("x-svc-signature")).toMatch(/^sha256=[0-9a-f]{64}$/);
+    expect(hit!.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(hit!.headers["user-agent"]).toBe("SVC-Gate/1.0");
+    expect(hit!.headers["x-svc-event"]).toBe("document.saved");
+    expect(hit!.headers["x-svc-delivery"]).toMatch(UUID);
+    expect(hit!.headers["x-svc-delivery"]).toBe(final.delivery_id);
+    expect(hit!.headers["x-svc-timestamp"]).toBe(String(Math.floor(clock.now() / 1000)));
+    expect(hit!.headers["x-svc-signature"]).toMatch(/^sha256=[0-9a-f]{64}$/);
     expect(hit!.check.ok).toBe(true);
     // The bytes on the wire are JSON.stringify(body), UTF-8.
-    expect(new TextDecoder().decode(hit!.raw)).toBe(JSON.stringify(d.body));
+    expect(hit!.raw).toBe(JSON.stringify(d.body));
   });
 
   test("job callback: SVC-DocBuilder/1.0, job event, any 2xx is success", async () => {
@@ -237,8 +230,8 @@ describe("CallbackSender", () => {
     });
     expect(final).toMatchObject({ state: "delivered", attempts: 1, last_status: 204 });
     const hit = hitsOf(id)[0]!;
-    expect(hit.headers.get("user-agent")).toBe("SVC-DocBuilder/1.0");
-    expect(hit.headers.get("x-svc-event")).toBe("job.failed");
+    expect(hit.headers["user-agent"]).toBe("SVC-DocBuilder/1.0");
+    expect(hit.headers["x-svc-event"]).toBe("job.failed");
     expect(hit.check.ok).toBe(true);
   });
 
@@ -248,9 +241,9 @@ describe("CallbackSender", () => {
     const final = await sender.send(docDelivery(`${base}/cb/${id}/ok`, { secret: "", event: "document.closed" }));
     expect(final.state).toBe("delivered");
     const hit = hitsOf(id)[0]!;
-    expect(hit.headers.has("x-svc-signature")).toBe(false);
-    expect(hit.headers.get("x-svc-timestamp")).toMatch(/^[0-9]+$/);
-    expect(hit.headers.get("x-svc-delivery")).toMatch(UUID);
+    expect("x-svc-signature" in hit.headers).toBe(false);
+    expect(hit.headers["x-svc-timestamp"]).toMatch(/^[0-9]+$/);
+    expect(hit.headers["x-svc-delivery"]).toMatch(UUID);
     expect(hit.check).toEqual({ ok: false, reason: "missing_signature" });
   });
 
@@ -271,12 +264,12 @@ describe("CallbackSender", () => {
     expect(delays).toEqual([10_000, 60_000]);
     const seen = hitsOf(id);
     expect(seen).toHaveLength(3);
-    expect(new Set(seen.map((h) => h.headers.get("x-svc-delivery")))).toEqual(new Set([final.delivery_id]));
-    expect(new Set(seen.map((h) => Buffer.from(h.raw).toString("base64"))).size).toBe(1);
-    const stamps = seen.map((h) => Number(h.headers.get("x-svc-timestamp")));
+    expect(new Set(seen.map((h) => h.headers["x-svc-delivery"]))).toEqual(new Set([final.delivery_id]));
+    expect(new Set(seen.map((h) => Buffer.from(h.bytes).toString("base64"))).size).toBe(1);
+    const stamps = seen.map((h) => Number(h.headers["x-svc-timestamp"]));
     expect(stamps[1]! - stamps[0]!).toBe(10);
     expect(stamps[2]! - stamps[1]!).toBe(60);
-    expect(new Set(seen.map((h) => h.headers.get("x-svc-signature"))).size).toBe(3);
+    expect(new Set(seen.map((h) => h.headers["x-svc-signature"])).size).toBe(3);
     for (const h of seen) expect(h.check.ok).toBe(true);
 
     expect(states.map((s) => [s.state, s.attempts, s.last_status])).toEqual([
@@ -346,7 +339,7 @@ describe("CallbackSender", () => {
     expect(delays).toEqual([5000, 60_000]);
     expect(final).toMatchObject({ delivery_id: deliveryId, state: "failed", attempts: 3 });
     expect(hitsOf(id)).toHaveLength(2);
-    for (const h of hitsOf(id)) expect(h.headers.get("x-svc-delivery")).toBe(deliveryId);
+    for (const h of hitsOf(id)) expect(h.headers["x-svc-delivery"]).toBe(deliveryId);
     expect(states[0]).toMatchObject({ state: "pending", attempts: 1, last_status: 500, next_attempt_at: "2026-01-15T09:00:05.000Z" });
   });
 

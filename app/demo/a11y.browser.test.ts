@@ -18,7 +18,7 @@ async function openDemo(sample: string, lang = "en"): Promise<{ page: Page; fram
   await page.goto(`${demo().caddy.url}/svc/demo?sample=${sample}`);
   await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onDocumentLoaded"), undefined, { timeout: scaled(60_000) });
   const frame = editorFrame(page);
-  await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0);
+  await frame.waitForFunction(() => window.edState.firstPaintAt > 0);
   return { page, frame, close: () => context.close() };
 }
 

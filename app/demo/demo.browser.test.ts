@@ -94,7 +94,7 @@ describe("api.js on the demo page", () => {
     expect(early).toEqual({ ok: expect.objectContaining({ version: 0 }) });
     expect((await names(page)).includes("onDocumentLoaded")).toBe(true);
     const frame = editorFrame(page);
-    await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0);
+    await frame.waitForFunction(() => window.edState.firstPaintAt > 0);
     await frame.focus("#ime");
     await page.keyboard.type("Twice ");
     await waitEvent(page, "onModified");
@@ -119,7 +119,7 @@ describe("api.js on the demo page", () => {
     expect(await page.locator("form").count()).toBe(0);
 
     const frame = editorFrame(page);
-    await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0);
+    await frame.waitForFunction(() => window.edState.firstPaintAt > 0);
     await frame.focus("#ime");
     await page.keyboard.type("Demo typed 77 ");
     await waitEvent(page, "onModified");
@@ -150,7 +150,7 @@ describe("api.js on the demo page", () => {
     const page = await openDemo(main, "sample=docx&user=u-ann&name=Ann&lang=en");
     await waitEvent(page, "onDocumentLoaded");
     const frame = editorFrame(page);
-    await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0);
+    await frame.waitForFunction(() => window.edState.firstPaintAt > 0);
     await frame.focus("#ime");
     await page.keyboard.type("English deliveries ");
     await waitEvent(page, "onModified");
@@ -169,11 +169,11 @@ describe("api.js on the demo page", () => {
     const ro = await page.evaluate(() => (window as any).demo.editor.setReadOnly(true));
     expect(ro).toMatchObject({ mode: "view", requestedMode: "view", limited: false });
     await waitEvent(page, "onDocumentLoaded", 2);
-    await editorFrame(page).waitForFunction(() => (window as any).edState.readOnly === true);
+    await editorFrame(page).waitForFunction(() => window.edState.readOnly === true);
     const rw = await page.evaluate(() => (window as any).demo.editor.setReadOnly(false));
     expect(rw).toMatchObject({ mode: "edit", limited: false });
     await waitEvent(page, "onDocumentLoaded", 3);
-    await editorFrame(page).waitForFunction(() => (window as any).edState.readOnly === false);
+    await editorFrame(page).waitForFunction(() => window.edState.readOnly === false);
 
     const info = await page.evaluate(() => (window as any).demo.editor.getInfo());
     await page.evaluate(() => (window as any).demo.editor.close());
@@ -261,7 +261,7 @@ describe("the connection cap in the browser", () => {
     expect(limit.limit).toMatchObject({ limit: 1, edition: "community" });
     await waitEvent(second, "onDocumentLoaded");
     expect(await lastOf(second, "onReady")).toMatchObject({ mode: "view", limited: true });
-    await editorFrame(second).waitForFunction(() => (window as any).edState.readOnly === true);
+    await editorFrame(second).waitForFunction(() => window.edState.readOnly === true);
     // Asking to edit again at the cap keeps it read-only and says so once more.
     const info = await second.evaluate(() => (window as any).demo.editor.setReadOnly(false));
     expect(info).toMatchObject({ mode: "view", requestedMode: "edit", limited: true });

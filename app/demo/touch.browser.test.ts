@@ -24,7 +24,7 @@ async function openOn(device: typeof PHONE, sample: string): Promise<{ context: 
   await page.goto(`${demo().caddy.url}/svc/demo?sample=${sample}`);
   await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onDocumentLoaded"), undefined, { timeout: scaled(60_000) });
   const frame = editorFrame(page);
-  await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0 && (window as any).edState.tilesDrawn >= (window as any).edState.tilesRequested);
+  await frame.waitForFunction(() => window.edState.firstPaintAt > 0 && window.edState.tilesDrawn >= window.edState.tilesRequested);
   return { context, page, frame, cdp: await context.newCDPSession(page) };
 }
 
@@ -57,11 +57,11 @@ describe("phones and tablets", () => {
       expect(box.width).toBeGreaterThan(device.viewport.width - 50);
       expect(box.height).toBeGreaterThan(400);
       // A tap a little right of the caret on its line: the caret moves there, and the keyboard types into the document.
-      const cursorBefore = await frame.evaluate(() => (window as any).edState.cursor);
+      const cursorBefore = await frame.evaluate(() => window.edState.cursor);
       const sizer = (await frame.locator("#sizer").boundingBox())!;
       const tpp = await frame.evaluate(() => (window as any).edApi.zoom());
-      await page.touchscreen.tap(sizer.x + cursorBefore.x / tpp + 30, sizer.y + (cursorBefore.y + cursorBefore.h / 2) / tpp);
-      await frame.waitForFunction((b) => JSON.stringify((window as any).edState.cursor) !== b, JSON.stringify(cursorBefore));
+      await page.touchscreen.tap(sizer.x + cursorBefore!.x / tpp + 30, sizer.y + (cursorBefore!.y + cursorBefore!.h / 2) / tpp);
+      await frame.waitForFunction((b) => JSON.stringify(window.edState.cursor) !== b, JSON.stringify(cursorBefore));
       expect(await frame.evaluate(() => document.activeElement?.id)).toBe("ime");
       await page.keyboard.type("Touch typed ");
       await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onModified"));
@@ -80,7 +80,7 @@ describe("phones and tablets", () => {
     for (const t of ["V", "Vi", "Vie", "Viê", "Việ", "Việt"]) await cdp.send("Input.imeSetComposition", { text: t, selectionStart: t.length, selectionEnd: t.length });
     await cdp.send("Input.insertText", { text: "Việt" });
     await page.keyboard.type(" ");
-    await frame.waitForFunction(() => (window as any).edState.compositions >= 1);
+    await frame.waitForFunction(() => window.edState.compositions >= 1);
     await page.waitForFunction(() => (window as any).demo.log.some((e: any) => e.name === "onModified"));
     const saved = await page.evaluate(() => (window as any).demo.editor.save());
     expect(docxText(new Uint8Array(await (await fetch(saved.url)).arrayBuffer())).normalize("NFC")).toStartWith("Việt ");
@@ -105,7 +105,7 @@ describe("phones and tablets", () => {
     const box = await canvasBox(page);
     const at = { x: box.x + 80, y: box.y + 40 };
     await longPress(cdp, at);
-    await frame.waitForFunction(() => ((window as any).edState.received.contextmenu ?? 0) > 0, undefined, { timeout: scaled(10_000) });
+    await frame.waitForFunction(() => (window.edState.received.contextmenu ?? 0) > 0, undefined, { timeout: scaled(10_000) });
     await context.close();
   }, scaled(120_000));
 
@@ -113,15 +113,15 @@ describe("phones and tablets", () => {
     const { context, page, frame, cdp } = await openOn(PHONE, "docx");
     const sizer = (await frame.locator("#sizer").boundingBox())!;
     const tpp = await frame.evaluate(() => (window as any).edApi.zoom());
-    const caret = await frame.evaluate(() => (window as any).edState.cursor);
+    const caret = await frame.evaluate(() => window.edState.cursor);
     // The first word of the first line ("Hello").
-    const word = { x: sizer.x + caret.x / tpp + 12, y: sizer.y + (caret.y + caret.h / 2) / tpp };
+    const word = { x: sizer.x + caret!.x / tpp + 12, y: sizer.y + (caret!.y + caret!.h / 2) / tpp };
     await longPress(cdp, word);
-    await frame.waitForFunction(() => (window as any).edState.selection.length > 0);
+    await frame.waitForFunction(() => window.edState.selection.length > 0);
     await frame.waitForFunction(() => [...document.querySelectorAll(".selhandle")].every((h) => !(h as HTMLElement).hidden));
-    const width = () => frame.evaluate(() => (window as any).edState.selection.reduce((w: number, r: any) => w + r.w, 0));
+    const width = () => frame.evaluate(() => window.edState.selection.reduce((w: number, r: any) => w + r.w, 0));
     // The long press also opened the context menu: closed first, as a person taps it away.
-    await frame.waitForFunction(() => ((window as any).edState.received.contextmenu ?? 0) > 0);
+    await frame.waitForFunction(() => (window.edState.received.contextmenu ?? 0) > 0);
     await page.keyboard.press("Escape");
     const before = await width();
     const end = (await frame.locator(".selhandle-end").boundingBox())!;
@@ -129,7 +129,7 @@ describe("phones and tablets", () => {
     await touch(cdp, "touchStart", [from]);
     for (let i = 1; i <= 6; i++) await touch(cdp, "touchMove", [{ x: from.x + i * 12, y: from.y }]);
     await touch(cdp, "touchEnd", []);
-    await frame.waitForFunction((b) => (window as any).edState.selection.reduce((w: number, r: any) => w + r.w, 0) > b * 1.3, before);
+    await frame.waitForFunction((b) => window.edState.selection.reduce((w: number, r: any) => w + r.w, 0) > b * 1.3, before);
     await context.close();
   }, scaled(120_000));
 
@@ -141,7 +141,7 @@ describe("phones and tablets", () => {
     await touch(cdp, "touchStart", [{ x: mid.x - 40, y: mid.y }, { x: mid.x + 40, y: mid.y }]);
     for (let d = 50; d <= 120; d += 10) await touch(cdp, "touchMove", [{ x: mid.x - d, y: mid.y }, { x: mid.x + d, y: mid.y }]);
     await touch(cdp, "touchEnd", []);
-    await frame.waitForFunction(() => ((window as any).edState.pinches ?? 0) > 0);
+    await frame.waitForFunction(() => (window.edState.pinches ?? 0) > 0);
     const widthAfter = await frame.evaluate(() => document.getElementById("sizer")!.offsetWidth);
     expect(widthAfter / widthBefore).toBeGreaterThan(1.8);
     await context.close();
@@ -150,7 +150,7 @@ describe("phones and tablets", () => {
   test("a swipe across a slide goes to the next slide, and back; the slide has the phone's width (no slide panel)", async () => {
     const { context, page, frame, cdp } = await openOn(PHONE, "pptx");
     expect(await frame.evaluate(() => document.getElementById("viewport")!.clientWidth)).toBeGreaterThan(340);
-    const parts = await frame.evaluate(() => (window as any).edState.status.parts);
+    const parts = await frame.evaluate(() => window.edState.status!.parts);
     expect(parts).toBeGreaterThan(1);
     const box = await canvasBox(page);
     const swipe = async (from: number, to: number) => {
@@ -160,9 +160,9 @@ describe("phones and tablets", () => {
       await touch(cdp, "touchEnd", []);
     };
     await swipe(box.x + box.width - 30, box.x + 30);
-    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 1);
+    await frame.waitForFunction(() => window.edState.status!.selectedPart === 1);
     await swipe(box.x + 30, box.x + box.width - 30);
-    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 0);
+    await frame.waitForFunction(() => window.edState.status!.selectedPart === 0);
     await context.close();
   }, scaled(120_000));
 });

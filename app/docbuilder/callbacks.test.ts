@@ -2,31 +2,18 @@
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import path from "node:path";
-import { verifyCallback } from "../callbacks/verify";
+import { startCallbackReceiver, type CallbackReceiver } from "../testing/callback-receiver";
 import { AUTH, FIXTURES, enterpriseEnv, form, startTestService, waitForJob, type Harness } from "../testing/harness";
 import { until, scaled } from "../testing/until";
 
 const SECRET = "job-callback-secret-for-tests";
 
-interface Received {
-  headers: Headers;
-  raw: string;
-}
-
 describe("job callbacks", () => {
   let svc: Harness;
-  let receiver: ReturnType<typeof Bun.serve>;
-  const received: Received[] = [];
+  let receiver: CallbackReceiver;
 
   beforeAll(async () => {
-    receiver = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      fetch: async (req) => {
-        received.push({ headers: req.headers, raw: await req.text() });
-        return new Response("ok");
-      },
-    });
+    receiver = startCallbackReceiver({ secret: SECRET });
     svc = await startTestService({
       SVC_DOCBUILDER_WORKERS: "1",
       SVC_FETCH_ALLOW_HOSTS: "127.0.0.1/32",
@@ -36,7 +23,7 @@ describe("job callbacks", () => {
   }, scaled(120_000));
   afterAll(async () => {
     await svc?.close();
-    receiver?.stop(true);
+    receiver?.stop();
   });
 
   const convert = (file: string, callbackUrl: string) =>
@@ -52,12 +39,12 @@ describe("job callbacks", () => {
     const accepted = (await res.json()) as any;
     expect(accepted.callback).toMatchObject({ state: "pending", attempts: 0, url_host: `127.0.0.1:${receiver.port}` });
     const done = await waitForJob(svc.url, accepted.id);
-    await until(() => received.length, (n) => n > 0, "the job.done callback received", 10_000);
-    const cb = received.at(-1)!;
-    expect(cb.headers.get("X-SVC-Event")).toBe("job.done");
-    expect(cb.headers.get("User-Agent")).toBe("SVC-DocBuilder/1.0");
-    expect(cb.headers.get("X-SVC-Delivery")).toMatch(/^[0-9a-f-]{36}$/);
-    expect(verifyCallback({ secret: SECRET, headers: cb.headers, rawBody: cb.raw }).ok).toBe(true);
+    await receiver.waitCount(1, 10_000); // the job.done callback
+    const cb = receiver.received.at(-1)!;
+    expect(cb.headers["x-svc-event"]).toBe("job.done");
+    expect(cb.headers["user-agent"]).toBe("SVC-DocBuilder/1.0");
+    expect(cb.headers["x-svc-delivery"]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(cb.check.ok).toBe(true); // verified with SECRET
     const body = JSON.parse(cb.raw);
     expect(body.event).toBe("job.done");
     expect(body.job).toMatchObject({ id: done.id, kind: "convert", status: "done" });
@@ -72,11 +59,11 @@ describe("job callbacks", () => {
       "the job's callback no longer pending",
       10_000,
     );
-    expect(after.callback).toMatchObject({ state: "delivered", attempts: 1, last_status: 200, delivery_id: cb.headers.get("X-SVC-Delivery") });
+    expect(after.callback).toMatchObject({ state: "delivered", attempts: 1, last_status: 200, delivery_id: cb.headers["x-svc-delivery"] });
   });
 
   test("job.failed is sent for a job that fails", async () => {
-    const before = received.length;
+    const before = receiver.received.length;
     const res = await fetch(`${svc.url}/v1/convert`, {
       method: "POST",
       headers: AUTH,
@@ -84,9 +71,9 @@ describe("job callbacks", () => {
     });
     const job = await waitForJob(svc.url, ((await res.json()) as any).id);
     expect(job.status).toBe("failed");
-    await until(() => received.length, (n) => n > before, "the job.failed callback received", 10_000);
-    const cb = received.at(-1)!;
-    expect(cb.headers.get("X-SVC-Event")).toBe("job.failed");
+    await receiver.waitCount(before + 1, 10_000); // the job.failed callback
+    const cb = receiver.received.at(-1)!;
+    expect(cb.headers["x-svc-event"]).toBe("job.failed");
     expect(JSON.parse(cb.raw).job.error.code).toBe("corrupt_source");
   });
 

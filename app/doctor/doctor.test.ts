@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { verifyCallback } from "../callbacks/verify";
 import { parseConfig } from "../config";
 import { ownListeners } from "../net/own-listeners";
 import { parseAllowList } from "../net/ssrf";
@@ -21,29 +20,26 @@ import { checkLicense } from "./license";
 import { checkReachability } from "./reachability";
 import { formatReport, runDoctor } from "./run";
 import { checkAliasGroups, checkAllowedOrigins, checkDevMode, checkPublicUrl, checkSecrets } from "./settings";
+import { startCallbackReceiver, type CallbackReceiver } from "../testing/callback-receiver";
 import { scaled } from "../testing/until";
 
 const SECRET = "doctor-callback-secret-0123456789abcdef";
 let dir: string;
-let received: { status: number; ok: boolean; key: string }[] = [];
+/** What the receiver answers (/moved: a redirect). */
 let receiverStatus = 200;
-let receiver: ReturnType<typeof Bun.serve>;
+let receiver: CallbackReceiver;
+/** What the receiver got: whether each signature held, and the body's key. */
+const received = () => receiver.received.map((cb) => ({ ok: cb.check.ok, key: cb.body?.key }));
 let files: ReturnType<typeof Bun.serve>;
 let fakeGate: ReturnType<typeof Bun.serve>;
 let deadPort = 0;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "svc-doctor-"));
-  receiver = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(req) {
-      const raw = new Uint8Array(await req.arrayBuffer());
-      const check = verifyCallback({ secret: SECRET, headers: req.headers, rawBody: raw });
-      received.push({ status: receiverStatus, ok: check.ok, key: JSON.parse(new TextDecoder().decode(raw)).key });
-      if (new URL(req.url).pathname === "/moved") return new Response(null, { status: 301, headers: { location: "https://app.example/cb" } });
-      return new Response("ok", { status: receiverStatus });
-    },
+  receiver = startCallbackReceiver({
+    secret: SECRET,
+    respond: (cb) =>
+      cb.path === "/moved" ? new Response(null, { status: 301, headers: { location: "https://app.example/cb" } }) : new Response("ok", { status: receiverStatus }),
   });
   files = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => (new URL(req.url).pathname === "/a.docx" ? new Response("PK..", { headers: { "content-type": "application/octet-stream" } }) : new Response("<html>login</html>", { status: 403, headers: { "content-type": "text/html" } })) });
   // A gate, an editing server and a proxy as the flows see them (the real ones are tested in their own suites).
@@ -63,7 +59,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => s.close(() => r()));
 });
 afterAll(() => {
-  receiver.stop(true);
+  receiver.stop();
   files.stop(true);
   fakeGate.stop(true);
   rmSync(dir, { recursive: true, force: true });
@@ -191,12 +187,12 @@ describe("this machine", () => {
 describe("--callback: a signed test callback", () => {
   const allow = parseAllowList(["127.0.0.1/32"]);
   test("callback: a receiver answering 2xx holds, with status and latency; it got a signed body it can verify", async () => {
-    received = [];
+    receiver.received.length = 0;
     receiverStatus = 204;
     const f = await checkCallback(`http://127.0.0.1:${receiver.port}/cb`, { secret: SECRET, allow });
     expect(f).toMatchObject({ status: "ok", facts: { status: 204, signed: true } });
     expect(typeof f.facts!.latency_ms).toBe("number");
-    expect(received[0]).toMatchObject({ ok: true, key: "svc-doctor-test" });
+    expect(received()[0]).toMatchObject({ ok: true, key: "svc-doctor-test" });
   });
 
   test("callback: an unreachable receiver fails with the connect step", async () => {
@@ -213,10 +209,10 @@ describe("--callback: a signed test callback", () => {
   });
 
   test("callback: a private receiver the rules refuse fails with the rule, before anything is sent", async () => {
-    received = [];
+    receiver.received.length = 0;
     const f = await checkCallback(`http://127.0.0.1:${receiver.port}/cb`, { secret: SECRET, allow: parseAllowList([]) });
     expect(f).toMatchObject({ status: "fail", facts: { rule: "forbidden_address", address_range: "127.0.0.0/8 loopback" } });
-    expect(received).toHaveLength(0);
+    expect(received()).toHaveLength(0);
   });
 });
 

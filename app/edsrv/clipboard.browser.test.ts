@@ -45,7 +45,7 @@ async function editor(fixture = "hello.docx"): Promise<{ id: string; page: Page;
 }
 
 /** Waits until the view has the selection's content ready (fetched after the selection settles). */
-const selectionReady = (frame: Frame) => frame.waitForFunction(() => !!(window as any).edState.clip, undefined, { polling: 25 });
+const selectionReady = (frame: Frame) => frame.waitForFunction(() => !!window.edState.clip, undefined, { polling: 25 });
 
 const paragraphTexts = (bytes: Uint8Array) => docxParagraphRuns(bytes).map((runs) => runs.map((r) => r.text).join(""));
 

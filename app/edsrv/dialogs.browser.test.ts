@@ -179,7 +179,7 @@ describe("LibreOffice's dialogs: keyboard, screen readers, language, phone, and 
     const { frame } = await env.openEditor(ctx, f.src, "tok_alice", "&lang=vi");
     await frame.focus("#ime");
     // The view's language is set once the first screen is painted (ui.ts): the dialog after it.
-    await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0);
+    await frame.waitForFunction(() => window.edState.firstPaintAt > 0);
     const dialog = await openDialog(frame, ".uno:ParagraphDialog", "ParagraphPropertiesDialog");
     expect(await dialog.locator("h2").textContent()).toBe("Đoạn văn");
     // LibreOffice's own Vietnamese translation (some of its labels it leaves in English).
@@ -217,7 +217,7 @@ describe("LibreOffice's dialogs: keyboard, screen readers, language, phone, and 
     await ok(dialog);
     const broker = [...env.ed.brokers.values()].find((b) => b.wopiSrc.endsWith("/" + id))!;
     process.kill(broker.pid, "SIGKILL");
-    await frame.waitForFunction(() => (window as any).edState.reconnects === 1 && (window as any).edState.connected, undefined, { timeout: scaled(30_000) });
+    await frame.waitForFunction(() => window.edState.reconnects === 1 && window.edState.connected, undefined, { timeout: scaled(30_000) });
     expect(part(await saveAndRead(env, page, id), "word/document.xml")).toMatch(/<w:ind w:left="1440"/);
     await close();
   }, scaled(90_000));

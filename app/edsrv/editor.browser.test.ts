@@ -15,6 +15,7 @@ import { memoryLogger } from "../log";
 import { createEdsrv, type Edsrv } from "./server";
 import { editorFrame, hostPageHtml, hostSave, pagePoint, startChromium } from "./testing/chromium";
 import { startWopiHost } from "./testing/wopi-host";
+import type { EditorState } from "./browser/editor/state";
 
 const FIX = path.resolve(import.meta.dir, "../../fixtures");
 const logger = memoryLogger("warn");
@@ -63,7 +64,7 @@ async function openEditor(ctx: BrowserContext, src: string, token: string): Prom
   return { page, frame };
 }
 
-const edState = (frame: Frame, key: string) => frame.evaluate((k) => (window as any).edState[k], key);
+const edState = <K extends keyof EditorState>(frame: Frame, key: K): Promise<EditorState[K]> => frame.evaluate((k) => window.edState[k], key) as Promise<EditorState[K]>;
 /** Waits until the view has taken every event sent so far (modified state on, no tile pending). */
 async function typed(page: Page) {
   await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.MessageId === "Doc_ModifiedStatus" && m.Values.Modified === true));
@@ -124,7 +125,7 @@ describe("the editor in a browser", () => {
     const [ca, cb] = await Promise.all([browser.newContext(), browser.newContext()]);
     const a = await openEditor(ca, f.src, "tok_ed_alice");
     const b = await openEditor(cb, f.src, "tok_ed_bob");
-    await a.frame.waitForFunction(() => (window as any).edState.views.length === 2);
+    await a.frame.waitForFunction(() => window.edState.views.length === 2);
     const viewsA = await edState(a.frame, "views"), viewsB = await edState(b.frame, "views");
     const own = (vs: any[]) => vs.find((v) => v.current);
     expect(own(viewsA).username).toBe("Alice");
@@ -133,10 +134,10 @@ describe("the editor in a browser", () => {
 
     // Alice types: Bob's view is invalidated, gets new tiles (pushed, or asked for) and shows something new.
     for (const [from, to, text] of [[a, b, "Alpha11 "], [b, a, "Bravo22 "]] as const) {
-      const before = { hash: await canvasHash(to.frame), tiles: await to.frame.evaluate(() => (window as any).edState.tilesDrawn + (window as any).edState.tilesPushed), inv: await edState(to.frame, "invalidations") };
+      const before = { hash: await canvasHash(to.frame), tiles: await to.frame.evaluate(() => window.edState.tilesDrawn + window.edState.tilesPushed), inv: await edState(to.frame, "invalidations") };
       await from.frame.focus("#ime");
       await from.page.keyboard.type(text);
-      await to.frame.waitForFunction((n) => { const S = (window as any).edState; return S.invalidations > n.inv && S.tilesDrawn + S.tilesPushed > n.tiles; }, before);
+      await to.frame.waitForFunction((n) => { const S = window.edState; return S.invalidations > n.inv! && S.tilesDrawn + S.tilesPushed > n.tiles; }, before);
       await to.frame.waitForFunction(
         (h) => {
           const c = document.getElementById("canvas") as HTMLCanvasElement;
@@ -174,7 +175,7 @@ describe("the editor in a browser", () => {
       api.send("uno .uno:Undo");
       api.send("mouse type=buttondown x=1500 y=1500 count=1 buttons=1 modifier=0");
     });
-    await r.frame.waitForFunction(() => ["textinput", "key", "uno", "mouse"].every((c) => (window as any).edState.errors.includes(`cmd=${c} kind=readonly`)));
+    await r.frame.waitForFunction(() => ["textinput", "key", "uno", "mouse"].every((c) => window.edState.errors.includes(`cmd=${c} kind=readonly`)));
     expect(await hostSave(r.page)).toMatchObject({ success: false, result: "readonly" });
     // The editor's save stores an unmodified document: nothing of the read-only view is in it.
     expect(await hostSave(w.page)).toMatchObject({ success: true });
@@ -210,18 +211,18 @@ describe("the editor in a browser", () => {
     const f = newFile("hello.docx");
     const ctx = await browser.newContext();
     const { page, frame } = await openEditor(ctx, f.src, "tok_ed_alice");
-    await frame.waitForFunction(() => (window as any).edState.cursor !== null);
+    await frame.waitForFunction(() => window.edState.cursor !== null);
     const c0 = await edState(frame, "cursor");
     expect(await frame.isVisible("#cursor")).toBe(true);
     expect(await frame.isVisible("#modified")).toBe(false);
     await frame.focus("#ime");
     await page.keyboard.type("Q1 ");
-    await frame.waitForFunction((x) => (window as any).edState.cursor.x > x, c0.x);
+    await frame.waitForFunction((x) => window.edState.cursor!.x > x, c0!.x);
     expect(await frame.isVisible("#modified")).toBe(true);
     // Back to the start of the document with a click.
-    const start = await pagePoint(frame, c0.x + 15, c0.y + c0.h / 2);
+    const start = await pagePoint(frame, c0!.x + 15, c0!.y + c0!.h / 2);
     await page.mouse.click(start.x, start.y);
-    await frame.waitForFunction((x) => (window as any).edState.cursor.x <= x + 15, c0.x);
+    await frame.waitForFunction((x) => window.edState.cursor!.x <= x + 15, c0!.x);
     await page.keyboard.type("Q0 Wxyz");
     await page.keyboard.press("ArrowLeft");
     await page.keyboard.press("ArrowLeft");
@@ -229,12 +230,12 @@ describe("the editor in a browser", () => {
     await page.keyboard.press("Backspace");
     expect(await hostSave(page)).toMatchObject({ success: true });
     expect(docxText(lastPut(f.id).bytes)).toStartWith("Q0 WzQ1 Hello from svc");
-    await frame.waitForFunction(() => !(window as any).edState.modified);
+    await frame.waitForFunction(() => !window.edState.modified);
     expect(await frame.isVisible("#modified")).toBe(false);
     // Undo is a UNO command that LibreOffice runs at once, while typed keys queue: wait for the typing to show.
     const c1 = await edState(frame, "cursor");
     await page.keyboard.type("Undo7");
-    await frame.waitForFunction((x) => (window as any).edState.cursor.x > x + 4 * 15, c1.x);
+    await frame.waitForFunction((x) => window.edState.cursor!.x > x + 4 * 15, c1!.x);
     await page.keyboard.press("Control+z");
     expect(await hostSave(page)).toMatchObject({ success: true });
     expect(docxText(lastPut(f.id).bytes)).toStartWith("Q0 WzQ1 Hello from svc");
@@ -242,12 +243,12 @@ describe("the editor in a browser", () => {
     expect(await hostSave(page)).toMatchObject({ success: true });
     expect(docxText(lastPut(f.id).bytes)).toStartWith("Q0 WUndo7zQ1 Hello from svc");
     // A drag from the start of the line over the first characters selects them; typing replaces them.
-    const to = await pagePoint(frame, c0.x + 40 * 15, c0.y + c0.h / 2);
+    const to = await pagePoint(frame, c0!.x + 40 * 15, c0!.y + c0!.h / 2);
     await page.mouse.move(start.x - 1, start.y);
     await page.mouse.down();
     await page.mouse.move(to.x, to.y, { steps: 5 });
     await page.mouse.up();
-    await frame.waitForFunction(() => (window as any).edState.selection.length > 0);
+    await frame.waitForFunction(() => window.edState.selection.length > 0);
     await page.keyboard.type("S");
     expect(await hostSave(page)).toMatchObject({ success: true });
     const text = docxText(lastPut(f.id).bytes);
@@ -268,7 +269,7 @@ describe("the editor in a browser", () => {
     expect(await frame.$$eval("#slides .thumb", (bs) => bs.map((b) => b.getAttribute("aria-label")))).toEqual(["Slide 1", "Slide 2"]);
     const hash0 = await canvasHash(frame);
     await frame.click("#slides .thumb:nth-child(2)");
-    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 1);
+    await frame.waitForFunction(() => window.edState.status!.selectedPart === 1);
     expect(await frame.getAttribute("#slides .thumb:nth-child(2)", "aria-current")).toBe("true");
     await frame.waitForFunction((h) => {
       const c = document.getElementById("canvas") as HTMLCanvasElement;
@@ -280,7 +281,7 @@ describe("the editor in a browser", () => {
     // Slide 2's title placeholder: x 540000 EMU + 9000000, y 180000 + 900000.
     const pt = await pagePoint(frame, (540000 + 4500000) / 635, (180000 + 450000) / 635);
     await page.mouse.dblclick(pt.x, pt.y); // an empty placeholder: a double click starts text editing
-    await frame.waitForFunction(() => { const c = (window as any).edState.cursor; return c && c.y < (180000 + 900000) / 635; });
+    await frame.waitForFunction(() => { const c = window.edState.cursor; return c && c.y < (180000 + 900000) / 635; });
     await page.keyboard.type("Second slide 44");
     await typed(page);
     expect(await hostSave(page)).toMatchObject({ success: true });
@@ -305,7 +306,7 @@ describe("the editor in a browser", () => {
       };
     });
     await c.frame.evaluate(() => (document.getElementById("viewport")!.scrollTop = 1600));
-    await c.frame.waitForFunction((n) => (window as any).edState.tilesRequested > n && (window as any).edState.tilesDrawn >= (window as any).edState.tilesRequested, asked0);
+    await c.frame.waitForFunction((n) => window.edState.tilesRequested > n! && window.edState.tilesDrawn >= window.edState.tilesRequested, asked0);
     const after = await c.frame.evaluate(() => ({ asked: [...new Set((window as any).askedTiles as string[])], v: (document.getElementById("canvas") as any)._v }));
     expect(after.asked.length).toBeGreaterThan(0);
     expect(after.asked.length).toBeLessThanOrEqual(perScreen);
@@ -321,10 +322,10 @@ describe("the editor in a browser", () => {
     const { page, frame } = await openEditor(ctx, f.src, "tok_ed_alice");
     expect(await edState(frame, "status")).toMatchObject({ type: "spreadsheet", parts: 3, selectedPart: 0 });
     expect(await frame.$$eval("#parts button", (bs) => bs.map((b) => b.textContent))).toEqual(["Alpha", "Beta", "Gamma"]);
-    await frame.waitForFunction(() => (window as any).edState.tilesDrawn > 0 && (window as any).edState.tilesDrawn >= (window as any).edState.tilesRequested);
+    await frame.waitForFunction(() => window.edState.tilesDrawn > 0 && window.edState.tilesDrawn >= window.edState.tilesRequested);
     const hash0 = await canvasHash(frame);
     await frame.click("#parts button:nth-child(3)");
-    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 2);
+    await frame.waitForFunction(() => window.edState.status!.selectedPart === 2);
     expect(await frame.getAttribute("#parts button:nth-child(3)", "aria-selected")).toBe("true");
     expect(await frame.getAttribute("#parts button:nth-child(1)", "aria-selected")).toBe("false");
     // The view repaints with Gamma's cells ("Gamma sheet" in A1 instead of "Alpha sheet").
@@ -344,7 +345,7 @@ describe("the editor in a browser", () => {
     await page.keyboard.press("Enter");
     await typed(page);
     // Enter has committed the cell once the cell cursor is on A2.
-    await frame.waitForFunction((y) => ((window as any).edState.cellCursor?.y ?? 0) > y, a1.y);
+    await frame.waitForFunction((y) => (window.edState.cellCursor?.y ?? 0) > y, a1!.y);
     expect(await hostSave(page)).toMatchObject({ success: true });
     const xl = unzipSync(lastPut(f.id).bytes);
     const strings = strFromU8(xl["xl/sharedStrings.xml"]!);
@@ -364,7 +365,7 @@ describe("the editor in a browser", () => {
     const ids = () => page.evaluate(() => (window as any).msgs.map((m: any) => m.MessageId + (m.Values?.Status ? ":" + m.Values.Status : "")));
     const loading = (await ids()).filter((m: string) => m.startsWith("App_LoadingStatus"));
     expect(loading).toEqual(["App_LoadingStatus:Frame_Ready", "App_LoadingStatus:Document_Loaded"]);
-    expect(await frame.evaluate(() => (window as any).edState.hostReady)).toBe(true);
+    expect(await frame.evaluate(() => window.edState.hostReady)).toBe(true);
     await frame.focus("#ime");
     await page.keyboard.type("Closing 66 ");
     await typed(page);
@@ -375,7 +376,7 @@ describe("the editor in a browser", () => {
     // Action_Close: the page leaves the document; as the last view it is saved on exit.
     const puts = host.puts.length;
     await page.evaluate(() => (window as any).sendHost("Action_Close", {}));
-    await frame.waitForFunction(() => (window as any).edState.closed === true);
+    await frame.waitForFunction(() => window.edState.closed === true);
     await until(() => host.puts.slice(puts).map((p) => ({ fileId: p.fileId, status: p.status })), (ps) => ps.some((p) => p.fileId === f.id && p.status === 200), `the exit save stored (a PUT of ${f.id} answered 200; PUTs since Action_Close)`, 10_000);
     const exitPut = host.puts.slice(puts).find((p) => p.fileId === f.id && p.status === 200)!;
     expect(exitPut.headers["x-cool-wopi-isexitsave"]).toBe("true");
@@ -387,7 +388,7 @@ describe("the editor in a browser", () => {
     const e = await openEditor(ctx, g.src, "tok_ed_bob");
     const broker = [...ed.brokers.values()].find((b) => b.wopiSrc === g.src)!;
     process.kill(broker.pid, "SIGKILL");
-    await e.frame.waitForFunction(() => (window as any).edState.reconnects === 1 && (window as any).edState.connected, undefined, { timeout: scaled(30_000) });
+    await e.frame.waitForFunction(() => window.edState.reconnects === 1 && window.edState.connected, undefined, { timeout: scaled(30_000) });
     expect(await e.page.evaluate(() => (window as any).msgs.some((m: any) => m.MessageId === "Session_Closed"))).toBe(false);
     expect(await e.page.evaluate(() => (window as any).msgs.filter((m: any) => m.MessageId === "App_LoadingStatus" && m.Values.Status === "Frame_Ready").length)).toBe(1);
     await ctx.close();
@@ -399,14 +400,14 @@ describe("the editor in a browser", () => {
     await frame.focus("#ime");
     // The caret at the start of the line is already past x 1000 twips (the page's margin): the
     // wait is for the caret to have moved (a drop before End is run would keep the line's start).
-    await frame.waitForFunction(() => (window as any).edState.cursor?.x > 0);
-    const start = await frame.evaluate(() => (window as any).edState.cursor.x as number);
+    await frame.waitForFunction(() => { const c = window.edState.cursor; return c !== null && c.x > 0; });
+    const start = await frame.evaluate(() => window.edState.cursor!.x as number);
     await page.keyboard.press("End"); // the end of "Hello from svc"
-    await frame.waitForFunction((x) => (window as any).edState.cursor?.x > x, start);
+    await frame.waitForFunction((x) => { const c = window.edState.cursor; return c !== null && c.x > x; }, start);
     // The network drops (the socket ends under the page; the editing server stays up).
     await frame.evaluate(() => (window as any).edSocket.ws.close());
-    await frame.waitForFunction(() => (window as any).edState.reconnects === 1 && (window as any).edState.connected, undefined, { timeout: scaled(30_000) });
-    await frame.waitForFunction(() => ((window as any).edState.placesRestored ?? 0) === 1);
+    await frame.waitForFunction(() => window.edState.reconnects === 1 && window.edState.connected, undefined, { timeout: scaled(30_000) });
+    await frame.waitForFunction(() => (window.edState.placesRestored ?? 0) === 1);
     await page.keyboard.type(" again");
     expect(await hostSave(page)).toMatchObject({ success: true });
     expect(docxText(lastPut(f.id).bytes)).toStartWith("Hello from svc againXin");
@@ -417,18 +418,18 @@ describe("the editor in a browser", () => {
     const ctx = await browser.newContext();
     const { page, frame } = await openEditor(ctx, f.src, "tok_ed_alice");
     await frame.click("#parts button:nth-child(2)");
-    await frame.waitForFunction(() => (window as any).edState.status?.selectedPart === 1);
+    await frame.waitForFunction(() => window.edState.status?.selectedPart === 1);
     // To C3 of that sheet (the new view will start at A1 of the first).
     await frame.focus("#ime");
-    const a1 = await frame.evaluate(() => (window as any).edState.cellCursor?.x ?? 0);
+    const a1 = await frame.evaluate(() => window.edState.cellCursor?.x ?? 0);
     for (const key of ["ArrowDown", "ArrowDown", "ArrowRight", "ArrowRight"]) await page.keyboard.press(key);
-    await frame.waitForFunction((x) => { const c = (window as any).edState.cellCursor; return !!c && c.x > x && c.y > 0; }, a1);
+    await frame.waitForFunction((x) => { const c = window.edState.cellCursor; return !!c && c.x > x && c.y > 0; }, a1);
     // The network drops (the editing server stays up: the new view starts on the first sheet).
     await frame.evaluate(() => (window as any).edSocket.ws.close());
-    await frame.waitForFunction(() => (window as any).edState.reconnects === 1 && (window as any).edState.connected, undefined, { timeout: scaled(30_000) });
-    await frame.waitForFunction(() => (window as any).edState.status?.selectedPart === 1, undefined, { timeout: scaled(10_000) });
+    await frame.waitForFunction(() => window.edState.reconnects === 1 && window.edState.connected, undefined, { timeout: scaled(30_000) });
+    await frame.waitForFunction(() => window.edState.status?.selectedPart === 1, undefined, { timeout: scaled(10_000) });
     expect(await frame.getAttribute("#parts button:nth-child(2)", "aria-selected")).toBe("true");
-    await frame.waitForFunction(() => ((window as any).edState.placesRestored ?? 0) === 1);
+    await frame.waitForFunction(() => (window.edState.placesRestored ?? 0) === 1);
     await frame.focus("#ime");
     await page.keyboard.type("back on Beta");
     await page.keyboard.press("Enter");

@@ -200,7 +200,7 @@ for (const lang of ["en", "vi"] as const) {
       await leaveShape();
       // Slide 2: the layout "Title, Content", a title, two bullets, a picture.
       await frame.click("#slides .thumb:nth-child(2)");
-      await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 1);
+      await frame.waitForFunction(() => window.edState.status!.selectedPart === 1);
       await press(frame, ".uno:AssignLayout");
       await frame.click('.tb-popup:not([hidden]) [role="menuitem"]:nth-child(3)');
       await frame.focus("#ime");
@@ -218,9 +218,9 @@ for (const lang of ["en", "vi"] as const) {
       await modified(frame);
       // Duplicated, and the copy moved before the original.
       await press(frame, ".uno:DuplicatePage");
-      await frame.waitForFunction(() => (window as any).edState.status.parts === 3 && (window as any).edState.status.selectedPart === 2);
+      await frame.waitForFunction(() => window.edState.status!.parts === 3 && window.edState.status!.selectedPart === 2);
       await press(frame, "moveup");
-      await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 1);
+      await frame.waitForFunction(() => window.edState.status!.selectedPart === 1);
       const bytes = await saveAndRead(env, page, id);
       const texts = slideTexts(bytes);
       expect(texts.length).toBe(3);
@@ -233,7 +233,7 @@ for (const lang of ["en", "vi"] as const) {
       await press(frame, "slideshow");
       await frame.waitForFunction(() => document.body.classList.contains("slideshow"));
       await frame.press("body", "ArrowRight");
-      await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 1);
+      await frame.waitForFunction(() => window.edState.status!.selectedPart === 1);
       await frame.press("body", "Escape");
       await frame.waitForFunction(() => !document.body.classList.contains("slideshow"));
       await ctx.close();

@@ -22,9 +22,9 @@ async function openDeck() {
   return opened;
 }
 
-const selected = (frame: Frame) => frame.evaluate(() => (window as any).edState.status.selectedPart as number);
+const selected = (frame: Frame) => frame.evaluate(() => window.edState.status!.selectedPart as number);
 const slideCount = (frame: Frame, n: number) =>
-  frame.waitForFunction((k) => document.querySelectorAll("#slides .thumb").length === k && (window as any).edState.status.parts === k, n, { polling: 50 });
+  frame.waitForFunction((k) => document.querySelectorAll("#slides .thumb").length === k && window.edState.status!.parts === k, n, { polling: 50 });
 
 describe("presentations: the slide panel", () => {
   test("the slide panel shows a thumbnail of every slide, painted by the engine, and marks the current one", async () => {
@@ -47,16 +47,16 @@ describe("presentations: the slide panel", () => {
     const example = "This is An example Impress file";
     await press(frame, ".uno:DuplicatePage"); // [S1, S1', S2], on S1'
     await slideCount(frame, 3);
-    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 1);
+    await frame.waitForFunction(() => window.edState.status!.selectedPart === 1);
     await press(frame, "movedown"); // [S1, S2, S1']
-    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 2);
+    await frame.waitForFunction(() => window.edState.status!.selectedPart === 2);
     expect(slideTexts(await saveAndRead(env, page, id))).toEqual([example, "", example]);
 
     await press(frame, ".uno:InsertPage"); // a new slide after the current: [S1, S2, S1', N]
     await slideCount(frame, 4);
     expect(await selected(frame)).toBe(3);
     await press(frame, "moveup"); // [S1, S2, N, S1']
-    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 2);
+    await frame.waitForFunction(() => window.edState.status!.selectedPart === 2);
     let texts = slideTexts(await saveAndRead(env, page, id));
     expect(texts.length).toBe(4);
     expect(texts[0]).toBe(example);
@@ -73,7 +73,7 @@ describe("presentations: the slide panel", () => {
   test("the slideshow shows the current slide full screen as a show draws it (no caret, no empty placeholder), keys and clicks move between slides, Escape ends it", async () => {
     const { frame, close } = await openDeck();
     await frame.click("#slides .thumb:nth-child(2)");
-    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 1);
+    await frame.waitForFunction(() => window.edState.status!.selectedPart === 1);
     const shown = (part: number) => frame.waitForFunction((p) => { const i = document.querySelector<HTMLImageElement>("#slideshow .show-slide"); return !!i && i.dataset.part === String(p) && i.src.startsWith("data:image/png") && i.complete && i.naturalWidth > 0; }, part, { polling: 50 });
     const picture = () => frame.evaluate(() => document.querySelector<HTMLImageElement>("#slideshow .show-slide")!.src);
     const startShow = async () => {
@@ -94,19 +94,19 @@ describe("presentations: the slide panel", () => {
     // Slide 2 gets a title and a content placeholder, both empty ("Click to add Title" in the
     // editor): the show draws the slide exactly as before.
     await frame.evaluate(() => (window as any).edApi.uno(".uno:AssignLayout", { WhatLayout: { type: "long", value: 1 } }));
-    await frame.waitForFunction(() => (window as any).edState.errors.length === 0);
+    await frame.waitForFunction(() => window.edState.errors.length === 0);
     await startShow();
     await shown(1);
     expect(await picture()).toBe(before);
     await frame.press("body", "ArrowLeft");
     await shown(0);
-    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 0);
+    await frame.waitForFunction(() => window.edState.status!.selectedPart === 0);
     // Slide 1 has its text: another picture.
     expect(await picture()).not.toBe(before);
     // A click moves on.
     await frame.click("#slideshow");
     await shown(1);
-    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 1);
+    await frame.waitForFunction(() => window.edState.status!.selectedPart === 1);
     await endShow();
     expect(await frame.isVisible("#slideshow")).toBe(false);
     await close();
@@ -117,7 +117,7 @@ describe("presentations: typing into a slide's placeholders", () => {
   test("text typed into an empty title placeholder of a new slide is stored", async () => {
     const { id, page, frame, close } = await openDeck();
     await frame.click("#slides .thumb:nth-child(2)");
-    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 1);
+    await frame.waitForFunction(() => window.edState.status!.selectedPart === 1);
     await frame.evaluate(() => (window as any).edApi.uno(".uno:AssignLayout", { WhatLayout: { type: "long", value: 1 } }));
     // The title placeholder sits across the top of the slide: a click there, then typing.
     const slide = (await frame.locator("#sizer").boundingBox())!;

@@ -234,7 +234,7 @@ describe("spreadsheets: the tab bar", () => {
     await frame.click("#sheetactions " + control(".uno:Insert"));
     await frame.waitForFunction(() => document.querySelectorAll("#parts button").length === 2);
     expect(await tabs()).toEqual(["hello", "Sheet2"]);
-    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 1);
+    await frame.waitForFunction(() => window.edState.status!.selectedPart === 1);
     // Renamed by a double click on its tab.
     await frame.dblclick("#parts button:nth-child(2)");
     await answer(frame, ["Budget 2027"]);
@@ -243,7 +243,7 @@ describe("spreadsheets: the tab bar", () => {
     expect([...wb.matchAll(/<sheet name="([^"]+)"/g)].map((m) => m[1])).toEqual(["hello", "Budget 2027"]);
 
     await frame.click("#parts button:nth-child(1)");
-    await frame.waitForFunction(() => (window as any).edState.status.selectedPart === 0);
+    await frame.waitForFunction(() => window.edState.status!.selectedPart === 0);
     await frame.click("#sheetactions " + control(".uno:Remove"));
     await frame.waitForFunction(() => document.querySelectorAll("#parts button").length === 1);
     expect(await tabs()).toEqual(["Budget 2027"]);

@@ -318,8 +318,8 @@ describe("text documents: spell checking", () => {
     /** Types a line and answers where it is (the cursor at its end). */
     const line = async (text: string) => {
       await page.keyboard.type(text);
-      await frame.waitForFunction(() => (window as any).edState.modified === true);
-      return frame.evaluate(() => (window as any).edState.cursor);
+      await frame.waitForFunction(() => window.edState.modified === true);
+      return frame.evaluate(() => window.edState.cursor);
     };
     /** Red pixels (the wavy line) under a typed line: from 400 px left of its end to its end. */
     const red = (c: unknown) =>

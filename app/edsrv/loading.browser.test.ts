@@ -1,10 +1,10 @@
 // Opening feedback (issue 12, item 4): an indicator from the page's first paint until the first
 // screen is drawn, and a message that says why when the document cannot be opened.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { strFromU8, unzipSync } from "fflate";
 import { until, scaled } from "../testing/until";
 import { hostPageHtml } from "./testing/chromium";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
+import { docxText } from "../testing/office-files";
 
 let env: EditorEnv;
 beforeAll(async () => {
@@ -45,7 +45,7 @@ describe("opening feedback", () => {
     release();
     await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.Values?.Status === "Document_Loaded"), undefined, { polling: 25 });
     await frame.locator("#loading").waitFor({ state: "hidden" });
-    const painted = await page.frames().find((fr) => fr.url().includes("/ed.html"))!.evaluate(() => (window as any).edState.firstPaintAt);
+    const painted = await page.frames().find((fr) => fr.url().includes("/ed.html"))!.evaluate(() => window.edState.firstPaintAt);
     expect(painted).toBeGreaterThan(0);
     await ctx.close();
   }, scaled(30_000));
@@ -84,24 +84,24 @@ describe("reconnecting", () => {
     const ctx = await env.browser.newContext();
     const f = env.newFile("hello.docx");
     const { page, frame } = await env.openEditor(ctx, f.src);
-    await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0);
+    await frame.waitForFunction(() => window.edState.firstPaintAt > 0);
     await frame.focus("#ime");
     await page.keyboard.type("Before the crash ");
-    await frame.waitForFunction(() => (window as any).edState.modified);
+    await frame.waitForFunction(() => window.edState.modified);
     const broker = [...env.ed.brokers.values()].find((b) => b.wopiSrc === f.src)!;
     process.kill(broker.pid, "SIGKILL");
-    await frame.waitForFunction(() => !(window as any).edState.connected, undefined, { polling: 10 });
+    await frame.waitForFunction(() => !window.edState.connected, undefined, { polling: 10 });
     expect(await frame.locator("#message").textContent()).toContain("reconnecting");
     // Typed while away: refused, and said so (never dropped in silence).
     await page.keyboard.type("x");
     expect(await frame.locator("#message").textContent()).toContain("Not sent");
-    await frame.waitForFunction(() => (window as any).edState.connected && (window as any).edState.reconnects === 1, undefined, { timeout: scaled(30_000) });
+    await frame.waitForFunction(() => window.edState.connected && window.edState.reconnects === 1, undefined, { timeout: scaled(30_000) });
     await frame.locator("#message").waitFor({ state: "hidden" });
     await frame.focus("#ime");
     await page.keyboard.type("and after it.");
     await page.keyboard.press("Control+s");
-    await frame.waitForFunction(() => (window as any).edState.lastSave?.success === true, undefined, { timeout: scaled(20_000) });
-    const text = strFromU8(unzipSync(env.lastStored(f.id))["word/document.xml"]!).replace(/<[^>]+>/g, "");
+    await frame.waitForFunction(() => window.edState.lastSave?.success === true, undefined, { timeout: scaled(20_000) });
+    const text = docxText(env.lastStored(f.id));
     expect(text).toContain("Before the crash and after it.");
     expect(text).not.toContain("crash x");
     await ctx.close();

@@ -76,7 +76,7 @@ export interface PageInput {
   requestHost: string;
 }
 
-export type PageResult = { status: number; headers: Record<string, string>; body: string };
+export type PageResult = { status: 200 | 403; headers: Record<string, string>; body: string };
 
 export function renderPage(config: Config, groups: AliasGroup[], client: Pick<BrowserClient, "connectScript" | "connectCspSource">, input: PageInput): PageResult {
   const wopiSrc = input.query.get("WOPISrc") ?? input.form.WOPISrc ?? null;

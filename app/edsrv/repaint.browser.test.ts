@@ -175,7 +175,7 @@ describe("the screen follows the document", () => {
         await Bun.sleep(CLICK_PACE_MS);
       }
     await allTilesDrawn(frame, 20_000);
-    const seen = await frame.evaluate(() => { const S = (window as any).edState; return { errors: S.errors, drawn: S.tilesDrawn, requested: S.tilesRequested }; });
+    const seen = await frame.evaluate(() => { const S = window.edState; return { errors: S.errors, drawn: S.tilesDrawn, requested: S.tilesRequested }; });
     expect(seen.errors).toEqual([]);
     expect(seen.drawn).toBe(seen.requested); // answered exactly once each: the count is exact
     await ctx.close();
@@ -228,16 +228,16 @@ describe("the screen follows the document", () => {
   // deleted, each band laid on the copy it was made for, must still give the document's pixels.
   test("tile deltas: after typing, new lines and deletions one key at a time the screen shows exactly what a fresh view shows", async () => {
     const { f, a, ca, cb } = await typingAtLineEnd();
-    const received = await a.frame.evaluate(() => (window as any).edState.received.invalidatetiles ?? 0);
+    const received = await a.frame.evaluate(() => window.edState.received.invalidatetiles ?? 0);
     await linesAndDeletions(a.page);
     await a.page.keyboard.press("ArrowUp");
     await a.page.keyboard.type("!", { delay: 40 });
     const { typed, fresh } = await typedAndFresh(a, cb, f.src);
-    expect(await a.frame.evaluate(() => (window as any).edState.tileDeltas)).toBeGreaterThan(10);
-    expect(await a.frame.evaluate(() => (window as any).edState.received.invalidatetiles)).toBeGreaterThan(received);
+    expect(await a.frame.evaluate(() => window.edState.tileDeltas)).toBeGreaterThan(10);
+    expect(await a.frame.evaluate(() => window.edState.received.invalidatetiles)).toBeGreaterThan(received);
     expect(typed).toBe(fresh);
     // The caret shown is where the engine put it.
-    const caret = await a.frame.evaluate(() => { const S = (window as any).edState, el = document.getElementById("cursor")!; return { engine: Math.round(S.cursor.x / 15), shown: Math.round(parseFloat(el.style.left)) }; });
+    const caret = await a.frame.evaluate(() => { const S = window.edState, el = document.getElementById("cursor")!; return { engine: Math.round(S.cursor!.x / 15), shown: Math.round(parseFloat(el.style.left)) }; });
     expect(caret.shown).toBe(caret.engine);
     await Promise.all([ca.close(), cb.close()]);
   }, scaled(60_000));

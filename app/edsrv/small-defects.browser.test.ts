@@ -27,9 +27,9 @@ describe("small defects", () => {
     await page.keyboard.press("End");
     await page.keyboard.type(" Renamed");
     await page.keyboard.press("Escape"); // the edit ends: the title is the slide's
-    await frame.waitForFunction(() => (window as any).edState.modified === true, undefined, { polling: 50 });
+    await frame.waitForFunction(() => window.edState.modified === true, undefined, { polling: 50 });
     await frame.evaluate(() => (window as any).edApi.send("status"));
-    await frame.waitForFunction(() => (window as any).edState.received.status >= 2, undefined, { polling: 50 });
+    await frame.waitForFunction(() => window.edState.received.status >= 2, undefined, { polling: 50 });
     expect(await labels()).toEqual([["1", "Slide 1"], ["2", "Slide 2"]]);
     await ctx.close();
   }, scaled(30_000));
@@ -40,7 +40,7 @@ describe("small defects", () => {
     const ctx = await env.browser.newContext();
     const f = env.newFile("hello.xlsx");
     const { frame } = await env.openEditor(ctx, f.src);
-    await frame.waitForFunction(() => (window as any).edState.tilesDrawn >= 4, undefined, { polling: 50, timeout: scaled(30_000) });
+    await frame.waitForFunction(() => window.edState.tilesDrawn >= 4, undefined, { polling: 50, timeout: scaled(30_000) });
     await settled(frame); // every tile of the screen drawn
     const seams = await frame.evaluate(() => {
       const c = document.getElementById("canvas") as HTMLCanvasElement;

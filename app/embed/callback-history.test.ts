@@ -2,7 +2,7 @@
 // attempt of every save callback, with its time, its HTTP status or network error, its latency and
 // the next retry, kept in the embed database and told in words. Real receivers on 127.0.0.1.
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -11,22 +11,24 @@ import { CallbackSender, type Sleep } from "../callbacks/sender";
 import { ManualClock } from "../clock";
 import { memoryLogger } from "../log";
 import { parseAllowList } from "../net/ssrf";
+import { startCallbackReceiver, type CallbackReceiver } from "../testing/callback-receiver";
 import { SaveCallbacks } from "./save-callbacks";
 import { EmbedStore, type DocumentRow, type VersionRow } from "./store";
 
 const T0 = Date.UTC(2026, 10, 25, 8, 0, 0);
-let plan: number[] = [];
-let server: ReturnType<typeof Bun.serve>;
+let receiver: CallbackReceiver;
 let deadPort = 0;
 
 beforeAll(async () => {
-  server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(null, { status: plan.shift() ?? 200 }) });
+  receiver = startCallbackReceiver();
   const s = net.createServer();
   await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
   deadPort = (s.address() as net.AddressInfo).port;
   await new Promise<void>((r) => s.close(() => r()));
 });
-afterAll(() => server.stop(true));
+afterAll(() => receiver.stop());
+// Each test plans its own statuses.
+beforeEach(() => (receiver.plan.length = 0));
 
 function setup(callbackUrl: string) {
   const dir = mkdtempSync(path.join(tmpdir(), "svc-cb-history-"));
@@ -44,13 +46,13 @@ function setup(callbackUrl: string) {
 
 describe("callback delivery history", () => {
   test("history: a receiver answering 500, 503, then 200 shows three attempts with status, latency, next retry and words", async () => {
-    const t = setup(`http://127.0.0.1:${server.port}/cb`);
+    const t = setup(`http://127.0.0.1:${receiver.port}/cb`);
     try {
-      plan = [500, 503];
+      receiver.plan.push(500, 503);
       t.callbacks.saved(t.doc, t.v1);
       await t.callbacks.idle();
       const [d] = t.callbacks.history(t.doc.doc_id);
-      expect(d).toMatchObject({ event: "document.saved", version: 1, state: "delivered", url_host: `127.0.0.1:${server.port}` });
+      expect(d).toMatchObject({ event: "document.saved", version: 1, state: "delivered", url_host: `127.0.0.1:${receiver.port}` });
       expect(d!.attempts.map((a) => [a.attempt, a.status, a.error])).toEqual([
         [1, 500, "status"],
         [2, 503, "status"],
@@ -87,9 +89,9 @@ describe("callback delivery history", () => {
   });
 
   test("history: a 401 from the receiver is explained as a signature or clock mismatch; the history survives a restart", async () => {
-    const t = setup(`http://127.0.0.1:${server.port}/cb`);
+    const t = setup(`http://127.0.0.1:${receiver.port}/cb`);
     try {
-      plan = [401, 401, 401];
+      receiver.plan.push(401, 401, 401);
       t.callbacks.saved(t.doc, t.v1);
       await t.callbacks.idle();
       expect(t.callbacks.history(t.doc.doc_id)[0]!.attempts[0]!.explanation).toContain("SVC_EMBED_CALLBACK_SECRET");

@@ -97,7 +97,7 @@ test("a person edits an embedded document through the proxy, saves, and the appl
   const frame = page.frames().find((f) => f.url().includes("/ed.html"))!;
   expect(frame.url()).not.toContain(session.form.access_token);
   expect(new URL(frame.url()).origin).toBe(caddy.url);
-  await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0);
+  await frame.waitForFunction(() => window.edState.firstPaintAt > 0);
 
   await frame.focus("#ime");
   await page.keyboard.type("Kính gửi anh Bình ");

@@ -76,6 +76,6 @@ test("onLimitReached: an edit session that opens read-only because the cap was r
   expect(limited.filter((x) => x.name === "onError")).toEqual([]);
   // The editor itself is read-only, and the session says so.
   const frame = page.frames().find((f) => f.url().includes("/ed.html"))!;
-  await frame.waitForFunction(() => (window as any).edState.readOnly === true);
+  await frame.waitForFunction(() => window.edState.readOnly === true);
   await page.close();
 }, scaled(120_000));

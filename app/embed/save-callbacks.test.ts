@@ -8,45 +8,28 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { CallbackSender, type Sleep } from "../callbacks/sender";
-import { verifyCallback } from "../callbacks/verify";
 import { ManualClock, iso } from "../clock";
 import { memoryLogger } from "../log";
 import { parseAllowList } from "../net/ssrf";
+import { startCallbackReceiver, type CallbackReceiver } from "../testing/callback-receiver";
 import { SaveCallbacks } from "./save-callbacks";
 import { EmbedStore, type DocumentRow, type VersionRow } from "./store";
 
 const SECRET = "save-callbacks-test-secret";
 const T0 = Date.UTC(2026, 10, 20, 8, 0, 0, 250);
 
-interface Got {
-  header: number;
-  body: any;
-  ok: boolean;
-}
-const got: Got[] = [];
-/** Statuses the receiver answers in turn, then 200. */
-const plan: number[] = [];
+/** What the receiver got so far: each callback's timestamp header, body and whether its signature held. */
+const got = () => receiver.received.map((cb) => ({ header: Number(cb.headers["x-svc-timestamp"]), body: cb.body, ok: cb.check.ok }));
 let clock: ManualClock;
-let server: ReturnType<typeof Bun.serve>;
+let receiver: CallbackReceiver;
 let dir: string;
 
-beforeAll(() => {
-  server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(req) {
-      const raw = new Uint8Array(await req.arrayBuffer());
-      // The receiver's clock is the gate's: a receiver with a 300 s window.
-      const check = verifyCallback({ secret: SECRET, headers: req.headers, rawBody: raw, now: clock.now() });
-      got.push({ header: Number(req.headers.get("x-svc-timestamp")), body: JSON.parse(new TextDecoder().decode(raw)), ok: check.ok });
-      return new Response(null, { status: plan.shift() ?? 200 });
-    },
-  });
-});
-afterAll(() => server.stop(true));
+// The receiver's clock is the gate's: a receiver with a 300 s window.
+beforeAll(() => (receiver = startCallbackReceiver({ secret: SECRET, now: () => clock.now() })));
+afterAll(() => receiver.stop());
 beforeEach(() => {
-  got.length = 0;
-  plan.length = 0;
+  receiver.received.length = 0;
+  receiver.plan.length = 0;
   clock = new ManualClock(T0);
   dir = mkdtempSync(path.join(tmpdir(), "svc-save-cb-"));
 });
@@ -73,7 +56,7 @@ function document(store: EmbedStore): { doc: DocumentRow; v1: VersionRow } {
     title: "Hợp đồng",
     file_type: "docx",
     owner_id: "u1",
-    callback_url: `http://127.0.0.1:${server.port}/cb`,
+    callback_url: `http://127.0.0.1:${receiver.port}/cb`,
     state: "open",
     version: 0,
     created_at: clock.now(),
@@ -93,13 +76,13 @@ describe("save-callback users", () => {
     try {
       const lan = { id: "u1", name: "Lan" }, minh = { id: "u2", name: "Minh" };
       // Minh leaves after the first attempt.
-      const callbacks = setup(store, () => (got.length === 0 ? [lan, minh] : [lan]));
+      const callbacks = setup(store, () => (got().length === 0 ? [lan, minh] : [lan]));
       const { doc, v1 } = document(store);
-      plan.push(500);
+      receiver.plan.push(500);
       callbacks.saved(doc, v1);
       await callbacks.idle();
-      expect(got.map((g) => g.body.users)).toEqual([[lan, minh], [lan]]);
-      for (const g of got) expect(g.ok).toBe(true);
+      expect(got().map((g) => g.body.users)).toEqual([[lan, minh], [lan]]);
+      for (const g of got()) expect(g.ok).toBe(true);
     } finally {
       store.close();
       rmSync(dir, { recursive: true, force: true });
@@ -113,20 +96,20 @@ describe("save-callback timestamp", () => {
     try {
       const callbacks = setup(store);
       const { doc, v1 } = document(store);
-      plan.push(500, 503);
+      receiver.plan.push(500, 503);
       // Two failed attempts: the retries go 10 s and 60 s later (the injected timer moves the clock).
       const recordedAt = clock.now();
       callbacks.saved(doc, v1);
       await callbacks.idle();
-      expect(got).toHaveLength(3);
-      const sentAt = got.map((g) => Date.parse(g.body.timestamp));
+      expect(got()).toHaveLength(3);
+      const sentAt = got().map((g) => Date.parse(g.body.timestamp));
       expect(sentAt).toEqual([recordedAt, recordedAt + 10_000, recordedAt + 70_000]);
-      for (const g of got) {
+      for (const g of got()) {
         expect(g.ok).toBe(true);
         expect(g.header).toBe(Math.floor(Date.parse(g.body.timestamp) / 1000));
       }
       // Everything else in the body is the same on every attempt.
-      const rest = got.map(({ body: { timestamp: _, ...r } }) => JSON.stringify(r));
+      const rest = got().map(({ body: { timestamp: _, ...r } }) => JSON.stringify(r));
       expect(new Set(rest).size).toBe(1);
     } finally {
       store.close();
@@ -162,11 +145,11 @@ describe("save-callback timestamp", () => {
       const callbacks = setup(store);
       expect(callbacks.resume()).toBe(1);
       await callbacks.idle();
-      expect(got).toHaveLength(1);
-      expect(got[0]!.body.timestamp).toBe(iso(T0));
-      expect(got[0]!.header).toBe(Math.floor(T0 / 1000));
-      expect(got[0]!.ok).toBe(true);
-      const { timestamp: _, ...rest } = got[0]!.body;
+      expect(got()).toHaveLength(1);
+      expect(got()[0]!.body.timestamp).toBe(iso(T0));
+      expect(got()[0]!.header).toBe(Math.floor(T0 / 1000));
+      expect(got()[0]!.ok).toBe(true);
+      const { timestamp: _, ...rest } = got()[0]!.body;
       const { timestamp: __, ...stored } = body;
       expect(rest).toEqual(stored);
     } finally {

@@ -8,16 +8,17 @@ import os from "node:os";
 import path from "node:path";
 import { sign } from "hono/jwt";
 import { freePort } from "../../caddy/testing";
-import { verifyCallback, type VerifyResult } from "../callbacks/verify";
 import { parseConfig } from "../config";
 import { createEdsrv, type Edsrv } from "../edsrv/server";
 import { memoryLogger } from "../log";
 import type { StartOptions } from "../server";
+import { startCallbackReceiver, type CallbackReceiver } from "../testing/callback-receiver";
 import { startTestService, type Harness } from "../testing/harness";
-import { scaled } from "../testing/until";
 
 export const EMBED_SECRET = "embed-secret-0123456789abcdef-0123456789";
 export const CALLBACK_SECRET = "callback-secret-for-tests";
+export type { ReceivedCallback } from "../testing/callback-receiver";
+
 export const EDSRV_ADMIN_PASSWORD = "embed-test-admin";
 
 export interface SourceFile {
@@ -56,90 +57,12 @@ export function startSource() {
   };
 }
 
-export interface ReceivedCallback {
-  headers: Record<string, string>;
-  raw: string;
-  body: any;
-  check: VerifyResult;
-  status: number;
-  at: number;
-}
-
 /**
- * The integrator's callback receiver: verifies every signature (against `now`, the receiver's
- * clock: a gate on a driven clock signs with that clock's time); answers planned statuses, then 200.
+ * The integrator's callback receiver (app/testing/callback-receiver.ts) with the embed tests'
+ * secret: verifies every signature against `now`, answers planned statuses, then 200.
  */
-export function startReceiver(secret = CALLBACK_SECRET, now: () => number = Date.now, port = 0) {
-  const received: ReceivedCallback[] = [];
-  const plan: number[] = [];
-  let held: Promise<void> | null = null;
-  const waiters: { pred: (c: ReceivedCallback) => boolean; resolve: (c: ReceivedCallback) => void }[] = [];
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port,
-    async fetch(req) {
-      const raw = new Uint8Array(await req.arrayBuffer());
-      const headers: Record<string, string> = {};
-      req.headers.forEach((v, k) => (headers[k.toLowerCase()] = v));
-      const status = plan.length ? plan.shift()! : 200;
-      const text = new TextDecoder().decode(raw);
-      const cb: ReceivedCallback = {
-        headers,
-        raw: text,
-        body: (() => {
-          try {
-            return JSON.parse(text);
-          } catch {
-            return null;
-          }
-        })(),
-        check: verifyCallback({ secret, headers, rawBody: raw, now: now() }),
-        status,
-        at: Date.now(),
-      };
-      received.push(cb);
-      for (const w of [...waiters]) {
-        if (w.pred(cb)) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve(cb);
-        }
-      }
-      if (held) await held;
-      return new Response(status === 200 ? '{"error":0}' : "no", { status });
-    },
-  });
-  return {
-    url: `http://127.0.0.1:${server.port}/callback`,
-    port: server.port,
-    received,
-    plan,
-    /** Holds every answer from now on until the returned function is called (a receiver that hangs). */
-    hold(): () => void {
-      let release!: () => void;
-      held = new Promise<void>((r) => (release = r));
-      return () => {
-        held = null;
-        release();
-      };
-    },
-    /** The first callback (already received or future) that matches. */
-    wait(pred: (c: ReceivedCallback) => boolean, timeoutMs = 20_000): Promise<ReceivedCallback> {
-      const seen = received.find(pred);
-      if (seen) return Promise.resolve(seen);
-      return new Promise((resolve, reject) => {
-        const w = { pred, resolve };
-        waiters.push(w);
-        setTimeout(() => {
-          const i = waiters.indexOf(w);
-          if (i >= 0) {
-            waiters.splice(i, 1);
-            reject(new Error(`no matching callback within ${scaled(timeoutMs)} ms; received: ${received.map((r) => `${r.headers["x-svc-event"]} v${r.body?.version} ${r.status}`).join(", ")}`));
-          }
-        }, scaled(timeoutMs));
-      });
-    },
-    stop: () => server.stop(true),
-  };
+export function startReceiver(secret = CALLBACK_SECRET, now: () => number = Date.now, port = 0): CallbackReceiver {
+  return startCallbackReceiver({ secret, now, port });
 }
 
 const b64url = (v: unknown) => Buffer.from(typeof v === "string" ? v : JSON.stringify(v)).toString("base64url");

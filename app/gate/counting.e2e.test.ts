@@ -15,7 +15,7 @@ import { startWopiHost } from "../edsrv/testing/wopi-host";
 import { TestSocket, docWsUrl } from "../edsrv/testing/ws-client";
 import { memoryLogger } from "../log";
 import { startTestService, type Harness } from "../testing/harness";
-import { until as untilValue, scaled } from "../testing/until";
+import { until, scaled } from "../testing/until";
 import { PENDING_TTL_MS, RECONNECT_GRACE_MS, STALE_AFTER_PERIODS } from "./counting";
 
 const PERIOD_MS = 100;
@@ -66,7 +66,7 @@ describe("counting end to end (real editing server, real gate, driven clock)", (
   });
 
   const status = async () => (await (await fetch(`${gate.url}/svc/status`)).json()) as any;
-  const until = (pred: (s: any) => boolean, what: string): Promise<any> => untilValue(status, pred, `/svc/status showed ${what}`, 10_000);
+  const untilStatus = (pred: (s: any) => boolean, what: string): Promise<any> => until(status, pred, `/svc/status showed ${what}`, 10_000);
   /** What the proxy asks before a document WebSocket: 204 admits, 403 refuses. */
   async function auth(src: string, token: string): Promise<{ status: number; error?: any }> {
     const res = await fetch(`${gate.url}/svc/auth`, { headers: { "X-SVC-Stage": "ws", "X-Original-URI": docWsUrl("", src, token), "X-Original-Method": "GET" } });
@@ -94,7 +94,7 @@ describe("counting end to end (real editing server, real gate, driven clock)", (
   // whatever the previous one left (even when it failed half-way).
   beforeEach(async () => {
     for (const s of sockets.splice(0)) s.close();
-    await until((s) => s.upstream.edsrv === "ok" && s.connections.enforcing && s.connections.current === 0, "a fresh sample with no editing view");
+    await untilStatus((s) => s.upstream.edsrv === "ok" && s.connections.enforcing && s.connections.current === 0, "a fresh sample with no editing view");
     await advance(RECONNECT_GRACE_MS);
     expect((await status()).connections).toMatchObject({ current: 0, pending: 0, enforcing: true });
   });
@@ -115,18 +115,18 @@ describe("counting end to end (real editing server, real gate, driven clock)", (
     await open(src, "tok_h1");
     await open(viaAlias, "tok_h2");
     // Keyed by its alias, the second admission would stay pending and count twice for 60 s.
-    expect((await until((s) => s.connections.current === 2, "two editing views")).connections).toMatchObject({ current: 2, pending: 0, documents: 1 });
+    expect((await untilStatus((s) => s.connections.current === 2, "two editing views")).connections).toMatchObject({ current: 2, pending: 0, documents: 1 });
   });
 
   test("grace: at the cap a reconnect within 120 s of the views closing is admitted; at 120 s it is refused", async () => {
     const d = host.addFile("d", "d.docx", HELLO);
     const a1 = await open(d, "tok_a");
     const a2 = await open(d, "tok_a2");
-    await until((s) => s.connections.current === 2 && s.connections.pending === 0, "two editing views confirmed");
+    await untilStatus((s) => s.connections.current === 2 && s.connections.pending === 0, "two editing views confirmed");
     a1.close();
     a2.close();
     // The sample that sees both views gone opens two slots for the document, from now on.
-    await until((s) => s.connections.current === 0, "the views closed");
+    await untilStatus((s) => s.connections.current === 0, "the views closed");
     await advance(RECONNECT_GRACE_MS - 1);
     // Two new sessions on other documents fill the cap.
     expect((await auth(host.addFile("e1", "e1.docx", HELLO), "tok_e1")).status).toBe(204);
@@ -151,7 +151,7 @@ describe("counting end to end (real editing server, real gate, driven clock)", (
     expect((await auth(x3, "tok_x3")).status).toBe(403);
     edClosed = true;
     await ed.close();
-    const down = await until((s) => s.upstream.edsrv === "down", "the editing server down");
+    const down = await untilStatus((s) => s.upstream.edsrv === "down", "the editing server down");
     // The last sample is still fresh: the cap holds.
     expect(down.connections).toMatchObject({ enforcing: true, source: "adminws", pending: 2 });
     await advance(STALE_AFTER_PERIODS * PERIOD_MS - 1);

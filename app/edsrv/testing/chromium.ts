@@ -54,7 +54,7 @@ export async function startChromium(): Promise<{ browser: Browser; close(): Prom
 async function lastSeen(target: Page | Frame): Promise<unknown> {
   return target
     .evaluate(() => {
-      const S = (window as any).edState;
+      const S = window.edState;
       if (S) return { loaded: S.loaded, connected: S.connected, modified: S.modified, errors: S.errors.slice(-5), received: S.received, tilesDrawn: S.tilesDrawn, tilesRequested: S.tilesRequested };
       const msgs = (window as any).msgs as { MessageId: string }[] | undefined;
       return msgs ? { hostMessages: msgs.slice(-8).map((m) => m.MessageId) } : { url: location.href, title: document.title };
@@ -122,7 +122,7 @@ export async function editorFrame(page: Page): Promise<Frame> {
   await page.waitForFunction(() => (window as any).msgs.some((m: any) => m.Values?.Status === "Document_Loaded" || m.Values?.Status === "Failed"), undefined, { polling: 25 });
   const frame = page.frames().find((f) => f.url().includes("/ed.html"));
   if (!frame) throw new Error("no editor frame");
-  await frame.waitForFunction(() => (window as any).edState.firstPaintAt > 0, undefined, { polling: 25 });
+  await frame.waitForFunction(() => window.edState.firstPaintAt > 0, undefined, { polling: 25 });
   return frame;
 }
 
@@ -134,16 +134,16 @@ export async function editorFrame(page: Page): Promise<Frame> {
 export async function allTilesDrawn(frame: Frame, timeoutMs = 30_000): Promise<void> {
   const timeout = scaled(timeoutMs);
   try {
-    await frame.waitForFunction(() => { const S = (window as any).edState; return S.tilesDrawn >= S.tilesRequested; }, undefined, { polling: 50, timeout });
+    await frame.waitForFunction(() => { const S = window.edState; return S.tilesDrawn >= S.tilesRequested; }, undefined, { polling: 50, timeout });
   } catch (err) {
-    const seen = await frame.evaluate(() => { const S = (window as any).edState; return { drawn: S.tilesDrawn, requested: S.tilesRequested, pushed: S.tilesPushed, errors: S.errors, received: S.received }; }).catch(() => null);
+    const seen = await frame.evaluate(() => { const S = window.edState; return { drawn: S.tilesDrawn, requested: S.tilesRequested, pushed: S.tilesPushed, errors: S.errors, received: S.received }; }).catch(() => null);
     throw new Error(`tiles asked for were not all drawn within ${timeout} ms: ${JSON.stringify(seen)}`, { cause: err });
   }
 }
 
 /** What the editor page shows of its document and view (window.edState), as it is now. */
 export function edState(frame: Frame): Promise<EditorState> {
-  return frame.evaluate(() => (window as any).edState as EditorState);
+  return frame.evaluate(() => window.edState);
 }
 
 /**
@@ -161,7 +161,7 @@ export async function settled(frame: Frame, { quietMs = 300, timeoutMs = 30_000 
   await until(
     async () => {
       const now = await frame.evaluate(() => {
-        const S = (window as any).edState;
+        const S = window.edState;
         return { drawn: S.tilesDrawn, requested: S.tilesRequested, invalidations: S.invalidations, received: S.received as Record<string, number> };
       });
       const key = JSON.stringify(now);

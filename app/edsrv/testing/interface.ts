@@ -49,7 +49,7 @@ export async function stateIs(frame: Frame, cmd: string, value: string): Promise
 
 /** Until the engine has reported the document modified (what was typed went in). */
 export async function modified(frame: Frame): Promise<void> {
-  await frame.waitForFunction(() => (window as any).edState.modified === true, undefined, { polling: 25 });
+  await frame.waitForFunction(() => window.edState.modified === true, undefined, { polling: 25 });
 }
 
 /** Saves through the host page's Action_Save and answers the bytes the WOPI host stored. */

@@ -9,7 +9,7 @@ test("a timed-out waitForFunction names its condition and what the editor's stat
   try {
     const page = await (await chrome.browser.newContext()).newPage();
     await page.setContent("<script>window.edState = { loaded: true, connected: true, modified: false, errors: ['e1'], received: { status: 1 }, tilesDrawn: 2, tilesRequested: 3 }</script>");
-    const err = (await page.waitForFunction(() => (window as any).edState.tilesDrawn > 5, undefined, { timeout: 300 }).catch((e: Error) => e)) as Error;
+    const err = (await page.waitForFunction(() => window.edState.tilesDrawn > 5, undefined, { timeout: 300 }).catch((e: Error) => e)) as Error;
     expect(err.message).toContain("never: () => window.edState.tilesDrawn > 5");
     expect(err.message).toContain('"tilesDrawn":2');
     expect(err.message).toContain('"errors":["e1"]');
