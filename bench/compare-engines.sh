@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the benchmarks against two LibreOffices on one machine, each benchmark for one engine then
-# the other, so that each pair is measured minutes apart (docs/benchmarks.md, "LibreOffice 7.4 and
+# the other, so that each pair is measured minutes apart (docs/benchmarks-history.md, "LibreOffice 7.4 and
 # 25.2"). The other engine is a program folder, e.g. a copy made by scripts/engine-copy.sh:
 #   bench/compare-engines.sh /opt/lo74/usr/lib/libreoffice/program [bench ...]
 # Benches: engine-start bench corpus corpus-editor edsrv keys recovery capacity (all by default).

@@ -6,7 +6,7 @@
 //    its scheduling: the editor's canvas draws are observed, and the one animation frame asked for
 //    after the change is the one that shows it.
 // 2. The same keys measured by polling the canvas on every animation frame, the method of the
-//    figures recorded before 2026-11-24 (docs/benchmarks.md): a page that renders every frame.
+//    figures recorded before 2026-11-24 (docs/benchmarks-history.md): a page that renders every frame.
 //    Chromium then runs the WebSocket's messages behind each frame's work, which adds 5-10 ms.
 // 3. Full speed (Playwright's keyboard at its own pace, 60 × "x" on an empty line) and a fast
 //    typist (one key every BENCH_FAST_MS, 60 ms): how many characters the painted text is behind

@@ -19,7 +19,7 @@ function benchSettings(dataDir: string, workers: number): Record<string, string>
     decodePrivateKey(keys.privateKey),
   );
   return {
-    // The engine under measurement: Debian's, or another one named here (docs/benchmarks.md compares 7.4 and 25.2 so).
+    // The engine under measurement: Debian's, or another one named here (docs/benchmarks-history.md compares 7.4 and 25.2 so).
     ...(process.env.SVC_ENGINE_PROGRAM_DIR ? { SVC_ENGINE_PROGRAM_DIR: process.env.SVC_ENGINE_PROGRAM_DIR } : {}),
     SVC_DATA_DIR: dataDir,
     SVC_DOCBUILDER_WORKERS: String(workers),

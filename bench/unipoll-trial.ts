@@ -19,7 +19,7 @@
 // `burst` posts every pair at once (no pause; in unipoll, within one poll).
 //
 // Result (2026-11-27, 25.2.3, 2-core EPYC): threaded 0 of 5 rounds right (burst: B's letters also
-// among A's, 5 of 5), unipoll 5 of 5 right, paced and burst (docs/benchmarks.md, "unipoll").
+// among A's, 5 of 5), unipoll 5 of 5 right, paced and burst (docs/benchmarks-history.md, "unipoll").
 import { JSCallback, cc, ptr, type Pointer } from "bun:ffi";
 import { mkdirSync, mkdtempSync, rmSync, copyFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -74,7 +74,7 @@ export function pump(): void {
  * LibreOffice 25.2 tells every other view of a text document "EMPTY" (the whole document) for each
  * change one view makes, where 7.4 told them the rectangle that changed: each other person's page
  * asked for its whole screen again on every key anyone typed, and the kit repainted it, which
- * doubled a kit's CPU per person and halved the people per core (docs/benchmarks.md, "LibreOffice
+ * doubled a kit's CPU per person and halved the people per core (docs/benchmarks-history.md, "LibreOffice
  * 7.4 and 25.2"). Views of one look show the same pixels, so what changed for them is what the
  * engine told the view that made the change. In one drained batch, a view's whole-document
  * invalidation is replaced by the rectangles a view of the same look was told in that batch, when

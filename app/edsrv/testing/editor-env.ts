@@ -15,7 +15,7 @@ export const FIXTURES = path.resolve(import.meta.dir, "../../../fixtures");
 
 export async function startEditorEnv(opts: { idleKits?: number } = {}) {
   const host = startWopiHost();
-  // SVC_ENGINE_PROGRAM_DIR passes through: the editor's tests can run against another LibreOffice (docs/benchmarks.md compares 7.4 and 25.2 so).
+  // SVC_ENGINE_PROGRAM_DIR passes through: the editor's tests can run against another LibreOffice (docs/benchmarks-history.md compares 7.4 and 25.2 so).
   const config = parseConfig({ SVC_DATA_DIR: mkdtempSync(path.join(tmpdir(), "edsrv-env-")), SVC_ONLINE_ALIASGROUP1: host.origin, SVC_ENGINE_PROGRAM_DIR: process.env.SVC_ENGINE_PROGRAM_DIR });
   const [ed, chrome] = await Promise.all([
     createEdsrv({ config, logger: memoryLogger("warn"), listen: { hostname: "127.0.0.1", port: 0 }, idleKits: opts.idleKits ?? 2, autosaveSeconds: 0 }),
