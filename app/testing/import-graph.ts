@@ -11,6 +11,7 @@ const transpiler = new Bun.Transpiler({ loader: "ts" });
 /** `import type`, `export type {…} from` and `{ type X }` made plain, so the parser reports them. */
 export function typeImportsAsValues(source: string): string {
   return source
+    .replace(/^#!.*/, "") // a script's shebang line is not TypeScript
     .replace(/\bimport\s+type\s+/g, "import ")
     .replace(/\bexport\s+type\s+\{/g, "export {")
     .replace(/([{,]\s*)type\s+(?=[A-Za-z_$])/g, "$1");
