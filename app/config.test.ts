@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import os from "node:os";
-import { ConfigError, parseConfig } from "./config";
+import { ConfigError, docbuilderInstance, parseConfig } from "./config";
+import { ID_PATTERNS, instanceOf, newFileId, newJobId } from "./ids";
 
 const problems = (env: Record<string, string>) => {
   try {
@@ -33,6 +34,32 @@ describe("configuration", () => {
     expect(problems({ SVC_DOCBUILDER_WORKERS: "0" })[0]).toContain("SVC_DOCBUILDER_WORKERS");
     expect(problems({ SVC_DOCBUILDER_WORKERS: "33" })[0]).toContain("at most 32");
     expect(problems({ SVC_DOCBUILDER_WORKERS: "four" })[0]).toContain("whole number");
+  });
+
+  test("SVC_ROLE is all or docbuilder; SVC_DOCBUILDER_INSTANCE a number from 0 to 99 or the host name's", () => {
+    expect(parseConfig({}).role).toBe("all");
+    expect(parseConfig({ SVC_ROLE: "docbuilder" }).role).toBe("docbuilder");
+    expect(problems({ SVC_ROLE: "gate" })[0]).toContain("SVC_ROLE");
+    expect(parseConfig({}).docbuilder.instance).toBe(0);
+    expect(parseConfig({ SVC_DOCBUILDER_INSTANCE: "7" }).docbuilder.instance).toBe(7);
+    expect(parseConfig({ SVC_DOCBUILDER_INSTANCE: "99" }).docbuilder.instance).toBe(99);
+    expect(problems({ SVC_DOCBUILDER_INSTANCE: "100" })[0]).toContain("from 0 to 99");
+    expect(problems({ SVC_DOCBUILDER_INSTANCE: "-1" })[0]).toContain("SVC_DOCBUILDER_INSTANCE");
+    expect(docbuilderInstance("from-hostname", "docbuilder-3")).toBe(3);
+    expect(docbuilderInstance("from-hostname", "svc-docbuilder-42")).toBe(42);
+    expect(() => docbuilderInstance("from-hostname", "laptop")).toThrow("ending in -<number 0-99>");
+  });
+
+  test("a job's and a file's id carry the number of the DocBuilder instance that holds them, in the spec's form", () => {
+    for (const n of [0, 7, 42, 99]) {
+      const job = newJobId(n), file = newFileId(n);
+      expect(job).toMatch(ID_PATTERNS.job);
+      expect(file).toMatch(ID_PATTERNS.file);
+      expect(job.slice(4, 6)).toBe(String(n).padStart(2, "0"));
+      expect(instanceOf(job)).toBe(n);
+      expect(instanceOf(file)).toBe(n);
+    }
+    expect(newJobId(3)).not.toBe(newJobId(3));
   });
 
   test("a wrong value names the variable and what it allows", () => {

@@ -3,7 +3,7 @@
 // message naming the variable and what it allows.
 
 import { z } from "zod";
-import os from "node:os";
+import os, { hostname } from "node:os";
 import { parseAllowList } from "./net/ssrf";
 
 const bool = z
@@ -121,7 +121,25 @@ export const CONFIG_SCHEMA = z.object({
     .prefault(":8080"),
   SVC_PUBLIC_URL: z.string().trim().prefault("http://127.0.0.1:8080"),
 
+  /**
+   * What this process is: the whole service (the gate, DocBuilder, and beside them the editing
+   * server and the proxy), or DocBuilder alone (/v1 only: one of several DocBuilder instances
+   * behind the proxy, docs/operations.md "More than one machine").
+   */
+  SVC_ROLE: z.enum(["all", "docbuilder"]).prefault("all"),
+
   // DocBuilder
+  /**
+   * This DocBuilder instance's number among several (0-99), written into every job and file id it
+   * makes, so that the proxy sends a job's polls and a file's downloads to the instance holding
+   * them. "from-hostname": the number that ends the host name (a Kubernetes StatefulSet's
+   * docbuilder-3 is 3).
+   */
+  SVC_DOCBUILDER_INSTANCE: z
+    .string()
+    .trim()
+    .regex(/^(\d{1,2}|from-hostname)$/, { message: "must be a number from 0 to 99, or from-hostname (the number that ends the host name, such as docbuilder-3)" })
+    .prefault("0"),
   SVC_DOCBUILDER_WORKERS: int(1, 32).prefault(defaultWorkers),
   SVC_DOCBUILDER_WORKER_MAX_JOBS: int(1, 100_000).prefault("200"),
   SVC_DOCBUILDER_WORKER_MAX_AGE_MINUTES: int(1, 10_080).prefault("60"),
@@ -208,7 +226,11 @@ export interface Config {
   /** Ports of the service's own listeners (gate, editing server, proxy): never a fetch target on this machine. */
   ownPorts: number[];
   license: { pubkey: string; token: string; file: string };
+  /** all: the gate and DocBuilder in this process (and the launcher starts the rest); docbuilder: /v1 alone. */
+  role: RawConfig["SVC_ROLE"];
   docbuilder: {
+    /** This instance's number (0-99), the first two digits of its job and file ids. */
+    instance: number;
     workers: number;
     workerMaxJobs: number;
     workerMaxAgeMinutes: number;
@@ -307,7 +329,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     fetchAllowHosts: c.SVC_FETCH_ALLOW_HOSTS,
     ownPorts: [c.SVC_APP_LISTEN.port, c.SVC_EDSRV_LISTEN.port, c.SVC_PROXY_ADDRESS],
     license: { pubkey: c.SVC_LICENSE_PUBKEY, token: c.SVC_LICENSE_TOKEN.trim(), file: c.SVC_LICENSE_FILE },
+    role: c.SVC_ROLE,
     docbuilder: {
+      instance: docbuilderInstance(c.SVC_DOCBUILDER_INSTANCE, hostname()),
       workers: c.SVC_DOCBUILDER_WORKERS,
       workerMaxJobs: c.SVC_DOCBUILDER_WORKER_MAX_JOBS,
       workerMaxAgeMinutes: c.SVC_DOCBUILDER_WORKER_MAX_AGE_MINUTES,
@@ -354,6 +378,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       idleKits: c.SVC_EDSRV_IDLE_KITS,
     },
   };
+}
+
+/** The instance number: as given, or the number that ends the host name (docbuilder-3 → 3). */
+export function docbuilderInstance(setting: string, host: string): number {
+  if (setting !== "from-hostname") return Number(setting);
+  const m = /-(\d{1,2})$/.exec(host);
+  if (!m) throw new ConfigError([`SVC_DOCBUILDER_INSTANCE: from-hostname needs a host name ending in -<number 0-99>, such as docbuilder-3; this host is ${JSON.stringify(host)}`]);
+  return Number(m[1]);
 }
 
 /** scheme://host[:port] of the first entry of an alias group; null when it is not an http(s) URL. */

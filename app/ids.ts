@@ -6,8 +6,17 @@ import { randomBytes } from "node:crypto";
 const hex = (chars: number) => randomBytes(Math.ceil(chars / 2)).toString("hex").slice(0, chars);
 
 export const newRequestId = () => `req_${hex(16)}`;
-export const newJobId = () => `job_${hex(24)}`;
-export const newFileId = () => `file_${hex(24)}`;
+/**
+ * A job's or a file's id names the DocBuilder instance that holds it in its first two characters
+ * (two decimal digits, 00-99, still hexadecimal): with several instances the proxy sends a job's
+ * polls and a file's downloads to that instance (the Caddyfile's owner route), no state shared.
+ * The other 22 characters are random (88 bits).
+ */
+export const instanceTag = (instance: number): string => String(instance).padStart(2, "0");
+export const newJobId = (instance = 0) => `job_${instanceTag(instance)}${hex(22)}`;
+export const newFileId = (instance = 0) => `file_${instanceTag(instance)}${hex(22)}`;
+/** The instance number an id of a job or a file names. */
+export const instanceOf = (id: string): number => Number(id.slice(id.indexOf("_") + 1, id.indexOf("_") + 3));
 export const newSessionId = () => `ses_${hex(24)}`;
 export const newDocId = () => `doc_${hex(32)}`;
 export const newInstanceId = () => `inst_${hex(16)}`;

@@ -73,7 +73,10 @@ if (engine.unsupported) {
   process.exit(1);
 }
 log.info("engine_checked", { name: engine.name, version: engine.version, source: engine.source, start_ms: engine.startMs, description: describeEngine(engine) });
-log.info("process_starting", { process: "gate+docbuilder", listen: env.SVC_APP_LISTEN, note: "office-engine workers warm up first" });
+// A DocBuilder instance alone (one of several behind the proxy of the machine that runs the gate):
+// that one process, no editing server, no proxy of its own.
+const docbuilderOnly = env.SVC_ROLE === "docbuilder";
+log.info("process_starting", { process: "gate+docbuilder", role: docbuilderOnly ? "docbuilder" : "all", listen: env.SVC_APP_LISTEN, note: "office-engine workers warm up first" });
 try {
   await supervisor.start({
     name: "gate+docbuilder",
@@ -85,6 +88,13 @@ try {
     stopGraceMs: 15_000,
   });
 
+  if (!docbuilderOnly) await startEditingAndProxy();
+} catch (err) {
+  log.error("service_start_failed", { error: (err as Error).message });
+  await stopAll(1);
+}
+
+async function startEditingAndProxy() {
   log.info("process_starting", { process: "edsrv", listen: env.SVC_EDSRV_LISTEN, note: "idle kits warm up first" });
   await supervisor.start({
     name: "edsrv",
@@ -113,25 +123,27 @@ try {
         ...(proxyAddress.lastIndexOf(":") > 0 ? { SVC_PROXY_BIND: proxyAddress.slice(0, proxyAddress.lastIndexOf(":")).replace(/^\[|\]$/g, "") } : {}),
         SVC_APP_UPSTREAM: env.SVC_APP_LISTEN,
         SVC_EDSRV_UPSTREAM: env.SVC_EDSRV_LISTEN,
+        // DocBuilder: the gate's own, or several instances (docs/operations.md "More than one machine").
+        SVC_PROXY_DOCBUILDER_UPSTREAMS: env.SVC_PROXY_DOCBUILDER_UPSTREAMS || env.SVC_APP_LISTEN,
+        SVC_PROXY_DOCBUILDER_OWNER: env.SVC_PROXY_DOCBUILDER_OWNER || env.SVC_APP_LISTEN,
       },
     }),
     ready: () => waitFor(`${env.SVC_PUBLIC_URL}/v1/status`, 30_000),
     stopGraceMs: 5_000,
   });
-} catch (err) {
-  log.error("service_start_failed", { error: (err as Error).message });
-  await stopAll(1);
 }
 
-const base = env.SVC_PUBLIC_URL;
+const base = docbuilderOnly ? `http://${env.SVC_APP_LISTEN}` : env.SVC_PUBLIC_URL;
 log.info("service_ready", {
-  urls: {
-    ...(devMode ? { demo: `${base}/svc/demo` } : {}),
-    docbuilder_status: `${base}/v1/status`,
-    formats: `${base}/v1/formats`,
-    healthz: `${base}/svc/healthz`,
-    embed_sessions: `${base}/svc/embed/session`,
-  },
+  urls: docbuilderOnly
+    ? { docbuilder_status: `${base}/v1/status`, formats: `${base}/v1/formats` }
+    : {
+        ...(devMode ? { demo: `${base}/svc/demo` } : {}),
+        docbuilder_status: `${base}/v1/status`,
+        formats: `${base}/v1/formats`,
+        healthz: `${base}/svc/healthz`,
+        embed_sessions: `${base}/svc/embed/session`,
+      },
   // The development key stays in its file; only the file is named (never the key).
   ...(demoKeyFile ? { demo_api_key_file: demoKeyFile, try: `curl -H "Authorization: Bearer $(cat ${demoKeyFile})" -F file=@fixtures/hello.docx -F to=pdf ${base}/v1/convert -o hello.pdf` } : {}),
   ...(unsignedEmbed ? { unsigned_embed: "accepted (development default); set SVC_EMBED_JWT_SECRET in production" } : {}),

@@ -1,8 +1,9 @@
-// Entry of the gate + DocBuilder process: parse the configuration once, start, stop gracefully.
+// Entry of the gate + DocBuilder process (or of a DocBuilder instance alone, SVC_ROLE=docbuilder):
+// parse the configuration once, start, stop gracefully.
 
 import { ConfigError, parseConfig } from "./config";
 import { createLogger, flushStdout } from "./log";
-import { startService } from "./server";
+import { startDocBuilderOnly, startService } from "./server";
 
 let config;
 try {
@@ -18,7 +19,7 @@ try {
 const logger = createLogger(config.logLevel, { service: "svc" });
 // Heard from the first moment: a stop during the start (workers still starting) waits for it and
 // then stops in order, instead of the default action ending the process mid-start.
-const starting = startService(config, logger);
+const starting: Promise<{ stop(graceMs?: number): Promise<void> }> = config.role === "docbuilder" ? startDocBuilderOnly(config, logger) : startService(config, logger);
 let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, async () => {

@@ -209,6 +209,8 @@ describe("inner proxy routing (real Caddy, real gate, recording editing server)"
       hostname: "127.0.0.1",
       port: 0,
       async fetch(req) {
+        // DocBuilder's health check (the proxy asks it of every instance).
+        if (new URL(req.url).pathname === "/v1/status") return new Response("{}");
         let n = 0;
         for await (const chunk of req.body!) {
           n += chunk.byteLength;
@@ -249,6 +251,7 @@ describe("inner proxy routing (real Caddy, real gate, recording editing server)"
       async fetch(req) {
         const p = new URL(req.url).pathname;
         if (p === "/svc/auth") return new Response(null, { status: 204 });
+        if (p === "/v1/status") return new Response("{}"); // DocBuilder's health check
         await Bun.sleep(QUIET_MS); // the slow upstream under test, not a wait of the test
         return new Response("late but whole");
       },

@@ -84,7 +84,22 @@ export function sourceFetcher(allow: AllowList): SourceFetcher {
   };
 }
 
-export async function startService(config: Config, logger: Logger, opts: StartOptions = {}): Promise<RunningService> {
+/** The parts of DocBuilder: every role runs them. */
+interface DocBuilderParts {
+  clock: Clock;
+  dataDir: string;
+  instanceId: string;
+  license: LicenseSource;
+  jobs: JobStore;
+  pool: WorkerPool;
+  docbuilder: DocBuilderService;
+  callbacks: CallbackSender;
+  metrics: ReturnType<typeof createMetrics>;
+  fetchAllow: AllowList;
+  own: ReturnType<typeof ownListeners>;
+}
+
+async function startDocBuilderParts(config: Config, logger: Logger, opts: StartOptions, demo: ReturnType<typeof demoTargets> | null): Promise<DocBuilderParts> {
   const clock = opts.clock ?? systemClock;
   const dataDir = config.dataDir;
   mkdirSync(dataDir, { recursive: true });
@@ -104,13 +119,10 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
   });
   license.start();
 
-  const jobs = new JobStore(path.join(dataDir, "jobs"), clock, `${config.publicUrl}/v1/files/`);
+  const jobs = new JobStore(path.join(dataDir, "jobs"), clock, `${config.publicUrl}/v1/files/`, config.docbuilder.instance);
 
-  // The edition decides parallel_jobs; the pool asks at every dispatch (the license file is re-read
-  // at run time), through the same figures GET /v1/limits shows.
   const docbuilderEntitlements = opts.entitlements ?? license.docbuilderSource();
   const lowerOnly = { maxFileMbCap: config.docbuilder.maxFileMbCap, jobTimeoutSecondsCap: config.docbuilder.jobTimeoutSecondsCap };
-  // Workers' folders of an earlier process (it died): nothing in them outlives a request.
   const enginesRoot = path.join(dataDir, "engines");
   mkdirSync(enginesRoot, { recursive: true });
   for (const name of readdirSync(enginesRoot)) if (!name.startsWith(`worker-${process.pid}-`)) rmSync(path.join(enginesRoot, name), { recursive: true, force: true });
@@ -122,7 +134,6 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     maxJobs: config.docbuilder.workerMaxJobs,
     maxAgeMs: config.docbuilder.workerMaxAgeMinutes * 60_000,
     profileRoot: path.join(dataDir, "profiles"),
-    // Each worker reads only its own folder there: a request's input is handed in, its output moved out.
     documentRoot: enginesRoot,
     logger,
     clock,
@@ -134,11 +145,6 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
 
   const own = ownListeners(config.ownPorts);
   const fetchAllow = parseAllowList(config.fetchAllowHosts, own);
-  // One sender for every signed callback (job callbacks here; document callbacks of the gate later).
-  // Development: the demo's own sample and callback URLs are reached on this process's listener
-  // (the SSRF rules forbid the public loopback address; nothing else is let through).
-  let listening = "";
-  const demo = config.devMode ? demoTargets(config.publicUrl, () => listening) : null;
   const metrics = createMetrics();
   const callbacks = new CallbackSender({
     allow: fetchAllow,
@@ -173,9 +179,73 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
         onState: (s) => onState({ delivery_id: s.delivery_id, state: s.state, attempts: s.attempts, last_status: s.last_status, last_attempt_at: s.last_attempt_at, last_error: s.last_error }),
       }),
   });
+  return { clock, dataDir, instanceId, license, jobs, pool, docbuilder, callbacks, metrics, fetchAllow, own };
+}
 
-  // Connection counting and admission (spec "Editing connections"): the admin channel is sampled
-  // every 10 s; /svc/auth decides on current + pending against the effective cap.
+function serve(config: Config, opts: StartOptions, fetch: (req: Request) => Response | Promise<Response>) {
+  const server = Bun.serve({
+    hostname: opts.hostname ?? config.appListen.hostname,
+    port: opts.port ?? config.appListen.port,
+    fetch,
+    // Conversions of large files take minutes; the request must not be cut by an idle timer.
+    idleTimeout: 0,
+    maxRequestBodySize: 1024 * 1024 * 1024,
+  });
+  const host = server.hostname ?? "127.0.0.1";
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
+  const reachable = `http://${["0.0.0.0", "::"].includes(host) ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host}:${server.port}`;
+  return { server, url, reachable };
+}
+
+/** A DocBuilder instance alone (SVC_ROLE=docbuilder): /v1/ only; no gate, no embedding, no editing server. */
+export interface RunningDocBuilder {
+  url: string;
+  license: LicenseSource;
+  pool: WorkerPool;
+  docbuilder: DocBuilderService;
+  routes: { method: string; path: string }[];
+  stop(graceMs?: number): Promise<void>;
+}
+
+export async function startDocBuilderOnly(config: Config, logger: Logger, opts: StartOptions = {}): Promise<RunningDocBuilder> {
+  const parts = await startDocBuilderParts(config, logger, opts, null);
+  const { clock, license, jobs, pool, docbuilder, callbacks, metrics } = parts;
+  metrics.watch({ pool: () => ({ ...pool.status(), queued: pool.queueStats().queued }) });
+  const app = createApp({
+    logger,
+    metrics,
+    metricsPassword: config.online.adminPassword,
+    docbuilder,
+    pool,
+    authenticate: createAuthenticator({ apiKeys: config.docbuilder.apiKeys, jwtSecret: config.docbuilder.jwtSecret, clock }),
+    devMode: config.devMode,
+    now: () => clock.now(),
+  });
+  const { server, url } = serve(config, opts, app.fetch);
+  logger.info("service_listening", { url, role: "docbuilder", instance: config.docbuilder.instance, workers: config.docbuilder.workers, core: pool.core() });
+  return {
+    url,
+    license,
+    pool,
+    docbuilder,
+    routes: app.routes.map((r) => ({ method: r.method, path: r.path })),
+    async stop(graceMs = 10_000) {
+      server.stop(false);
+      await pool.shutdown(graceMs);
+      await callbacks.close();
+      license.stop();
+      jobs.stop();
+      server.stop(true);
+      logger.info("service_stopped");
+    },
+  };
+}
+
+export async function startService(config: Config, logger: Logger, opts: StartOptions = {}): Promise<RunningService> {
+  let listening = "";
+  const demo = config.devMode ? demoTargets(config.publicUrl, () => listening) : null;
+  const { clock, dataDir, instanceId, license, jobs, pool, docbuilder, callbacks, metrics, fetchAllow, own } = await startDocBuilderParts(config, logger, opts, demo);
+
   const connectionLimit = () => connectionCap(license.status(), config.gate.connectionCap ?? null).limit;
   const edition = () => license.gate().edition;
   const counter = new ConnectionCounter({ clock, limit: connectionLimit, intervalMs: opts.sampleIntervalMs, pendingTtlMs: opts.pendingTtlMs });
@@ -275,17 +345,8 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     },
   });
 
-  const server = Bun.serve({
-    hostname: opts.hostname ?? config.appListen.hostname,
-    port: opts.port ?? config.appListen.port,
-    fetch: app.fetch,
-    // Conversions of large files take minutes; the request must not be cut by an idle timer.
-    idleTimeout: 0,
-    maxRequestBodySize: 1024 * 1024 * 1024,
-  });
-  const host = server.hostname ?? "127.0.0.1";
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
-  listening = `http://${["0.0.0.0", "::"].includes(host) ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host}:${server.port}`;
+  const { server, url, reachable } = serve(config, opts, app.fetch);
+  listening = reachable;
   logger.info("service_listening", { url, workers: config.docbuilder.workers, core: pool.core() });
 
   return {

@@ -28,7 +28,16 @@ export interface RunningCaddy {
 }
 
 /** Starts `caddy run` with the repository Caddyfile (or a variant of it); resolves once it answers. */
-export async function startCaddy(env: { app: string; edsrv: string; caddyfile?: string; port?: number }): Promise<RunningCaddy> {
+export async function startCaddy(env: {
+  app: string;
+  edsrv: string;
+  caddyfile?: string;
+  port?: number;
+  /** DocBuilder instances, space-separated (default: the gate's own, `app`). */
+  docbuilders?: string;
+  /** Where a job's or a file's owner is, with the Caddyfile's {re.owner.*} placeholders (default `app`). */
+  docbuilderOwner?: string;
+}): Promise<RunningCaddy> {
   const port = env.port ?? (await freePort());
   const proc = Bun.spawn(["caddy", "run", "--config", env.caddyfile ?? CADDYFILE, "--adapter", "caddyfile"], {
     env: {
@@ -40,6 +49,8 @@ export async function startCaddy(env: { app: string; edsrv: string; caddyfile?: 
       SVC_PROXY_BIND: "127.0.0.1",
       SVC_APP_UPSTREAM: env.app,
       SVC_EDSRV_UPSTREAM: env.edsrv,
+      SVC_PROXY_DOCBUILDER_UPSTREAMS: env.docbuilders ?? env.app,
+      SVC_PROXY_DOCBUILDER_OWNER: env.docbuilderOwner ?? env.app,
     },
     stdout: "pipe",
     stderr: "pipe",

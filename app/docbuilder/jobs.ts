@@ -84,6 +84,8 @@ export class JobStore {
     private readonly clock: Clock,
     /** Base of result URLs, e.g. "http://host/v1/files/". */
     private readonly filesUrlBase: string,
+    /** This DocBuilder instance's number, written into every id (ids.ts). */
+    private readonly instance = 0,
   ) {
     // Leftovers of a previous run belong to jobs that no longer exist.
     rmSync(root, { recursive: true, force: true });
@@ -100,7 +102,7 @@ export class JobStore {
   }
 
   create(kind: JobKind, requestId: string, ttlMinutes: number): { id: string; dir: string } {
-    const id = newJobId();
+    const id = newJobId(this.instance);
     const now = this.clock.now();
     const dir = path.join(this.root, id);
     mkdirSync(dir, { recursive: true });
@@ -134,7 +136,7 @@ export class JobStore {
     out: { path: string; filename: string; format: string; contentType: string; size: number; sha256: string; pages: number },
   ): JobOutput {
     const rec = this.require(id);
-    const fileId = newFileId();
+    const fileId = newFileId(this.instance);
     const expiresAtMs = this.clock.now() + ttlMinutes * 60_000;
     const output: JobOutput = {
       file_id: fileId,

@@ -1,4 +1,4 @@
-// createApp(deps): the whole HTTP surface of the gate and DocBuilder, with nothing started.
+// createApp(deps): the whole HTTP surface of the gate and DocBuilder (or of DocBuilder alone), with nothing started.
 // The entry file builds the dependencies once and serves this app.
 
 import { Hono } from "hono";
@@ -13,7 +13,8 @@ import { v1Routes, type V1Deps } from "./v1";
 
 export interface AppDeps extends V1Deps {
   logger: Logger;
-  gate: SvcDeps;
+  /** The gate's routes (/svc/); absent for a DocBuilder-only instance (SVC_ROLE=docbuilder), which serves /v1/ alone. */
+  gate?: SvcDeps;
   /** Prometheus metrics (/svc/metrics, /v1/metrics: the proxy keeps them internal). */
   metrics?: Metrics;
   /** What a metrics scrape must send as HTTP Basic (SVC_EDSRV_ADMIN_PASSWORD); none set: no scrape. */
@@ -28,10 +29,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // The embed API's reference, generated from the routes' schemas; public like the API it
   // describes. The /v1 one is in v1Routes, behind its authentication (all of /v1/ but GET
   // /v1/status needs a key); both are also shipped as files in docs/openapi/.
-  const svcDoc = openApiDocument("svc");
-  const svcPage = referencePage("svc");
-  app.get("/svc/openapi.json", (c) => c.json(svcDoc));
-  app.get("/svc/reference", (c) => c.html(svcPage));
+  if (deps.gate) {
+    const svcDoc = openApiDocument("svc");
+    const svcPage = referencePage("svc");
+    app.get("/svc/openapi.json", (c) => c.json(svcDoc));
+    app.get("/svc/reference", (c) => c.html(svcPage));
+  }
   const metrics = deps.metrics;
   if (metrics) {
     // Outside the v1 interface (the spec has no metrics endpoint): on the internal listener only
@@ -47,8 +50,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     }
   }
   // The proxy sends / to /svc/; in development that leads to the demo.
-  if (deps.gate.demo) for (const p of ["/svc", "/svc/"]) app.get(p, (c) => c.redirect("/svc/demo", 302));
+  if (deps.gate?.demo) for (const p of ["/svc", "/svc/"]) app.get(p, (c) => c.redirect("/svc/demo", 302));
   app.route("/v1", v1Routes(deps));
-  app.route("/svc", svcRoutes(deps.gate));
+  if (deps.gate) app.route("/svc", svcRoutes(deps.gate));
   return app;
 }
