@@ -1,0 +1,173 @@
+// DocBuilder on several instances behind the inner proxy (issue 36): two DocBuilder-only processes
+// (SVC_ROLE=docbuilder, instances 1 and 2) and the gate, behind real Caddy with the repository's
+// Caddyfile, on one machine. Synchronous calls are shared; a job's polls and a file's downloads go
+// to the instance that holds them (the id's first two digits); an instance killed mid-run fails
+// only what it was running, and the proxy's health check takes it out.
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startCaddy, type RunningCaddy } from "../../caddy/testing";
+import { AUTH, enterpriseEnv, FIXTURES, form, startTestService, TEST_API_KEY, type Harness } from "../testing/harness";
+import { scaled, until, waitFor } from "../testing/until";
+import { instanceOf } from "../ids";
+
+const ROOT = path.resolve(import.meta.dir, "../..");
+
+/** A DocBuilder-only process, as `SVC_ROLE=docbuilder` runs it in a container. */
+interface Instance {
+  number: number;
+  port: number;
+  proc: ReturnType<typeof Bun.spawn>;
+  lines: string[];
+  dataDir: string;
+  /** Requests this instance has taken (its `job_queued` log lines). */
+  taken(): number;
+}
+
+async function startInstance(number: number, port: number): Promise<Instance> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `svc-docbuilder-${number}-`));
+  const proc = Bun.spawn([process.execPath, path.join(ROOT, "app/main.ts")], {
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: dataDir,
+      SVC_ROLE: "docbuilder",
+      SVC_DOCBUILDER_INSTANCE: String(number),
+      SVC_APP_LISTEN: `127.0.0.1:${port}`,
+      SVC_DATA_DIR: dataDir,
+      SVC_DOCBUILDER_WORKERS: "1",
+      SVC_DOCBUILDER_API_KEYS: `test:${TEST_API_KEY}`,
+      SVC_LICENSE_FILE: path.join(dataDir, "license.token"),
+      ...(process.env.SVC_ENGINE_PROGRAM_DIR ? { SVC_ENGINE_PROGRAM_DIR: process.env.SVC_ENGINE_PROGRAM_DIR } : {}),
+      ...enterpriseEnv(),
+    },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const lines: string[] = [];
+  void (async () => {
+    let rest = "";
+    for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) {
+      rest += new TextDecoder().decode(chunk);
+      const parts = rest.split("\n");
+      rest = parts.pop()!;
+      lines.push(...parts);
+    }
+  })();
+  const instance: Instance = { number, port, proc, lines, dataDir, taken: () => lines.filter((l) => l.includes('"job_queued"')).length };
+  await until(() => fetch(`http://127.0.0.1:${port}/v1/status`).then((r) => r.status, () => 0), (s) => s === 200, `DocBuilder instance ${number} answering /v1/status`, 120_000, 200);
+  return instance;
+}
+
+/** Two ports ending in 01 and 02 under one free prefix: the proxy reaches instance N at <prefix><NN>. */
+async function instancePorts(): Promise<{ prefix: number; ports: [number, number] }> {
+  for (;;) {
+    const prefix = 200 + Math.floor(Math.random() * 400);
+    const ports: [number, number] = [prefix * 100 + 1, prefix * 100 + 2];
+    const free = await Promise.all(ports.map((p) => fetch(`http://127.0.0.1:${p}/`).then(() => false, () => true)));
+    if (free.every(Boolean)) return { prefix, ports };
+  }
+}
+
+let gate: Harness;
+let caddy: RunningCaddy;
+let one: Instance, two: Instance;
+
+beforeAll(async () => {
+  const { prefix, ports } = await instancePorts();
+  [gate, one, two] = await Promise.all([startTestService({ SVC_DOCBUILDER_WORKERS: "1", ...enterpriseEnv() }), startInstance(1, ports[0]), startInstance(2, ports[1])]);
+  caddy = await startCaddy({
+    app: new URL(gate.url).host,
+    edsrv: "127.0.0.1:9",
+    docbuilders: ports.map((p) => `127.0.0.1:${p}`).join(" "),
+    docbuilderOwner: `127.0.0.1:${prefix}{re.owner.tag}`,
+  });
+}, scaled(180_000));
+
+afterAll(async () => {
+  await caddy?.stop();
+  for (const i of [one, two]) {
+    if (!i) continue;
+    i.proc.kill("SIGTERM");
+    await i.proc.exited;
+    rmSync(i.dataDir, { recursive: true, force: true });
+  }
+  await gate?.close();
+});
+
+const convert = (file: string, fields: Record<string, string> = {}) =>
+  fetch(`${caddy.url}/v1/convert`, { method: "POST", headers: AUTH, body: form({ path: path.join(FIXTURES, file), name: file }, { to: "pdf", ...fields }) });
+
+describe("DocBuilder on several instances behind the proxy", () => {
+  test("synchronous conversions are shared: both instances take some, every answer is the PDF", async () => {
+    const before = [one.taken(), two.taken()];
+    const answers = await Promise.all(Array.from({ length: 8 }, () => convert("hello.docx").then(async (r) => [r.status, (await r.bytes()).subarray(0, 4)] as const)));
+    for (const [status, head] of answers) {
+      expect(status).toBe(200);
+      expect(new TextDecoder().decode(head)).toBe("%PDF");
+    }
+    expect(one.taken() - before[0]!).toBeGreaterThan(0);
+    expect(two.taken() - before[1]!).toBeGreaterThan(0);
+    expect(one.taken() - before[0]! + two.taken() - before[1]!).toBe(8);
+  }, scaled(120_000));
+
+  test("an async job is polled and its file downloaded through the proxy from the instance that holds it", async () => {
+    const jobs = await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        const r = await convert("hello.docx", { async: "true" });
+        expect(r.status).toBe(202);
+        return (await r.json()) as { id: string };
+      }),
+    );
+    // Both instances made jobs: each id names its own (the proxy knows no more than that).
+    expect(new Set(jobs.map((j) => instanceOf(j.id)))).toEqual(new Set([1, 2]));
+    for (const { id } of jobs) {
+      // A poll that reaches another instance is answered 404 at once: only the owner knows the job.
+      const done = await until(
+        async () => {
+          const r = await fetch(`${caddy.url}/v1/jobs/${id}`, { headers: AUTH });
+          return { http: r.status, ...((await r.json()) as { status: string; outputs: { file_id: string }[] }) };
+        },
+        (j) => j.http !== 200 || j.status === "done" || j.status === "failed",
+        `job ${id} finished, polled through the proxy`,
+        60_000,
+        100,
+      );
+      expect(done.http).toBe(200);
+      expect(done.status).toBe("done");
+      const fileId = done.outputs[0]!.file_id;
+      expect(instanceOf(fileId)).toBe(instanceOf(id));
+      const file = await fetch(`${caddy.url}/v1/files/${fileId}`, { headers: AUTH });
+      expect(file.status).toBe(200);
+      expect(new TextDecoder().decode((await file.bytes()).subarray(0, 4))).toBe("%PDF");
+    }
+    // An id of an instance the proxy has no address for is not found on the others: no answer but a refusal.
+    const nowhere = await fetch(`${caddy.url}/v1/jobs/job_07${"0".repeat(22)}`, { headers: AUTH });
+    expect(nowhere.status).toBe(502);
+  }, scaled(120_000));
+
+  test("an instance killed mid-run: only its in-flight requests fail, cleanly; the other keeps serving; the health check takes the dead one out", async () => {
+    const before = two.taken();
+    // Slow enough to be caught running (a deck with 24 layouts: about a second each on one worker).
+    const inFlight = Array.from({ length: 6 }, () => convert("hello.pptx").then((r) => r.status, () => -1));
+    await waitFor(() => two.taken() > before, "instance 2 took a conversion", 60_000);
+    two.proc.kill("SIGKILL");
+    await two.proc.exited;
+    const statuses = await Promise.all(inFlight);
+    // Every request got an answer: the PDF, or the proxy's 502 for what the dead instance was running.
+    expect(statuses.every((s) => s === 200 || s === 502)).toBe(true);
+    expect(statuses.filter((s) => s === 502).length).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s === 502).length).toBeLessThanOrEqual(two.taken() - before);
+    // The proxy's active health check finds the dead instance gone…
+    const dead = `127.0.0.1:${two.port}`;
+    const caddyLines = () => caddy.output().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { logger?: string; host?: string; msg?: string });
+    await waitFor(() => caddyLines().some((l) => l.logger?.endsWith("health_checker.active") && l.host === dead), "the proxy's health check noticed instance 2 gone", 30_000);
+    const checked = caddyLines().length;
+    // …and everything after goes to the live one, without trying the dead one first.
+    const after = await Promise.all(Array.from({ length: 4 }, () => convert("hello.docx").then((r) => r.status)));
+    expect(after).toEqual([200, 200, 200, 200]);
+    expect((await fetch(`${caddy.url}/v1/status`)).status).toBe(200);
+    expect(caddyLines().slice(checked).filter((l) => l.logger === "http.log.error" && (l.msg ?? "").includes(dead))).toEqual([]);
+  }, scaled(180_000));
+});
