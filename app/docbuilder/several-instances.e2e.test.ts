@@ -5,78 +5,20 @@
 // only what it was running, and the proxy's health check takes it out.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { startCaddy, type RunningCaddy } from "../../caddy/testing";
-import { AUTH, enterpriseEnv, FIXTURES, form, startTestService, TEST_API_KEY, type Harness } from "../testing/harness";
+import { startDocBuilderInstance, instancePorts, type DocBuilderInstance } from "../testing/docbuilder-instance";
+import { AUTH, enterpriseEnv, FIXTURES, form, startTestService, type Harness } from "../testing/harness";
 import { scaled, until, waitFor } from "../testing/until";
 import { instanceOf } from "../ids";
 
-const ROOT = path.resolve(import.meta.dir, "../..");
-
-/** A DocBuilder-only process, as `SVC_ROLE=docbuilder` runs it in a container. */
-interface Instance {
-  number: number;
-  port: number;
-  proc: ReturnType<typeof Bun.spawn>;
-  lines: string[];
-  dataDir: string;
-  /** Requests this instance has taken (its `job_queued` log lines). */
-  taken(): number;
-}
-
-async function startInstance(number: number, port: number): Promise<Instance> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), `svc-docbuilder-${number}-`));
-  const proc = Bun.spawn([process.execPath, path.join(ROOT, "app/main.ts")], {
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: dataDir,
-      SVC_ROLE: "docbuilder",
-      SVC_DOCBUILDER_INSTANCE: String(number),
-      SVC_APP_LISTEN: `127.0.0.1:${port}`,
-      SVC_DATA_DIR: dataDir,
-      SVC_DOCBUILDER_WORKERS: "1",
-      SVC_DOCBUILDER_API_KEYS: `test:${TEST_API_KEY}`,
-      SVC_LICENSE_FILE: path.join(dataDir, "license.token"),
-      ...(process.env.SVC_ENGINE_PROGRAM_DIR ? { SVC_ENGINE_PROGRAM_DIR: process.env.SVC_ENGINE_PROGRAM_DIR } : {}),
-      ...enterpriseEnv(),
-    },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const lines: string[] = [];
-  void (async () => {
-    let rest = "";
-    for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) {
-      rest += new TextDecoder().decode(chunk);
-      const parts = rest.split("\n");
-      rest = parts.pop()!;
-      lines.push(...parts);
-    }
-  })();
-  const instance: Instance = { number, port, proc, lines, dataDir, taken: () => lines.filter((l) => l.includes('"job_queued"')).length };
-  await until(() => fetch(`http://127.0.0.1:${port}/v1/status`).then((r) => r.status, () => 0), (s) => s === 200, `DocBuilder instance ${number} answering /v1/status`, 120_000, 200);
-  return instance;
-}
-
-/** Two ports ending in 01 and 02 under one free prefix: the proxy reaches instance N at <prefix><NN>. */
-async function instancePorts(): Promise<{ prefix: number; ports: [number, number] }> {
-  for (;;) {
-    const prefix = 200 + Math.floor(Math.random() * 400);
-    const ports: [number, number] = [prefix * 100 + 1, prefix * 100 + 2];
-    const free = await Promise.all(ports.map((p) => fetch(`http://127.0.0.1:${p}/`).then(() => false, () => true)));
-    if (free.every(Boolean)) return { prefix, ports };
-  }
-}
-
 let gate: Harness;
 let caddy: RunningCaddy;
-let one: Instance, two: Instance;
+let one: DocBuilderInstance, two: DocBuilderInstance;
 
 beforeAll(async () => {
-  const { prefix, ports } = await instancePorts();
-  [gate, one, two] = await Promise.all([startTestService({ SVC_DOCBUILDER_WORKERS: "1", ...enterpriseEnv() }), startInstance(1, ports[0]), startInstance(2, ports[1])]);
+  const { prefix, ports } = await instancePorts(2);
+  [gate, one, two] = await Promise.all([startTestService({ SVC_DOCBUILDER_WORKERS: "1", ...enterpriseEnv() }), startDocBuilderInstance(1, ports[0]!), startDocBuilderInstance(2, ports[1]!)]);
   caddy = await startCaddy({
     app: new URL(gate.url).host,
     edsrv: "127.0.0.1:9",
@@ -87,12 +29,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await caddy?.stop();
-  for (const i of [one, two]) {
-    if (!i) continue;
-    i.proc.kill("SIGTERM");
-    await i.proc.exited;
-    rmSync(i.dataDir, { recursive: true, force: true });
-  }
+  await Promise.all([one?.stop(), two?.stop()]);
   await gate?.close();
 });
 
