@@ -47,8 +47,9 @@ fail() {
   exit 1
 }
 trap down EXIT
-down_first() { $PODMAN kube down "$KUBE_FILE" >/dev/null 2>&1 || true; $PODMAN volume rm -f data-svc-0 >/dev/null 2>&1 || true; }
-down_first
+# Pods or a volume left by an interrupted run.
+$PODMAN kube down "$KUBE_FILE" >/dev/null 2>&1 || true
+$PODMAN volume rm -f data-svc-0 >/dev/null 2>&1 || true
 
 say "podman kube play: pods svc-0 and docbuilder-0 from deploy/kubernetes"
 if ! out=$($PODMAN kube play "$KUBE_FILE" 2>&1); then
@@ -79,7 +80,7 @@ for _ in $(seq 1 120); do
   sleep 1
 done
 [[ "$FILE_ID" =~ ^file_00[0-9a-f]{22}$ ]] || fail "job $JOB_ID: no file id of instance 00 ($state)"
-curl -fsS -H "Authorization: Bearer $KEY" "$DB/v1/files/$FILE_ID" | head -c 4 | grep -q '%PDF' || fail "file $FILE_ID is not the PDF"
+curl -fsS -o /tmp/svc-kube-file.pdf -H "Authorization: Bearer $KEY" "$DB/v1/files/$FILE_ID" && head -c 4 /tmp/svc-kube-file.pdf | grep -q '%PDF' || fail "file $FILE_ID is not the PDF"
 say "async: job $JOB_ID, file $FILE_ID (instance 00, from the host name docbuilder-0)"
 if [ -n "${LICENSE_DIR:-}" ]; then
   pj=$(curl -fsS -H "Authorization: Bearer $KEY" "$DB/v1/limits" | bun -e 'const j = await Bun.stdin.json(); console.log(j.limits?.parallel_jobs)')
@@ -95,6 +96,11 @@ if [ -n "${LICENSE_DIR:-}" ]; then
   say "svc-0 read the license at /etc/svc/license.token: edition $edition"
 fi
 $PODMAN exec svc-0-svc test -w /data || fail "svc-0 cannot write its data volume"
+# The gate's proxy sends /v1/ to the manifests' DocBuilder names (docbuilder-N.docbuilder, which
+# resolve only in a cluster), not to the gate's own DocBuilder: here no instance answers, the spec's 502.
+code=$(curl -s -o /dev/null -w '%{http_code}' "$GATE/v1/status")
+[ "$code" = 502 ] || fail "svc-0's /v1/status answered $code, not 502: the proxy is not using SVC_PROXY_DOCBUILDER_UPSTREAMS"
+say "svc-0's proxy sends /v1/ to the manifests' DocBuilder names (none resolves under podman: 502)"
 
 say "podman kube down"
 $PODMAN kube down "$KUBE_FILE" >/dev/null || fail "podman kube down"
