@@ -3,7 +3,8 @@
 # minutes). Builds the image, runs it on a data volume, converts a document and opens an embedded
 # session through the proxy, stops it with its stop signal, starts it again on the same volume and
 # checks that the document, its versions and the demo API key are still there, and that the
-# service runs as a non-root user. Everything talks to 127.0.0.1 only.
+# service runs as a non-root user; then plays the Kubernetes manifests (deploy/kubernetes) on the
+# same image with podman kube play (scripts/kube-play-test.sh). Everything talks to 127.0.0.1 only.
 # On a machine without a registry the base image is made from Debian's packages
 # (../shared/notes/container.md); podman runs with runc and no default ulimits.
 set -euo pipefail
@@ -143,5 +144,9 @@ DOC1=$(printf '%s' "$STATE1" | bun -e 'const j = await Bun.stdin.json(); console
 DOC2=$(printf '%s' "$STATE2" | bun -e 'const j = await Bun.stdin.json(); console.log(JSON.stringify([j.doc_id, j.key, j.version, j.sha256]))')
 [ "$DOC1" = "$DOC2" ] || fail "the document or its versions changed: $DOC1 → $DOC2"
 say "after the restart: the API key (never logged), the session, its document and versions ($DOC2)"
+
+# The Kubernetes manifests on the same image, once this container has freed its ports.
+cleanup
+LICENSE_DIR="$LICENSE_DIR" LICENSE_PUBKEY="$LICENSE_PUBKEY" bash scripts/kube-play-test.sh "$IMAGE" || fail "the Kubernetes manifests under podman kube play"
 
 say "PASS in $(( $(date +%s) - t0 )) s"
