@@ -127,6 +127,11 @@ AT=$(printf '%s' "$S1" | bun -e 'const j = await Bun.stdin.json(); console.log(j
 [ -n "$SID" ] && [ -n "$AT" ] || fail "no session: $S1"
 STATE1=$(curl -fsS -H "Authorization: Bearer $AT" "$BASE/svc/embed/session/$SID") || fail "session state"
 say "embedded session $SID opened; state: $(printf '%s' "$STATE1" | head -c 160)"
+# Its document in the editor: a kit of the image loads it and paints it, and a typed character
+# comes back (a kit that cannot start never answers; no C headers made kits crash in a loop once).
+edited=$(timeout 120 bun scripts/container-editor-check.ts "$BASE" "$S1" 2>&1) || { printf '%s\n' "$edited" | tail -5; fail "the editor could not open the document"; }
+say "$edited"
+[ "$($PODMAN logs "$NAME" 2>&1 | grep -c '"kit_uncaught"')" = 0 ] || fail "a kit failed in the image (kit_uncaught in the log)"
 
 say "stopping with the stop signal (SIGTERM)"
 p0=$(date +%s)

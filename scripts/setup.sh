@@ -31,8 +31,10 @@ engine=(libreoffice-core libreoffice-writer libreoffice-calc libreoffice-impress
         libreoffice-draw libreoffice-uiconfig-writer libreofficekit-dev libreoffice-l10n-vi libreoffice-style-colibre)
 # Caddy, the fonts documents expect, pdftotext for extraction's tests and the spelling dictionaries
 # (the editor's red underlines in English and Vietnamese), from Debian 12 itself.
+# The C library's headers: the engines' few native functions (workers/native-c.ts) are compiled at
+# start by Bun's TinyCC against them; without them the editing kits cannot start.
 packages=(caddy fonts-dejavu-core fonts-liberation2 fonts-noto-core fonts-noto-cjk poppler-utils
-          hunspell-en-us hunspell-vi)
+          hunspell-en-us hunspell-vi libc6-dev)
 # Tests also need a browser.
 if [ "$purpose" = "test" ]; then packages+=(chromium); fi
 
