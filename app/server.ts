@@ -182,6 +182,21 @@ async function startDocBuilderParts(config: Config, logger: Logger, opts: StartO
   return { clock, dataDir, instanceId, license, jobs, pool, docbuilder, callbacks, metrics, fetchAllow, own };
 }
 
+/** What the HTTP app needs of DocBuilder, whatever the role. */
+function docbuilderAppDeps(config: Config, logger: Logger, parts: DocBuilderParts) {
+  const { clock, metrics, docbuilder, pool } = parts;
+  return {
+    logger,
+    metrics,
+    metricsPassword: config.online.adminPassword,
+    docbuilder,
+    pool,
+    authenticate: createAuthenticator({ apiKeys: config.docbuilder.apiKeys, jwtSecret: config.docbuilder.jwtSecret, clock }),
+    devMode: config.devMode,
+    now: () => clock.now(),
+  };
+}
+
 function serve(config: Config, opts: StartOptions, fetch: (req: Request) => Response | Promise<Response>) {
   const server = Bun.serve({
     hostname: opts.hostname ?? config.appListen.hostname,
@@ -209,18 +224,9 @@ export interface RunningDocBuilder {
 
 export async function startDocBuilderOnly(config: Config, logger: Logger, opts: StartOptions = {}): Promise<RunningDocBuilder> {
   const parts = await startDocBuilderParts(config, logger, opts, null);
-  const { clock, license, jobs, pool, docbuilder, callbacks, metrics } = parts;
+  const { license, jobs, pool, docbuilder, callbacks, metrics } = parts;
   metrics.watch({ pool: () => ({ ...pool.status(), queued: pool.queueStats().queued }) });
-  const app = createApp({
-    logger,
-    metrics,
-    metricsPassword: config.online.adminPassword,
-    docbuilder,
-    pool,
-    authenticate: createAuthenticator({ apiKeys: config.docbuilder.apiKeys, jwtSecret: config.docbuilder.jwtSecret, clock }),
-    devMode: config.devMode,
-    now: () => clock.now(),
-  });
+  const app = createApp(docbuilderAppDeps(config, logger, parts));
   const { server, url } = serve(config, opts, app.fetch);
   logger.info("service_listening", { url, role: "docbuilder", instance: config.docbuilder.instance, workers: config.docbuilder.workers, core: pool.core() });
   return {
@@ -244,7 +250,8 @@ export async function startDocBuilderOnly(config: Config, logger: Logger, opts: 
 export async function startService(config: Config, logger: Logger, opts: StartOptions = {}): Promise<RunningService> {
   let listening = "";
   const demo = config.devMode ? demoTargets(config.publicUrl, () => listening) : null;
-  const { clock, dataDir, instanceId, license, jobs, pool, docbuilder, callbacks, metrics, fetchAllow, own } = await startDocBuilderParts(config, logger, opts, demo);
+  const parts = await startDocBuilderParts(config, logger, opts, demo);
+  const { clock, dataDir, instanceId, license, jobs, pool, docbuilder, callbacks, metrics, fetchAllow, own } = parts;
 
   const connectionLimit = () => connectionCap(license.status(), config.gate.connectionCap ?? null).limit;
   const edition = () => license.gate().edition;
@@ -311,14 +318,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     embed: () => embed.counts(),
   });
   const app = createApp({
-    logger,
-    metrics,
-    metricsPassword: config.online.adminPassword,
-    docbuilder,
-    pool,
-    authenticate: createAuthenticator({ apiKeys: config.docbuilder.apiKeys, jwtSecret: config.docbuilder.jwtSecret, clock }),
-    devMode: config.devMode,
-    now: () => clock.now(),
+    ...docbuilderAppDeps(config, logger, parts),
     gate: {
       config,
       license,

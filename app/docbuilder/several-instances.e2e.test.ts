@@ -85,7 +85,7 @@ describe("DocBuilder on several instances behind the proxy", () => {
   }, scaled(120_000));
 
   test("an instance killed mid-run: only its in-flight requests fail, cleanly; the other keeps serving; the health check takes the dead one out", async () => {
-    const before = two.taken();
+    const before = two.taken(), oneBefore = one.taken();
     // Slow enough to be caught running (a deck with 24 layouts: about a second each on one worker).
     const inFlight = Array.from({ length: 6 }, () => convert("hello.pptx").then((r) => r.status, () => -1));
     await waitFor(() => two.taken() > before, "instance 2 took a conversion", 60_000);
@@ -95,7 +95,9 @@ describe("DocBuilder on several instances behind the proxy", () => {
     // Every request got an answer: the PDF, or the proxy's 502 for what the dead instance was running.
     expect(statuses.every((s) => s === 200 || s === 502)).toBe(true);
     expect(statuses.filter((s) => s === 502).length).toBeGreaterThan(0);
-    expect(statuses.filter((s) => s === 502).length).toBeLessThanOrEqual(two.taken() - before);
+    // Everything the live instance took was answered (a request on its way to the dead one when it
+    // died fails too, before that one logged it).
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(one.taken() - oneBefore);
     // The proxy's active health check finds the dead instance gone…
     const dead = `127.0.0.1:${two.port}`;
     const caddyLines = () => caddy.output().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { logger?: string; host?: string; msg?: string });

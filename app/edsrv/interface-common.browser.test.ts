@@ -2,21 +2,15 @@
 // download and print through the engine, the status bar, the context menu and the people in the
 // document with their colours. Read-only sessions, languages and the toolbar:
 // interface-toolbar.browser.test.ts.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { strFromU8, unzipSync } from "fflate";
 import type { Frame } from "playwright-core";
-import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
+import { editorEnvPerFile } from "./testing/editor-env";
 import { until, scaled } from "../testing/until";
 import { control, modified, openFixture, press, saveAndRead, stateIs } from "./testing/interface";
 import { docxText } from "../testing/office-files";
 
-let env: EditorEnv;
-beforeAll(async () => {
-  env = await startEditorEnv();
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = editorEnvPerFile();
 
 const open = (fixture: string, token = "tok_alice", query = "") => openFixture(env, fixture, token, query);
 const zoomLabel = (frame: Frame) => frame.textContent("#zoomlevel");

@@ -1,19 +1,13 @@
 // The editor's interface for presentations (issue 13, group 3): the slide panel with the engine's
 // thumbnails, adding, duplicating, deleting and reordering slides, and the slideshow.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Frame } from "playwright-core";
 import { scaled, until } from "../testing/until";
-import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
+import { editorEnvPerFile } from "./testing/editor-env";
 import { openFixture, press, saveAndRead } from "./testing/interface";
 import { slideTexts } from "./testing/stored";
 
-let env: EditorEnv;
-beforeAll(async () => {
-  env = await startEditorEnv();
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = editorEnvPerFile();
 
 /** hello.pptx (slide 1 "This is / An example Impress file", slide 2 empty) opened by Alice. */
 async function openDeck() {

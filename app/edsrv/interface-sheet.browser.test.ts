@@ -1,19 +1,13 @@
 // The editor's interface for spreadsheets (issue 13, group 2): headers, the address box and the
 // formula bar, cell formats, rows and columns, sort, filter, freeze, and sheets from the tab bar;
 // each checked in the stored file and in the state the controls show.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
+import { describe, expect, test } from "bun:test";
+import { editorEnvPerFile } from "./testing/editor-env";
 import { answer, control, openFixture, part, press, saveAndRead, stateIs } from "./testing/interface";
 import { cellFormat, goTo, sheetCells } from "./testing/stored";
 import { scaled } from "../testing/until";
 
-let env: EditorEnv;
-beforeAll(async () => {
-  env = await startEditorEnv();
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = editorEnvPerFile();
 
 /** hello.xlsx (A1:C4: Item/Qty/Price; Apple 3 1.5; Chuối 12 0.25; Cherry 100 0.1) opened by Alice. */
 const openSheet = () => openFixture(env, "hello.xlsx");

@@ -1,18 +1,12 @@
 // The editor's interface for text documents (issue 13, group 1 and the text parts of group 4):
 // each control changes the stored file as a person expects, and shows the engine's state at the
 // cursor. Real editing server, real kits, Debian's Chromium, a loopback WOPI host.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { docxParagraphRuns, startEditorEnv, type EditorEnv } from "./testing/editor-env";
+import { describe, expect, test } from "bun:test";
+import { docxParagraphRuns, editorEnvPerFile } from "./testing/editor-env";
 import { answer, control, modified, openFixture, part, partNames, press, saveAndRead, stateIs } from "./testing/interface";
 import { until, scaled } from "../testing/until";
 
-let env: EditorEnv;
-beforeAll(async () => {
-  env = await startEditorEnv();
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = editorEnvPerFile();
 
 /** hello.docx opened by Alice, the cursor on a new empty last paragraph. */
 async function newParagraph() {

@@ -1,20 +1,14 @@
 // The editor's interface in every family (issues 13 and 23): read-only sessions, the page's
 // language, keyboard reach, and the toolbar (icons, tabs, compact mode, one language).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { unzipSync } from "fflate";
-import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
+import { editorEnvPerFile } from "./testing/editor-env";
 import { TEXTS } from "../i18n";
 import { until, scaled } from "../testing/until";
 import { editorFrame, edState, hostPageHtml } from "./testing/chromium";
 import { control, modified, openFixture, part, press, saveAndRead, stateIs } from "./testing/interface";
 
-let env: EditorEnv;
-beforeAll(async () => {
-  env = await startEditorEnv();
-});
-afterAll(async () => {
-  await env?.close();
-});
+const env = editorEnvPerFile();
 
 const open = (fixture: string, token = "tok_alice", query = "") => openFixture(env, fixture, token, query);
 

@@ -1,5 +1,6 @@
 // What the editor's browser tests share: the real editing server with real kits, a loopback WOPI
 // host, Debian's Chromium, and helpers to open a document in a host page and read what was stored.
+import { afterAll, beforeAll } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -87,5 +88,26 @@ export function docxParagraphRuns(bytes: Uint8Array): Run[][] {
       else runs.push(run);
     }
     return runs;
+  });
+}
+
+/**
+ * The editor's world for one test file: started before its tests and closed after them. The
+ * object stands for that world once started, so a file writes `env.…` as with a world of its own.
+ */
+export function editorEnvPerFile(): EditorEnv {
+  let started: EditorEnv | undefined;
+  beforeAll(async () => {
+    started = await startEditorEnv();
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  return new Proxy({} as EditorEnv, {
+    get(_, key) {
+      if (!started) throw new Error("the editor's world is used before its file's tests started it");
+      const value = Reflect.get(started, key);
+      return typeof value === "function" ? value.bind(started) : value;
+    },
   });
 }
