@@ -87,9 +87,22 @@ export interface KitLoopHandlers {
   line(line: string): void;
   /** Every poll: forward the callbacks the office queued. */
   poll(): void;
+  /**
+   * Every poll from inside a call the kit made (a nested loop: a load, a save, or a modal window
+   * LibreOffice runs until it is answered): `ms` since the call's first nested poll.
+   */
+  nested?(ms: number): void;
 }
 
 const idleWaiters: IdleWaiter[] = [];
+
+/**
+ * The office's turns: how many times its loop came back to the kit. Requests read in one turn are
+ * handed to the office together; an engine that never comes back stopped on one of them
+ * (app/edsrv/kit-watchdog.ts reads it from the kit's `begin` lines).
+ */
+let turn = 0;
+export const loopTurn = (): number => turn;
 
 /**
  * Resolves at the first poll in which the office asks to sleep: every event posted before the
@@ -110,6 +123,8 @@ export function runKitLoop(office: LokOffice, handlers: KitLoopHandlers): never 
   let partial = "";
   let started = false;
   let depth = 0;
+  /** When the kit's current call first polled from inside (0: it has not). */
+  let nestedSince = 0;
 
   const readLines = (): void => {
     const n = readSync(STDIN, readBuf, 0, readBuf.length, null);
@@ -146,10 +161,23 @@ export function runKitLoop(office: LokOffice, handlers: KitLoopHandlers): never 
       // LibreOffice can poll again from inside a call the kit makes (a load, a save): the kit's
       // own work waits for the outer poll; only sleep briefly so a nested wait does not spin.
       if (depth > 0) {
+        const now = performance.now();
+        nestedSince ||= now;
+        try {
+          handlers.nested?.(now - nestedSince);
+        } catch (err) {
+          try {
+            process.stderr.write(`kit loop (nested): ${String((err as Error)?.stack ?? err)}\n`);
+          } catch {
+            // nothing else to do
+          }
+        }
         native.wait(-1, timeoutUs === 0 ? 0 : 1);
         return 0;
       }
+      nestedSince = 0;
       depth++;
+      turn++;
       try {
         if (!started) {
           started = true;

@@ -27,44 +27,52 @@ import { LOK_CALLBACK } from "./lok-abi";
  *   writes it to the document's journal as it is sent (app/edsrv/journal.ts), so that a crashed
  *   kit's edits can be replayed on a fresh one (app/edsrv/recovery.ts).
  *
+ * - `answer`: how long the kit may take to answer it before the editing server counts the kit as
+ *   stopped (app/edsrv/kit-watchdog.ts): `input` (a key, a tile: seconds), `command` (a command,
+ *   a paste, a dialog's button: a little longer), `document` (a load or a save: scaled by the
+ *   document's size).
+ *
  * THE RULE: every op that changes the document (or what a view is, its language, its part) is
  * `journalled: true`; the server's only way to send one is through the document's journalling kit
  * (app/edsrv/documents.ts, `journaledKit`), which reads this table. A new document-changing op
  * that is not marked here is lost on a kit crash. Making a view is journalled by the server
  * itself, in two entries (`view` when asked, `viewmade` when answered), so `view` is not marked.
  */
+/** How long an op may take to be answered (KIT_OPS' `answer`; the bounds are in app/edsrv/kit-watchdog.ts). */
+export type AnswerKind = "input" | "command" | "document";
+
 export const KIT_OPS = {
-  load: { ordered: false, perView: false, journalled: false },
-  view: { ordered: false, perView: false, journalled: false },
-  viewlanguage: { ordered: false, perView: false, journalled: true },
-  unview: { ordered: true, perView: false, journalled: true },
-  status: { ordered: false, perView: false, journalled: false },
-  key: { ordered: true, perView: true, journalled: true },
-  mouse: { ordered: true, perView: true, journalled: true },
-  textinput: { ordered: true, perView: true, journalled: true },
-  uno: { ordered: true, perView: false, journalled: true },
-  dialogevent: { ordered: true, perView: false, journalled: true },
-  paintwindow: { ordered: true, perView: false, journalled: false },
-  windowmouse: { ordered: true, perView: false, journalled: true },
-  windowkey: { ordered: true, perView: false, journalled: true },
-  windowtext: { ordered: true, perView: false, journalled: true },
-  windowclose: { ordered: true, perView: false, journalled: true },
-  closedialogs: { ordered: true, perView: false, journalled: false },
-  a11y: { ordered: false, perView: false, journalled: false },
-  presentationinfo: { ordered: false, perView: false, journalled: false },
-  slideimage: { ordered: true, perView: false, journalled: false },
-  selection: { ordered: true, perView: false, journalled: false },
-  commandvalues: { ordered: false, perView: false, journalled: false },
-  thumbnail: { ordered: false, perView: false, journalled: false },
-  moveparts: { ordered: true, perView: false, journalled: true },
-  paste: { ordered: true, perView: false, journalled: true },
-  insertgraphic: { ordered: false, perView: false, journalled: true },
-  part: { ordered: false, perView: false, journalled: true },
-  tiles: { ordered: false, perView: false, journalled: false },
-  save: { ordered: true, perView: false, journalled: false },
-  ping: { ordered: false, perView: false, journalled: false },
-  settle: { ordered: false, perView: false, journalled: false },
-} as const satisfies Record<string, { ordered: boolean; perView: boolean; journalled: boolean }>;
+  load: { ordered: false, perView: false, journalled: false, answer: "document" },
+  view: { ordered: false, perView: false, journalled: false, answer: "command" },
+  viewlanguage: { ordered: false, perView: false, journalled: true, answer: "command" },
+  unview: { ordered: true, perView: false, journalled: true, answer: "command" },
+  status: { ordered: false, perView: false, journalled: false, answer: "input" },
+  key: { ordered: true, perView: true, journalled: true, answer: "input" },
+  mouse: { ordered: true, perView: true, journalled: true, answer: "input" },
+  textinput: { ordered: true, perView: true, journalled: true, answer: "input" },
+  uno: { ordered: true, perView: false, journalled: true, answer: "command" },
+  dialogevent: { ordered: true, perView: false, journalled: true, answer: "command" },
+  paintwindow: { ordered: true, perView: false, journalled: false, answer: "input" },
+  windowmouse: { ordered: true, perView: false, journalled: true, answer: "input" },
+  windowkey: { ordered: true, perView: false, journalled: true, answer: "input" },
+  windowtext: { ordered: true, perView: false, journalled: true, answer: "input" },
+  windowclose: { ordered: true, perView: false, journalled: true, answer: "input" },
+  closedialogs: { ordered: true, perView: false, journalled: false, answer: "command" },
+  a11y: { ordered: false, perView: false, journalled: false, answer: "command" },
+  presentationinfo: { ordered: false, perView: false, journalled: false, answer: "command" },
+  slideimage: { ordered: true, perView: false, journalled: false, answer: "command" },
+  selection: { ordered: true, perView: false, journalled: false, answer: "command" },
+  commandvalues: { ordered: false, perView: false, journalled: false, answer: "command" },
+  thumbnail: { ordered: false, perView: false, journalled: false, answer: "command" },
+  moveparts: { ordered: true, perView: false, journalled: true, answer: "command" },
+  paste: { ordered: true, perView: false, journalled: true, answer: "command" },
+  insertgraphic: { ordered: false, perView: false, journalled: true, answer: "command" },
+  part: { ordered: false, perView: false, journalled: true, answer: "command" },
+  tiles: { ordered: false, perView: false, journalled: false, answer: "input" },
+  save: { ordered: true, perView: false, journalled: false, answer: "document" },
+  ping: { ordered: false, perView: false, journalled: false, answer: "input" },
+  settle: { ordered: false, perView: false, journalled: false, answer: "command" },
+} as const satisfies Record<string, { ordered: boolean; perView: boolean; journalled: boolean; answer: AnswerKind }>;
 
 export type KitOp = keyof typeof KIT_OPS;
 
@@ -182,6 +190,8 @@ export type KitResult<Op extends KitOp> = KitResultsByOp[Op];
 /** What the kit writes on fd 3. */
 export type KitMessage =
   | { type: "ready"; pid: number; startMs: number; version: string }
+  /** A request's handler starts (a person's input, or work slower than input): see app/edsrv/kit-watchdog.ts. */
+  | { type: "begin"; id: string; turn: number }
   | { type: "reply"; id: string; ok: true; result: unknown }
   | { type: "reply"; id: string; ok: false; error: string }
   /** A document callback of one view; a tile invalidation carries its number in the document's pixel versions. */

@@ -2,7 +2,8 @@
 // the journal started from and replays every input (recovery.ts), the views it makes again wait
 // for their pages, and what no stored version holds is stored at once.
 
-import { Journal, tokenHashOf } from "./journal";
+import { Journal, tokenHashOf, type JournalEntry } from "./journal";
+import type { KitStall } from "./kit-watchdog";
 import { lastActionSeqs, replay, ReplayCrash } from "./recovery";
 import type { Kit } from "./kits";
 import type { ClientSession } from "./session";
@@ -10,6 +11,12 @@ import type { DocumentState, SaveRequest } from "./document-state";
 import type { SaveOutcome } from "./session";
 import type { OrphanView } from "./document-views";
 import { closeFrame, errorFrame } from "./protocol/frames";
+
+/**
+ * Which input a recovery leaves out first: none, the last action, or among the inputs an engine
+ * that stopped answering may have stopped on (kit-watchdog.ts).
+ */
+type Suspect = "none" | "last" | { stoppedOn: number[] };
 
 /** How long a recovered view waits for its page, by default. */
 export const ORPHAN_WAIT_MS = 60_000;
@@ -44,10 +51,13 @@ export class DocumentRecovery {
     this.orphans.clear();
   }
 
-  /** `signal`: how the kit ended (SIGKILL comes from outside the engine: an operator or the memory ceiling). */
-  onKitCrash(signal: string | null = null): void {
+  /**
+   * `signal`: how the kit ended (SIGKILL comes from outside the engine: an operator or the memory
+   * ceiling, unless `stall` says the watchdog ended it for not answering: kit-watchdog.ts).
+   */
+  onKitCrash(signal: string | null = null, stall: KitStall | null = null): void {
     const doc = this.doc;
-    doc.log.error("document_kit_crashed", { views: doc.sessions.size, unsaved: doc.modified, journal: !!doc.journal, signal });
+    doc.log.error("document_kit_crashed", { views: doc.sessions.size, unsaved: doc.modified, journal: !!doc.journal, signal, stopped_answering: stall ? stall.op : undefined });
     doc.kit = null;
     doc.journaledKit = null;
     if (!doc.journal || doc.journal.failed || doc.state === "closed") {
@@ -75,9 +85,11 @@ export class DocumentRecovery {
       // The engine's own crash (not a kill from outside) before anyone typed again: the replay
       // passed its grace but the input it replayed crashed the engine a moment later, as on a
       // loaded machine. The last action is the suspect, as for a crash during the replay.
-      const suspectLast = replayCrashed && signal !== "SIGKILL";
+      // An engine that stopped answering stopped on one input, which the watchdog names: left out.
+      // With no input named (a save that never ended), the last action is the suspect, as after a crash.
+      const suspect: Suspect = stall ? (stall.suspectSeqs.length ? { stoppedOn: stall.suspectSeqs } : "last") : replayCrashed && signal !== "SIGKILL" ? "last" : "none";
       // Recovered input that no stored version holds is stored at once: the host holds what was typed.
-      if ((await this.recover("kit_crash", suspectLast)) && doc.modified) void this.parts.requestSave({ reason: "auto", force: false });
+      if ((await this.recover("kit_crash", suspect)) && doc.modified) void this.parts.requestSave({ reason: "auto", force: false });
     });
   }
 
@@ -106,21 +118,35 @@ export class DocumentRecovery {
    * then without it (its people are told when they come back). The views open at the end wait for
    * their pages (ORPHAN_WAIT_MS); an orphan nobody takes back is ended then.
    */
-  private async recover(cause: "kit_crash" | "restart", suspectLast = false): Promise<boolean> {
+  private async recover(cause: "kit_crash" | "restart", suspect: Suspect = "none"): Promise<boolean> {
     const doc = this.doc;
     const journal = doc.journal!;
     journal.flush();
     const t0 = performance.now();
-    let dropped: number[] = [];
-    // The whole journal first; after a crash of the replay, without the last action, then the one before.
+    const dropped = new Set<number>();
+    /** Leaves out the action of `before` (a seq: the action ending there; Infinity: the last one). */
+    const drop = (entries: JournalEntry[], before: number, reason: string): boolean => {
+      const action = lastActionSeqs(entries, new Set(journal.meta.poison), before);
+      for (const seq of action) {
+        journal.markPoison(seq);
+        dropped.add(seq);
+      }
+      if (action.length) doc.log.error("document_input_dropped", { seqs: action, op: entries.find((e) => e.seq === action[0])?.op, reason });
+      return action.length > 0;
+    };
+    // The whole journal first, or without the input the engine stopped on; after a crash of the
+    // replay, without the last action, then the one before.
+    /** From which entry a replay hands the engine one input at a time, so that its watchdog names the input it stops on. */
+    let carefulFrom: number | undefined;
     for (let attempt = 0; attempt < 4; attempt++) {
       const read = Journal.read(journal.dir);
       if (!read) break;
-      if (attempt === 0 && suspectLast) {
-        const action = lastActionSeqs(read.entries, new Set(journal.meta.poison));
-        for (const seq of action) journal.markPoison(seq);
-        dropped = action;
-        if (action.length) doc.log.error("document_input_dropped", { seqs: action, op: read.entries.find((e) => e.seq === action[0])?.op, reason: "the engine crashed again right after its replay" });
+      if (attempt === 0 && suspect === "last") drop(read.entries, Infinity, "the engine crashed again right after its replay");
+      if (attempt === 0 && typeof suspect === "object") {
+        // One person's inputs: their last action is left out. Several people's: told apart by a careful replay.
+        const views = new Set(read.entries.filter((e) => suspect.stoppedOn.includes(e.seq)).map((e) => e.viewId));
+        if (views.size === 1) drop(read.entries, Math.max(...suspect.stoppedOn) + 1, "the engine stopped answering on it");
+        else carefulFrom = Math.min(...suspect.stoppedOn);
       }
       let kit: Kit;
       try {
@@ -132,20 +158,20 @@ export class DocumentRecovery {
       kit.onCallback = () => {}; // nobody to tell until the views are handed back
       const skip = new Set([...journal.meta.poison]);
       try {
-        const r = await replay(kit, journal.basePath, journal.meta.fileName, read.entries, skip);
+        const r = await replay(kit, journal.basePath, journal.meta.fileName, read.entries, skip, { dropped, carefulFrom });
         this.parts.useKit(kit);
         doc.docType = String(r.status.type ?? doc.docType);
         doc.state = "loaded";
         for (const v of r.views) {
           // Its id in the new kit, for the replay after a later crash.
           journal.append("viewmade", { ref: v.ref, viewId: v.viewId });
-          if (v.tokenHash) this.orphans.set(v.tokenHash, { ...v, actionDropped: dropped.length > 0 });
+          if (v.tokenHash) this.orphans.set(v.tokenHash, v);
           else await doc.journaledKit!.request("unview", { viewId: v.viewId }).catch(() => {});
         }
         if (this.orphanTimer) clearTimeout(this.orphanTimer);
         this.orphanTimer = setTimeout(() => doc.serialInBackground("end_orphans", () => this.endOrphans()), doc.deps.orphanWaitMs ?? ORPHAN_WAIT_MS);
         this.recoveredAtSeq = journal.seq;
-        doc.log.info("document_recovered", { cause, entries: r.replayed, views: r.views.length, attempts: attempt + 1, dropped_entries: dropped.length, ms: Math.round(performance.now() - t0) });
+        doc.log.info("document_recovered", { cause, entries: r.replayed, views: r.views.length, attempts: attempt + 1, dropped_entries: dropped.size, ms: Math.round(performance.now() - t0) });
         return true;
       } catch (err) {
         kit.kill();
@@ -158,15 +184,24 @@ export class DocumentRecovery {
         // SIGSEGV or SIGABRT. The whole journal is replayed again in another kit; a person's typing
         // was dropped as "the engine crashed replaying it" when both kits of a document died at once.
         const exit = await Promise.race([kit.exited, Bun.sleep(1000).then(() => null)]);
+        // The replay's engine stopped answering (its watchdog ended it): on the input it names.
+        if (kit.stall) {
+          // A pipelined replay hands the engine many inputs at once: replayed carefully from the
+          // first of them, which names the one; a careful replay's suspect is that input, left out.
+          const stoppedOn = kit.stall.suspectSeqs;
+          if (carefulFrom === undefined || (stoppedOn.length && Math.min(...stoppedOn) < carefulFrom)) {
+            carefulFrom = stoppedOn.length ? Math.min(...stoppedOn) : 0;
+            doc.log.warn("document_replay_stopped_answering", { suspect_seqs: stoppedOn, next: "careful" });
+            continue;
+          }
+          if (!drop(read.entries, stoppedOn.length ? Math.max(...stoppedOn) + 1 : Infinity, "the engine stopped answering replaying it")) break;
+          continue;
+        }
         if (exit?.signal === "SIGKILL") {
           doc.log.warn("document_replay_kit_lost", { signal: exit?.signal ?? null, code: exit?.code ?? null, at_seq: err.atSeq });
           continue;
         }
-        const action = lastActionSeqs(read.entries, skip);
-        if (!action.length) break;
-        for (const seq of action) journal.markPoison(seq);
-        dropped = [...dropped, ...action];
-        doc.log.error("document_input_dropped", { seqs: action, op: read.entries.find((e) => e.seq === action[0])?.op, reason: "the engine crashed replaying it" });
+        if (!drop(read.entries, Infinity, "the engine crashed replaying it")) break;
       }
     }
     return this.giveUp(cause);

@@ -1,6 +1,7 @@
 // A document's views: making one for a page (its first frames and first screen), replacing or
 // removing one, and routing the engine's callbacks to the views they are for.
 
+import type { Kit } from "./kits";
 import { tokenHashOf } from "./journal";
 import type { RecoveredView } from "./recovery";
 import { sendTiles, sendTilesStale } from "./view-commands";
@@ -17,8 +18,8 @@ import { closeFrame, errorFrame, firstScreenFrame, serverFrame, statusFrame, typ
 /** Callbacks kept for a view while it is attached (its first ones are a handful; a state dump is ~200). */
 const MAX_HELD_CALLBACKS = 1000;
 
-/** A view a recovery made again, waiting for its page; `actionDropped` when input was left out to recover. */
-export type OrphanView = RecoveredView & { actionDropped: boolean };
+/** A view a recovery made again, waiting for its page; `inputDropped` when its input was left out to recover. */
+export type OrphanView = RecoveredView;
 
 export class DocumentViews {
   /**
@@ -51,7 +52,7 @@ export class DocumentViews {
     if (adopted) {
       // The page of a view a recovery made again: it takes that view back, caret and selection as they were.
       viewId = adopted.viewId;
-      if (adopted.actionDropped) s.send(errorFrame("recovery", "actiondropped"));
+      if (adopted.inputDropped) s.send(errorFrame("recovery", "actiondropped"));
       doc.log.info("view_recovered", { session: s.id, view_id: viewId });
     } else {
       try {
@@ -132,11 +133,27 @@ export class DocumentViews {
 
   /** Takes a session's view out of the document (inside the serial chain); false when it was not in. */
   async detach(s: ClientSession): Promise<boolean> {
+    const kit = this.doc.kit;
+    return this.forget(s) && (await this.unview(s, kit));
+  }
+
+  /** Takes a session out of the document's list and the counts, at once; false when it was not in. */
+  forget(s: ClientSession): boolean {
     const doc = this.doc;
     if (!doc.sessions.delete(s.id)) return false;
     doc.deps.admin.removeView(doc, s);
     doc.log.info("view_removed", { session: s.id, views: doc.sessions.size });
-    if (doc.kit?.alive && doc.journaledKit && s.viewId !== undefined) {
+    return true;
+  }
+
+  /**
+   * Ends a forgotten session's view in `kit`, the kit it was forgotten from (inside the serial
+   * chain); true. A kit replaced since (a recovery) holds the view under another id: the recovery
+   * ends it when its page does not come back.
+   */
+  async unview(s: ClientSession, kit: Kit | null): Promise<true> {
+    const doc = this.doc;
+    if (doc.kit === kit && doc.kit?.alive && doc.journaledKit && s.viewId !== undefined) {
       try {
         await doc.journaledKit.request("unview", { viewId: s.viewId });
       } catch {

@@ -131,8 +131,12 @@ export class DocumentBroker extends DocumentState {
   }
 
   removeSession(s: ClientSession): void {
+    // A page that has gone frees its seat at once, never after work queued before it (a save
+    // waiting on the kit): the cap counts the people connected, whatever the engine is doing.
+    const kit = this.kit;
+    const attached = this.views.forget(s);
     this.serialInBackground("remove_session", async () => {
-      if (!(await this.views.detach(s))) return;
+      if (!(attached ? await this.views.unview(s, kit) : await this.views.detach(s))) return;
       this.broadcastViews();
       this.maybeClose();
     });
@@ -148,14 +152,12 @@ export class DocumentBroker extends DocumentState {
     this.kit = kit;
     const journal = () => this.journal;
     // Whether an op is journalled is a property of the op (KIT_OPS in workers/kit-protocol.ts).
-    const request: Kit["request"] = (op, fields) => {
-      if (JOURNALLED_OPS.has(op)) journal()?.append(op, fields);
-      return kit.request(op, fields);
-    };
+    // The entry's seq travels with the request: should the kit stop answering on it, the watchdog names it.
+    const request: Kit["request"] = (op, fields) => kit.request(op, fields, JOURNALLED_OPS.has(op) ? journal()?.append(op, fields) : undefined);
     this.journaledKit = new Proxy(kit, { get: (target, prop) => (prop === "request" ? request : Reflect.get(target, prop, target)) });
     kit.onCallback = (e) => this.views.onKitCallback(e.viewId, e.cb, e.payload, e.version);
-    kit.onExit = ({ crashed, signal }) => {
-      if (crashed && this.kit === kit) this.recovery.onKitCrash(signal);
+    kit.onExit = ({ crashed, signal, stall }) => {
+      if (crashed && this.kit === kit) this.recovery.onKitCrash(signal, stall);
     };
   }
 

@@ -26,7 +26,9 @@ import { ServiceError } from "../errors";
 import { checkZipContainer } from "../zip-guard";
 import { childEnvironment } from "../child-env";
 import { stopEngine } from "../engine-stop";
-import type { KitFields, KitMessage, KitOp, KitResult } from "../../workers/kit-protocol";
+import { KIT_OPS, type KitFields, type KitMessage, type KitOp, type KitResult } from "../../workers/kit-protocol";
+import { DEFAULT_WATCHDOG_BOUNDS, findStall, LastTurnInputs, WATCH_EVERY_MS, type KitStall, type WaitingRequest, type WatchdogBounds } from "./kit-watchdog";
+import { statSync } from "node:fs";
 
 const KIT_ENTRY = path.resolve(import.meta.dir, "../../workers/kit/main.ts");
 
@@ -59,6 +61,10 @@ export interface KitPoolOptions {
   documentRoot?: string;
   /** The LibreOffice program folder the kits load (SVC_ENGINE_PROGRAM_DIR); Debian's when absent. */
   programDir?: string;
+  /** How long a kit may leave its requests unanswered (kit-watchdog.ts); the defaults when absent. */
+  watchdog?: WatchdogBounds;
+  /** Variables of the editing server's environment handed to every kit as they are (tests' fault injection). */
+  kitEnvironment?: Record<string, string>;
 }
 
 /** A document's open and first screen take well under this on a warm kit. */
@@ -95,10 +101,20 @@ export class Kit {
   /** Set by the pool: how long a load may take. */
   loadTimeoutMs?: number;
   onCallback: (e: KitCallback) => void = () => {};
-  onExit: (info: { code: number | null; signal: string | null; crashed: boolean }) => void = () => {};
+  onExit: (info: { code: number | null; signal: string | null; crashed: boolean; stall: KitStall | null }) => void = () => {};
+  /** Set by the watchdog when it ended the kit for not answering (kit-watchdog.ts). */
+  stall: KitStall | null = null;
+  /** The watchdog's bounds (set by the pool). */
+  watchdog: WatchdogBounds = DEFAULT_WATCHDOG_BOUNDS;
   private seq = 0;
   private fileSeq = 0;
-  private readonly pending = new Map<string, { resolve: (v: any) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<string, WaitingRequest & { turn?: number; resolve: (v: any) => void; reject: (e: Error) => void }>();
+  /** When the kit last said anything (or requests began to wait on a quiet kit). */
+  private lastHeardAt = performance.now();
+  /** The people's inputs the kit answered in the office's latest turn. */
+  private readonly lastTurn = new LastTurnInputs();
+  /** The size of the document loaded (a load's and a save's bound grow with it). */
+  private documentBytes = 0;
   private readonly stdin: Writable;
 
   constructor(
@@ -136,7 +152,14 @@ export class Kit {
       } catch {
         return;
       }
-      if (msg.type === "ready") {
+      this.lastHeardAt = performance.now();
+      if (msg.type === "begin") {
+        const p = this.pending.get(msg.id);
+        if (p) {
+          p.begun = true;
+          p.turn = msg.turn;
+        }
+      } else if (msg.type === "ready") {
         clearTimeout(timer);
         this.pid = msg.pid;
         this.version = msg.version ?? "";
@@ -146,6 +169,7 @@ export class Kit {
         const p = this.pending.get(msg.id);
         if (!p) return;
         this.pending.delete(msg.id);
+        if (p.seq !== undefined && p.turn !== undefined) this.lastTurn.note(p.seq, p.turn);
         if (msg.ok) p.resolve(msg.result);
         else p.reject(new KitError(String(msg.error)));
       } else if (msg.type === "cb") {
@@ -172,7 +196,7 @@ export class Kit {
           if (crashed) this.log.error("kit_exited", { pid: this.pid, code, signal, assigned: this.assigned });
           else this.log.info("kit_stopped", { pid: this.pid, code, signal });
           try {
-            this.onExit({ code, signal, crashed });
+            this.onExit({ code, signal, crashed, stall: this.stall });
           } catch (err) {
             this.log.error("kit_exit_handler_failed", { error: err as Error });
           }
@@ -189,11 +213,30 @@ export class Kit {
    * a file to `load` is handed in there first, and a `save` is written there and moved to the
    * path asked for once it is complete.
    */
-  request<Op extends KitOp>(op: Op, fields: KitFields<Op>): Promise<KitResult<Op>> {
+  request<Op extends KitOp>(op: Op, fields: KitFields<Op>, journalSeq?: number): Promise<KitResult<Op>> {
     const untyped = fields as Record<string, unknown>;
     if (op === "load") return this.load(untyped) as Promise<KitResult<Op>>;
     if (op === "save" && typeof untyped.path === "string") return this.saveThroughOwnFolder(untyped.path, untyped) as Promise<KitResult<Op>>;
-    return this.send(op, untyped);
+    return this.send(op, untyped, journalSeq);
+  }
+
+  /**
+   * The watchdog (kit-watchdog.ts): a kit that leaves its requests unanswered past their bound is
+   * ended, with what it stopped on; one with nothing asked of it is pinged now and then. The
+   * document's recovery takes it from there (its exit is a crash with `stall` set).
+   */
+  watch(now = performance.now()): void {
+    if (!this.alive || this.retiring || this.pid === 0) return;
+    const silentMs = now - this.lastHeardAt;
+    if (!this.pending.size) {
+      if (this.loaded && silentMs > this.watchdog.idlePingMs) void this.send("ping", {}).catch(() => {});
+      return;
+    }
+    const stall = findStall([...this.pending.values()], silentMs, this.watchdog, this.documentBytes, this.lastTurn.seqs);
+    if (!stall) return;
+    this.stall = stall;
+    this.log.error("kit_stopped_answering", { pid: this.pid, op: stall.op, waited_ms: stall.waitedMs, bound_ms: stall.boundMs, suspect_seqs: stall.suspectSeqs, waiting: this.pending.size });
+    this.proc.kill("SIGKILL");
   }
 
   private async load(fields: Record<string, unknown>): Promise<KitResult<"load">> {
@@ -206,6 +249,7 @@ export class Kit {
         throw new KitError(`document refused before loading: ${String(err.detail.reason)}`);
       }
       fields = { ...fields, path: this.handIn(fields.path) };
+      this.documentBytes = fileBytes(fields.path as string);
     }
     const timeoutMs = this.loadTimeoutMs;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -261,11 +305,14 @@ export class Kit {
     this.proc.kill("SIGKILL");
   }
 
-  private send<T>(op: string, fields: Record<string, unknown>): Promise<T> {
+  private send<T>(op: string, fields: Record<string, unknown>, journalSeq?: number): Promise<T> {
     if (!this.alive) return Promise.reject(new KitError("kit is not running"));
     const id = String(++this.seq);
+    // A quiet kit's silence counts from the first request that waits on it.
+    if (!this.pending.size) this.lastHeardAt = performance.now();
+    const answer = KIT_OPS[op as KitOp]?.answer ?? "command";
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { op, answer, seq: journalSeq, begun: false, resolve, reject });
       this.stdin.write(JSON.stringify({ ...fields, op, id }) + "\n");
     });
   }
@@ -284,6 +331,14 @@ export class Kit {
   }
 }
 
+function fileBytes(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
 export class KitPool {
   private readonly idle: Kit[] = [];
   private readonly all = new Set<Kit>();
@@ -295,6 +350,7 @@ export class KitPool {
   private closing = false;
   private topUpTimer: ReturnType<typeof setTimeout> | null = null;
   private memoryTimer: ReturnType<typeof setInterval> | null = null;
+  private readonly watchTimer: ReturnType<typeof setInterval>;
   private readonly log: Logger;
   spawned = 0;
   crashes = 0;
@@ -313,6 +369,10 @@ export class KitPool {
       }, opts.memoryCheckMs ?? MEMORY_CHECK_MS);
       this.memoryTimer.unref?.();
     }
+    this.watchTimer = setInterval(() => {
+      for (const kit of this.all) kit.watch();
+    }, WATCH_EVERY_MS);
+    this.watchTimer.unref?.();
   }
 
   /** Starts the idle kits; resolves when they are warm. */
@@ -371,7 +431,7 @@ export class KitPool {
     const proc = execa(command[0]!, command.slice(1), {
       stdio: ["pipe", "pipe", "pipe", "pipe"],
       // Its own settings only, never the service's secrets (app/child-env.ts).
-      env: childEnvironment(process.env, { home: profileDir, own: { SVC_KIT_PROFILE_DIR: profileDir, SVC_ENGINE_PROGRAM_DIR: this.opts.programDir, ...engineReadableEnv([documentDir]) }, passThrough: ["SVC_KIT_WARMUP"] }),
+      env: childEnvironment(process.env, { home: profileDir, own: { ...this.opts.kitEnvironment, SVC_KIT_PROFILE_DIR: profileDir, SVC_ENGINE_PROGRAM_DIR: this.opts.programDir, ...engineReadableEnv([documentDir]) }, passThrough: ["SVC_KIT_WARMUP"] }),
       extendEnv: false,
       // Inside its profile: what LibreOffice writes to its working directory (NSS's pkcs11.txt) stays there.
       cwd: profileDir,
@@ -381,6 +441,7 @@ export class KitPool {
     });
     const kit = new Kit(slot, profileDir, documentDir, proc, this.log, this.opts.startTimeoutMs ?? KIT_START_LIMIT_MS);
     kit.loadTimeoutMs = this.opts.loadTimeoutMs;
+    if (this.opts.watchdog) kit.watchdog = this.opts.watchdog;
     this.spawned++;
     this.all.add(kit);
     void kit.exited.then(({}) => {
@@ -466,6 +527,7 @@ export class KitPool {
     for (const w of this.startQueue.splice(0)) w.granted(null);
     if (this.topUpTimer) clearTimeout(this.topUpTimer);
     if (this.memoryTimer) clearInterval(this.memoryTimer);
+    clearInterval(this.watchTimer);
     await Promise.all([...this.all].map((k) => k.stop()));
   }
 }

@@ -21,6 +21,8 @@ export interface RecoveredView {
   author: string;
   /** SHA-256 of the access token of the session the view belonged to (journal field `token`). */
   tokenHash: string;
+  /** Input of this view was left out (`dropped`): its person is told. */
+  inputDropped: boolean;
 }
 
 export interface ReplayResult {
@@ -46,7 +48,21 @@ export const REPLAY_GRACE_MS = 500;
  * requests in the order they arrive, so only making a view is waited for (later entries name it).
  * Succeeds once the kit has worked through everything and is still up `graceMs` later.
  */
-export async function replay(kit: Kit, basePath: string, fileName: string, entries: JournalEntry[], skip: ReadonlySet<number>, graceMs = REPLAY_GRACE_MS): Promise<ReplayResult> {
+export interface ReplayOptions {
+  /** How long the kit must stay up after its last input (REPLAY_GRACE_MS). */
+  graceMs?: number;
+  /** Entries of `skip` left out by this recovery: their people are told (RecoveredView.inputDropped). */
+  dropped?: ReadonlySet<number>;
+  /**
+   * One action at a time, each worked through (`settle`) before the next is sent: an engine that
+   * stops answering then stops on the action it was just given, which its watchdog names (a
+   * pipelined replay hands the kit many inputs at once): from this entry on; none when absent.
+   */
+  carefulFrom?: number;
+}
+
+export async function replay(kit: Kit, basePath: string, fileName: string, entries: JournalEntry[], skip: ReadonlySet<number>, options: ReplayOptions = {}): Promise<ReplayResult> {
+  const { graceMs = REPLAY_GRACE_MS, dropped = new Set<number>(), carefulFrom = Infinity } = options;
   const crashed = (err: unknown) => {
     if (!kit.alive) throw new ReplayCrash(null);
     return err;
@@ -62,16 +78,22 @@ export async function replay(kit: Kit, basePath: string, fileName: string, entri
   // A request the kit refuses (it refused it the first time too) changes nothing and is passed
   // over; a kit that is gone ends the replay.
   // Entries come back from disk as they were written: the kit checks their fields as it checks any request's.
-  const run = (op: string, fields: Record<string, unknown>) => kit.request(op as KitOp, fields as never).catch(crashed);
+  // Each entry's seq travels with it: should the kit stop answering on one, its watchdog names it.
+  const run = (op: string, fields: Record<string, unknown>, seq?: number) => kit.request(op as KitOp, fields as never, seq).catch(crashed);
 
   for (const e of entries) {
-    if (skip.has(e.seq)) continue;
+    if (skip.has(e.seq)) {
+      // Left out now: the view whose input it was is told (`dropped`); earlier leavings were told then.
+      const v = dropped.has(e.seq) ? byOldId.get(Number(e.viewId)) : undefined;
+      if (v) v.inputDropped = true;
+      continue;
+    }
     const { seq: _seq, op, ...fields } = e;
     replayed++;
     if (op === "view") {
       const made = await run("view", { readOnly: fields.readOnly === true, author: fields.author ?? "" });
       if (made instanceof Error) continue;
-      const v: RecoveredView = { viewId: (made as { viewId: number }).viewId, ref: e.seq, readOnly: fields.readOnly === true, author: String(fields.author ?? ""), tokenHash: String(fields.token ?? "") };
+      const v: RecoveredView = { viewId: (made as { viewId: number }).viewId, ref: e.seq, readOnly: fields.readOnly === true, author: String(fields.author ?? ""), tokenHash: String(fields.token ?? ""), inputDropped: false };
       madeBySeq.set(e.seq, v);
       open.add(v);
       continue;
@@ -84,9 +106,13 @@ export async function replay(kit: Kit, basePath: string, fileName: string, entri
     const v = byOldId.get(Number(fields.viewId));
     if (!v) continue; // an input for a view that was never made (cannot happen in a whole journal)
     if (op === "unview") open.delete(v);
-    const done = run(op, { ...fields, viewId: v.viewId });
+    const done = run(op, { ...fields, viewId: v.viewId }, e.seq);
     inFlight.push(done);
     done.catch(() => {});
+    if (e.seq >= carefulFrom && ACTION_OPS.has(op)) {
+      await done;
+      await run("settle", {});
+    }
   }
   await Promise.all(inFlight);
   // A dialog open when the engine died is open again after the replay, where nobody sees it:

@@ -18,6 +18,7 @@ import { Journal, journalRoot } from "./journal";
 import type { IdleSaveTimers } from "./document-state";
 import { docKeyOf, matchGroup, parseAliasGroups, type AliasGroup } from "../alias-groups";
 import { Downloads } from "./exports";
+import type { WatchdogBounds } from "./kit-watchdog";
 import { KitPool } from "./kits";
 import { createEdsrvApp } from "./routes";
 import { wopiAuthFrom, WopiClient } from "./wopi-client";
@@ -46,6 +47,10 @@ export interface EdsrvDeps {
   preloadWaitMs?: number;
   /** How long a view made again by a recovery waits for its page (default 60 s). */
   orphanWaitMs?: number;
+  /** How long a kit may leave requests unanswered before it is ended and its document recovered (default kit-watchdog.ts). */
+  watchdog?: WatchdogBounds;
+  /** Handed to every kit's environment as it is (tests: SVC_KIT_TEST_STALL_TEXT, see workers/kit/input.ts). */
+  kitEnvironment?: Record<string, string>;
 }
 
 /** Documents loaded ahead of their session (DocumentBroker.preload) at one time. */
@@ -104,6 +109,9 @@ export async function createEdsrv(deps: EdsrvDeps) {
     loadTimeoutMs: config.edsrv.loadTimeoutSeconds * 1000,
     memoryLimitBytes: config.engineMemoryLimitMb * 1024 * 1024,
     programDir: config.engineProgramDir,
+    // No input may stop a document for the others: a kit that stops answering is ended and its document recovered.
+    watchdog: deps.watchdog,
+    kitEnvironment: deps.kitEnvironment,
   });
   const wopi = new WopiClient(serverId);
   const brokers = new Map<string, DocumentBroker>();

@@ -6,7 +6,7 @@ import { LOK_KEYEVENT_KEYINPUT, LOK_KEYEVENT_KEYUP, LOK_MOUSEEVENT_MOUSEBUTTONDO
 import type { KitFields, KitRequestOf, KitResult } from "../kit-protocol";
 import { engineIdle } from "../kit-loop";
 import { encodeTilePng } from "../png";
-import { findWindow, forgetWindow, mayAct, windowsOf } from "./windows";
+import { findWindow, forgetWindow, mayAct, windowsOf, type OpenWindow } from "./windows";
 import { num, useView } from "./state";
 
 /** The largest tunnelled window rectangle painted at once (a dialog is smaller than a screen). */
@@ -24,9 +24,9 @@ function tunnelledWindow(req: KitFields<"windowclose">): { d: LokDocument; id: n
 }
 
 /** Closes a view's open dialogs, the last opened first, as their close boxes would. */
-export function closeDialogs(viewId: number): void {
+export function closeDialogs(viewId: number, which: (w: OpenWindow) => boolean = () => true): void {
   const d = useView(viewId);
-  for (const w of windowsOf(viewId)) {
+  for (const w of windowsOf(viewId).filter(which)) {
     // The sidebar is the view's own panel, not a dialog: it goes with the view.
     if (w.kind === "sidebar") continue;
     if (w.kind === "tunnelled") d.postWindow(Number(w.id), LOK_WINDOW_CLOSE);

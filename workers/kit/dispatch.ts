@@ -1,7 +1,7 @@
 // Dispatch: each request line parsed, queued as its op says (KIT_OPS in kit-protocol.ts) and
 // handed to its op's handler; its reply goes out when the handler finishes.
 
-import { isKitOp, ORDERED_OPS, PER_VIEW_OPS, type KitOp, type KitRequestOf, type KitResult } from "../kit-protocol";
+import { isKitOp, JOURNALLED_OPS, KIT_OPS, ORDERED_OPS, PER_VIEW_OPS, type KitOp, type KitRequestOf, type KitResult } from "../kit-protocol";
 import { accessibility, joinTyping, key, mouse, settle, textInput, uno } from "./input";
 import { commandvalues, insertgraphic, paste, selection } from "./clipboard";
 import { closedialogs, dialogevent, paintwindow, windowclose, windowkey, windowmouse, windowtext } from "./dialogs";
@@ -10,6 +10,7 @@ import { presentationinfo, slideimage } from "./slideshow";
 import { thumbnail, tiles } from "./tiles";
 import { moveparts, part, status, unview, view, viewlanguage } from "./views";
 import { kit, log, send, views } from "./state";
+import { loopTurn } from "../kit-loop";
 
 type Handler<Op extends KitOp> = (req: KitRequestOf<Op>) => KitResult<Op> | Promise<KitResult<Op>>;
 
@@ -50,6 +51,10 @@ const HANDLERS: { [Op in KitOp]: Handler<Op> } = {
 async function handle(req: Record<string, unknown>): Promise<unknown> {
   const op = req.op;
   if (!isKitOp(op)) throw new Error(`unknown op ${JSON.stringify(op)}`);
+  // A person's input, or work slower than input, starts here: the editing server's watchdog then
+  // knows what is under way and, should the engine stop answering, which input it stopped on
+  // (app/edsrv/kit-watchdog.ts). Tiles and status, the frequent ones, need no word.
+  if ((JOURNALLED_OPS.has(op) || KIT_OPS[op].answer !== "input") && typeof req.id === "string") send({ type: "begin", id: req.id, turn: loopTurn() });
   // The fields are the server's (kit-protocol.ts); each handler still checks what it reads.
   return (HANDLERS[op] as Handler<KitOp>)(req as KitRequestOf<KitOp>);
 }

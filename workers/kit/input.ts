@@ -74,9 +74,17 @@ export function mouse(req: KitRequestOf<"mouse">): KitResult<"mouse"> {
   return {};
 }
 
+/**
+ * Fault injection for the tests of the editing server's watchdog (app/edsrv/kit-watchdog.ts): text
+ * equal to this is answered, and then the engine's loop never comes back (main.ts's poll), as
+ * LibreOffice's does on some input. Set only by tests (EdsrvDeps.kitEnvironment), never by the service.
+ */
+const STALL_ON_TEXT = process.env.SVC_KIT_TEST_STALL_TEXT || null;
+
 /** `textinput`: text typed or being composed (`batch`: set by joinTyping on arrival). */
 export function textInput(req: KitRequestOf<"textinput"> & { batch?: TypedText }): KitResult<"textinput"> {
   useView(req.viewId); // an unknown view fails at once
+  if (STALL_ON_TEXT !== null && req.text === STALL_ON_TEXT) kit.stopAtNextPoll = true;
   // A composition update (end: false), or committed text, joined with the text of the same
   // view that arrived while it waited its turn (see joinTyping).
   const batch = req.batch instanceof TypedText ? req.batch : new TypedText(req.viewId, String(req.text ?? ""));

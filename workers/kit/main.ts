@@ -30,6 +30,7 @@ import { runKitLoop, UNIPOLL_ENVIRONMENT } from "../kit-loop";
 import { confineEngineProcess } from "../confine";
 import { dieWithParent } from "../parent-death";
 import { pump } from "./callbacks";
+import { onNestedPoll } from "./modal-wall";
 import { start } from "./dispatch";
 import { kit, log, send } from "./state";
 import { WARM_DOCUMENTS, warmUp } from "./warmup";
@@ -86,7 +87,10 @@ function main(): void {
       send({ type: "ready", pid: process.pid, startMs: Math.round(performance.now() - t0), version });
     },
     line: start,
+    nested: onNestedPoll,
     poll() {
+      // The tests' stand-in for an engine that stops on an input (input.ts, STALL_ON_TEXT).
+      if (kit.stopAtNextPoll) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
       if (kit.doc) pump();
     },
   });

@@ -48,6 +48,8 @@ export const kit = {
   dialogsAvailable: false,
   /** The dialect of the CSV (or TSV) file the document was opened from; null for any other file. */
   csvSource: null as CsvDialect | null,
+  /** Tests only: the engine's loop stops for good at its next poll (input.ts, STALL_ON_TEXT). */
+  stopAtNextPoll: false,
 };
 
 export function requireOffice(): LokOffice {

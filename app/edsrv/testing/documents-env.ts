@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseConfig } from "../../config";
 import { memoryLogger } from "../../log";
-import { createEdsrv, type Edsrv } from "../server";
+import { createEdsrv, type Edsrv, type EdsrvDeps } from "../server";
 import { startWopiHost } from "./wopi-host";
 import { TestSocket, openDocument } from "./ws-client";
 
@@ -25,7 +25,7 @@ export interface DocumentsEnv {
  * Registers the start (beforeAll) and close (afterAll) of one editing server and WOPI host for the
  * calling test file; the fields are set once its tests run.
  */
-export function documentsEnv(): DocumentsEnv {
+export function documentsEnv(more: Partial<EdsrvDeps> = {}): DocumentsEnv {
   const env = { logger: memoryLogger("debug") } as DocumentsEnv;
   beforeAll(async () => {
     env.host = startWopiHost();
@@ -34,7 +34,7 @@ export function documentsEnv(): DocumentsEnv {
       SVC_ONLINE_ALIASGROUP1: env.host.origin,
       SVC_EDSRV_ADMIN_PASSWORD: "admin-pw",
     });
-    env.ed = await createEdsrv({ config, logger: env.logger, listen: { hostname: "127.0.0.1", port: 0 }, idleKits: 2, saveRetryMs: 50, autosaveSeconds: 0 });
+    env.ed = await createEdsrv({ config, logger: env.logger, listen: { hostname: "127.0.0.1", port: 0 }, idleKits: 2, saveRetryMs: 50, autosaveSeconds: 0, ...more });
     env.origin = `http://${new URL(env.ed.url).host}`;
     env.host.addToken("tok_edit_1", "u1", true, "Alice");
     env.host.addToken("tok_edit_2", "u2", true, "Bob");
@@ -43,7 +43,7 @@ export function documentsEnv(): DocumentsEnv {
   afterAll(async () => {
     await env.ed?.close();
     env.host?.stop();
-  });
+  }, 60_000); // a stop stores what is unsaved first, a stuck engine's until its bound
   return env;
 }
 
