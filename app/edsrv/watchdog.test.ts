@@ -127,6 +127,20 @@ describe("no input stops a document for the others", () => {
     expect(docxText(put.bytes)).not.toContain(STALL);
   }, scaled(120_000));
 
+  test("Data > Validity, a window LibreOffice runs in a loop of its own, is closed by the kit: the engine keeps answering the co-editor without being ended", async () => {
+    const src = newDoc("hello.xlsx");
+    const alice = await open(src, "tok_edit_1");
+    const bob = await open(src, "tok_edit_2");
+    const kitPid = brokerOf(src)!.pid;
+    alice.send("uno .uno:Validation");
+    await until(() => env.logger.lines.some((l) => l.includes('"event":"kit_modal_window_closed"') && l.includes(`"pid":${kitPid}`)), Boolean, "the Validity window closed by the kit");
+    await typed(bob, "charlie");
+    expect(brokerOf(src)!.pid).toBe(kitPid);
+    expect(env.logger.lines.filter((l) => l.includes('"event":"kit_stopped_answering"') && l.includes(`"pid":${kitPid}`))).toEqual([]);
+    alice.close();
+    bob.close();
+  }, scaled(120_000));
+
   test("a formula typed into a cell that refers to a local text file does not stop the sheet for the co-editor", async () => {
     const src = newDoc("hello.xlsx");
     const alice = await open(src, "tok_edit_1");

@@ -39,7 +39,7 @@ export function documentsEnv(more: Partial<EdsrvDeps> = {}): DocumentsEnv {
     env.host.addToken("tok_edit_1", "u1", true, "Alice");
     env.host.addToken("tok_edit_2", "u2", true, "Bob");
     env.host.addToken("tok_view", "u3", false, "Carol");
-  });
+  }, 120_000); // two kits start and warm: seconds, more beside busy neighbours
   afterAll(async () => {
     await env.ed?.close();
     env.host?.stop();
