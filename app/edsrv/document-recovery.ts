@@ -18,6 +18,9 @@ import { closeFrame, errorFrame } from "./protocol/frames";
  */
 type Suspect = "none" | "last" | { stoppedOn: number[] };
 
+/** VCL's key code of Escape. */
+const KEY_ESCAPE = 1281;
+
 /** How long a recovered view waits for its page, by default. */
 export const ORPHAN_WAIT_MS = 60_000;
 /** Recoveries in a row that the kit did not survive before any new input: then the document is given up (journal kept). */
@@ -165,6 +168,11 @@ export class DocumentRecovery {
         for (const v of r.views) {
           // Its id in the new kit, for the replay after a later crash.
           journal.append("viewmade", { ref: v.ref, viewId: v.viewId });
+          // A cell left in edit mode by the action left out (typically its Enter) would be committed
+          // by the next save and stop the engine again: cancelled, as Escape does, and journalled.
+          if (v.inputDropped && doc.docType === "spreadsheet") {
+            for (const type of ["input", "up"] as const) await doc.journaledKit!.request("key", { viewId: v.viewId, type, char: 0, key: KEY_ESCAPE }).catch(() => {});
+          }
           if (v.tokenHash) this.orphans.set(v.tokenHash, v);
           else await doc.journaledKit!.request("unview", { viewId: v.viewId }).catch(() => {});
         }

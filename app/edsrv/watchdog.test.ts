@@ -170,9 +170,10 @@ describe("no input stops a document for the others", () => {
     } else bob.close();
     const put = env.host.puts.filter((p) => p.fileId === fileId(src)).at(-1)!;
     expect(xlsxStrings(put.bytes)).toContain("bravo");
-    // Left open: Alice's formula, never committed, stalls the next save that commits it (LibreOffice
-    // 25.2 opens its Text Import window for the referenced file, with no callback), which the
-    // watchdog recovers in rounds; the root cause is open work (docs/operations.md, "Security").
+    // Alice's formula, never committed, is cancelled with her Enter: the exit save does not stop
+    // the engine again (LibreOffice 25.2 opens a Text Import window for the referenced file, with
+    // no callback, when the formula is committed), and the sheet closes once both left.
     alice.close();
+    await until(() => brokerOf(src), (b) => b === undefined, "the sheet closed once both left", 60_000);
   }, scaled(180_000));
 });
