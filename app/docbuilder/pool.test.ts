@@ -365,3 +365,31 @@ describe("pool availability and shutdown", () => {
     expect(svc.pool.pids()).toEqual([]);
   }, scaled(60_000));
 });
+
+describe("fair queueing by caller (issue 44 item 5)", () => {
+  /** Starts five conversions at once, four of caller A then one of B; resolves with the callers in the order workers took them. */
+  async function startOrder(parallel: number): Promise<string[]> {
+    const dir = await import("node:fs").then((fs) => fs.mkdtempSync(path.join(tmpdir(), "svc-fair-")));
+    const pool = new WorkerPool({ size: 2, maxJobs: 100, maxAgeMs: 3_600_000, profileRoot: path.join(dir, "p"), logger: memoryLogger("warn"), clock: new ManualClock(0), parallelJobs: () => parallel });
+    await pool.start();
+    try {
+      const order: string[] = [];
+      const runs = ["A", "A", "A", "A", "B"].map((caller, i) =>
+        pool.run({ op: "convert", id: `fair${i}`, input: smallFile.path, output: path.join(dir, `out-${i}.pdf`), to: "pdf" }, { runTimeoutMs: 60_000, caller, onStart: () => order.push(caller) }),
+      );
+      await Promise.all(runs);
+      return order;
+    } finally {
+      await pool.shutdown(5_000);
+    }
+  }
+
+  test("with two slots, another caller's request goes to the first slot that frees, not behind everything one caller queued", async () => {
+    // A's first two take both slots; when one frees, B's turn comes before A's third.
+    expect(await startOrder(2)).toEqual(["A", "A", "B", "A", "A"]);
+  }, scaled(120_000));
+
+  test("with community's single slot, the job running ends first, then callers take turns", async () => {
+    expect(await startOrder(1)).toEqual(["A", "B", "A", "A", "A"]);
+  }, scaled(120_000));
+});

@@ -121,8 +121,8 @@ export class DocBuilderService {
     return Math.floor((this.deps.clock.now() - this.startedAt) / 1000);
   }
 
-  async convert(req: Request, requestId: string): Promise<JobOutcome> {
-    return this.runJob("convert", requestId, async ({ dir, limits }) => {
+  async convert(req: Request, requestId: string, caller?: string): Promise<JobOutcome> {
+    return this.runJob("convert", requestId, caller, async ({ dir, limits }) => {
       const intake = await readWorkRequest(req, dir, limits.max_file_mb);
       const params = parse(convertParams, intake.params);
       this.checkCallback(params, limits);
@@ -146,8 +146,8 @@ export class DocBuilderService {
   }
 
   /** POST /v1/build: a document from a svcscript, in every format the script asks for. */
-  async build(req: Request, requestId: string): Promise<JobOutcome> {
-    return this.runJob("build", requestId, async ({ dir, limits }) => {
+  async build(req: Request, requestId: string, caller?: string): Promise<JobOutcome> {
+    return this.runJob("build", requestId, caller, async ({ dir, limits }) => {
       const intake = await readWorkRequest(req, dir, limits.max_file_mb);
       if (intake.source) {
         throw new ServiceError("bad_request", "POST /v1/build nhận một kịch bản JSON trong trường script, không nhận tệp hay url.", { errors: [{ path: "/script", message: "send the script as JSON" }] });
@@ -190,12 +190,12 @@ export class DocBuilderService {
   }
 
   /** POST /v1/template/render: fills a Word template (enterprise only); macros refused at once. */
-  async renderTemplate(req: Request, requestId: string): Promise<JobOutcome> {
+  async renderTemplate(req: Request, requestId: string, caller?: string): Promise<JobOutcome> {
     const edition = this.edition();
     if (edition !== "enterprise") {
       throw new ServiceError("forbidden_feature", "Điền mẫu tài liệu chỉ có trong phiên bản enterprise.", { feature: "template/render", edition });
     }
-    return this.runJob("template/render", requestId, async ({ dir, limits }) => {
+    return this.runJob("template/render", requestId, caller, async ({ dir, limits }) => {
       const intake = await readWorkRequest(req, dir, limits.max_file_mb);
       const source = this.requireSource(intake);
       const template = await this.materialise(source, dir, sourceExtension(source), limits);
@@ -228,7 +228,7 @@ export class DocBuilderService {
     });
   }
 
-  async extract(req: Request, requestId: string, what: "text" | "meta" | "thumbnail"): Promise<ExtractOutcome> {
+  async extract(req: Request, requestId: string, what: "text" | "meta" | "thumbnail", caller?: string): Promise<ExtractOutcome> {
     const limits = this.limits();
     const dir = await mkdtemp(path.join(this.deps.scratchRoot, "x-"));
     try {
@@ -248,7 +248,7 @@ export class DocBuilderService {
       // The engine's 415 (an encryption it cannot read, a document type it has no filter for)
       // names the source format and what was asked, as every 415 does.
       const run = <T>(request: Parameters<typeof this.deps.pool.run>[0]) =>
-        this.deps.pool.run<T>(request, { runTimeoutMs, startBy }).catch((err: unknown) => {
+        this.deps.pool.run<T>(request, { runTimeoutMs, startBy, caller }).catch((err: unknown) => {
           if (err instanceof ServiceError && err.code === "unsupported_format") throw new ServiceError("unsupported_format", err.message, { from: from || null, to: what });
           throw err;
         });
@@ -279,7 +279,7 @@ export class DocBuilderService {
    * time limits, output checks, the callback. `prepare` reads and checks the request (refusals
    * there discard the job) and returns the work to run on the pool.
    */
-  private async runJob(kind: JobKind, requestId: string, prepare: (job: { id: string; dir: string; limits: DocBuilderLimits }) => Promise<PreparedJob>): Promise<JobOutcome> {
+  private async runJob(kind: JobKind, requestId: string, caller: string | undefined, prepare: (job: { id: string; dir: string; limits: DocBuilderLimits }) => Promise<PreparedJob>): Promise<JobOutcome> {
     const limits = this.limits();
     const { id: jobId, dir } = this.deps.jobs.create(kind, requestId, limits.result_ttl_minutes);
     const log = this.deps.logger.child({ request_id: requestId, job_id: jobId });
@@ -310,6 +310,8 @@ export class DocBuilderService {
           this.deps.jobs.markRunning(jobId);
         },
         job: jobId,
+        // Callers take turns for the slots (app/docbuilder/fair-queue.ts).
+        caller,
       });
     const ctx: JobContext = {
       run,
