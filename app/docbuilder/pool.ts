@@ -88,6 +88,8 @@ export interface RunOptions {
    * in turn (fair-queue.ts). Requests without one share one queue.
    */
   caller?: string;
+  /** The error of a run that outlives runTimeoutMs, when it is not the plain `timeout` (a document's own budget: document-budget.ts). */
+  timeoutError?: () => ServiceError;
 }
 
 type Resolver = { resolve: (r: unknown) => void; reject: (e: Error) => void };
@@ -492,7 +494,7 @@ export class WorkerPool {
     worker.retiring = "timeout";
     worker.state = "stopping";
     this.log.warn("worker_timeout", { worker: worker.slot, job_id: task.request.id, request_id: task.request.requestId });
-    this.fail(task, new ServiceError("timeout"));
+    this.fail(task, task.options.timeoutError?.() ?? new ServiceError("timeout"));
     worker.process.kill("SIGKILL");
   }
 

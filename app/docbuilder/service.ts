@@ -19,6 +19,7 @@ import type { RateLimiter, RateTicket } from "./rate-limit";
 import { precheckUrl } from "../net/fetch-errors";
 import { checkMacros } from "../templates/macros";
 import { checkInflatedSizes, checkZipContainer } from "../zip-guard";
+import { budgeted, documentSize, type DocumentSize } from "./document-budget";
 import { countUnits, familyOf, nativeFormat, prepareScript, requestedOutputs, scriptInvalid, buildNative, validateScript } from "../svcscript";
 import { renderTemplate } from "../templates/render";
 import type { AllowList } from "../net/ssrf";
@@ -72,6 +73,8 @@ interface PreparedJob {
   /** The conversion pair, for unsupported_format details. */
   pair?: { from: string | undefined; to: string };
   logFields: Record<string, unknown>;
+  /** The source a caller sent, when its size bounds the engine time (document-budget.ts). */
+  size?: DocumentSize;
   work: (ctx: JobContext) => Promise<void>;
 }
 
@@ -132,6 +135,8 @@ export class DocBuilderService {
       const input = await this.materialise(source, dir, from, limits);
       const base = baseName(source);
       return {
+        // What the engine may spend on it grows with what was sent (document-budget.ts).
+        size: await documentSize(input),
         async: params.async,
         callbackUrl: params.callback_url,
         pair: { from, to: params.to },
@@ -243,12 +248,15 @@ export class DocBuilderService {
       const input = await this.materialise(source, dir, from || undefined, limits);
       this.checkQueue(limits);
       const id = `x_${requestId}`;
-      const { runTimeoutMs, startBy } = requestTimeLimits(limits, false, this.deps.clock.now());
+      const limitsNow = requestTimeLimits(limits, false, this.deps.clock.now());
+      const { startBy } = limitsNow;
+      // What the engine may spend on it grows with what was sent (document-budget.ts).
+      const { runTimeoutMs, timeoutError } = budgeted(limitsNow.runTimeoutMs, await documentSize(input));
       const password = params.password;
       // The engine's 415 (an encryption it cannot read, a document type it has no filter for)
       // names the source format and what was asked, as every 415 does.
       const run = <T>(request: Parameters<typeof this.deps.pool.run>[0]) =>
-        this.deps.pool.run<T>(request, { runTimeoutMs, startBy, caller }).catch((err: unknown) => {
+        this.deps.pool.run<T>(request, { runTimeoutMs, startBy, caller, timeoutError }).catch((err: unknown) => {
           if (err instanceof ServiceError && err.code === "unsupported_format") throw new ServiceError("unsupported_format", err.message, { from: from || null, to: what });
           throw err;
         });
@@ -295,7 +303,9 @@ export class DocBuilderService {
     if (prepared.callbackUrl) this.deps.jobs.setCallback(jobId, initialCallbackState(prepared.callbackUrl));
 
     const started = this.deps.clock.now();
-    const { runTimeoutMs, startBy } = requestTimeLimits(limits, prepared.async, started);
+    const edition = requestTimeLimits(limits, prepared.async, started);
+    const { startBy } = edition;
+    const { runTimeoutMs, timeoutError } = prepared.size ? budgeted(edition.runTimeoutMs, prepared.size) : { runTimeoutMs: edition.runTimeoutMs, timeoutError: undefined };
     /** When the job's first request was taken by a worker: its running time counts from there. */
     let runningSince: number | undefined;
     const files: string[] = [];
@@ -310,6 +320,7 @@ export class DocBuilderService {
           this.deps.jobs.markRunning(jobId);
         },
         job: jobId,
+        timeoutError,
         // Callers take turns for the slots (app/docbuilder/fair-queue.ts).
         caller,
       });
