@@ -294,3 +294,27 @@ describe("linked pictures resolve to nothing, the canary inside the engine's rea
     }, T);
   }
 });
+
+describe("a picture inserted or pasted in the editor pulls in nothing either", () => {
+  for (const how of ["insertgraphic", "paste"] as const) {
+    test(`${how}: an SVG naming the canary, sent as image/png, shows nothing of the canary`, async () => {
+      const kit = await kits().acquire();
+      try {
+        const canary = path.join(kit.documentDir, "canary.png");
+        writeFileSync(canary, magentaPng());
+        writeFileSync(at(`ins-${how}.odt`), odtLinkedImages([]));
+        await kit.request("load", { path: at(`ins-${how}.odt`) });
+        const { viewId } = await kit.request("view", { readOnly: false, author: "t" });
+        const data = Buffer.from(svgLinking(canary)).toString("base64");
+        // Refused by the kit (the bytes are no PNG), or inserted without the canary: either way nothing of it shows.
+        await kit.request(how, { viewId, mime: "image/png", data }).catch((e: Error) => expect(e.message).toContain("not a"));
+        await kit.request("settle", {});
+        const pdf = at(`kit-out-${++seq}.pdf`);
+        await kit.request("save", { path: pdf, format: "pdf" });
+        expect([how, pdfMagenta(pdf)]).toEqual([how, 0]);
+      } finally {
+        kits().release(kit);
+      }
+    }, T);
+  }
+});
