@@ -31,7 +31,7 @@ import { docxPulling, odmWithSubdocuments, odsHolding, odsPulling, odtWithLinked
 import type { TextResult } from "../workers/protocol";
 import { isAllowedUnoName } from "./edsrv/protocol/uno-commands";
 import { scaled } from "./testing/until";
-import { docxLinkedImages, magentaPixels, magentaPng, odtLinkedImages, pngRgb, rtfLinkedImages, svgLinking } from "./testing/linked-pictures";
+import { docxLinkedImages, fodtWithInlinePicture, magentaPixels, magentaPng, odtLinkedImages, pngRgb, rtfLinkedImages, svgLinking } from "./testing/linked-pictures";
 
 const T = scaled(180_000);
 /** The kits and the workers may read this folder: documents and canaries lie side by side in it. */
@@ -230,6 +230,8 @@ function pictureDocuments(canary: string): { name: string; bytes: Uint8Array }[]
     { name: "svg-image.docx", bytes: docxLinkedImages([canary], { ways: ["svg"] }) },
     { name: "svg-image.odt", bytes: odtLinkedImages([], { embedded: new TextEncoder().encode(svgLinking(canary)) }) },
     { name: "includepicture.rtf", bytes: rtfLinkedImages([canary]) },
+    { name: "svg-inline.fodt", bytes: fodtWithInlinePicture(new TextEncoder().encode(svgLinking(canary))) },
+    { name: "svg-in-svg.docx", bytes: docxLinkedImages([], { svg: svgLinking(`data:image/svg+xml;base64,${Buffer.from(svgLinking(canary)).toString("base64")}`) }) },
   ];
 }
 

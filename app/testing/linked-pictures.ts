@@ -200,3 +200,12 @@ export function pngRgb(png: Uint8Array): Uint8Array {
   }
   return out;
 }
+
+/** A flat odt (fodt) whose one picture is held inline (office:binary-data, base64): `picture`'s bytes. */
+export function fodtWithInlinePicture(picture: Uint8Array): Uint8Array {
+  return strToU8(
+    `<?xml version="1.0" encoding="UTF-8"?>\n<office:document ${ODF_NS} office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.text"><office:body><office:text>` +
+      `<text:p>Pictures below.</text:p><text:p><draw:frame draw:name="pic0" text:anchor-type="as-char" svg:width="5cm" svg:height="5cm"><draw:image><office:binary-data>${Buffer.from(picture).toString("base64")}</office:binary-data></draw:image></draw:frame></text:p>` +
+      `<text:p>The end.</text:p></office:text></office:body></office:document>`,
+  );
+}
