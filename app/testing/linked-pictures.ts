@@ -142,10 +142,14 @@ export function docxLinkedImages(targets: string[], opts: { embedded?: Uint8Arra
   });
 }
 
-/** An RTF with an INCLUDEPICTURE field per target (Word writes linked pictures so in RTF). */
+/** An RTF with INCLUDEPICTURE fields per target, its name quoted and not (Word writes linked pictures so in RTF). */
 export function rtfLinkedImages(targets: string[]): Uint8Array {
   const rtfEsc = (s: string) => s.replace(/\\/g, "\\\\\\\\").replace(/[{}]/g, (c) => `\\${c}`);
-  const fields = targets.map((t, i) => `{\\field{\\*\\fldinst { INCLUDEPICTURE "${rtfEsc(fileUrl(t))}" \\\\d }}{\\fldrslt {cached includepicture ${i}}}}\\par\n`);
+  const fields = targets.map(
+    (t, i) =>
+      `{\\field{\\*\\fldinst { INCLUDEPICTURE "${rtfEsc(fileUrl(t))}" \\\\d }}{\\fldrslt {cached includepicture ${i}}}}\\par\n` +
+      `{\\field{\\*\\fldinst { INCLUDEPICTURE ${rtfEsc(fileUrl(t))} }}{\\fldrslt {cached includepicture unquoted ${i}}}}\\par\n`,
+  );
   return strToU8(`{\\rtf1\\ansi\\deff0{\\fonttbl{\\f0 Liberation Serif;}}\\f0\\fs24 Pictures below.\\par\n${fields.join("")}The end.\\par\n}`);
 }
 
