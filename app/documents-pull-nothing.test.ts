@@ -7,6 +7,12 @@
 // to the kit, past the editing server. The settings that hold, and what LibreOffice 7.4 does
 // without any: workers/profile.ts (PROFILE_SETTINGS).
 //
+// Linked pictures (issue 44 item 4) are tested the same way, with a magenta canary picture inside
+// the engine's readable set (a worker's own profile folder, a kit's own folder) and the pages and
+// tiles looked at for its colour: BlockUntrustedRefererLinks holds an ODF linked draw:image and a
+// docx r:link picture; an SVG picture's <image href> and RTF's INCLUDEPICTURE have no setting and
+// are rewritten out of the engine's copy (workers/linked-pictures.ts).
+//
 // What no setting stops: LibreOffice 7.4 fills a Writer linked section whenever
 // .uno:UpdateAllLinks or .uno:UpdateAll is dispatched. The kit refuses both (as the editing
 // server's door does), and the confinement refuses the read of anything outside its own folder.
@@ -25,6 +31,7 @@ import { docxPulling, odmWithSubdocuments, odsHolding, odsPulling, odtWithLinked
 import type { TextResult } from "../workers/protocol";
 import { isAllowedUnoName } from "./edsrv/protocol/uno-commands";
 import { scaled } from "./testing/until";
+import { docxLinkedImages, fodtWithInlinePicture, magentaPixels, magentaPng, odtLinkedImages, pngRgb, rtfLinkedImages, svgLinking } from "./testing/linked-pictures";
 
 const T = scaled(180_000);
 /** The kits and the workers may read this folder: documents and canaries lie side by side in it. */
@@ -197,4 +204,119 @@ describe("documents pull in nothing: editing kit", () => {
       kits().release(kit);
     }
   }, T);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Linked pictures (issue 44 item 4): the canary lies inside the engine's readable set, so only
+// the engine's settings and the rewrite of its copy keep it out.
+
+/** Magenta pixels on every page of a PDF (rendered small by pdftoppm). */
+function pdfMagenta(pdf: string): number {
+  const prefix = `${pdf}-page`;
+  execFileSync("pdftoppm", ["-r", "30", "-png", pdf, prefix]);
+  const dirOf = path.dirname(pdf);
+  return require("node:fs")
+    .readdirSync(dirOf)
+    .filter((f: string) => f.startsWith(path.basename(prefix)))
+    .reduce((n: number, f: string) => n + magentaPixels(pngRgb(readFileSync(path.join(dirOf, f)))), 0);
+}
+
+/** Each document names the canary one way; the SVG one carries the linking SVG as a picture named .png (known by content). */
+function pictureDocuments(canary: string): { name: string; bytes: Uint8Array }[] {
+  return [
+    { name: "linked-image.odt", bytes: odtLinkedImages([canary]) },
+    { name: "linked-image.docx", bytes: docxLinkedImages([canary], { ways: ["link"] }) },
+    { name: "includepicture.docx", bytes: docxLinkedImages([canary], { ways: ["includepicture"] }) },
+    { name: "svg-image.docx", bytes: docxLinkedImages([canary], { ways: ["svg"] }) },
+    { name: "svg-image.odt", bytes: odtLinkedImages([], { embedded: new TextEncoder().encode(svgLinking(canary)) }) },
+    { name: "includepicture.rtf", bytes: rtfLinkedImages([canary]) },
+    { name: "svg-inline.fodt", bytes: fodtWithInlinePicture(new TextEncoder().encode(svgLinking(canary))) },
+    { name: "svg-in-svg.docx", bytes: docxLinkedImages([], { svg: svgLinking(`data:image/svg+xml;base64,${Buffer.from(svgLinking(canary)).toString("base64")}`) }) },
+  ];
+}
+
+describe("linked pictures resolve to nothing, the canary inside the engine's readable set", () => {
+  /** The worker's own profile folder: a file the engine may read, confinement or not. */
+  const workerCanary = () => at("workers/worker-0/canary.png");
+
+  test("control: the same picture embedded shows in the PDF and the thumbnail", async () => {
+    writeFileSync(workerCanary(), magentaPng());
+    const own = at("embedded-picture.odt");
+    writeFileSync(own, odtLinkedImages([], { embedded: magentaPng() }));
+    const pdf = at(`out-${++seq}.pdf`);
+    await workers.run({ op: "convert", id: `pull${seq}`, input: own, output: pdf, to: "pdf" }, { runTimeoutMs: 60_000 });
+    expect(pdfMagenta(pdf)).toBeGreaterThan(100);
+    const png = at(`out-${++seq}.png`);
+    await workers.run({ op: "thumbnail", id: `pull${seq}`, input: own, output: png, width: 256 }, { runTimeoutMs: 60_000 });
+    expect(magentaPixels(pngRgb(readFileSync(png)))).toBeGreaterThan(100);
+  }, T);
+
+  for (const d of pictureDocuments("/placeholder")) {
+    test(`DocBuilder: ${d.name} converted to PDF and its thumbnail show nothing of the canary`, async () => {
+      writeFileSync(workerCanary(), magentaPng());
+      const doc = pictureDocuments(workerCanary()).find((x) => x.name === d.name)!;
+      const input = at(`w-${doc.name}`);
+      writeFileSync(input, doc.bytes);
+      const pdf = at(`out-${++seq}.pdf`);
+      await workers.run({ op: "convert", id: `pull${seq}`, input, output: pdf, to: "pdf" }, { runTimeoutMs: 60_000 });
+      expect(execFileSync("pdftotext", [pdf, "-"]).toString()).toContain("The end.");
+      expect([doc.name, pdfMagenta(pdf)]).toEqual([doc.name, 0]);
+      const png = at(`out-${++seq}.png`);
+      await workers.run({ op: "thumbnail", id: `pull${seq}`, input, output: png, width: 256 }, { runTimeoutMs: 60_000 });
+      expect([doc.name, magentaPixels(pngRgb(readFileSync(png)))]).toEqual([doc.name, 0]);
+    }, T);
+
+    test(`editing kit: ${d.name} opened shows nothing of the canary in its tiles, its PDF or its saved copy`, async () => {
+      const kit = await kits().acquire();
+      try {
+        const canary = path.join(kit.documentDir, "canary.png");
+        writeFileSync(canary, magentaPng());
+        const doc = pictureDocuments(canary).find((x) => x.name === d.name)!;
+        writeFileSync(at(`k-${doc.name}`), doc.bytes);
+        await kit.request("load", { path: at(`k-${doc.name}`) });
+        const { viewId } = await kit.request("view", { readOnly: false, author: "t" });
+        const r = await kit.request("tiles", { viewId, part: 0, width: 256, height: 256, w: 3840, h: 3840, tiles: [[0, 0, 0], [3840, 0, 0], [0, 3840, 0], [3840, 3840, 0]] });
+        if (r.stale) throw new Error("tiles answered stale");
+        const tiles = r.tiles.reduce((n, t) => n + (t.png ? magentaPixels(pngRgb(Buffer.from(t.png, "base64"))) : 0), 0);
+        expect([doc.name, "tiles", tiles]).toEqual([doc.name, "tiles", 0]);
+        const pdf = at(`kit-out-${++seq}.pdf`);
+        await kit.request("save", { path: pdf, format: "pdf" });
+        expect([doc.name, "pdf", pdfMagenta(pdf)]).toEqual([doc.name, "pdf", 0]);
+        // The saved copy, opened again by a worker: still nothing (a link kept would be read there).
+        const ext = path.extname(doc.name).slice(1);
+        const saved = at(`kit-out-${++seq}.${ext}`);
+        await kit.request("save", { path: saved, format: ext });
+        const again = at(`out-${++seq}.pdf`);
+        writeFileSync(workerCanary(), magentaPng());
+        await workers.run({ op: "convert", id: `pull${seq}`, input: saved, output: again, to: "pdf" }, { runTimeoutMs: 60_000 });
+        expect([doc.name, "saved", pdfMagenta(again)]).toEqual([doc.name, "saved", 0]);
+      } finally {
+        kits().release(kit);
+      }
+    }, T);
+  }
+});
+
+describe("a picture inserted or pasted in the editor pulls in nothing either", () => {
+  for (const how of ["insertgraphic", "paste"] as const) {
+    test(`${how}: an SVG naming the canary, sent as image/png, shows nothing of the canary`, async () => {
+      const kit = await kits().acquire();
+      try {
+        const canary = path.join(kit.documentDir, "canary.png");
+        writeFileSync(canary, magentaPng());
+        writeFileSync(at(`ins-${how}.odt`), odtLinkedImages([]));
+        await kit.request("load", { path: at(`ins-${how}.odt`) });
+        const { viewId } = await kit.request("view", { readOnly: false, author: "t" });
+        const data = Buffer.from(svgLinking(canary)).toString("base64");
+        // Refused by the kit (the bytes are no PNG), or inserted without the canary: either way nothing of it shows.
+        await kit.request(how, { viewId, mime: "image/png", data }).catch((e: Error) => expect(e.message).toContain("not a"));
+        await kit.request("settle", {});
+        const pdf = at(`kit-out-${++seq}.pdf`);
+        await kit.request("save", { path: pdf, format: "pdf" });
+        expect([how, pdfMagenta(pdf)]).toEqual([how, 0]);
+      } finally {
+        kits().release(kit);
+      }
+    }, T);
+  }
 });

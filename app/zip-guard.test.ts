@@ -8,6 +8,7 @@ import path from "node:path";
 import { unzipSync, zipSync } from "fflate";
 import { ServiceError } from "./errors";
 import { CORPUS, FIXTURES } from "./testing/harness";
+import { docxLinkedImages } from "./testing/linked-pictures";
 import { docxBomb, nestedTablesDocx, plausibleHeavyDocx, smallDocxHugeXml } from "./testing/zip-bomb";
 import { MAX_TABLE_NESTING, XML_LIMITS, ZIP_LIMITS, checkInflatedSizes, checkZipContainer, zipEntries, zipXmlParts, type XmlLimits, type ZipLimits } from "./zip-guard";
 
@@ -234,5 +235,50 @@ describe("tables nest at most 50 deep", () => {
     expect(statSync(big).size).toBeGreaterThan(32 * 1024 * 1024);
     expect((await refusal(big)).detail).toMatchObject({ reason: "table_nesting", part: "word/document.xml" });
     await checkZipContainer(put("nested-big-ok.docx", nestedTablesDocx(50, { padding: 2000, mediaBytes: 33 * 1024 * 1024 })));
+  });
+});
+
+describe("entity declarations in any XML part, SVG pictures included (issue 44 item 5)", () => {
+  /** The billion laughs: ten levels of ten references each, in an SVG picture of a small docx. */
+  const laughs = () => {
+    const decls = ['<!ENTITY lol0 "lol">'];
+    for (let i = 1; i <= 10; i++) decls.push(`<!ENTITY lol${i} "${`&lol${i - 1};`.repeat(10)}">`);
+    return `<?xml version="1.0"?>\n<!DOCTYPE svg [\n${decls.join("\n")}\n]>\n<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>&lol10;</text></svg>`;
+  };
+
+  test("a 4 KB docx whose SVG picture nests entity declarations (billion laughs) is refused as 422 corrupt_source, xml_entities, naming the part", async () => {
+    const bytes = docxLinkedImages([], { svg: laughs() });
+    expect(bytes.length).toBeLessThan(6000);
+    const t = performance.now();
+    const e = await refusal(put("laughs.docx", bytes));
+    expect(performance.now() - t).toBeLessThan(1000);
+    expect(e.code).toBe("corrupt_source");
+    expect(e.detail).toMatchObject({ reason: "xml_entities", part: "word/media/own.svg" });
+    expect(e.message).toContain("word/media/own.svg");
+  });
+
+  test("external and parameter entities are refused too, in a part of any name; a stored part as well", async () => {
+    const xxe = `<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]><svg xmlns="http://www.w3.org/2000/svg">&x;</svg>`;
+    const param = `<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY % p "<!ENTITY q 'x'>"> %p;]><svg xmlns="http://www.w3.org/2000/svg"/>`;
+    for (const [name, svg, level] of [["xxe", xxe, 6], ["param", param, 6], ["stored", laughs(), 0]] as const) {
+      const parts = unzipSync(docxLinkedImages([], { svg }));
+      const zip = zipSync(Object.fromEntries(Object.entries(parts).map(([k, v]) => [k.replace("own.svg", "image1.png"), [v, { level }]])) as any);
+      expect([name, (await refusal(put(`${name}.docx`, zip))).detail.reason]).toEqual([name, "xml_entities"]);
+    }
+  });
+
+  test("harmless literal entities (Adobe Illustrator's namespace names) pass, and so does an SVG without a DOCTYPE", async () => {
+    const illustrator = `<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd" [\n<!ENTITY ns_svg "http://www.w3.org/2000/svg">\n<!ENTITY ns_xlink "http://www.w3.org/1999/xlink">\n]>\n<svg xmlns="&ns_svg;" xmlns:xlink="&ns_xlink;" width="10" height="10"><rect width="10" height="10"/></svg>`;
+    await checkZipContainer(put("illustrator.docx", docxLinkedImages([], { svg: illustrator })));
+    await checkZipContainer(put("plain-svg.docx", docxLinkedImages([], { svg: `<svg xmlns="http://www.w3.org/2000/svg"/>` })));
+  });
+
+  test("a file past the in-memory size is judged by the streaming reader too", async () => {
+    const parts: Record<string, any> = unzipSync(docxLinkedImages([], { svg: laughs() }));
+    parts["word/media/big.bin"] = [new Uint8Array(33 * 1024 * 1024).fill(0xff), { level: 0 }];
+    const big = put("laughs-stream.docx", zipSync(parts));
+    expect(statSync(big).size).toBeGreaterThan(32 * 1024 * 1024);
+    const e = await refusal(big);
+    expect(e.detail.reason).toBe("xml_entities");
   });
 });

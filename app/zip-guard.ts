@@ -31,6 +31,7 @@ import { createReadStream } from "node:fs";
 import { open, readFile, stat, type FileHandle } from "node:fs/promises";
 import zlib from "node:zlib";
 import { ServiceError } from "./errors";
+import { EntityDeclarations } from "./xml-entities";
 
 /**
  * Limits no real document reaches. Measured on the corpus (../shared/corpus, 60 zips) and the
@@ -352,8 +353,13 @@ function checkInflatedIn(buf: Buffer, entries: ZipEntry[], depth = false): void 
         throw sizeMismatch(en);
       }
     }
-    if (depth) new TableNesting(en.name).feed(inflated);
+    if (depth) for (const reader of xmlReaders(en.name)) reader.feed(inflated);
   }
+}
+
+/** What reads each XML part's text as it inflates: table nesting and entity declarations. */
+function xmlReaders(part: string): { feed(chunk: Buffer): void }[] {
+  return [new TableNesting(part), new EntityDeclarations(part)];
 }
 
 /**
@@ -536,16 +542,23 @@ async function checkInflated(file: string, entries: ZipEntry[], depth = false): 
   const deflated: { en: ZipEntry; start: number }[] = [];
   try {
     for (const en of entries) {
-      if (en.method !== 8 || en.compressedSize === 0) continue;
+      if ((en.method !== 8 && !(depth && en.method === 0)) || en.compressedSize === 0) continue;
       const start = await dataStart(fh, en);
-      if (start !== null) deflated.push({ en, start });
+      if (start === null) continue;
+      if (en.method === 8) deflated.push({ en, start });
+      else {
+        // A stored XML part (an SVG picture may be stored) is read as it is: the XML budget bounds it.
+        const raw = Buffer.alloc(en.compressedSize);
+        const { bytesRead } = await fh.read(raw, 0, raw.length, start);
+        for (const reader of xmlReaders(en.name)) reader.feed(raw.subarray(0, bytesRead));
+      }
     }
   } finally {
     await fh.close();
   }
   for (const { en, start } of deflated) {
-    const nesting = depth ? new TableNesting(en.name) : null;
-    if ((await inflatedPast(file, start, en.compressedSize, en.uncompressedSize, nesting)) === "over") {
+    const readers = depth ? xmlReaders(en.name) : [];
+    if ((await inflatedPast(file, start, en.compressedSize, en.uncompressedSize, readers)) === "over") {
       throw sizeMismatch(en);
     }
   }
@@ -553,9 +566,9 @@ async function checkInflated(file: string, entries: ZipEntry[], depth = false): 
 
 /**
  * Inflates compressed bytes [start, start+length) with native zlib, stopping past `declared`;
- * what it inflates goes through `nesting` too (which rejects with its refusal).
+ * what it inflates goes through `readers` too (which reject with their refusal).
  */
-function inflatedPast(file: string, start: number, length: number, declared: number, nesting: TableNesting | null = null): Promise<"over" | "within"> {
+function inflatedPast(file: string, start: number, length: number, declared: number, readers: { feed(chunk: Buffer): void }[] = []): Promise<"over" | "within"> {
   return new Promise((resolve, reject) => {
     let produced = 0;
     const source = createReadStream(file, { start, end: start + length - 1, highWaterMark: 64 * 1024 });
@@ -569,7 +582,7 @@ function inflatedPast(file: string, start: number, length: number, declared: num
       produced += chunk.length;
       if (produced > declared) return done("over");
       try {
-        nesting?.feed(chunk);
+        for (const reader of readers) reader.feed(chunk);
       } catch (e) {
         source.destroy();
         inflate.destroy();

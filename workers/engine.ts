@@ -40,6 +40,7 @@ import {
 import { exportFilterFor, formatOf, type Family } from "./formats";
 import { encodeTilePng } from "./png";
 import { LOAD_OPTIONS, PASSWORD_LOAD_OPTIONS, engineEnvironment, writeProfileConfig } from "./profile";
+import { withoutLinkedPictures } from "./linked-pictures";
 import { decodeText, sniff, type Sniff } from "./sniff";
 import { csvToFods, sheetNameFrom } from "./csv-import";
 import { odfPagesText, parseOdfMeta, readPackageMeta, type CoreProps } from "./package-meta";
@@ -426,6 +427,14 @@ export class Engine {
       loadPath = this.tempPath(input, ext || "bin");
       temps.push(loadPath);
       linkOrCopy(input, loadPath);
+    }
+
+    // Picture links no setting holds (an SVG's <image href>, RTF's INCLUDEPICTURE): a private copy without them.
+    const defused = withoutLinkedPictures(loadPath, this.tempPath(input, ext || "bin"));
+    if (defused) {
+      temps.push(defused);
+      loadPath = defused;
+      this.log("info", "engine_picture_links_removed", {});
     }
 
     const url = fileUrl(loadPath);

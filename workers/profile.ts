@@ -59,7 +59,11 @@ export function kitLoadOptions(dialogs: boolean): string {
  *   are kept for any path that would (a later version, another load path), not because a test
  *   fails without them.
  * - BlockUntrustedRefererLinks: pictures, media and HTML resources a document links are not
- *   loaded when the document is not in a trusted location (none is).
+ *   loaded when the document is not in a trusted location (none is). A loaded document's own URL
+ *   is its referer; no load option is needed. Measured on 25.2 (issue 44 item 4, the canary
+ *   inside the engine's readable set): with it, an ODF linked draw:image, a docx r:link picture
+ *   and an HTML img show nothing; without it (false), each showed the canary. An SVG picture's
+ *   <image href> and RTF's INCLUDEPICTURE are read whatever it says: workers/linked-pictures.ts.
  * What has no setting in 7.4, and what the engine does instead (measured, see the test): Impress
  *   and Draw have no link update setting of their own (not measured here); WEBSERVICE/FILTERXML
  *   take only http(s) URLs (a file: URL gives #VALUE!), and http(s) has no content provider (NETWORK_CONTENT_PROVIDERS); Calc's external references stay unresolved

@@ -7,7 +7,7 @@ import path from "node:path";
 import { ManualClock } from "../clock";
 import { memoryLogger } from "../log";
 import { ServiceError } from "../errors";
-import { AUTH, CORPUS, FIXTURES, form, startTestService, waitForJob, type Harness } from "../testing/harness";
+import { AUTH, CORPUS, FIXTURES, TEST_API_KEY, form, startTestService, waitForJob, type Harness } from "../testing/harness";
 import type { Entitlement } from "../editions/limits";
 import { plausibleHeavyDocx } from "../testing/zip-bomb";
 import { WorkerPool } from "./pool";
@@ -364,4 +364,66 @@ describe("pool availability and shutdown", () => {
     if (q.status === "failed") expect(q.error!.code).toBe("pool_unavailable");
     expect(svc.pool.pids()).toEqual([]);
   }, scaled(60_000));
+});
+
+describe("fair queueing by caller (issue 44 item 5)", () => {
+  /** Starts five conversions at once, four of caller A then one of B; resolves with the callers in the order workers took them. */
+  async function startOrder(parallel: number): Promise<string[]> {
+    const dir = await import("node:fs").then((fs) => fs.mkdtempSync(path.join(tmpdir(), "svc-fair-")));
+    const pool = new WorkerPool({ size: 2, maxJobs: 100, maxAgeMs: 3_600_000, profileRoot: path.join(dir, "p"), logger: memoryLogger("warn"), clock: new ManualClock(0), parallelJobs: () => parallel });
+    await pool.start();
+    try {
+      const order: string[] = [];
+      const runs = ["A", "A", "A", "A", "B"].map((caller, i) =>
+        pool.run({ op: "convert", id: `fair${i}`, input: smallFile.path, output: path.join(dir, `out-${i}.pdf`), to: "pdf" }, { runTimeoutMs: 60_000, caller, onStart: () => order.push(caller) }),
+      );
+      await Promise.all(runs);
+      return order;
+    } finally {
+      await pool.shutdown(5_000);
+    }
+  }
+
+  test("with two slots, another caller's request goes to the first slot that frees, not behind everything one caller queued", async () => {
+    // A's first two take both slots; when one frees, B's turn comes before A's third.
+    expect(await startOrder(2)).toEqual(["A", "A", "B", "A", "A"]);
+  }, scaled(120_000));
+
+  test("with community's single slot, the job running ends first, then callers take turns", async () => {
+    expect(await startOrder(1)).toEqual(["A", "B", "A", "A", "A"]);
+  }, scaled(120_000));
+});
+
+describe("fair queueing through the API: the caller is the key the request was authenticated with", () => {
+  const OTHER_KEY = "svc_other_0123456789abcdef0123";
+  const enterprise: Entitlement = { edition: "enterprise", features: ["api_full"], conns: 5000 };
+  const clock = new ManualClock(Date.UTC(2026, 10, 29, 4, 0, 0));
+  let svc: Harness;
+  beforeAll(async () => {
+    svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "2", SVC_DOCBUILDER_API_KEYS: `test:${TEST_API_KEY},other:${OTHER_KEY}` }, { clock, entitlements: { current: () => enterprise } });
+  }, scaled(120_000));
+  afterAll(() => svc?.close());
+
+  test("three jobs of one key and then one of another, both workers busy: the other key's job is the next one dispatched", async () => {
+    const submit = async (key: string) => {
+      clock.advance(60_000);
+      const r = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: { Authorization: `Bearer ${key}` }, body: form(smallFile, { to: "odt", async: "true" }) });
+      expect(r.status).toBe(202);
+      return ((await r.json()) as any).id as string;
+    };
+    // Both workers frozen: the first two jobs are taken and stay running; the rest wait.
+    const pids = svc.pool.pids();
+    for (const pid of pids) process.kill(pid, "SIGSTOP");
+    let ids: string[];
+    try {
+      ids = [await submit(TEST_API_KEY), await submit(TEST_API_KEY), await submit(TEST_API_KEY), await submit(OTHER_KEY)];
+      await waitFor(() => svc.pool.queueStats().queued === 2, "svc.pool.queueStats().queued === 2");
+    } finally {
+      for (const pid of pids) process.kill(pid, "SIGCONT");
+    }
+    for (const id of ids) expect((await waitForJob(svc.url, id, 60_000)).status).toBe("done");
+    const dispatched = svc.logLines.filter((l) => l.includes('"job_dispatched"')).map((l) => JSON.parse(l).job_id as string).filter((id) => ids.includes(id));
+    // The other key's job goes before the first key's third.
+    expect(dispatched).toEqual([ids[0], ids[1], ids[3], ids[2]]);
+  }, scaled(120_000));
 });

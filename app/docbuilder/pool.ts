@@ -1,6 +1,7 @@
 // The pool of office-engine worker processes. Each worker hosts one LibreOfficeKit engine with its
-// own profile and runs one request at a time. Work waits in an in-memory FIFO queue; the pool
-// hands the next request to the first idle worker, as long as fewer jobs than the edition's
+// own profile and runs one request at a time. Work waits in memory, one queue per caller served
+// round-robin (fair-queue.ts); the pool hands the next request to the first idle worker, as long
+// as fewer jobs than the edition's
 // `parallel_jobs` run (spec "DocBuilder limits": 1 on community, the worker count on enterprise).
 // That limit is asked at every dispatch, never kept: the license file is re-read at run time.
 //
@@ -30,6 +31,7 @@ import { engineSource } from "../../workers/engine-identity";
 import { childEnvironment } from "../child-env";
 import { linkOrCopy, moveFile } from "../engine-files";
 import { stopEngine } from "../engine-stop";
+import { FairQueue } from "./fair-queue";
 
 export interface PoolOptions {
   size: number;
@@ -81,6 +83,13 @@ export interface RunOptions {
    * slot is freed when it settles.
    */
   job?: string;
+  /**
+   * Who asked (the API key's name or the JWT's subject, with its kind): callers' queues are served
+   * in turn (fair-queue.ts). Requests without one share one queue.
+   */
+  caller?: string;
+  /** The error of a run that outlives runTimeoutMs, when it is not the plain `timeout` (a document's own budget: document-budget.ts). */
+  timeoutError?: () => ServiceError;
 }
 
 type Resolver = { resolve: (r: unknown) => void; reject: (e: Error) => void };
@@ -95,6 +104,8 @@ interface Task extends Resolver {
   slot: string;
   /** The slot is the request's own, freed when it settles. */
   ownSlot: boolean;
+  /** Whose queue it waits in. */
+  caller: string;
 }
 
 /**
@@ -139,7 +150,7 @@ const WORKER_ENTRY = path.resolve(import.meta.dir, "../../workers/worker-main.ts
 
 export class WorkerPool {
   private readonly workers = new Map<number, Worker>();
-  private readonly queue: Task[] = [];
+  private readonly queue = new FairQueue<Task>();
   /** Jobs holding a parallel slot: started and not yet released. */
   private readonly running = new Set<string>();
   private ownSlots = 0;
@@ -182,7 +193,7 @@ export class WorkerPool {
     return new Promise<T>((resolve, reject) => {
       const ownSlot = options.job === undefined;
       const slot = options.job ?? `request:${++this.ownSlots}`;
-      const task: Task = { request, options, queuedAt: this.opts.clock.now(), resolve: resolve as (r: unknown) => void, reject, slot, ownSlot };
+      const task: Task = { request, options, queuedAt: this.opts.clock.now(), resolve: resolve as (r: unknown) => void, reject, slot, ownSlot, caller: options.caller ?? "" };
       if (options.startBy !== undefined && !this.running.has(slot)) {
         task.startByTimer = setTimeout(() => this.onStartBy(task), Math.max(0, options.startBy - this.opts.clock.now()));
       }
@@ -206,7 +217,7 @@ export class WorkerPool {
    * `usage`). A running job's next request waiting for a worker is not a queued job.
    */
   queueStats() {
-    const waiting = new Set(this.queue.filter((t) => !this.running.has(t.slot)).map((t) => t.slot));
+    const waiting = new Set(this.queue.items().filter((t) => !this.running.has(t.slot)).map((t) => t.slot));
     return { queued: waiting.size, running: this.running.size };
   }
 
@@ -239,7 +250,7 @@ export class WorkerPool {
     clearInterval(this.ageTimer);
     clearInterval(this.memoryTimer);
     clearTimeout(this.limitTimer);
-    for (const task of this.queue.splice(0)) this.fail(task, new ServiceError("pool_unavailable", "Dịch vụ đang dừng: yêu cầu chưa được xử lý."));
+    for (const task of this.queue.drain()) this.fail(task, new ServiceError("pool_unavailable", "Dịch vụ đang dừng: yêu cầu chưa được xử lý."));
     const until = Date.now() + graceMs;
     while (this.status().busy > 0 && Date.now() < until) await Bun.sleep(50);
     const exits = [...this.workers.values()].map((w) => {
@@ -360,18 +371,16 @@ export class WorkerPool {
     clearTimeout(this.limitTimer);
     this.limitTimer = undefined;
     let limited = false;
-    for (let i = 0; i < this.queue.length; ) {
+    while (this.queue.length > 0) {
       const worker = [...this.workers.values()].find((w) => w.state === "idle");
       if (!worker) return;
-      const task = this.queue[i]!;
       // A running job's next request goes first; a new job needs a free slot, read now (the
-      // edition, hence parallel_jobs, can change between two dispatches).
-      if (!this.running.has(task.slot) && this.running.size >= this.parallelLimit()) {
+      // edition, hence parallel_jobs, can change between two dispatches), and callers take turns.
+      const task = this.queue.take((t) => this.running.has(t.slot)) ?? (this.running.size < this.parallelLimit() ? this.queue.take(() => true) : undefined);
+      if (!task) {
         limited = true;
-        i++;
-        continue;
+        break;
       }
-      this.queue.splice(i, 1);
       this.running.add(task.slot);
       worker.state = "busy";
       worker.task = task;
@@ -485,7 +494,7 @@ export class WorkerPool {
     worker.retiring = "timeout";
     worker.state = "stopping";
     this.log.warn("worker_timeout", { worker: worker.slot, job_id: task.request.id, request_id: task.request.requestId });
-    this.fail(task, new ServiceError("timeout"));
+    this.fail(task, task.options.timeoutError?.() ?? new ServiceError("timeout"));
     worker.process.kill("SIGKILL");
   }
 
@@ -509,9 +518,7 @@ export class WorkerPool {
 
   /** A request no worker took in time: it leaves the queue, saying it never started. */
   private onStartBy(task: Task) {
-    const queued = this.queue.indexOf(task);
-    if (queued < 0) return;
-    this.queue.splice(queued, 1);
+    if (!this.queue.remove(task)) return;
     const queuedMs = this.opts.clock.now() - task.queuedAt;
     this.log.warn("job_not_started", { job_id: task.request.id, request_id: task.request.requestId, queued_ms: queuedMs });
     this.fail(task, new ServiceError("timeout", "Yêu cầu chờ trong hàng đợi quá lâu và chưa được xử lý: hãy thử lại sau, hoặc dùng async=true.", { reason: "not_started", queued_ms: queuedMs }));
@@ -536,7 +543,7 @@ export class WorkerPool {
       // It could not even start (engine missing, disk full…): retry later instead of spinning,
       // and stop counting the slot as live so that requests get pool_unavailable, not a wait.
       this.failedSlots.add(worker.slot);
-      if (this.liveCount() === 0) for (const task of this.queue.splice(0)) this.fail(task, new ServiceError("pool_unavailable"));
+      if (this.liveCount() === 0) for (const task of this.queue.drain()) this.fail(task, new ServiceError("pool_unavailable"));
       setTimeout(() => this.respawn(worker.slot), START_RETRY_MS).unref();
       return;
     }

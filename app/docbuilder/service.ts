@@ -19,6 +19,7 @@ import type { RateLimiter, RateTicket } from "./rate-limit";
 import { precheckUrl } from "../net/fetch-errors";
 import { checkMacros } from "../templates/macros";
 import { checkInflatedSizes, checkZipContainer } from "../zip-guard";
+import { budgeted, documentSize, type DocumentSize } from "./document-budget";
 import { countUnits, familyOf, nativeFormat, prepareScript, requestedOutputs, scriptInvalid, buildNative, validateScript } from "../svcscript";
 import { renderTemplate } from "../templates/render";
 import type { AllowList } from "../net/ssrf";
@@ -72,6 +73,8 @@ interface PreparedJob {
   /** The conversion pair, for unsupported_format details. */
   pair?: { from: string | undefined; to: string };
   logFields: Record<string, unknown>;
+  /** The source a caller sent, when its size bounds the engine time (document-budget.ts). */
+  size?: DocumentSize;
   work: (ctx: JobContext) => Promise<void>;
 }
 
@@ -121,8 +124,8 @@ export class DocBuilderService {
     return Math.floor((this.deps.clock.now() - this.startedAt) / 1000);
   }
 
-  async convert(req: Request, requestId: string): Promise<JobOutcome> {
-    return this.runJob("convert", requestId, async ({ dir, limits }) => {
+  async convert(req: Request, requestId: string, caller?: string): Promise<JobOutcome> {
+    return this.runJob("convert", requestId, caller, async ({ dir, limits }) => {
       const intake = await readWorkRequest(req, dir, limits.max_file_mb);
       const params = parse(convertParams, intake.params);
       this.checkCallback(params, limits);
@@ -132,6 +135,8 @@ export class DocBuilderService {
       const input = await this.materialise(source, dir, from, limits);
       const base = baseName(source);
       return {
+        // What the engine may spend on it grows with what was sent (document-budget.ts).
+        size: await documentSize(input),
         async: params.async,
         callbackUrl: params.callback_url,
         pair: { from, to: params.to },
@@ -146,8 +151,8 @@ export class DocBuilderService {
   }
 
   /** POST /v1/build: a document from a svcscript, in every format the script asks for. */
-  async build(req: Request, requestId: string): Promise<JobOutcome> {
-    return this.runJob("build", requestId, async ({ dir, limits }) => {
+  async build(req: Request, requestId: string, caller?: string): Promise<JobOutcome> {
+    return this.runJob("build", requestId, caller, async ({ dir, limits }) => {
       const intake = await readWorkRequest(req, dir, limits.max_file_mb);
       if (intake.source) {
         throw new ServiceError("bad_request", "POST /v1/build nhận một kịch bản JSON trong trường script, không nhận tệp hay url.", { errors: [{ path: "/script", message: "send the script as JSON" }] });
@@ -190,12 +195,12 @@ export class DocBuilderService {
   }
 
   /** POST /v1/template/render: fills a Word template (enterprise only); macros refused at once. */
-  async renderTemplate(req: Request, requestId: string): Promise<JobOutcome> {
+  async renderTemplate(req: Request, requestId: string, caller?: string): Promise<JobOutcome> {
     const edition = this.edition();
     if (edition !== "enterprise") {
       throw new ServiceError("forbidden_feature", "Điền mẫu tài liệu chỉ có trong phiên bản enterprise.", { feature: "template/render", edition });
     }
-    return this.runJob("template/render", requestId, async ({ dir, limits }) => {
+    return this.runJob("template/render", requestId, caller, async ({ dir, limits }) => {
       const intake = await readWorkRequest(req, dir, limits.max_file_mb);
       const source = this.requireSource(intake);
       const template = await this.materialise(source, dir, sourceExtension(source), limits);
@@ -228,7 +233,7 @@ export class DocBuilderService {
     });
   }
 
-  async extract(req: Request, requestId: string, what: "text" | "meta" | "thumbnail"): Promise<ExtractOutcome> {
+  async extract(req: Request, requestId: string, what: "text" | "meta" | "thumbnail", caller?: string): Promise<ExtractOutcome> {
     const limits = this.limits();
     const dir = await mkdtemp(path.join(this.deps.scratchRoot, "x-"));
     try {
@@ -243,12 +248,15 @@ export class DocBuilderService {
       const input = await this.materialise(source, dir, from || undefined, limits);
       this.checkQueue(limits);
       const id = `x_${requestId}`;
-      const { runTimeoutMs, startBy } = requestTimeLimits(limits, false, this.deps.clock.now());
+      const limitsNow = requestTimeLimits(limits, false, this.deps.clock.now());
+      const { startBy } = limitsNow;
+      // What the engine may spend on it grows with what was sent (document-budget.ts).
+      const { runTimeoutMs, timeoutError } = budgeted(limitsNow.runTimeoutMs, await documentSize(input));
       const password = params.password;
       // The engine's 415 (an encryption it cannot read, a document type it has no filter for)
       // names the source format and what was asked, as every 415 does.
       const run = <T>(request: Parameters<typeof this.deps.pool.run>[0]) =>
-        this.deps.pool.run<T>(request, { runTimeoutMs, startBy }).catch((err: unknown) => {
+        this.deps.pool.run<T>(request, { runTimeoutMs, startBy, caller, timeoutError }).catch((err: unknown) => {
           if (err instanceof ServiceError && err.code === "unsupported_format") throw new ServiceError("unsupported_format", err.message, { from: from || null, to: what });
           throw err;
         });
@@ -279,7 +287,7 @@ export class DocBuilderService {
    * time limits, output checks, the callback. `prepare` reads and checks the request (refusals
    * there discard the job) and returns the work to run on the pool.
    */
-  private async runJob(kind: JobKind, requestId: string, prepare: (job: { id: string; dir: string; limits: DocBuilderLimits }) => Promise<PreparedJob>): Promise<JobOutcome> {
+  private async runJob(kind: JobKind, requestId: string, caller: string | undefined, prepare: (job: { id: string; dir: string; limits: DocBuilderLimits }) => Promise<PreparedJob>): Promise<JobOutcome> {
     const limits = this.limits();
     const { id: jobId, dir } = this.deps.jobs.create(kind, requestId, limits.result_ttl_minutes);
     const log = this.deps.logger.child({ request_id: requestId, job_id: jobId });
@@ -295,7 +303,9 @@ export class DocBuilderService {
     if (prepared.callbackUrl) this.deps.jobs.setCallback(jobId, initialCallbackState(prepared.callbackUrl));
 
     const started = this.deps.clock.now();
-    const { runTimeoutMs, startBy } = requestTimeLimits(limits, prepared.async, started);
+    const edition = requestTimeLimits(limits, prepared.async, started);
+    const { startBy } = edition;
+    const { runTimeoutMs, timeoutError } = prepared.size ? budgeted(edition.runTimeoutMs, prepared.size) : { runTimeoutMs: edition.runTimeoutMs, timeoutError: undefined };
     /** When the job's first request was taken by a worker: its running time counts from there. */
     let runningSince: number | undefined;
     const files: string[] = [];
@@ -310,6 +320,9 @@ export class DocBuilderService {
           this.deps.jobs.markRunning(jobId);
         },
         job: jobId,
+        timeoutError,
+        // Callers take turns for the slots (app/docbuilder/fair-queue.ts).
+        caller,
       });
     const ctx: JobContext = {
       run,

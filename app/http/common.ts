@@ -17,6 +17,8 @@ export type AppEnv = {
     requestId: string;
     log: Logger;
     caller?: string;
+    /** DocBuilder's queue for the caller: its kind and name ("api_key:…", "jwt:…"), never the credential. */
+    callerQueue?: string;
     /** The embed session an operation's Bearer access_token opened (app/http/embed.ts). */
     embedSession?: { session: SessionRow; token: string };
   };

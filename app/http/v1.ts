@@ -36,6 +36,8 @@ export function v1Routes(deps: V1Deps): Hono<AppEnv> {
   const requireAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     const who = await deps.authenticate(c.req.header("Authorization"));
     c.set("caller", who.caller);
+    // The queue a request waits in: a key's name and a JWT subject of the same text are different callers.
+    c.set("callerQueue", `${who.kind}:${who.caller}`);
     await next();
   };
   app.use("*", async (c, next) => (c.req.path === "/v1/status" ? next() : requireAuth(c, next)));
@@ -90,12 +92,12 @@ export function v1Routes(deps: V1Deps): Hono<AppEnv> {
   route(app, "/openapi.json", { GET: (c) => c.json(doc) });
   route(app, "/reference", { GET: (c) => c.html(page) });
 
-  route(app, "/convert", { POST: async (c) => jobResponse(c, await docbuilder.convert(c.req.raw, c.get("requestId"))) });
+  route(app, "/convert", { POST: async (c) => jobResponse(c, await docbuilder.convert(c.req.raw, c.get("requestId"), c.get("callerQueue"))) });
 
   for (const what of ["text", "meta", "thumbnail"] as const) {
     route(app, `/extract/${what}`, {
       POST: async (c) => {
-        const outcome = await docbuilder.extract(c.req.raw, c.get("requestId"), what);
+        const outcome = await docbuilder.extract(c.req.raw, c.get("requestId"), what, c.get("callerQueue"));
         if (outcome.what === "thumbnail") {
           return new Response(outcome.png as Uint8Array<ArrayBuffer>, {
             headers: {
@@ -111,8 +113,8 @@ export function v1Routes(deps: V1Deps): Hono<AppEnv> {
     });
   }
 
-  route(app, "/build", { POST: async (c) => jobResponse(c, await docbuilder.build(c.req.raw, c.get("requestId"))) });
-  route(app, "/template/render", { POST: async (c) => jobResponse(c, await docbuilder.renderTemplate(c.req.raw, c.get("requestId"))) });
+  route(app, "/build", { POST: async (c) => jobResponse(c, await docbuilder.build(c.req.raw, c.get("requestId"), c.get("callerQueue"))) });
+  route(app, "/template/render", { POST: async (c) => jobResponse(c, await docbuilder.renderTemplate(c.req.raw, c.get("requestId"), c.get("callerQueue"))) });
 
   route(app, "/jobs/:id", { GET: (c) => c.json(docbuilder.job(c.req.param("id")!)) });
 

@@ -15,6 +15,19 @@ const ROW_COLUMN_HEADERS = /^\.uno:ViewRowColumnHeaders(\?x=\d{1,9}&y=\d{1,9}&wi
 const COMMAND_VALUES = new Set([".uno:CharFontName", ".uno:StyleApply", ".uno:LanguageStatus", ".uno:ViewAnnotations"]);
 /** The pictures a person can insert, by type; no SVG (it can name outside resources). */
 const GRAPHIC_TYPES: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
+/**
+ * The first bytes each type starts with. LibreOffice knows a picture by its content, not by the
+ * type or name it is given: an SVG sent as image/png was inserted as an SVG, and its <image
+ * href="file:…"> read a file of the kit's folder onto the page (app/documents-pull-nothing.test.ts).
+ * So a picture is taken only when its bytes are of the type it claims.
+ */
+const MAGIC: Record<string, (b: Uint8Array) => boolean> = {
+  png: (b) => b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47 && b[4] === 0x0d && b[5] === 0x0a && b[6] === 0x1a && b[7] === 0x0a,
+  jpg: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
+  gif: (b) => b[0] === 0x47 && b[1] === 0x49 && b[2] === 0x46 && b[3] === 0x38,
+  webp: (b) => Buffer.from(b.subarray(0, 4)).toString("latin1") === "RIFF" && Buffer.from(b.subarray(8, 12)).toString("latin1") === "WEBP",
+};
+const isPictureOf = (ext: string, data: Uint8Array) => MAGIC[ext]?.(data) === true;
 let insertedGraphics = 0;
 /** The most a copy or a paste carries (the WebSocket's frame limit is 16 MB, base64 included). */
 const CLIPBOARD_MAX_BYTES = 10 * 1024 * 1024;
@@ -46,6 +59,7 @@ export async function paste(req: KitRequestOf<"paste">): Promise<KitResult<"past
   let data: Uint8Array = Buffer.from(String(req.data ?? ""), "base64");
   if (data.byteLength > CLIPBOARD_MAX_BYTES) throw new Error("paste too large");
   if (mime.startsWith("text/html")) data = Buffer.from(confinePastedHtml(Buffer.from(data).toString("utf8")));
+  if (mime === "image/png" && !isPictureOf("png", data)) throw new Error("not a png picture");
   await engineIdle();
   const ok = useView(req.viewId).paste(mime, data);
   await engineIdle();
@@ -60,6 +74,7 @@ export async function insertgraphic(req: KitRequestOf<"insertgraphic">): Promise
   if (!ext) throw new Error("unsupported image type");
   const data = Buffer.from(String(req.data ?? ""), "base64");
   if (!data.byteLength || data.byteLength > CLIPBOARD_MAX_BYTES) throw new Error("image empty or too large");
+  if (!isPictureOf(ext, data)) throw new Error(`not a ${ext} picture`);
   useView(req.viewId); // an unknown view fails at once
   const file = join(kit.tempDir, `insert-${++insertedGraphics}.${ext}`);
   writeFileSync(file, data);

@@ -9,6 +9,7 @@ import { engineIdle } from "../kit-loop";
 import { csvFileToFods, csvFilterOptions, csvInDialect, type CsvDialect } from "../csv-import";
 import { formatOf } from "../formats";
 import { sniff } from "../sniff";
+import { withoutLinkedPictures } from "../linked-pictures";
 import { kit, log, requireDoc, requireOffice, status } from "./state";
 
 /** Extensions whose save needs filter options (LOK saveAs re-joins options with ", "). */
@@ -20,7 +21,11 @@ export function load(req: KitRequestOf<"load">): KitResult<"load"> {
   const path = String(req.path ?? "");
   if (!path.startsWith("/") || !existsSync(path)) throw new Error("path must be an existing absolute path");
   const t0 = performance.now();
-  const d = requireOffice().documentLoad(fileUrl(loadableSource(path, typeof req.name === "string" ? req.name : "")), kit.loadOptions);
+  const source = loadableSource(path, typeof req.name === "string" ? req.name : "");
+  // Picture links no setting holds (workers/linked-pictures.ts): the engine gets a copy without them.
+  const defused = withoutLinkedPictures(source, join(kit.tempDir, `source-defused${extname(source)}`));
+  if (defused) log("info", "kit_picture_links_removed", {});
+  const d = requireOffice().documentLoad(fileUrl(defused ?? source), kit.loadOptions);
   if (!d) throw new Error(`load failed: ${requireOffice().getError() || "no detail"}`);
   kit.doc = d;
   kit.docType = d.getDocumentType();

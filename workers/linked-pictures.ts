@@ -1,0 +1,194 @@
+// Linked pictures that no LibreOffice setting holds (issue 44 item 4). Documents pull in nothing
+// by the engine's settings where a setting exists: BlockUntrustedRefererLinks (workers/profile.ts)
+// keeps LibreOffice 25.2 from reading the picture of an ODF linked draw:image, a docx picture
+// linked by an external relationship (r:link) and an HTML img, since a loaded document's own URL
+// is its referer and no location is trusted. Measured (app/documents-pull-nothing.test.ts, the
+// canary inside the engine's readable set) two ways past every setting of the registry:
+// - an SVG picture's <image href="file:…"> (svgio reads the file itself, with no referer and no
+//   security option: any document that holds an SVG, docx, odt, pptx, xlsx…);
+// - RTF's INCLUDEPICTURE field (the RTF import inserts the named file as a picture).
+// So the engine is handed a private copy without those links, made here before every load (the
+// DocBuilder worker's and the editing kit's): in SVG pictures (known by their content: a package's
+// parts, pictures held inline as base64 in ODF's office:binary-data, SVGs held inline in SVGs as
+// data: URLs) every href that names something other than the picture itself (#id) or inline data
+// (data:) is emptied; in RTF every INCLUDEPICTURE target is emptied (the field's own result,
+// what the author last saw, stays). A document
+// without such a link is loaded untouched (read once, nothing written). The kernel confinement
+// (workers/confine.ts) stays the wall behind: what is named and not rewritten here is still
+// outside what an engine may read, unless it lies in the engine's own folders.
+//
+// A link emptied here is also gone from what the kit saves: a picture that named a file on the
+// author's disk had nothing to show on the server anyway.
+
+import { closeSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
+import { gunzipSync, gzipSync, strFromU8, strToU8, unzipSync, zipSync, type Unzipped, type Zippable } from "fflate";
+
+/** An href, with any prefix (xlink:href, href), and its quoted value. */
+const HREF = /(\s(?:[A-Za-z_][\w.-]*:)?href\s*=\s*)("[^"]*"|'[^']*')/g;
+
+/** How deep SVG pictures held inline in SVG pictures (data:image/svg+xml) are followed; deeper ones are emptied. */
+const MAX_SVG_NESTING = 4;
+
+/**
+ * An SVG text with every href that reaches outside it emptied; null when it has none. An SVG held
+ * inline as a data: URL is an SVG too, whose own hrefs are read: it is rewritten the same way.
+ */
+export function svgWithoutOutsideLinks(svg: string, depth = 0): string | null {
+  let changed = false;
+  const out = svg.replace(HREF, (whole, lead: string, quoted: string) => {
+    const value = quoted.slice(1, -1).trim();
+    if (value.startsWith("#")) return whole;
+    const inner = /^data:image\/svg\+xml/i.test(value) ? decodeDataUrl(value) : null;
+    if (inner !== null && depth < MAX_SVG_NESTING) {
+      const rewritten = svgWithoutOutsideLinks(inner, depth + 1);
+      if (rewritten === null) return whole;
+      changed = true;
+      return `${lead}"data:image/svg+xml;base64,${Buffer.from(rewritten).toString("base64")}"`;
+    }
+    if (/^data:/i.test(value) && !/^data:image\/svg\+xml/i.test(value)) return whole;
+    changed = true;
+    return `${lead}""`;
+  });
+  return changed ? out : null;
+}
+
+/** The text a data: URL holds (base64 or percent-encoded); null when it cannot be read. */
+function decodeDataUrl(url: string): string | null {
+  const comma = url.indexOf(",");
+  if (comma < 0) return null;
+  const meta = url.slice(0, comma);
+  const body = url.slice(comma + 1).replace(/&#x?[0-9a-f]+;|&amp;/gi, (e) => (e.toLowerCase() === "&amp;" ? "&" : e));
+  try {
+    return /;base64$/i.test(meta) ? Buffer.from(body, "base64").toString("utf8") : decodeURIComponent(body);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * ODF holds a picture inline as base64 in <office:binary-data> (flat ODF files, and any
+ * content.xml may): each such SVG picture rewritten; null when none changed.
+ */
+const BINARY_DATA = /(<(?:[\w.-]+:)?binary-data>)([^<]*)(<\/(?:[\w.-]+:)?binary-data>)/g;
+export function xmlWithoutOutsideLinks(xml: string): string | null {
+  if (!xml.includes("binary-data>")) return null;
+  let changed = false;
+  const out = xml.replace(BINARY_DATA, (whole, open: string, b64: string, close: string) => {
+    const picture = pictureWithoutOutsideLinks(Buffer.from(b64.replace(/\s+/g, ""), "base64"));
+    if (picture === null) return whole;
+    changed = true;
+    return `${open}${Buffer.from(picture).toString("base64")}${close}`;
+  });
+  return changed ? out : null;
+}
+
+/** INCLUDEPICTURE, its switches, and its target (quoted, or up to the next space or group). */
+const INCLUDEPICTURE = /(INCLUDEPICTURE(?:\s+\\\\?[A-Za-z]\b)*\s+)("(?:[^"\\]|\\.)*"|[^\s{}"]+)/gi;
+
+/** An RTF text with every INCLUDEPICTURE target emptied; null when it has none. */
+export function rtfWithoutIncludedPictures(rtf: string): string | null {
+  let changed = false;
+  const out = rtf.replace(INCLUDEPICTURE, (whole, lead: string, target: string) => {
+    if (target === '""') return whole;
+    changed = true;
+    return `${lead}""`;
+  });
+  return changed ? out : null;
+}
+
+/**
+ * Whether a part is an SVG picture, by its content: LibreOffice knows a picture by its bytes, not
+ * by its name, so an SVG named Pictures/x.png is an SVG too. The root element is looked for past
+ * a byte-order mark, the XML declaration, comments and a DOCTYPE.
+ */
+const SVG_ROOT = /^\uFEFF?\s*(?:(?:<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>\[]*(?:\[[\s\S]*?\])?\s*>)\s*)*<(?:[\w.-]+:)?svg[\s>\/]/;
+const GZIP = (b: Uint8Array) => b[0] === 0x1f && b[1] === 0x8b;
+
+function svgText(data: Uint8Array): string | null {
+  const head = strFromU8(data.subarray(0, 4096), true);
+  return SVG_ROOT.test(head) ? strFromU8(data) : null;
+}
+
+/** An SVG picture (plain or gzipped) rewritten; null when the bytes are no SVG or need nothing. */
+function pictureWithoutOutsideLinks(data: Uint8Array): Uint8Array | null {
+  try {
+    const gz = GZIP(data);
+    const text = svgText(gz ? gunzipSync(data) : data);
+    const svg = text === null ? null : svgWithoutOutsideLinks(text);
+    if (svg === null) return null;
+    return gz ? gzipSync(strToU8(svg)) : strToU8(svg);
+  } catch {
+    return null; // not text, or a broken gzip: no SVG the engine could read either
+  }
+}
+
+/** Whether bytes start like XML text (a byte-order mark, whitespace, then "<"). */
+function looksXml(data: Uint8Array): boolean {
+  let i = data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf ? 3 : 0;
+  while (i < data.length && (data[i] === 0x20 || data[i] === 0x09 || data[i] === 0x0a || data[i] === 0x0d)) i++;
+  return data[i] === 0x3c;
+}
+
+/** Any part or file: an SVG picture, or XML holding pictures inline; null when nothing changed. */
+function partWithoutOutsideLinks(data: Uint8Array): Uint8Array | null {
+  const picture = pictureWithoutOutsideLinks(data);
+  if (picture !== null) return picture;
+  // Looked for in the bytes first (native search): most XML parts hold no inline picture.
+  if (!looksXml(data) || Buffer.from(data.buffer, data.byteOffset, data.byteLength).indexOf("binary-data>") < 0) return null;
+  const xml = xmlWithoutOutsideLinks(strFromU8(data));
+  return xml === null ? null : strToU8(xml);
+}
+
+/**
+ * The package's parts with their SVG pictures rewritten; null when no part changed. Every part is
+ * inflated once (about a millisecond for an ordinary document; the XML guard, app/zip-guard.ts,
+ * bounds what a package may inflate to before any engine sees it).
+ */
+function packageWithoutOutsideLinks(bytes: Uint8Array): Uint8Array | null {
+  let parts: Unzipped;
+  try {
+    parts = unzipSync(bytes);
+  } catch {
+    return null; // not a package the engine can read either: nothing to rewrite
+  }
+  let changed = false;
+  const out: Zippable = {};
+  for (const [name, data] of Object.entries(parts)) {
+    const rewritten = partWithoutOutsideLinks(data);
+    if (rewritten !== null) changed = true;
+    // Every part again, in its order; ODF's mimetype stays first and stored, as the format requires.
+    out[name] = name === "mimetype" ? [rewritten ?? data, { level: 0 }] : (rewritten ?? data);
+  }
+  return changed ? zipSync(out) : null;
+}
+
+/**
+ * Writes to `copy` the document at `file` without the picture links no setting holds, and
+ * returns `copy`; returns null (and writes nothing) when the document has none.
+ */
+export function withoutLinkedPictures(file: string, copy: string): string | null {
+  // Only packages and RTF can hold such links: anything else is not read whole.
+  const head = Buffer.alloc(5);
+  const fd = openSync(file, "r");
+  try {
+    readSync(fd, head, 0, 5, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const zip = head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04;
+  const rtf = head.toString("latin1") === "{\\rtf";
+  // Flat ODF (fodt, fods, fodp) and any other XML file hold pictures inline.
+  const xml = looksXml(head);
+  if (!zip && !rtf && !xml) return null;
+  const bytes = readFileSync(file);
+  let out: Uint8Array | null = null;
+  if (zip) out = packageWithoutOutsideLinks(bytes);
+  else if (xml) out = partWithoutOutsideLinks(bytes);
+  else {
+    const rtf = rtfWithoutIncludedPictures(bytes.toString("latin1"));
+    if (rtf !== null) out = Buffer.from(rtf, "latin1");
+  }
+  if (out === null) return null;
+  writeFileSync(copy, out);
+  return copy;
+}
