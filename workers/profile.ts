@@ -88,6 +88,11 @@ export const PROFILE_SETTINGS: ReadonlyArray<readonly [string, string, "boolean"
   // Formulas are not recalculated on load (1 = never; 2 would prompt).
   ["/org.openoffice.Office.Calc/Formula/Load", "OOXMLRecalcMode", "int", "1"],
   ["/org.openoffice.Office.Calc/Formula/Load", "ODFRecalcMode", "int", "1"],
+  // AutoCorrect's URL recognition off (issue 44): typed text that looks like a URL would become a
+  // link to whatever it names (`file:`, `javascript:`, `vnd.sun.star.script:`), the targets
+  // `.uno:SetHyperlink` refuses. Links come in through that command, whose targets are checked.
+  ["/org.openoffice.Office.Common/AutoCorrect", "SetInetAttribute", "boolean", "false"],
+  ["/org.openoffice.Office.Writer/AutoFunction/Format/Option", "SetInetAttribute", "boolean", "false"],
   // No lock files (.~lock.*#) at all, no first-start wizard, tips, crash reporter, update checks,
   // autosave or recovery data.
   ["/org.openoffice.Office.Common/Misc", "UseLocking", "boolean", "false"],
