@@ -69,10 +69,11 @@ export function pump(): void {
     noteDialogCallback(e.tag, e.type, payload);
     send({ type: "cb", viewId: e.tag, cb: e.type, payload });
   }
-  // Closed outside the pump: it may run in the middle of a paint for another view.
+  // Closed after the pump's caller is done (a paint for another view may be under way); the kit
+  // has no timers (kit-loop.ts), its loop drains the promise jobs right after.
   if (toClose) {
     const windows = toClose;
-    setTimeout(() => closeUnasked(windows), 0);
+    queueMicrotask(() => closeUnasked(windows));
   }
   // Every view repaints every sheet (formulas on other sheets may depend on the changed cell).
   if (sheetChanged && kit.doc) {
