@@ -232,15 +232,17 @@ function canonicalPath(path: string): string {
 }
 
 /**
- * Writes (or merges into) <profileDir>/user/registrymodifications.xcu. Existing entries written by
+ * Writes (or merges into) <profileDir>/user/registrymodifications.xcu (`removeKeys`: accelerator
+ * bindings to remove, [set path, key name], an editing kit's). Existing entries written by
  * LibreOffice itself are kept (so a restart on an existing profile stays fast); ours replace any
  * entry for the same path and property.
  */
-export function writeProfileConfig(profileDir: string): string {
+export function writeProfileConfig(profileDir: string, opts: { removeKeys?: [string, string][] } = {}): string {
   const userDir = join(profileDir, "user");
   mkdirSync(userDir, { recursive: true });
   const file = join(userDir, "registrymodifications.xcu");
-  const pinned = pinnedItems();
+  // An editing kit's shortcut keys that run a command the door refuses are unbound (app/edsrv/key-door.ts).
+  const pinned = [...pinnedItems(), ...(opts.removeKeys ?? []).map(([p, n]) => ({ key: `${canonicalPath(p)}\u0000${n}`, xml: xcuRemoveNode(p, n) }))];
   const ours = new Set(pinned.map((i) => i.key));
   let kept: string[] = [];
   if (existsSync(file)) {

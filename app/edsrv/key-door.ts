@@ -44,6 +44,8 @@ const MODULES: Record<string, string> = {
 export interface KeyTable {
   global: Map<number, string[]>;
   modules: Map<string, Map<number, string[]>>;
+  /** Every binding as the configuration names it (the profile's removals: workers/profile.ts). */
+  bindings: { set: "PrimaryKeys" | "SecondaryKeys"; module: string | null; name: string; command: string }[];
 }
 
 /** `K_SHIFT_MOD1` → 512 + 10 + SHIFT + MOD1; null for a name we do not map. */
@@ -64,7 +66,7 @@ export function parseAccelerators(xcd: string): KeyTable {
   if (start < 0) throw new Error("no Accelerators component");
   const end = xcd.indexOf("</oor:component-data>", start);
   const body = xcd.slice(start, end < 0 ? undefined : end);
-  const table: KeyTable = { global: new Map(), modules: new Map() };
+  const table: KeyTable = { global: new Map(), modules: new Map(), bindings: [] };
   const stack: string[] = [];
   const re = /<node oor:name="([^"]+)"[^>]*?(\/?)>|<\/node>|<value(?: xml:lang="([^"]*)")?>([^<]*)<\/value>/g;
   for (let m = re.exec(body); m; m = re.exec(body)) {
@@ -81,9 +83,12 @@ export function parseAccelerators(xcd: string): KeyTable {
     // [PrimaryKeys|SecondaryKeys, Global, key] or [PrimaryKeys|SecondaryKeys, Modules, module, key]
     if (!command || stack.length < 3) continue;
     const into = stack[1] === "Global" ? table.global : stack[1] === "Modules" && MODULES[stack[2]!] ? moduleMap(table, MODULES[stack[2]!]!) : null;
-    const key = keyFromName(stack[stack.length - 1]!);
-    if (!into || key === null) continue;
-    into.set(key, [...(into.get(key) ?? []), command.replace(/&amp;/g, "&")]);
+    if (!into || (stack[0] !== "PrimaryKeys" && stack[0] !== "SecondaryKeys")) continue;
+    const name = stack[stack.length - 1]!;
+    const cmd = command.replace(/&amp;/g, "&");
+    table.bindings.push({ set: stack[0], module: stack[1] === "Global" ? null : stack[2]!, name, command: cmd });
+    const key = keyFromName(name);
+    if (key !== null) into.set(key, [...(into.get(key) ?? []), cmd]);
   }
   return table;
 }
@@ -131,13 +136,34 @@ export function decideKey(docType: string, key: number, char: number): KeyDecisi
   if (!KNOWN_CODES.has(code) || (mods & MOD3) !== 0) return { ok: false, command: "" };
   if (!table) return (mods & (MOD1 | MOD2)) === 0 && !FUNCTION_KEYS(code) ? { ok: true } : { ok: false, command: "" };
   const bound = [...(table.modules.get(docType)?.get(key) ?? []), ...(table.global.get(key) ?? [])];
-  for (const command of bound) {
-    const d = decideUno(command);
-    if (!d.ok) return { ok: false, command: d.command || command.slice(0, 64) };
-    // A dialog opens from the page's own command only (the kit closes any other window: workers/kit/windows.ts).
-    if (isDialogCommand(d.command, d.args)) return { ok: false, command: d.command };
-  }
+  // A dialog opens from the page's own command only (the kit closes any other window: workers/kit/windows.ts).
+  for (const command of bound) if (!keyMayRun(command)) return { ok: false, command: decideUno(command).command || command.slice(0, 64) };
   return { ok: true };
+}
+
+/** Whether a key bound to `command` may run it: a command on the door's list that opens no dialog. */
+export function keyMayRun(command: string): boolean {
+  const d = decideUno(command);
+  return d.ok && !isDialogCommand(d.command, d.args);
+}
+
+/**
+ * The bindings of LibreOffice's accelerator configuration that run a command a key may not (the
+ * Hyperlink dialog, Print, Macros…), as [configuration set path, key node name]: the kits'
+ * profile removes them (workers/profile.ts), a wall behind the door's own check of each key.
+ * Empty when the configuration cannot be read.
+ */
+export function refusedBindings(programDir: string): [string, string][] {
+  let t: KeyTable;
+  try {
+    t = parseAccelerators(readFileSync(path.join(programDir, "..", "share", "registry", "main.xcd"), "utf8"));
+  } catch {
+    return [];
+  }
+  const root = "/org.openoffice.Office.Accelerators";
+  return t.bindings
+    .filter((b) => !keyMayRun(b.command))
+    .map((b) => [b.module === null ? `${root}/${b.set}/Global` : `${root}/${b.set}/Modules/org.openoffice.Office.Accelerators:Module['${b.module}']`, b.name]);
 }
 
 /** For tests: the table as loaded, or null. */
