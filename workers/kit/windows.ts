@@ -85,6 +85,8 @@ export function screenWindow(viewId: number, type: number, payload: string): Una
     }
     if (windowType === "tooltip" || windowType === "dropdown") return null;
   }
+  // A dialog the view has open, described whole again, is still its own.
+  if (open.get(viewId)?.has(life.windowId)) return null;
   if ((expecting.get(viewId) ?? 0) > 0 || (graceUntil.get(viewId) ?? 0) > Date.now()) return null;
   return { viewId, id: life.windowId, name: life.name.slice(0, 128), kind: life.kind, type: windowType.slice(0, 32) };
 }
