@@ -422,6 +422,10 @@ describe("the door covers every way in (issue 44)", () => {
     const n = bob.frames.length;
     bob.send(`textinput text=${encodeURIComponent(text)}`);
     expect(await bob.waitText("error:", n)).toBe("error: cmd=textinput kind=toolarge");
+    // The same as a 10 MB binary frame.
+    const k = bob.frames.length;
+    bob.ws.send(new TextEncoder().encode(`textinput text=${marker}${"b".repeat(10 * 1024 * 1024)}`));
+    expect(await bob.waitText("error:", k)).toBe("error: cmd=textinput kind=toolarge");
     // Just under the bound goes in.
     const m = alice.frames.length;
     alice.send(`textinput text=${"w".repeat(INPUT_LIMITS.textinput)}`);
