@@ -23,7 +23,7 @@
 import { LOK_EXT_TEXTINPUT, LOK_EXT_TEXTINPUT_END, LOK_KEYEVENT_KEYINPUT, LOK_KEYEVENT_KEYUP, LOK_MOUSEEVENT_MOUSEBUTTONDOWN, LOK_MOUSEEVENT_MOUSEBUTTONUP, LOK_MOUSEEVENT_MOUSEMOVE } from "../lok";
 import type { KitRequestOf, KitResult } from "../kit-protocol";
 import { engineIdle } from "../kit-loop";
-import { isAllowedUnoName, isDialogCommand } from "../../app/edsrv/protocol/uno-commands";
+import { isAllowedUnoName, isDialogCommand, opensWindow } from "../../app/edsrv/protocol/uno-commands";
 import { kit, num, setLook, useView, VIEW_LOOK_COMMAND } from "./state";
 import { expectingWindows } from "./windows";
 
@@ -110,7 +110,7 @@ export async function uno(req: KitRequestOf<"uno">): Promise<KitResult<"uno">> {
     return {};
   };
   // A dialog command's window is the view's own; any other window opening is closed (windows.ts).
-  return isDialogCommand(command, typeof req.args === "string" ? req.args : "") ? expectingWindows(req.viewId, run) : run();
+  return opensWindow(command, typeof req.args === "string" ? req.args : "") ? expectingWindows(req.viewId, run) : run();
 }
 
 /** `a11y`: a screen reader's page turns LibreOffice's accessibility events for this view on or off. */

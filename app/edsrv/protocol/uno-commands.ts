@@ -220,6 +220,19 @@ export function isDialogCommand(command: string, args: string): boolean {
   return n !== null && (DIALOG_COMMANDS.includes(n) || ((n === "InsertSymbol" || n === "InsertTable") && !args));
 }
 
+/**
+ * Commands on the list that change the document and ask first in a dialog of their own: inserting
+ * a chart opens the chart wizard. Their windows are the view's own (the kit closes any window
+ * nobody asked for). (Calc's Delete, its Backspace, asks nothing under LibreOfficeKit: measured.)
+ */
+const ASKING_EDITS = ["InsertObjectChart"];
+
+/** Whether the command may open a window of LibreOffice's that is the view's own: a dialog command, or an edit that asks first. */
+export function opensWindow(command: string, args: string): boolean {
+  const n = shortName(command);
+  return isDialogCommand(command, args) || (n !== null && ASKING_EDITS.includes(n));
+}
+
 /** Whether the door lets this command through for some view (the kit's second wall checks names only). */
 export function isAllowedUnoName(command: string): boolean {
   const n = shortName(command);
