@@ -5,6 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { engineEnvironment, writeProfileConfig } from "./profile";
+import { refusedBindings } from "../app/edsrv/key-door";
+import { DEFAULT_PROGRAM_DIR } from "./lok-abi";
 
 const LONG_PROVIDER_DATA =
   "/org.openoffice.ucb.Configuration/ContentProviders/org.openoffice.ucb.Configuration:ContentProvidersDataPrimaryKeys['Local']/SecondaryKeys/org.openoffice.ucb.Configuration:ContentProvidersDataSecondaryKeys['Office']/ProviderData";
@@ -57,4 +59,24 @@ test("every file type opens, edits and saves: the engines run with a UTF-8 chara
 test("spell checking is for the editor's kits only: DocBuilder's workers run without the languages (a text export took 3× as long with them)", () => {
   expect(engineEnvironment("/p", "/t", { spelling: true }).LOK_ALLOWLIST_LANGUAGES).toBe("en_US vi_VN");
   expect(engineEnvironment("/p", "/t", { spelling: false }).LOK_ALLOWLIST_LANGUAGES).toBeUndefined();
+});
+
+test("an editing kit's profile unbinds the shortcut keys whose command the door refuses (issue 44), once each, over a profile written before", () => {
+  const dir = mkdtempSync(join(tmpdir(), "profile-test-"));
+  try {
+    const removeKeys = refusedBindings(DEFAULT_PROGRAM_DIR);
+    expect(removeKeys.length).toBeGreaterThan(20);
+    writeProfileConfig(dir, { removeKeys });
+    const xcu = readFileSync(writeProfileConfig(dir, { removeKeys }), "utf8");
+    const global = "/org.openoffice.Office.Accelerators/PrimaryKeys/Global";
+    const writer = "/org.openoffice.Office.Accelerators/PrimaryKeys/Modules/org.openoffice.Office.Accelerators:Module['com.sun.star.text.TextDocument']";
+    for (const [p, key] of [[global, "K_MOD1"], [global, "P_MOD1"], [global, "F11_MOD2"], [writer, "F12_MOD1"], [writer, "F2_MOD1"]] as const) {
+      expect(xcu.split("\n").filter((l) => l === `<item oor:path="${p}"><node oor:name="${key}" oor:op="remove"/></item>`)).toHaveLength(1);
+    }
+    // Typing's own keys stay bound.
+    expect(xcu).not.toContain('oor:name="BACKSPACE"');
+    expect(xcu).not.toContain('oor:name="B_MOD1"');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -92,6 +92,11 @@ export const PROFILE_SETTINGS: ReadonlyArray<readonly [string, string, "boolean"
   // Formulas are not recalculated on load (1 = never; 2 would prompt).
   ["/org.openoffice.Office.Calc/Formula/Load", "OOXMLRecalcMode", "int", "1"],
   ["/org.openoffice.Office.Calc/Formula/Load", "ODFRecalcMode", "int", "1"],
+  // AutoCorrect's URL recognition off (issue 44): typed text that looks like a URL would become a
+  // link to whatever it names (`file:`, `javascript:`, `vnd.sun.star.script:`), the targets
+  // `.uno:SetHyperlink` refuses. Links come in through that command, whose targets are checked.
+  ["/org.openoffice.Office.Common/AutoCorrect", "SetInetAttribute", "boolean", "false"],
+  ["/org.openoffice.Office.Writer/AutoFunction/Format/Option", "SetInetAttribute", "boolean", "false"],
   // No lock files (.~lock.*#) at all, no first-start wizard, tips, crash reporter, update checks,
   // autosave or recovery data.
   ["/org.openoffice.Office.Common/Misc", "UseLocking", "boolean", "false"],
@@ -231,15 +236,17 @@ function canonicalPath(path: string): string {
 }
 
 /**
- * Writes (or merges into) <profileDir>/user/registrymodifications.xcu. Existing entries written by
+ * Writes (or merges into) <profileDir>/user/registrymodifications.xcu (`removeKeys`: accelerator
+ * bindings to remove, [set path, key name], an editing kit's). Existing entries written by
  * LibreOffice itself are kept (so a restart on an existing profile stays fast); ours replace any
  * entry for the same path and property.
  */
-export function writeProfileConfig(profileDir: string): string {
+export function writeProfileConfig(profileDir: string, opts: { removeKeys?: [string, string][] } = {}): string {
   const userDir = join(profileDir, "user");
   mkdirSync(userDir, { recursive: true });
   const file = join(userDir, "registrymodifications.xcu");
-  const pinned = pinnedItems();
+  // An editing kit's shortcut keys that run a command the door refuses are unbound (app/edsrv/key-door.ts).
+  const pinned = [...pinnedItems(), ...(opts.removeKeys ?? []).map(([p, n]) => ({ key: `${canonicalPath(p)}\u0000${n}`, xml: xcuRemoveNode(p, n) }))];
   const ours = new Set(pinned.map((i) => i.key));
   let kept: string[] = [];
   if (existsSync(file)) {

@@ -4,7 +4,7 @@
 import type { Kit } from "./kits";
 import { tokenHashOf } from "./journal";
 import type { RecoveredView } from "./recovery";
-import { sendTiles, sendTilesStale } from "./view-commands";
+import { sendTiles, sendTilesStale } from "./tile-sending";
 import { ViewTiles, firstScreenTiles } from "./tile-push";
 import { CALLBACK_NAMES, deliverAfterPushes } from "./view-callbacks";
 import { LOK_CALLBACK } from "../../workers/lok-abi";

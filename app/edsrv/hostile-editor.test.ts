@@ -14,8 +14,8 @@ import { memoryLogger } from "../log";
 import { createEdsrv, type Edsrv } from "./server";
 import { startWopiHost } from "./testing/wopi-host";
 import { TestSocket, openDocument } from "./testing/ws-client";
-import { PASTE_LIMITS } from "./view-commands";
-import { scaled } from "../testing/until";
+import { INPUT_LIMITS, KEY_RATE, PASTE_LIMITS } from "./view-commands";
+import { quietFor, scaled, waitFor } from "../testing/until";
 
 const FIX = path.resolve(import.meta.dir, "../../fixtures");
 const CANARY = `canary-${crypto.randomUUID()}`;
@@ -28,7 +28,8 @@ const SECRETS: Record<string, string> = {
   SVC_DOCBUILDER_JWT_SECRET: `djwt-${crypto.randomUUID()}`,
   SVC_DOCBUILDER_CALLBACK_SECRET: `dcb-${crypto.randomUUID()}`,
 };
-const KEY_F9 = 768 + 8, KEY_SHIFT = 4096, KEY_MOD1 = 8192;
+const KEY_F9 = 768 + 8, KEY_SHIFT = 4096, KEY_MOD1 = 8192, KEY_MOD2 = 16384;
+const KEY_LETTER = (c: string) => 512 + c.charCodeAt(0) - 65, KEY_F = (n: number) => 768 + n - 1;
 
 let ed: Edsrv;
 let host: ReturnType<typeof startWopiHost>;
@@ -302,3 +303,182 @@ describe("a hostile editor cannot hurt the other person", () => {
     bob.close();
   }, scaled(120_000));
 });
+
+/** The broker of a document and the view id of a person's session in it (to reach the kit past the door, as a second wall's test must). */
+function brokerOf(wopiSrc: string, userName: string) {
+  const b = [...ed.brokers.values()].find((x) => x.wopiSrc === wopiSrc)!;
+  const viewId = [...b.sessions.values()].find((x) => x.userName === userName)!.viewId!;
+  return { b, viewId };
+}
+
+/** The stored version's XML parts, joined (content.xml, word/document.xml and its relationships…). */
+function storedXml(fileId: string): string {
+  const stored = unzipSync(host.puts.filter((p) => p.fileId === fileId && p.status === 200).pop()!.bytes);
+  return Object.entries(stored).filter(([n]) => /\.(xml|rels)$/.test(n)).map(([, b]) => strFromU8(b, true)).join("\n");
+}
+
+describe("the door covers every way in (issue 44)", () => {
+  test("shortcut keys whose command is off the list (Ctrl+K, Ctrl+P, Ctrl+F2, Ctrl+F12, Alt+F11, Ctrl+Shift+F5) are refused to that view, logged, and open nothing; the co-editor keeps typing and saving", async () => {
+    const src = newDoc("keys.docx", readFileSync(path.join(FIX, "hello.docx")));
+    const id = "h" + fileSeq;
+    const alice = await open(src, "tok_alice");
+    const bob = await open(src, "tok_bob");
+    const keys = [KEY_LETTER("K") | KEY_MOD1, KEY_LETTER("P") | KEY_MOD1, KEY_F(2) | KEY_MOD1, KEY_F(12) | KEY_MOD1, KEY_F(11) | KEY_MOD2, KEY_F(5) | KEY_MOD1 | KEY_SHIFT];
+    const n = bob.frames.length;
+    for (const key of keys) {
+      bob.send(`key type=input char=0 key=${key}`);
+      bob.send(`key type=up char=0 key=${key}`);
+    }
+    await bob.wait(() => bob.texts().slice(-100).filter((t) => t === "error: cmd=key kind=notallowed").length >= keys.length * 2);
+    const logged = logger.lines.filter((l) => l.includes('"key_refused"')).join("\n");
+    for (const c of [".uno:HyperlinkDialog", ".uno:Print", ".uno:InsertField", ".uno:InsertTable", ".uno:MacroDialog", ".uno:GotoPage"]) expect(logged).toContain(c);
+    // Ordinary keys still work: Enter and Backspace are commands too (InsertPara, SwBackspace).
+    for (const key of [1280, 1283]) {
+      bob.send(`key type=input char=${key === 1280 ? 13 : 8} key=${key}`);
+      bob.send(`key type=up char=${key === 1280 ? 13 : 8} key=${key}`);
+    }
+    for (const word of ["one ", "two "]) expect(await typeAndStore(alice, id, word)).toContain(word.trim());
+    expect(bob.frames.slice(n).some((f) => typeof f === "string" && /^(jsdialog|window): /.test(f) && /"dialogid"|"created"/.test(f))).toBe(false);
+    alice.close();
+    bob.close();
+  }, scaled(120_000));
+
+  test("a window LibreOffice opens that no dialog command on the list asked for is closed at once by the kit and logged, never shown: a listed command without its arguments (.uno:Name, Rename Sheet)", async () => {
+    const src = newDoc("window.xlsx", readFileSync(path.join(FIX, "hello.xlsx")));
+    const id = "h" + fileSeq;
+    const alice = await open(src, "tok_alice");
+    const bob = await open(src, "tok_bob");
+    const n = bob.frames.length;
+    const before = logger.lines.length;
+    // On the list (the sheet tab's rename sends it with its arguments); bare, LibreOffice asks for the name in a dialog.
+    bob.send("uno .uno:Name");
+    await waitFor(() => logger.lines.slice(before).some((l) => l.includes('"kit_window_closed"')), "the kit closes the window nobody asked for");
+    expect(bob.frames.slice(n).some((f) => typeof f === "string" && /^(jsdialog|window): /.test(f) && /"dialogid"|"created"/.test(f))).toBe(false);
+    // A page's own dialog command still opens its dialog.
+    const m = bob.frames.length;
+    bob.send("uno .uno:FormatCellDialog");
+    await bob.wait(() => bob.frames.slice(m).some((f) => typeof f === "string" && f.startsWith("jsdialog: ") && f.includes('"dialogid"')));
+    const described = bob.frames.slice(m).find((f) => typeof f === "string" && f.startsWith("jsdialog: ") && f.includes('"dialogid"')) as string;
+    bob.send(`dialogevent ${JSON.parse(described.slice("jsdialog: ".length)).id} ${JSON.stringify({ id: "cancel", cmd: "click", data: "", type: "responsebutton" })}`);
+    let k = alice.frames.length;
+    alice.send("save notify=1 force=1");
+    expect(JSON.parse((await alice.waitText("saveresult:", k)).slice(12))).toMatchObject({ success: true });
+    alice.close();
+    bob.close();
+  }, scaled(120_000));
+
+  test("the engine's profile has no binding for the shortcuts the door refuses: Ctrl+K and Alt+F11 sent straight to the kit open nothing", async () => {
+    const src = newDoc("unbound.docx", readFileSync(path.join(FIX, "hello.docx")));
+    const id = "h" + fileSeq;
+    const alice = await open(src, "tok_alice");
+    const bob = await open(src, "tok_bob");
+    const { b, viewId } = brokerOf(src, "Bob");
+    const n = bob.frames.length;
+    const before = logger.lines.length;
+    // Past the door (as a key the table did not know would be): straight to the kit.
+    for (const key of [KEY_LETTER("K") | KEY_MOD1, KEY_F(11) | KEY_MOD2]) {
+      await b.kit!.request("key", { viewId, type: "input", char: 0, key });
+      await b.kit!.request("key", { viewId, type: "up", char: 0, key });
+    }
+    await b.kit!.request("settle", {});
+    await quietFor(2000, "no window opens", () => logger.lines.slice(before).find((l) => l.includes('"kit_window_closed"')) ?? bob.frames.slice(n).find((f) => typeof f === "string" && /^(jsdialog|window): /.test(f)));
+    expect(await typeAndStore(alice, id, "Alice goes on. ")).toContain("Alice goes on.");
+    alice.close();
+    bob.close();
+  }, scaled(120_000));
+
+  test("links come in with the targets SetHyperlink allows only: pasted HTML and AutoCorrect's URL recognition store no javascript:, file:, script or data: link", async () => {
+    const src = newDoc("links.odt", odt("<text:p>Links below.</text:p>"));
+    const id = "h" + fileSeq;
+    const alice = await open(src, "tok_alice");
+    const html = `<html><body><p><a href="https://example.com/ok">web</a> <a href="data:image/png;base64,iVBORw0KGgo=">data</a> <a/href="javascript:alert(1)">slash</a> <a href="vnd.sun.star.script:Standard.Module1.Main?language=Basic&amp;location=document">macro</a></p></body></html>`;
+    let n = alice.frames.length;
+    alice.send(`paste mimetype=text/html;charset=utf-8 data=${Buffer.from(html).toString("base64")}`);
+    alice.send("status");
+    await alice.waitText("status:", n);
+    // Typed text that looks like a URL, then a space (what makes AutoCorrect look at the word).
+    for (const word of ["javascript:alert(2)", "file:///etc/passwd", "http://example.org/typed"]) {
+      alice.send(`textinput text=${encodeURIComponent(" " + word)}`);
+      alice.send("key type=input char=32 key=1284");
+      alice.send("key type=up char=32 key=1284");
+    }
+    n = alice.frames.length;
+    alice.send("save notify=1 force=1");
+    expect(JSON.parse((await alice.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: true });
+    const xml = storedXml(id);
+    expect(xml).toContain("javascript:alert(2)");
+    const targets = [...xml.matchAll(/xlink:href="([^"]*)"/g)].map((m) => m[1]!);
+    expect(targets.filter((t) => !/^(https?:\/\/|mailto:|tel:|#)/i.test(t))).toEqual([]);
+    alice.close();
+  }, scaled(120_000));
+
+  test("a 5 MB textinput is refused with toolarge before it reaches the engine, never echoed or logged; the co-editor types and saves meanwhile", async () => {
+    const src = newDoc("bigtext.docx", readFileSync(path.join(FIX, "hello.docx")));
+    const id = "h" + fileSeq;
+    const alice = await open(src, "tok_alice");
+    const bob = await open(src, "tok_bob");
+    const marker = `typed-${crypto.randomUUID()}`;
+    const text = (marker + " ").repeat(Math.ceil((5 * 1024 * 1024) / (marker.length + 1)));
+    const n = bob.frames.length;
+    bob.send(`textinput text=${encodeURIComponent(text)}`);
+    expect(await bob.waitText("error:", n)).toBe("error: cmd=textinput kind=toolarge");
+    // The same as a 10 MB binary frame.
+    const k = bob.frames.length;
+    bob.ws.send(new TextEncoder().encode(`textinput text=${marker}${"b".repeat(10 * 1024 * 1024)}`));
+    expect(await bob.waitText("error:", k)).toBe("error: cmd=textinput kind=toolarge");
+    // Just under the bound goes in.
+    const m = alice.frames.length;
+    alice.send(`textinput text=${"w".repeat(INPUT_LIMITS.textinput)}`);
+    const stored = await typeAndStore(alice, id, "Alice saved. ");
+    expect(stored).toContain("Alice saved.");
+    expect(stored).toContain("w".repeat(INPUT_LIMITS.textinput));
+    expect(stored).not.toContain(marker);
+    expect(alice.texts().slice(-50).some((t) => t.startsWith("error:") && alice.frames.indexOf(t) >= m)).toBe(false);
+    expect(bob.texts().some((t) => t.includes(marker))).toBe(false);
+    expect(logger.lines.join("\n")).not.toContain(marker);
+    alice.close();
+    bob.close();
+  }, scaled(120_000));
+
+  test("dialog events and a tunnelled window's text and keys are bounded: refused with toolarge, not cut or passed on", async () => {
+    const src = newDoc("bounds.docx", readFileSync(path.join(FIX, "hello.docx")));
+    const id = "h" + fileSeq;
+    const alice = await open(src, "tok_alice");
+    const bob = await open(src, "tok_bob");
+    let n = bob.frames.length;
+    bob.send(`dialogevent 1 ${JSON.stringify({ id: "x", cmd: "change", data: "d".repeat(20_000), type: "edit" })}`);
+    expect(await bob.waitText("error:", n)).toBe("error: cmd=dialogevent kind=toolarge");
+    n = bob.frames.length;
+    bob.send(`windowtext id=1 text=${"t".repeat(INPUT_LIMITS.windowtext + 1)}`);
+    expect(await bob.waitText("error:", n)).toBe("error: cmd=windowtext kind=toolarge");
+    n = bob.frames.length;
+    bob.send(`windowkey id=1 type=input char=0 key=1280 ${"k".repeat(1000)}`);
+    expect(await bob.waitText("error:", n)).toBe("error: cmd=windowkey kind=toolarge");
+    n = bob.frames.length;
+    bob.send(`key type=input char=0 key=1027 ${"k".repeat(1000)}`);
+    expect(await bob.waitText("error:", n)).toBe("error: cmd=key kind=toolarge");
+    expect(await typeAndStore(alice, id, "Bounded. ")).toContain("Bounded.");
+    alice.close();
+    bob.close();
+  }, scaled(120_000));
+
+  test("keys past the rate a view may send are refused with toofast to that view only; the co-editor keeps typing and saving", async () => {
+    const src = newDoc("rate.docx", readFileSync(path.join(FIX, "hello.docx")));
+    const id = "h" + fileSeq;
+    const alice = await open(src, "tok_alice");
+    const bob = await open(src, "tok_bob");
+    const before = logger.lines.length;
+    const n = bob.frames.length;
+    const flood = KEY_RATE.burst * 3;
+    for (let i = 0; i < flood; i++) bob.send(`key type=${i % 2 ? "up" : "input"} char=0 key=1027`);
+    await bob.wait(() => bob.frames.slice(n).some((f) => f === "error: cmd=key kind=toofast"));
+    const rateLines = logger.lines.slice(before).filter((l) => l.includes('"input_refused"') && l.includes('"rate"'));
+    expect(rateLines.length).toBeGreaterThanOrEqual(1);
+    expect(rateLines.length).toBeLessThan(flood / 10);
+    expect(await typeAndStore(alice, id, "Alice typed through. ")).toContain("Alice typed through.");
+    expect(alice.texts().some((t) => t.includes("kind=toofast"))).toBe(false);
+    alice.close();
+    bob.close();
+  }, scaled(120_000));
+});
+

@@ -20,6 +20,7 @@ import { docKeyOf, matchGroup, parseAliasGroups, type AliasGroup } from "../alia
 import { Downloads } from "./exports";
 import type { WatchdogBounds } from "./kit-watchdog";
 import { KitPool } from "./kits";
+import { keyTableSize, loadKeyTable } from "./key-door";
 import { createEdsrvApp } from "./routes";
 import { wopiAuthFrom, WopiClient } from "./wopi-client";
 import { createEdsrvSockets, type WsData } from "./websocket";
@@ -94,6 +95,10 @@ export async function createEdsrv(deps: EdsrvDeps) {
   const workRoot = deps.workRoot ?? path.join(config.dataDir, "edsrv");
   mkdirSync(workRoot, { recursive: true });
   const docsRoot = path.join(workRoot, "docs"), convertRoot = path.join(workRoot, "convert");
+  // The key door's table: which command each shortcut key runs, from the engine's own accelerator
+  // configuration (key-door.ts); without it, keys with Ctrl or Alt and function keys are refused.
+  if (loadKeyTable(config.engineProgramDir)) log.info("key_door_ready", { keys: keyTableSize() });
+  else log.warn("key_door_without_table", { program_dir: config.engineProgramDir, refused: "keys with Ctrl or Alt, function keys" });
   const groups = parseAliasGroups(config.online.aliasGroups, (item) => log.warn("alias_group_invalid", { item }));
   if (!groups.length) log.warn("alias_groups_empty", { hint: "set SVC_ONLINE_ALIASGROUP1; no document can open" });
 

@@ -4,11 +4,11 @@
 // de-duplicated, dropped for views that have painted nothing, and widened or narrowed where the
 // engine tells too little or too much (below).
 
-import { drainCallbacks, LOK_CALLBACK, LOK_DOCTYPE, type QueuedCallback } from "../lok";
+import { drainCallbacks, LOK_CALLBACK, LOK_DOCTYPE, LOK_WINDOW_CLOSE, type QueuedCallback } from "../lok";
 import { FORWARDED_CALLBACKS } from "../kit-protocol";
 import { parseTileInvalidation } from "../tile-invalidation";
-import { noteDialogCallback, offeredSidebar } from "./windows";
-import { kit, lookKey, send, unpainted, views } from "./state";
+import { noteDialogCallback, offeredSidebar, screenWindow, type UnaskedWindow } from "./windows";
+import { kit, log, lookKey, send, unpainted, useView, views } from "./state";
 
 /** Document callbacks worth forwarding (kit-protocol.ts); the rest (sidebar JSON…) is dropped. */
 const FORWARDED = new Set(Object.keys(FORWARDED_CALLBACKS).map(Number));
@@ -18,6 +18,7 @@ export function pump(): void {
   const events = drainCallbacks();
   let sheetChanged: Set<number> | null = null;
   let invalidated: Set<string> | null = null;
+  let toClose: UnaskedWindow[] | null = null;
   const narrowed = kit.docType === LOK_DOCTYPE.TEXT ? wholeDocumentStandIns(events) : null;
   for (const e of events) {
     if (!FORWARDED.has(e.type)) continue;
@@ -59,8 +60,20 @@ export function pump(): void {
       continue;
     }
     const payload = e.type === LOK_CALLBACK.JSDIALOG ? offeredSidebar(e.payload) : e.payload;
+    // A window the view did not ask for is closed, never shown nor recorded as its own (windows.ts).
+    const unasked = screenWindow(e.tag, e.type, payload);
+    if (unasked) {
+      (toClose ??= []).push(unasked);
+      continue;
+    }
     noteDialogCallback(e.tag, e.type, payload);
     send({ type: "cb", viewId: e.tag, cb: e.type, payload });
+  }
+  // Closed after the pump's caller is done (a paint for another view may be under way); the kit
+  // has no timers (kit-loop.ts), its loop drains the promise jobs right after.
+  if (toClose) {
+    const windows = toClose;
+    queueMicrotask(() => closeUnasked(windows));
   }
   // Every view repaints every sheet (formulas on other sheets may depend on the changed cell).
   if (sheetChanged && kit.doc) {
@@ -118,4 +131,18 @@ const SHEET_ROW_WIDTH = 10_000_000; // twips; Calc sends 32212230
 function isSheetContentChange(payload: string): boolean {
   if (kit.docType !== LOK_DOCTYPE.SPREADSHEET) return false;
   return (parseTileInvalidation(payload)?.rect?.w ?? 0) >= SHEET_ROW_WIDTH;
+}
+
+/** Closes windows no view asked for (screenWindow), as their close boxes would, and logs each (its name, never its content). */
+function closeUnasked(windows: UnaskedWindow[]): void {
+  for (const w of windows) {
+    try {
+      const d = useView(w.viewId);
+      if (w.kind === "tunnelled") d.postWindow(Number(w.id), LOK_WINDOW_CLOSE);
+      else d.sendDialogEvent(BigInt(w.id), JSON.stringify({ id: "__DIALOG__", cmd: "close", data: "", type: "dialog" }));
+      log("warn", "kit_window_closed", { view_id: w.viewId, window: w.name, kind: w.kind, type: w.type || undefined });
+    } catch (err) {
+      log("warn", "kit_window_close_failed", { view_id: w.viewId, window: w.name, error: String((err as Error)?.message ?? err) });
+    }
+  }
 }

@@ -8,6 +8,7 @@ import type { KitRequestOf, KitResult } from "../kit-protocol";
 import { engineIdle } from "../kit-loop";
 import { confinePastedHtml } from "../pasted-html";
 import { kit, useView } from "./state";
+import { expectingWindows } from "./windows";
 
 /** A sheet's row and column headers for a twip rectangle (sizes and labels; Calc only). */
 const ROW_COLUMN_HEADERS = /^\.uno:ViewRowColumnHeaders(\?x=\d{1,9}&y=\d{1,9}&width=\d{1,9}&height=\d{1,9})?$/;
@@ -53,7 +54,7 @@ export function commandvalues(req: KitRequestOf<"commandvalues">): KitResult<"co
 }
 
 /** `paste`: HTML (confined first), text or a PNG at the cursor. */
-export async function paste(req: KitRequestOf<"paste">): Promise<KitResult<"paste">> {
+async function pasteUnwrapped(req: KitRequestOf<"paste">): Promise<KitResult<"paste">> {
   const mime = String(req.mime ?? "");
   if (!/^(text\/html|text\/plain|image\/png)(;charset=utf-8)?$/.test(mime)) throw new Error("unsupported paste type");
   let data: Uint8Array = Buffer.from(String(req.data ?? ""), "base64");
@@ -67,7 +68,7 @@ export async function paste(req: KitRequestOf<"paste">): Promise<KitResult<"past
 }
 
 /** `insertgraphic`: an uploaded picture, inserted at the cursor. */
-export async function insertgraphic(req: KitRequestOf<"insertgraphic">): Promise<KitResult<"insertgraphic">> {
+async function insertgraphicUnwrapped(req: KitRequestOf<"insertgraphic">): Promise<KitResult<"insertgraphic">> {
   // An uploaded picture, inserted at the cursor from a file as Collabora's kit does (the
   // engine's paste takes no picture in LibreOffice's Writer: 7.4, and 25.2 still answers false).
   const ext = GRAPHIC_TYPES[String(req.mime ?? "")];
@@ -87,3 +88,8 @@ export async function insertgraphic(req: KitRequestOf<"insertgraphic">): Promise
   }
   return {};
 }
+
+// A paste may ask a question (Calc: "replace the cells' contents?"): its window is the view's own
+// (windows.ts closes any window nobody asked for).
+export const paste = (req: KitRequestOf<"paste">) => expectingWindows(req.viewId, () => pasteUnwrapped(req));
+export const insertgraphic = (req: KitRequestOf<"insertgraphic">) => expectingWindows(req.viewId, () => insertgraphicUnwrapped(req));

@@ -6,7 +6,7 @@ import { LOK_KEYEVENT_KEYINPUT, LOK_KEYEVENT_KEYUP, LOK_MOUSEEVENT_MOUSEBUTTONDO
 import type { KitFields, KitRequestOf, KitResult } from "../kit-protocol";
 import { engineIdle } from "../kit-loop";
 import { encodeTilePng } from "../png";
-import { findWindow, forgetWindow, mayAct, windowsOf, type OpenWindow } from "./windows";
+import { expectingWindows, findWindow, forgetWindow, mayAct, windowsOf, type OpenWindow } from "./windows";
 import { num, useView } from "./state";
 
 /** The largest tunnelled window rectangle painted at once (a dialog is smaller than a screen). */
@@ -37,7 +37,7 @@ export function closeDialogs(viewId: number, which: (w: OpenWindow) => boolean =
 }
 
 /** `dialogevent`: a person's act on a widget of a dialog LibreOffice showed this view (JSDialog). */
-export async function dialogevent(req: KitRequestOf<"dialogevent">): Promise<KitResult<"dialogevent">> {
+async function dialogeventUnwrapped(req: KitRequestOf<"dialogevent">): Promise<KitResult<"dialogevent">> {
   // A person's act on a widget of a dialog LibreOffice showed this view (JSDialog). The window
   // is one this view has open; in a replay (a new engine, other ids) the one of the same name.
   // Run like input: after what came before it, and what it queues (the dialog's next state,
@@ -72,7 +72,7 @@ export async function paintwindow(req: KitRequestOf<"paintwindow">): Promise<Kit
 }
 
 /** `windowmouse`: a click or a move in a tunnelled window, in window pixels. */
-export async function windowmouse(req: KitRequestOf<"windowmouse">): Promise<KitResult<"windowmouse">> {
+async function windowmouseUnwrapped(req: KitRequestOf<"windowmouse">): Promise<KitResult<"windowmouse">> {
   const { d, id } = tunnelledWindow(req);
   const type = req.type === "buttonup" ? LOK_MOUSEEVENT_MOUSEBUTTONUP : req.type === "move" ? LOK_MOUSEEVENT_MOUSEMOVE : LOK_MOUSEEVENT_MOUSEBUTTONDOWN;
   d.postWindowMouseEvent(id, type, num(req.x, "x"), num(req.y, "y"), num(req.count ?? 1, "count"), num(req.buttons ?? 1, "buttons"), num(req.modifier ?? 0, "modifier"));
@@ -81,7 +81,7 @@ export async function windowmouse(req: KitRequestOf<"windowmouse">): Promise<Kit
 }
 
 /** `windowkey`: a key in a tunnelled window. */
-export async function windowkey(req: KitRequestOf<"windowkey">): Promise<KitResult<"windowkey">> {
+async function windowkeyUnwrapped(req: KitRequestOf<"windowkey">): Promise<KitResult<"windowkey">> {
   const { d, id } = tunnelledWindow(req);
   d.postWindowKeyEvent(id, req.type === "up" ? LOK_KEYEVENT_KEYUP : LOK_KEYEVENT_KEYINPUT, num(req.char ?? 0, "char"), num(req.key ?? 0, "key"));
   await engineIdle();
@@ -89,7 +89,7 @@ export async function windowkey(req: KitRequestOf<"windowkey">): Promise<KitResu
 }
 
 /** `windowtext`: text typed in a tunnelled window. */
-export async function windowtext(req: KitRequestOf<"windowtext">): Promise<KitResult<"windowtext">> {
+async function windowtextUnwrapped(req: KitRequestOf<"windowtext">): Promise<KitResult<"windowtext">> {
   const { d, id } = tunnelledWindow(req);
   const text = String(req.text ?? "").slice(0, 4096);
   d.postWindowExtTextInputEvent(id, LOK_EXT_TEXTINPUT, text);
@@ -116,3 +116,10 @@ export async function closedialogs(req: KitRequestOf<"closedialogs">): Promise<K
   await engineIdle();
   return {};
 }
+
+// An act on a dialog the view has open may open the next (a sub-dialog, a message box): those
+// windows are the view's own (windows.ts closes any window nobody asked for).
+export const dialogevent = (req: KitRequestOf<"dialogevent">) => expectingWindows(req.viewId, () => dialogeventUnwrapped(req));
+export const windowmouse = (req: KitRequestOf<"windowmouse">) => expectingWindows(req.viewId, () => windowmouseUnwrapped(req));
+export const windowkey = (req: KitRequestOf<"windowkey">) => expectingWindows(req.viewId, () => windowkeyUnwrapped(req));
+export const windowtext = (req: KitRequestOf<"windowtext">) => expectingWindows(req.viewId, () => windowtextUnwrapped(req));

@@ -23,8 +23,9 @@
 import { LOK_EXT_TEXTINPUT, LOK_EXT_TEXTINPUT_END, LOK_KEYEVENT_KEYINPUT, LOK_KEYEVENT_KEYUP, LOK_MOUSEEVENT_MOUSEBUTTONDOWN, LOK_MOUSEEVENT_MOUSEBUTTONUP, LOK_MOUSEEVENT_MOUSEMOVE } from "../lok";
 import type { KitRequestOf, KitResult } from "../kit-protocol";
 import { engineIdle } from "../kit-loop";
-import { isAllowedUnoName, isDialogCommand } from "../../app/edsrv/protocol/uno-commands";
+import { isAllowedUnoName, isDialogCommand, opensWindow } from "../../app/edsrv/protocol/uno-commands";
 import { kit, num, setLook, useView, VIEW_LOOK_COMMAND } from "./state";
+import { expectingWindows } from "./windows";
 
 /**
  * Committed text of one view that arrives while the ordered requests wait (a command, a copy or
@@ -110,10 +111,14 @@ export async function uno(req: KitRequestOf<"uno">): Promise<KitResult<"uno">> {
   // LibreOffice runs a command at once but input later, from its queue: an undo sent right
   // after typing would otherwise undo an earlier step and let the typing land after it. And
   // what the command queues itself is worked through before the input sent after it.
-  await engineIdle();
-  useView(req.viewId).postUnoCommand(command, typeof req.args === "string" ? req.args : "", true);
-  await engineIdle();
-  return {};
+  const run = async () => {
+    await engineIdle();
+    useView(req.viewId).postUnoCommand(command, typeof req.args === "string" ? req.args : "", true);
+    await engineIdle();
+    return {};
+  };
+  // A dialog command's window is the view's own; any other window opening is closed (windows.ts).
+  return opensWindow(command, typeof req.args === "string" ? req.args : "") ? expectingWindows(req.viewId, run) : run();
 }
 
 /** `a11y`: a screen reader's page turns LibreOffice's accessibility events for this view on or off. */

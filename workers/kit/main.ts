@@ -34,6 +34,7 @@ import { onNestedPoll } from "./modal-wall";
 import { start } from "./dispatch";
 import { kit, log, send } from "./state";
 import { WARM_DOCUMENTS, warmUp } from "./warmup";
+import { refusedBindings } from "../../app/edsrv/key-door";
 
 function main(): void {
   // Busy or not, a kit never outlives the editing server that started it.
@@ -49,7 +50,9 @@ function main(): void {
   });
   const profileDir = resolve(process.env.SVC_KIT_PROFILE_DIR || join(tmpdir(), `svc-kit-profile-${process.pid}`));
   mkdirSync(profileDir, { recursive: true });
-  writeProfileConfig(profileDir);
+  // A second wall behind the door's key check: the shortcut keys that would run a command off the
+  // door's list are not bound in this engine at all (Ctrl+K, Ctrl+P, Alt+F11…).
+  writeProfileConfig(profileDir, { removeKeys: refusedBindings(engineProgramDir()) });
   const tempDir = (kit.tempDir = join(profileDir, "tmp"));
   rmSync(tempDir, { recursive: true, force: true });
   mkdirSync(tempDir, { recursive: true });

@@ -34,6 +34,63 @@ export interface OpenWindow {
 
 const open = new Map<number, Map<string, OpenWindow>>();
 
+/**
+ * The second wall behind the door's key table (issue 44): a window LibreOffice opens in a view is
+ * kept only while that view is running something that may open one (a dialog command on the door's
+ * list, an act on a dialog it has open, a paste's question) or for WINDOW_GRACE_MS after it; any
+ * other (a shortcut's dialog, a field's dialog opened by a double click, a macro's or a message
+ * box nobody asked for) is closed at once, never recorded as the view's and never shown. Popups,
+ * the sidebar and Calc's function tooltip are not dialogs: their acts are checked widget by widget.
+ */
+export const WINDOW_GRACE_MS = 3000;
+const expecting = new Map<number, number>();
+const graceUntil = new Map<number, number>();
+
+/** Runs `work`, during and shortly after which windows opening in the view are its own. */
+export async function expectingWindows<T>(viewId: number, work: () => Promise<T>): Promise<T> {
+  expecting.set(viewId, (expecting.get(viewId) ?? 0) + 1);
+  try {
+    return await work();
+  } finally {
+    const n = (expecting.get(viewId) ?? 1) - 1;
+    if (n > 0) expecting.set(viewId, n);
+    else expecting.delete(viewId);
+    graceUntil.set(viewId, Date.now() + WINDOW_GRACE_MS);
+  }
+}
+
+/** A window the view did not ask for, to be closed: what screenWindow answers. */
+export interface UnaskedWindow {
+  viewId: number;
+  id: string;
+  name: string;
+  kind: OpenWindow["kind"];
+  type: string;
+}
+
+/**
+ * Screens a JSDialog or window callback of a view: null to forward it (and note it), or the window
+ * it opens when the view did not ask for one (the callback is then dropped and the window closed).
+ */
+export function screenWindow(viewId: number, type: number, payload: string): UnaskedWindow | null {
+  if (type !== LOK_CALLBACK.JSDIALOG && type !== LOK_CALLBACK.WINDOW) return null;
+  const life = windowLife(type === LOK_CALLBACK.WINDOW ? "window" : "jsdialog", payload);
+  if (!life || !life.opened || life.kind === "sidebar" || life.kind === "popup") return null;
+  let windowType = "";
+  if (life.kind === "tunnelled") {
+    try {
+      windowType = String(JSON.parse(payload)?.type ?? "");
+    } catch {
+      // windowLife parsed it already
+    }
+    if (windowType === "tooltip" || windowType === "dropdown") return null;
+  }
+  // A dialog the view has open, described whole again, is still its own.
+  if (open.get(viewId)?.has(life.windowId)) return null;
+  if ((expecting.get(viewId) ?? 0) > 0 || (graceUntil.get(viewId) ?? 0) > Date.now()) return null;
+  return { viewId, id: life.windowId, name: life.name.slice(0, 128), kind: life.kind, type: windowType.slice(0, 32) };
+}
+
 /** Reads a JSDialog or window callback of a view; other callbacks are ignored. */
 export function noteDialogCallback(viewId: number, type: number, payload: string): void {
   if (type !== LOK_CALLBACK.JSDIALOG && type !== LOK_CALLBACK.WINDOW) return;
@@ -140,6 +197,8 @@ export function forgetWindow(viewId: number, windowId: string): void {
 
 export function forgetView(viewId: number): void {
   open.delete(viewId);
+  expecting.delete(viewId);
+  graceUntil.delete(viewId);
 }
 
 /**

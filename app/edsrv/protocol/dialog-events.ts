@@ -4,6 +4,7 @@
 
 import { z } from "zod";
 import { DIALOG_EVENT_COMMANDS, DIALOG_EVENT_TYPES, type DialogEvent } from "./dialog-frames";
+import { isAllowedLinkTarget } from "./uno-commands";
 
 export { windowLife, type WindowLife } from "./dialog-frames";
 
@@ -32,3 +33,18 @@ export function decideDialogEvent(argumentText: string): { windowId: string; jso
   return { windowId: m[1]!, json: JSON.stringify({ ...checked.data, data: checked.data.data ?? "" }) };
 }
 
+
+/** Widgets whose text LibreOffice takes as a link's target or a file's name (the Hyperlink dialog's, a picture's link…). */
+const LINK_FIELD = /url|uri|link|target|href|path|file/i;
+
+/**
+ * The widget of a checked event (decideDialogEvent's JSON) that would give a link a target
+ * `.uno:SetHyperlink` refuses (`file:`, `javascript:`, `vnd.sun.star.script:`…): a text field whose
+ * id names a URL and whose value starts with a scheme; null for every other event.
+ */
+export function refusedLinkField(json: string): string | null {
+  const e = JSON.parse(json) as { id: string; type: string; data?: string };
+  if (!["edit", "combobox", "formattedfield"].includes(e.type) || !LINK_FIELD.test(e.id)) return null;
+  const value = (e.data ?? "").replace(/^\d+;/, "").replace(/[\u0000-\u0020\u007f-\u009f]/g, "");
+  return /^[a-z][a-z0-9+.-]*:/i.test(value) && !isAllowedLinkTarget(value) ? e.id.slice(0, 64) : null;
+}

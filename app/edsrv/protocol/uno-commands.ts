@@ -29,8 +29,19 @@ const colour = long(-1, 0xffffff);
 const length = (min = 0) => long(min, 1_000_000);
 /** Ctrl held while inserting a shape or a text box: inserted at once at its default size. */
 const keyModifier = { KeyModifier: typed("unsigned short", z.number().int().min(0).max(0xffff)) };
-/** A link a person gives: a web page, a mail address, a phone number or a place in the document. Never a file or a script. */
-const hyperlinkUrl = typed("string", z.string().max(4096).regex(/^(https?:\/\/|mailto:|tel:|#)/i, "a link must be http(s), mailto, tel or #"));
+/**
+ * What a link may point at: a web page, a mail address, a phone number or a place in the document.
+ * Never a file or a script (`file:`, `javascript:`, `vnd.sun.star.script:`, `macro:`…). THE rule
+ * for every way a link enters a document: `.uno:SetHyperlink`, pasted HTML (workers/pasted-html.ts)
+ * and a dialog's URL field (dialog-events.ts).
+ */
+export const LINK_TARGET = /^(https?:\/\/|mailto:|tel:|#)/i;
+/** Whether a link may point at `url` (LINK_TARGET), after what a URL parser skips: whitespace and control characters. */
+export function isAllowedLinkTarget(url: string): boolean {
+  return LINK_TARGET.test(url.replace(/[\u0000-\u0020\u007f-\u009f]/g, ""));
+}
+/** A link a person gives (LINK_TARGET). Never a file or a script. */
+const hyperlinkUrl = typed("string", z.string().max(4096).refine(isAllowedLinkTarget, "a link must be http(s), mailto, tel or #"));
 /** One side of a border (`.uno:SetBorderStyle`), as Collabora's client sends it. */
 const borderLine = z.strictObject({
   type: z.literal("com.sun.star.table.BorderLine2"),
@@ -108,10 +119,43 @@ export const DIALOG_COMMANDS = [
 /** Commands without arguments that only move, select or copy. */
 const PLAIN_READS = ["Copy", "SelectAll", "GoToStart", "GoToEnd", "GoToStartOfDoc", "GoToEndOfDoc"];
 
+/**
+ * What LibreOffice's shortcut keys run besides the commands above (its accelerator configuration,
+ * read by app/edsrv/key-door.ts): moving and selecting with the keyboard, and the small edits of
+ * typing. A key whose command is on no list here never reaches the engine (Ctrl+K, the Hyperlink
+ * dialog; Ctrl+P, Print; Alt+F11, Macros; Ctrl+Shift+F5, the Navigator…).
+ */
+const KEY_MOVES = [
+  "CharLeftSel", "CharRightSel", "WordLeftSel", "WordRightSel", "LineUpSel", "LineDownSel", "Deselect", "Escape", "Cancel",
+  "GoLeft", "GoRight", "GoUp", "GoDown", "GoLeftSel", "GoRightSel", "GoUpSel", "GoDownSel",
+  "GoUpBlock", "GoDownBlock", "GoUpBlockSel", "GoDownBlockSel", "GoToStartSel", "GoToCurrentCell",
+  "GoLeftToStartOfData", "GoRightToEndOfData", "GoUpToStartOfData", "GoDownToEndOfData",
+  "GoLeftToStartOfDataSel", "GoRightToEndOfDataSel", "GoUpToStartOfDataSel", "GoDownToEndOfDataSel",
+  "GoToEndOfData", "GoToEndOfDataSel", "GoToStartOfRow", "GoToEndOfRow", "GoToStartOfRowSel", "GoToEndOfRowSel",
+  "GoToStartOfLine", "GoToEndOfLine", "GoToStartOfPara", "GoToNextPara", "GoToNextWord", "GoToPrevWord",
+  "StartOfLineSel", "EndOfLineSel", "StartOfParaSel", "EndOfParaSel", "StartOfDocumentSel", "EndOfDocumentSel",
+  "GoToStartOfNextPage", "GoToStartOfPrevPage", "GoToStartOfNextPageSel", "GoToStartOfPrevPageSel",
+  "PageUp", "PageDown", "PageUpSel", "PageDownSel", "NextPage", "PreviousPage", "SelectData", "SelectRow", "SelectArrayFormula",
+  "JumpToHeader", "JumpToFooter", "JumpToNextTable", "JumpToPrevTable", "JumpToNextFrame", "JumpToFootnoteOrAnchor",
+  "JumpToNextUnprotected", "JumpToPreviousUnprotected", "NextAnnotation", "PreviousAnnotation", "EnterGroup", "LeaveGroup",
+  "SetInputMode", "ZoomPlus", "ZoomMinus",
+];
+const KEY_EDITS = [
+  "SwBackspace", "ShiftBackspace", "DelToStartOfWord", "DelToEndOfWord", "DelToStartOfSentence", "DelToEndOfSentence",
+  "InsertLinebreak", "InsertHardHyphen", "InsertSoftHyphen", "InsertNonBreakingSpace", "InsertNarrowNobreakSpace", "InsertZWSP",
+  "InsertCurrentDate", "InsertCurrentTime", "InsertMode", "FillDown", "ToggleRelative", "ChangeCaseRotateCase",
+  "UnderlineDouble", "SmallCaps", "ParaLeftToRight", "ParaRightToLeft", "RemoveBullets", "AlignBlock",
+  "CommonAlignLeft", "CommonAlignRight", "CommonAlignHorizontalCenter", "CommonAlignJustified",
+  "OutlineUp", "OutlineDown", "OutlineLeft", "OutlineRight", "MoveUp", "MoveDown",
+  "Group", "Ungroup", "Combine", "Dismantle",
+];
+
 export const RULES: Record<string, UnoRule> = {
   ...Object.fromEntries(PLAIN_EDITS.map((n) => [n, {}])),
   ...Object.fromEntries(PLAIN_READS.map((n) => [n, { readOnly: true }])),
   ...Object.fromEntries(DIALOG_COMMANDS.map((n) => [n, {}])),
+  ...Object.fromEntries(KEY_MOVES.map((n) => [n, { readOnly: true }])),
+  ...Object.fromEntries(KEY_EDITS.map((n) => [n, {}])),
   StyleApply: { args: { Style: text(256), FamilyName: typed("string", z.enum(["ParagraphStyles", "CharacterStyles", "CellStyles", "PageStyles"])) } },
   CharFontName: { args: { "CharFontName.FamilyName": text(256) } },
   FontHeight: { args: { "FontHeight.Height": typed("float", z.number().min(1).max(999)) } },
@@ -170,10 +214,23 @@ function shortName(command: string): string | null {
   return m ? m[1]! : null;
 }
 
-/** Whether the command opens one of LibreOffice's dialogs (InsertSymbol does without its argument). */
+/** Whether the command opens one of LibreOffice's dialogs (InsertSymbol and InsertTable do without their arguments). */
 export function isDialogCommand(command: string, args: string): boolean {
   const n = shortName(command);
-  return n !== null && (DIALOG_COMMANDS.includes(n) || (n === "InsertSymbol" && !args));
+  return n !== null && (DIALOG_COMMANDS.includes(n) || ((n === "InsertSymbol" || n === "InsertTable") && !args));
+}
+
+/**
+ * Commands on the list that change the document and ask first in a dialog of their own: inserting
+ * a chart opens the chart wizard. Their windows are the view's own (the kit closes any window
+ * nobody asked for). (Calc's Delete, its Backspace, asks nothing under LibreOfficeKit: measured.)
+ */
+const ASKING_EDITS = ["InsertObjectChart"];
+
+/** Whether the command may open a window of LibreOffice's that is the view's own: a dialog command, or an edit that asks first. */
+export function opensWindow(command: string, args: string): boolean {
+  const n = shortName(command);
+  return isDialogCommand(command, args) || (n !== null && ASKING_EDITS.includes(n));
 }
 
 /** Whether the door lets this command through for some view (the kit's second wall checks names only). */
