@@ -125,7 +125,7 @@ const PLAIN_READS = ["Copy", "SelectAll", "GoToStart", "GoToEnd", "GoToStartOfDo
  * typing. A key whose command is on no list here never reaches the engine (Ctrl+K, the Hyperlink
  * dialog; Ctrl+P, Print; Alt+F11, Macros; Ctrl+Shift+F5, the Navigator…).
  */
-const KEY_MOVES = [
+export const KEY_MOVES = [
   "CharLeftSel", "CharRightSel", "WordLeftSel", "WordRightSel", "LineUpSel", "LineDownSel", "Deselect", "Escape", "Cancel",
   "GoLeft", "GoRight", "GoUp", "GoDown", "GoLeftSel", "GoRightSel", "GoUpSel", "GoDownSel",
   "GoUpBlock", "GoDownBlock", "GoUpBlockSel", "GoDownBlockSel", "GoToStartSel", "GoToCurrentCell",
@@ -140,7 +140,7 @@ const KEY_MOVES = [
   "JumpToNextUnprotected", "JumpToPreviousUnprotected", "NextAnnotation", "PreviousAnnotation", "EnterGroup", "LeaveGroup",
   "SetInputMode", "ZoomPlus", "ZoomMinus",
 ];
-const KEY_EDITS = [
+export const KEY_EDITS = [
   "SwBackspace", "ShiftBackspace", "DelToStartOfWord", "DelToEndOfWord", "DelToStartOfSentence", "DelToEndOfSentence",
   "InsertLinebreak", "InsertHardHyphen", "InsertSoftHyphen", "InsertNonBreakingSpace", "InsertNarrowNobreakSpace", "InsertZWSP",
   "InsertCurrentDate", "InsertCurrentTime", "InsertMode", "FillDown", "ToggleRelative", "ChangeCaseRotateCase",
