@@ -21,6 +21,7 @@
 // author's disk had nothing to show on the server anyway.
 
 import { closeSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
+import { inflateRawSync, constants as zlibConstants } from "node:zlib";
 import { gunzipSync, gzipSync, strFromU8, strToU8, unzipSync, zipSync, type Unzipped, type Zippable } from "fflate";
 
 /** An href, with any prefix (xlink:href, href), and its quoted value. */
@@ -140,26 +141,110 @@ function partWithoutOutsideLinks(data: Uint8Array): Uint8Array | null {
 }
 
 /**
- * The package's parts with their SVG pictures rewritten; null when no part changed. Every part is
- * inflated once (about a millisecond for an ordinary document; the XML guard, app/zip-guard.ts,
- * bounds what a package may inflate to before any engine sees it).
+ * The package's parts with their SVG pictures rewritten; null when no part changed. Only the parts
+ * that can hold such a link are inflated (partsToRead: a conversion pays for reading the few
+ * first bytes of each part, not for inflating a deck's pictures); the whole package is inflated
+ * again only to write a rewritten copy. The XML guard (app/zip-guard.ts) bounds what a package may
+ * inflate to before any engine sees it.
  */
 function packageWithoutOutsideLinks(bytes: Uint8Array): Uint8Array | null {
+  const toRead = partsToRead(bytes);
   let parts: Unzipped;
   try {
-    parts = unzipSync(bytes);
+    parts = unzipSync(bytes, toRead ? { filter: (f) => toRead.has(f.name) } : undefined);
   } catch {
     return null; // not a package the engine can read either: nothing to rewrite
   }
-  let changed = false;
-  const out: Zippable = {};
+  const rewritten = new Map<string, Uint8Array>();
   for (const [name, data] of Object.entries(parts)) {
-    const rewritten = partWithoutOutsideLinks(data);
-    if (rewritten !== null) changed = true;
-    // Every part again, in its order; ODF's mimetype stays first and stored, as the format requires.
-    out[name] = name === "mimetype" ? [rewritten ?? data, { level: 0 }] : (rewritten ?? data);
+    const r = partWithoutOutsideLinks(data);
+    if (r !== null) rewritten.set(name, r);
   }
-  return changed ? zipSync(out) : null;
+  if (!rewritten.size) return null;
+  const out: Zippable = {};
+  for (const [name, data] of Object.entries(toRead ? unzipSync(bytes) : parts)) {
+    // Every part again, in its order; ODF's mimetype stays first and stored, as the format requires.
+    const part = rewritten.get(name) ?? data;
+    out[name] = name === "mimetype" ? [part, { level: 0 }] : part;
+  }
+  return zipSync(out);
+}
+
+/** How much of a part's start says whether it can hold a link (svgText reads as much). */
+const HEAD_BYTES = 4096;
+
+/**
+ * The names of the parts that can hold a link no setting holds, known by their first bytes: an SVG
+ * picture (plain or gzipped) and, in an ODF package, XML (its inline pictures: office:binary-data,
+ * which OOXML's import does not read). Null when the zip directory is one this reader does not
+ * take (zip64, a part it cannot start inflating): every part is then read.
+ */
+function partsToRead(bytes: Uint8Array): Set<string> | null {
+  const entries = zipDirectory(bytes);
+  if (!entries) return null;
+  const odf = entries.some((e) => e.name === "mimetype");
+  const names = new Set<string>();
+  for (const e of entries) {
+    const head = partHead(bytes, e);
+    if (!head) return null;
+    if (GZIP(head) || SVG_ROOT.test(strFromU8(head, true)) || (odf && looksXml(head))) names.add(e.name);
+  }
+  return names;
+}
+
+interface DirectoryEntry {
+  name: string;
+  method: number;
+  compressedSize: number;
+  dataStart: number;
+}
+
+/** The zip's central directory, read from memory; null for zip64 or anything unexpected. */
+function zipDirectory(b: Uint8Array): DirectoryEntry[] | null {
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  let eocd = -1;
+  for (let i = b.length - 22; i >= Math.max(0, b.length - 22 - 0xffff); i--) {
+    if (v.getUint32(i, true) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) return null;
+  const count = v.getUint16(eocd + 10, true);
+  let at = v.getUint32(eocd + 16, true);
+  if (count === 0xffff || at === 0xffffffff) return null;
+  const entries: DirectoryEntry[] = [];
+  for (let n = 0; n < count; n++) {
+    if (at + 46 > b.length || v.getUint32(at, true) !== 0x02014b50) return null;
+    const method = v.getUint16(at + 10, true);
+    const compressedSize = v.getUint32(at + 20, true);
+    const nameLength = v.getUint16(at + 28, true);
+    const local = v.getUint32(at + 42, true);
+    if (compressedSize === 0xffffffff || local === 0xffffffff || local + 30 > b.length || v.getUint32(local, true) !== 0x04034b50) return null;
+    const name = strFromU8(b.subarray(at + 46, at + 46 + nameLength), true);
+    const dataStart = local + 30 + v.getUint16(local + 26, true) + v.getUint16(local + 28, true);
+    if (dataStart + compressedSize > b.length) return null;
+    entries.push({ name, method, compressedSize, dataStart });
+    at += 46 + nameLength + v.getUint16(at + 30, true) + v.getUint16(at + 32, true);
+  }
+  return entries;
+}
+
+/** The first HEAD_BYTES of a part, inflated as far as needed (native zlib); null when it cannot be read. */
+function partHead(b: Uint8Array, e: DirectoryEntry): Uint8Array | null {
+  const data = b.subarray(e.dataStart, e.dataStart + e.compressedSize);
+  if (e.method === 0) return data.subarray(0, HEAD_BYTES);
+  if (e.method !== 8) return null;
+  // A start of the compressed bytes, flushed rather than finished: what it inflates to so far.
+  // Text compresses several times over, so a quarter of the head's size is usually enough.
+  for (let take = HEAD_BYTES / 4; ; take *= 4) {
+    try {
+      const head = inflateRawSync(data.subarray(0, take), { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+      if (head.length >= HEAD_BYTES || take >= data.length) return head.subarray(0, HEAD_BYTES);
+    } catch {
+      return null;
+    }
+  }
 }
 
 /**
