@@ -65,6 +65,22 @@ function pasteLimit(cmd: string, mime: string): number {
 
 /** Dialog acts that may change the document (the rest change only the dialog's widgets). */
 const APPLYING_DIALOG_ACTS = new Set(["click", "response", "activate", "dblclick"]);
+/** The buttons that leave a dialog without applying it (LibreOffice's ids for them). */
+const LEAVING_BUTTONS = new Set(["cancel", "close", "help"]);
+/** LibreOffice's response codes that apply nothing: RET_CANCEL, RET_CLOSE, RET_HELP. */
+const LEAVING_RESPONSES = new Set(["0", "7", "10"]);
+
+/**
+ * Whether a dialog act may apply what the dialog holds (OK, Insert, Apply, a double click): looking
+ * is free, so Cancel, Close, Help and Escape (the page's Cancel) count no edit, store no version and
+ * send the host no callback.
+ */
+export function dialogActMayApply(json: string): boolean {
+  const e = JSON.parse(json) as { id?: unknown; cmd?: unknown; data?: unknown };
+  if (!APPLYING_DIALOG_ACTS.has(String(e.cmd))) return false;
+  if (LEAVING_BUTTONS.has(String(e.id))) return false;
+  return !(e.cmd === "response" && LEAVING_RESPONSES.has(String(e.data)));
+}
 
 /** The most tiles one request may ask for (the kit paints them in one go). */
 const MAX_TILES_PER_REQUEST = 64;
@@ -304,7 +320,7 @@ export const DOOR: Record<ClientCommand, DoorRow> = {
       }
       const sent = kit.request("dialogevent", { viewId: s.viewId!, windowId: e.windowId, dialog, json: e.json });
       // A button (OK, Insert, Apply) or a double click may apply what the dialog holds.
-      if (APPLYING_DIALOG_ACTS.has(JSON.parse(e.json).cmd)) doc.markEdited();
+      if (dialogActMayApply(e.json)) doc.markEdited();
       await sent;
     },
   },
