@@ -75,8 +75,15 @@ export class DocumentSaving {
     this.retryTimer = null;
   }
 
+  /** The edit count the save under way holds (its store marks everything up to it saved). */
+  private savingSeq = -1;
+
   /** Queues a save (one runs at a time) and resolves with its outcome. */
   requestSave(req: SaveRequest): Promise<SaveOutcome> {
+    // A person's save that meets a save under way holding every edit (the idle save, an autosave):
+    // that save is theirs too, and they get its answer; a second, identical version would be stored
+    // otherwise, and a person saving an unmodified document hears of no save.
+    if (this.saving && req.reason !== "exit" && this.savingSeq === this.doc.editSeq) return this.saving;
     if (this.saving) {
       // Run once more after the current one (the latest request wins; an exit save stays an exit save).
       const exit = this.saveQueued?.reason === "exit" || req.reason === "exit";
@@ -107,7 +114,7 @@ export class DocumentSaving {
     if (doc.conflict && !req.force) {
       return { success: false, result: "conflict", errorMsg: "the file was changed by someone else" };
     }
-    const seq = doc.editSeq;
+    const seq = (this.savingSeq = doc.editSeq);
     const modifiedByUser = doc.modified;
     const file = doc.nextFile("save", doc.ext);
     // The kit runs requests in order: the file holds every journal entry written before this one.

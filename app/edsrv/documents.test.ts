@@ -267,6 +267,56 @@ describe("idle save", () => {
   }, scaled(60_000));
 });
 
+describe("a person's save meeting the idle save", () => {
+  test("joins it: one version is stored, and the person's save is answered with its outcome (issue 45 item 3)", async () => {
+    const armed: (() => void)[] = [];
+    const own = await createEdsrv({
+      config: parseConfig({ SVC_DATA_DIR: mkdtempSync(path.join(tmpdir(), "edsrv-idle-join-")), SVC_ONLINE_ALIASGROUP1: env.host.origin }),
+      logger: memoryLogger("warn"),
+      listen: { hostname: "127.0.0.1", port: 0 },
+      idleKits: 1,
+      autosaveSeconds: 0,
+      idleSaveSeconds: 1,
+      idleSaveTimers: { set: (fire) => armed.push(fire), clear: () => {} },
+    });
+    let release!: () => void;
+    try {
+      const src = newDoc();
+      const s = new TestSocket(docWsUrl(own.url, src, "tok_edit_1"), `http://${new URL(own.url).host}`);
+      await s.opened;
+      s.send(`load url=${encodeURIComponent(src)}`);
+      await s.waitText("status:");
+      let n = s.frames.length;
+      s.send(`textinput text=${encodeURIComponent("Saved once ")}`);
+      await s.waitText("statechanged: .uno:ModifiedStatus=true", n);
+      await until(() => armed.length, (k) => k >= 1, "the input arms the idle save");
+      // The host is slow to answer: the idle save is under way when the person presses Save.
+      env.host.holdPuts = new Promise<void>((r) => (release = r));
+      armed.at(-1)!();
+      await env.host.waitPut((p) => p.fileId === fileId(src), "the idle save's PutFile");
+      n = s.frames.length;
+      s.send("save dontTerminateEdit=1 notify=1");
+      // Frames are taken in order: once a later one is answered, the server has the save request.
+      s.send("status");
+      await s.waitText("status:", n);
+      release();
+      env.host.holdPuts = null;
+      expect(JSON.parse((await s.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: true });
+      await s.waitText("statechanged: .uno:ModifiedStatus=false");
+      await quietFor(1000, "no second version", () => {
+        const k = env.host.puts.filter((p) => p.fileId === fileId(src)).length;
+        return k > 1 && k;
+      });
+      expect(env.host.puts.filter((p) => p.fileId === fileId(src))).toHaveLength(1);
+      s.close();
+    } finally {
+      release?.();
+      env.host.holdPuts = null;
+      await own.close();
+    }
+  }, scaled(60_000));
+});
+
 describe("read-only sessions", () => {
   test("UserCanWrite false gives perm readonly and the server drops edits and saves", async () => {
     const src = newDoc();

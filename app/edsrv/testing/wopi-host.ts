@@ -84,6 +84,8 @@ export function startWopiHost() {
           waiters.splice(waiters.indexOf(w), 1);
           w.resolve(call);
         }
+        // A test holds the answer (a slow host): the editing server's save stays under way meanwhile.
+        if (host.holdPuts) await host.holdPuts;
         if (status === 200) {
           f.bytes = bytes;
           f.version++;
@@ -96,7 +98,9 @@ export function startWopiHost() {
     },
   });
   const origin = `http://127.0.0.1:${server.port}`;
-  return {
+  const host = {
+    /** While set, every PutFile is recorded at once and answered when it resolves. */
+    holdPuts: null as Promise<void> | null,
     server,
     origin,
     files,
@@ -139,4 +143,5 @@ export function startWopiHost() {
       server.stop(true);
     },
   };
+  return host;
 }
