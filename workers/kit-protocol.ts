@@ -29,7 +29,7 @@ import { LOK_CALLBACK } from "./lok-abi";
  *
  * - `answer`: how long the kit may take to answer it before the editing server counts the kit as
  *   stopped (app/edsrv/kit-watchdog.ts): `input` (a key, a tile: seconds), `command` (a command,
- *   a paste, a dialog's button: a little longer), `document` (a load or a save: scaled by the
+ *   a paste, a dialog's button: a little longer), `document` (a save: scaled by the
  *   document's size).
  *
  * THE RULE: every op that changes the document (or what a view is, its language, its part) is

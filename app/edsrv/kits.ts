@@ -232,7 +232,9 @@ export class Kit {
       if (this.loaded && silentMs > this.watchdog.idlePingMs) void this.send("ping", {}).catch(() => {});
       return;
     }
-    const stall = findStall([...this.pending.values()], silentMs, this.watchdog, this.documentBytes, this.lastTurn.seqs);
+    // A load has its own bound (loadTimeoutMs, the operator's SVC_EDSRV_LOAD_TIMEOUT_SECONDS).
+    const waiting = [...this.pending.values()].filter((r) => r.op !== "load");
+    const stall = findStall(waiting, silentMs, this.watchdog, this.documentBytes, this.lastTurn.seqs);
     if (!stall) return;
     this.stall = stall;
     this.log.error("kit_stopped_answering", { pid: this.pid, op: stall.op, waited_ms: stall.waitedMs, bound_ms: stall.boundMs, suspect_seqs: stall.suspectSeqs, waiting: this.pending.size });
