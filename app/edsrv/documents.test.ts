@@ -12,7 +12,7 @@ import { docxText } from "../testing/office-files";
 import { quietFor, until, scaled } from "../testing/until";
 import { createEdsrv } from "./server";
 import { documentsEnv, documentsHelpers, typeAndSave } from "./testing/documents-env";
-import { TestSocket, docWsUrl } from "./testing/ws-client";
+import { openDocument } from "./testing/ws-client";
 
 const env = documentsEnv();
 const { open, newDoc, fileId } = documentsHelpers(env);
@@ -230,10 +230,7 @@ describe("idle save", () => {
     });
     try {
       const src = newDoc();
-      const s = new TestSocket(docWsUrl(own.url, src, "tok_edit_1"), `http://${new URL(own.url).host}`);
-      await s.opened;
-      s.send(`load url=${encodeURIComponent(src)}`);
-      await s.waitText("status:");
+      const s = await openDocument(own.url, src, "tok_edit_1", { origin: `http://${new URL(own.url).host}` });
       let n = s.frames.length;
       s.send(`textinput text=${encodeURIComponent("Idle ")}`);
       await s.waitText("statechanged: .uno:ModifiedStatus=true", n);
@@ -282,10 +279,7 @@ describe("a person's save meeting the idle save", () => {
     let release!: () => void;
     try {
       const src = newDoc();
-      const s = new TestSocket(docWsUrl(own.url, src, "tok_edit_1"), `http://${new URL(own.url).host}`);
-      await s.opened;
-      s.send(`load url=${encodeURIComponent(src)}`);
-      await s.waitText("status:");
+      const s = await openDocument(own.url, src, "tok_edit_1", { origin: `http://${new URL(own.url).host}` });
       let n = s.frames.length;
       s.send(`textinput text=${encodeURIComponent("Saved once ")}`);
       await s.waitText("statechanged: .uno:ModifiedStatus=true", n);
