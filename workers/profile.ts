@@ -114,6 +114,31 @@ export const PROFILE_SETTINGS: ReadonlyArray<readonly [string, string, "boolean"
 ];
 
 /**
+ * Import filters whose options LibreOffice asks for in a dialog of the filter's own (its
+ * UIComponent), with the UIComponent removed in every engine's profile (issue 44). Our own loads
+ * always give the options (workers/csv-import.ts, the kit's load options), so the dialog is never
+ * needed; a load nobody asked for is where it appeared: a formula typed into a cell that refers to
+ * a local text file (`='file:///etc/hostname'#$Sheet1.A1` + Enter) makes Calc load that file
+ * hidden, with an interaction handler, and the Text Import dialog ran its own loop with no view
+ * and no callback: the engine stopped answering everyone (measured on 25.2). Without the
+ * component the reference stays unresolved (Err:…/#REF!) and the engine answers on.
+ * Export dialogs are not listed: they come only from commands, and those reach the page.
+ */
+export const IMPORT_DIALOG_FILTERS = [
+  "Text - txt - csv (StarCalc)",
+  "HTML (StarCalc)",
+  "calc_HTML_WebQuery",
+  "DIF",
+  "Lotus",
+  "dBase",
+  "Text (encoded)",
+  "Text (encoded) (StarWriter/Web)",
+  "Text (encoded) (StarWriter/GlobalDocument)",
+] as const;
+const FILTERS = "/org.openoffice.TypeDetection.Filter/Filters";
+const filterPath = (name: string) => `${FILTERS}/org.openoffice.TypeDetection.Filter:Filter['${name}']`;
+
+/**
  * The engines make no network request, whatever a document or a paste refers to: LibreOffice
  * fetched linked pictures (docx, odt, pasted HTML) on open, on copy and on paste, and the
  * stylesheets of HTML delivered as docx/odt/doc/rtf, from any address (127.0.0.2, [::1],
@@ -224,6 +249,7 @@ function pinnedItems(): { key: string; xml: string }[] {
     ...PROFILE_SETTINGS.map(([p, n, , v]) => ({ key: `${p}\u0000${n}`, xml: xcuItem(p, n, v) })),
     ...NETWORK_SETTINGS.map(([p, n, t, v]) => ({ key: `${p}\u0000${n}`, xml: xcuItem(p, n, v, t) })),
     ...NETWORK_CONTENT_PROVIDERS.map((n) => ({ key: `${PROVIDER_DATA}\u0000${n}`, xml: xcuRemoveNode(PROVIDER_DATA, n) })),
+    ...IMPORT_DIALOG_FILTERS.map((f) => ({ key: `${canonicalPath(filterPath(f))}\u0000UIComponent`, xml: xcuItem(filterPath(f), "UIComponent", "", "xs:string") })),
   ];
 }
 

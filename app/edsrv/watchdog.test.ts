@@ -141,39 +141,34 @@ describe("no input stops a document for the others", () => {
     bob.close();
   }, scaled(120_000));
 
-  test("a formula typed into a cell that refers to a local text file does not stop the sheet for the co-editor", async () => {
+  test("a formula typed into a cell that refers to a local text file leaves the engine answering the co-editor, without being ended", async () => {
     const src = newDoc("hello.xlsx");
     const alice = await open(src, "tok_edit_1");
     const bob = await open(src, "tok_edit_2");
+    const kitPid = brokerOf(src)!.pid;
     // Bob moves to B1 (his own cell), then Alice in A1 types an external reference to a text file
-    // the engine may read, and Enter.
+    // the engine may read (base-files' GPL-3, beneath /usr), and Enter: LibreOffice 25.2 loaded the
+    // file hidden and ran its Text Import dialog in a loop of its own with no callback (this test
+    // failed so); the profile removes that dialog (IMPORT_DIALOG_FILTERS in workers/profile.ts).
     bob.send("key type=input char=0 key=1027");
     bob.send("key type=up char=0 key=1027");
     await bob.waitText("cellcursor:");
-    alice.send(`textinput text=${encodeURIComponent("='file:///etc/hostname'#$Sheet1.A1")}`);
+    alice.send(`textinput text=${encodeURIComponent("='file:///usr/share/common-licenses/GPL-3'#$Sheet1.A1")}`);
     alice.send("key type=input char=13 key=1280");
     alice.send("key type=up char=13 key=1280");
-    // Bob writes in his cell and saves: his words are stored whatever the engine made of Alice's formula.
+    // Bob writes in his cell and saves: the engine answers him, the same engine.
     bob.send(`textinput text=${encodeURIComponent("bravo")}`);
     bob.send("key type=input char=13 key=1280");
     bob.send("key type=up char=13 key=1280");
     const n = bob.frames.length;
     bob.send("save dontTerminateEdit=1 notify=1");
-    const first = await Promise.race([bob.waitText("saveresult:", n).then(() => "saved"), bob.whenClosed().then(() => "recovering")]);
-    if (first === "recovering") {
-      // The engine stopped and was recovered: Bob's words were in the journal; he saves again.
-      const back = await open(src, "tok_edit_2");
-      const m = back.frames.length;
-      back.send("save dontTerminateEdit=1 notify=1");
-      expect(JSON.parse((await back.waitText("saveresult:", m)).slice(12))).toMatchObject({ success: true });
-      back.close();
-    } else bob.close();
+    expect(JSON.parse((await bob.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: true });
+    expect(brokerOf(src)!.pid).toBe(kitPid);
+    expect(env.logger.lines.filter((l) => l.includes('"event":"kit_stopped_answering"') && l.includes(`"pid":${kitPid}`))).toEqual([]);
     const put = env.host.puts.filter((p) => p.fileId === fileId(src)).at(-1)!;
     expect(xlsxStrings(put.bytes)).toContain("bravo");
-    // Alice's formula, never committed, is cancelled with her Enter: the exit save does not stop
-    // the engine again (LibreOffice 25.2 opens a Text Import window for the referenced file, with
-    // no callback, when the formula is committed), and the sheet closes once both left.
     alice.close();
+    bob.close();
     await until(() => brokerOf(src), (b) => b === undefined, "the sheet closed once both left", 60_000);
   }, scaled(180_000));
 });
