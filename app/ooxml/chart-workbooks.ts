@@ -61,6 +61,30 @@ export interface ChartWorkbooksReport {
   skipped: { part: string; reason: string }[];
 }
 
+/** The OOXML formats whose charts can hold a workbook (a macro-enabled or template package included). */
+export const CHART_WORKBOOK_FORMATS = new Set(["docx", "docm", "dotx", "dotm", "xlsx", "xlsm", "xltx", "xltm", "pptx", "pptm", "potx", "potm", "ppsx", "ppsm"]);
+
+/**
+ * The save path's step: `saved` (what LibreOffice wrote) with its chart workbooks given back when
+ * `originalHad` (originalHasChartWorkbooks of the file the person opened or sent). One log line
+ * when it worked on charts, with what it did and what it cost; never a failure: a step that
+ * throws leaves the saved bytes as LibreOffice wrote them.
+ */
+export async function keepChartWorkbooks(originalHad: boolean, saved: Uint8Array, log: Logger): Promise<Uint8Array> {
+  if (!originalHad) return saved;
+  const t0 = performance.now();
+  try {
+    const { bytes, report } = await restoreChartWorkbooks(saved, log);
+    if (report.added > 0 || report.skipped.length > 0) {
+      log.info("chart_workbooks_restored", { charts: report.charts, added: report.added, skipped: report.skipped.length, ms: Math.round(performance.now() - t0), bytes_before: saved.byteLength, bytes_after: bytes.byteLength });
+    }
+    return bytes;
+  } catch (err) {
+    log.warn("chart_workbooks_failed", { error: err as Error, ms: Math.round(performance.now() - t0) });
+    return saved;
+  }
+}
+
 /** Whether a package (the original a person opened or sent) has at least one chart with an embedded workbook. */
 export function originalHasChartWorkbooks(pkg: Uint8Array): boolean {
   const rels = readParts(pkg, (name) => CHART_RELS.test(name));
