@@ -138,6 +138,10 @@ async function addWorkbook(parts: Unzipped, part: string, added: string[]): Prom
   if (!chartSpace) return "no chartSpace element";
   const series = findAll(childrenOf(chartSpace), "c:ser");
   if (series.length === 0) return "no series";
+  // In a workbook LibreOffice binds a chart to the workbook's own cells and says so in its formulas:
+  // that chart is editable where it is, and a workbook of its own would cut it from those cells.
+  const formulas = findAll(series, "c:f").map(textOf);
+  if (part.startsWith("xl/") && formulas.length > 0 && formulas.every((f) => f.includes("!"))) return "bound to the workbook's own cells";
   const layout = layOut(series);
   if (typeof layout === "string") return layout;
 
