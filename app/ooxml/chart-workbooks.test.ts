@@ -101,6 +101,14 @@ describe("chart workbooks", () => {
     expect(log.lines[0]).not.toContain("Secret");
   });
 
+  test("in a workbook, a chart bound to the workbook's own cells stays bound (no workbook of its own)", async () => {
+    const bound = series(0, "A", [1, 2]).replace("<c:f>label 0</c:f>", "<c:f>Data!$B$1</c:f>").replace("<c:f>categories</c:f>", "<c:f>Data!$A$2:$A$3</c:f>").replace("<c:f>0</c:f>", "<c:f>Data!$B$2:$B$3</c:f>");
+    const pkg = pack({ "[Content_Types].xml": CONTENT_TYPES, "xl/charts/chart1.xml": chart(bound) });
+    const { bytes, report } = await restoreChartWorkbooks(pkg, memoryLogger());
+    expect(report.skipped).toEqual([{ part: "xl/charts/chart1.xml", reason: "bound to the workbook's own cells" }]);
+    expect(bytes).toBe(pkg);
+  });
+
   test("a package whose charts all have their data, or that has no chart, comes back as the same bytes", async () => {
     const withData = pack({
       "[Content_Types].xml": CONTENT_TYPES,
