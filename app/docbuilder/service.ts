@@ -18,6 +18,7 @@ import { zodErrors } from "../validation";
 import type { RateLimiter, RateTicket } from "./rate-limit";
 import { precheckUrl } from "../net/fetch-errors";
 import { checkMacros } from "../templates/macros";
+import { CHART_WORKBOOK_FORMATS, keepChartWorkbooks, originalHasChartWorkbooks } from "../ooxml/chart-workbooks";
 import { checkInflatedSizes, checkZipContainer } from "../zip-guard";
 import { budgeted, documentSize, type DocumentSize } from "./document-budget";
 import { countUnits, familyOf, nativeFormat, prepareScript, requestedOutputs, scriptInvalid, buildNative, validateScript } from "../svcscript";
@@ -144,10 +145,24 @@ export class DocBuilderService {
         work: async (ctx) => {
           const output = path.join(dir, `${base}.${params.to}`);
           const result = await ctx.run<ConvertResult>({ op: "convert", input, output, to: params.to, password: params.options.password });
+          await this.keepChartWorkbooks(from, input, params.to, output, requestId);
           await ctx.output(output, `${base}.${params.to}`, params.to, result.pages);
         },
       };
     });
+  }
+
+  /**
+   * LibreOffice drops the workbooks of an OOXML file's charts (app/ooxml/chart-workbooks.ts): an
+   * OOXML output of an OOXML source that had them gets them back, rebuilt from the charts' data.
+   */
+  private async keepChartWorkbooks(from: string | undefined, input: string, to: string, output: string, requestId: string): Promise<void> {
+    if (!from || !CHART_WORKBOOK_FORMATS.has(from) || !CHART_WORKBOOK_FORMATS.has(to)) return;
+    const originalHad = originalHasChartWorkbooks(new Uint8Array(await Bun.file(input).arrayBuffer()));
+    if (!originalHad) return;
+    const saved = new Uint8Array(await Bun.file(output).arrayBuffer());
+    const kept = await keepChartWorkbooks(originalHad, saved, this.deps.logger.child({ request_id: requestId }));
+    if (kept !== saved) await Bun.write(output, kept);
   }
 
   /** POST /v1/build: a document from a svcscript, in every format the script asks for. */

@@ -2,6 +2,7 @@
 // its input journal begun; and loading it ahead of its first session (preload).
 
 import { mkdirSync, writeFileSync } from "node:fs";
+import { CHART_WORKBOOK_FORMATS, originalHasChartWorkbooks } from "../ooxml/chart-workbooks";
 import path from "node:path";
 import { Journal, journalDirFor } from "./journal";
 import type { Kit } from "./kits";
@@ -34,6 +35,7 @@ export class DocumentLoading {
     }
     const local = path.join(doc.dir, `original${doc.ext ? "." + doc.ext : ""}`);
     writeFileSync(local, file.bytes);
+    doc.chartWorkbooksInOriginal = CHART_WORKBOOK_FORMATS.has(doc.ext) && originalHasChartWorkbooks(file.bytes);
     let kit: Kit;
     try {
       kit = await doc.deps.pool.acquire();

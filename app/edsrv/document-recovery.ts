@@ -2,6 +2,8 @@
 // the journal started from and replays every input (recovery.ts), the views it makes again wait
 // for their pages, and what no stored version holds is stored at once.
 
+import { readFileSync } from "node:fs";
+import { CHART_WORKBOOK_FORMATS, originalHasChartWorkbooks } from "../ooxml/chart-workbooks";
 import { Journal, tokenHashOf, type JournalEntry } from "./journal";
 import type { KitStall } from "./kit-watchdog";
 import { lastActionSeqs, replay, ReplayCrash } from "./recovery";
@@ -246,6 +248,7 @@ export class DocumentRecovery {
       doc.journal = journal;
       doc.fileName = journal.meta.fileName;
       doc.ext = journal.meta.ext;
+      doc.chartWorkbooksInOriginal = CHART_WORKBOOK_FORMATS.has(doc.ext) && originalHasChartWorkbooks(readFileSync(journal.basePath));
       doc.lastModifiedTime = journal.meta.lastModifiedTime;
       doc.lastAuth = journal.meta.auth;
       doc.state = "loading";

@@ -13,6 +13,7 @@
 
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+import { keepChartWorkbooks } from "../ooxml/chart-workbooks";
 import type { DocumentState, IdleSaveTimers, SaveRequest } from "./document-state";
 import type { SaveOutcome } from "./session";
 import { errorFrame, serverFrame } from "./protocol/frames";
@@ -132,6 +133,9 @@ export class DocumentSaving {
     } finally {
       rmSync(file, { force: true });
     }
+    // What LibreOffice dropped and the original had (its charts' workbooks) goes back in first.
+    const kept = await keepChartWorkbooks(doc.chartWorkbooksInOriginal, body, doc.log);
+    if (kept !== body) body = Buffer.from(kept.buffer, kept.byteOffset, kept.byteLength);
     const t0 = performance.now();
     const res = await doc.deps.wopi.putFile(doc.wopiSrc, auth, body, {
       isModifiedByUser: modifiedByUser,

@@ -90,6 +90,11 @@ export abstract class DocumentState {
   lastAuth: WopiAuth | null = null;
   /** Loaded ahead of its first session (see DocumentLoading.preload); cleared when that wait is over. */
   preloading = false;
+  /**
+   * The file as opened had charts with embedded workbooks: each save gives them back (LibreOffice
+   * drops them; app/ooxml/chart-workbooks.ts). Read once, from the file fetched or the journal's base.
+   */
+  chartWorkbooksInOriginal = false;
   /** Set when the journal must outlive the document (a stop or a recovery that could not store it). */
   keepJournal = false;
   /** The document's own folder in the work root: the file as fetched, saves and exports on their way out. */

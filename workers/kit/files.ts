@@ -9,6 +9,7 @@ import { engineIdle } from "../kit-loop";
 import { csvFileToFods, csvFilterOptions, csvInDialect, type CsvDialect } from "../csv-import";
 import { formatOf } from "../formats";
 import { sniff } from "../sniff";
+import { textDialectOf, textInDialect } from "../text-dialect";
 import { withoutLinkedPictures } from "../linked-pictures";
 import { kit, log, requireDoc, requireOffice, status } from "./state";
 
@@ -48,6 +49,7 @@ export async function save(req: KitRequestOf<"save">): Promise<KitResult<"save">
     throw new Error(`save failed: ${requireOffice().getError() || "no detail"}`);
   }
   if (format === "csv" && kit.csvSource) writeInSourceDialect(path, kit.csvSource);
+  if (format === "txt" && kit.textSource) writeFileSync(path, textInDialect(readFileSync(path), kit.textSource));
   log("info", "kit_document_saved", { ms: Math.round(performance.now() - t0), format });
   return {};
 }
@@ -61,6 +63,7 @@ export async function save(req: KitRequestOf<"save">): Promise<KitResult<"save">
  */
 function loadableSource(path: string, name: string): string {
   const ext = extname(path).slice(1).toLowerCase();
+  if (ext === "txt") return loadableText(path);
   const spreadsheet = ext === "csv" || ext === "tsv" || formatOf(ext)?.family === "spreadsheet";
   if (!spreadsheet) return path;
   const fd = openSync(path, "r");
@@ -74,6 +77,25 @@ function loadableSource(path: string, name: string): string {
   kit.csvSource = source;
   log("info", "kit_csv_source", { encoding: dialect.encoding, delimiter: dialect.delimiter, rows, cols });
   return fods;
+}
+
+/**
+ * A .txt file: its dialect kept for the saves (workers/text-dialect.ts). LibreOffice reads ASCII
+ * as it is; any other text is handed to it as UTF-8 with a mark, as
+ * DocBuilder does (engine.ts), so that what it reads is what the dialect will write back.
+ */
+function loadableText(path: string): string {
+  const bytes = readFileSync(path);
+  if (sniff(bytes.subarray(0, 8192)) !== "text") return path;
+  const { text, ...dialect } = textDialectOf(bytes);
+  kit.textSource = dialect;
+  log("info", "kit_text_source", { encoding: dialect.encoding, bom: dialect.bom, newline: JSON.stringify(dialect.newline) });
+  // Only ASCII is left to LibreOffice's own detection, as in DocBuilder.
+  const ascii = dialect.encoding === "utf-8" && !dialect.bom && bytes.every((c) => c < 0x80);
+  if (ascii) return path;
+  const copy = join(kit.tempDir, "source.txt");
+  writeFileSync(copy, "\uFEFF" + text);
+  return copy;
 }
 
 /** A CSV the engine wrote, written again as the file it was opened from was (see csvInDialect). */

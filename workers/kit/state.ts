@@ -9,6 +9,7 @@ import { LOAD_OPTIONS } from "../profile";
 import { sendLine } from "../reply";
 import { SharedTiles } from "../shared-tiles";
 import type { CsvDialect } from "../csv-import";
+import type { TextDialect } from "../text-dialect";
 import type { KitMessage, KitStatus } from "../kit-protocol";
 
 export function send(msg: KitMessage): void {
@@ -48,6 +49,8 @@ export const kit = {
   dialogsAvailable: false,
   /** The dialect of the CSV (or TSV) file the document was opened from; null for any other file. */
   csvSource: null as CsvDialect | null,
+  /** The encoding, byte order mark and line ends of the .txt file the document was opened from; null for any other file. */
+  textSource: null as TextDialect | null,
   /** Tests only: the engine's loop stops for good at its next poll (input.ts, STALL_ON_TEXT). */
   stopAtNextPoll: false,
 };
