@@ -29,8 +29,11 @@ import { BuildParams as buildParams, ConvertParams as convertParams, ExtractPara
 /** Downloads an outside URL to a file under the SSRF rules; throws ServiceError. */
 export type SourceFetcher = (url: string, toFile: string, maxBytes: number) => Promise<{ filename: string }>;
 
-/** Sends the signed job callback; reports each delivery state change back to the job. */
-export type JobCallbackHook = (job: JobView, callbackUrl: string, onState: (state: Omit<CallbackState, "url_host">) => void) => void;
+/**
+ * Sends the signed job callback; reports each delivery state change back to the job. `job` reads
+ * the job as GET /v1/jobs/{id} answers it now: each attempt sends what it reads when it is made.
+ */
+export type JobCallbackHook = (job: () => JobView, callbackUrl: string, onState: (state: Omit<CallbackState, "url_host">) => void) => void;
 
 export interface DocBuilderDeps {
   pool: WorkerPool;
@@ -375,10 +378,20 @@ export class DocBuilderService {
   private afterAsync(jobId: string, callbackUrl: string | undefined) {
     if (!callbackUrl || !this.deps.sendJobCallback) return;
     const host = initialCallbackState(callbackUrl).url_host;
-    // The callback carries the job as GET /v1/jobs/{id} answers it when sent (spec: "the same
-    // object stands under `job` in job callbacks"), its `callback` delivery state included.
-    const job = this.deps.jobs.get(jobId);
-    this.deps.sendJobCallback(job, callbackUrl, (state) => this.deps.jobs.setCallback(jobId, { url_host: host, ...state }));
+    // Each attempt carries the job as GET /v1/jobs/{id} answers it when that attempt is sent (spec:
+    // "the same object stands under `job` in job callbacks"), its `callback` delivery state
+    // included: the delivery id and the attempts made before it. A job swept meanwhile (its
+    // results' time is up) keeps the last state read.
+    let last = this.deps.jobs.get(jobId);
+    const current = () => {
+      try {
+        last = this.deps.jobs.get(jobId);
+      } catch {
+        // gone: the last read stands
+      }
+      return last;
+    };
+    this.deps.sendJobCallback(current, callbackUrl, (state) => this.deps.jobs.setCallback(jobId, { url_host: host, ...state }));
   }
 
   /** Puts the source at `<dir>/source.<from>`: uploads are renamed, URLs downloaded under the SSRF rules. */
