@@ -345,7 +345,8 @@ export class DocBuilderService {
         if (!(err instanceof ServiceError)) log.error("job_internal_error", { error: err as Error });
         // The worker knows the pair failed; only here is it known which pair was asked for. A 415
         // always has detail.from and detail.to (the spec), null where a job names none (a build).
-        return e.code === "unsupported_format" ? new ServiceError("unsupported_format", e.message, { from: prepared.pair?.from ?? null, to: prepared.pair?.to ?? null }) : e;
+        // What the error found itself stands: a template's own sniffed kind (`from`) and its reason.
+        return e.code === "unsupported_format" ? unsupportedPair(e, prepared.pair) : e;
       },
     ).then((error) => {
       this.deps.jobs.finish(jobId, limits.result_ttl_minutes, error);
@@ -425,6 +426,12 @@ export class DocBuilderService {
       throw new ServiceError("queue_full", undefined, { max_queued_jobs: limits.max_queued_jobs }, { "Retry-After": "5" });
     }
   }
+}
+
+/** A 415 with the job's pair filled in where the error named none; the error's own from and reason kept. */
+function unsupportedPair(e: ServiceError, pair: { from: string; to: string } | undefined): ServiceError {
+  const own = e.detail as { from?: unknown; to?: unknown };
+  return new ServiceError("unsupported_format", e.message, { ...e.detail, from: own.from !== undefined ? own.from : (pair?.from ?? null), to: pair?.to ?? own.to ?? null });
 }
 
 function initialCallbackState(url: string): CallbackState {

@@ -71,6 +71,23 @@ describe("POST /v1/template/render", () => {
     }
   });
 
+  test("a template that is not a Word file is 415 with detail.from the file's own sniffed kind, detail.reason and detail.to the target asked for", async () => {
+    const cases: [{ path: string; name: string } | { bytes: Uint8Array; name: string }, string | null][] = [
+      [{ path: path.join(CORPUS, "doc/jodconverter_multi_page.doc"), name: "letter.doc" }, "ole2"],
+      [{ path: path.join(CORPUS, "odt/formatcorpus_lo7_odf13.odt"), name: "letter.odt" }, "odf"],
+      [{ bytes: new TextEncoder().encode("%PDF-1.7\n%\xe2\xe3\n1 0 obj\n"), name: "letter.docx" }, "pdf"],
+    ];
+    for (const [file, from] of cases) {
+      for (const to of ["docx", "pdf"]) {
+        const res = await render(file, { data: "{}", to });
+        const err = ((await res.json()) as any).error;
+        expect({ name: file.name, to, status: res.status, code: err.code, reason: err.detail.reason, from: err.detail.from, detailTo: err.detail.to }).toEqual({
+          name: file.name, to, status: 415, code: "unsupported_format", reason: "not_docx", from, detailTo: to,
+        });
+      }
+    }
+  });
+
   test("unbalanced loop tags give template_error", async () => {
     const res = await render({ path: path.join(FIXTURES, "templates/unbalanced-loop.docx"), name: "bad.docx" }, { data: "{}" });
     expect(res.status).toBe(422);
