@@ -429,7 +429,7 @@ export class DocBuilderService {
 }
 
 /** A 415 with the job's pair filled in where the error named none; the error's own from and reason kept. */
-function unsupportedPair(e: ServiceError, pair: { from: string; to: string } | undefined): ServiceError {
+function unsupportedPair(e: ServiceError, pair: { from: string | undefined; to: string } | undefined): ServiceError {
   const own = e.detail as { from?: unknown; to?: unknown };
   return new ServiceError("unsupported_format", e.message, { ...e.detail, from: own.from !== undefined ? own.from : (pair?.from ?? null), to: pair?.to ?? own.to ?? null });
 }

@@ -25,7 +25,7 @@ describe("POST /v1/template/render", () => {
   }, scaled(120_000));
   afterAll(() => svc?.close());
 
-  const render = (file: { path: string; name: string }, fields: Record<string, string>) =>
+  const render = (file: { path?: string; bytes?: Uint8Array; name: string }, fields: Record<string, string>) =>
     fetch(`${svc.url}/v1/template/render`, { method: "POST", headers: AUTH, body: form(file, fields) });
 
   test("fills fields, nested paths and a table-row loop into a docx", async () => {
@@ -72,7 +72,7 @@ describe("POST /v1/template/render", () => {
   });
 
   test("a template that is not a Word file is 415 with detail.from the file's own sniffed kind, detail.reason and detail.to the target asked for", async () => {
-    const cases: [{ path: string; name: string } | { bytes: Uint8Array; name: string }, string | null][] = [
+    const cases: [{ path?: string; bytes?: Uint8Array; name: string }, string | null][] = [
       [{ path: path.join(CORPUS, "doc/jodconverter_multi_page.doc"), name: "letter.doc" }, "ole2"],
       [{ path: path.join(CORPUS, "odt/formatcorpus_lo7_odf13.odt"), name: "letter.odt" }, "odf"],
       [{ bytes: new TextEncoder().encode("%PDF-1.7\n%\xe2\xe3\n1 0 obj\n"), name: "letter.docx" }, "pdf"],
