@@ -88,10 +88,12 @@ describe("POST /v1/template/render", () => {
     }
   });
 
-  test("unbalanced loop tags give template_error", async () => {
+  test("unbalanced loop tags give template_error with detail.fields naming the loop, beside detail.errors", async () => {
     const res = await render({ path: path.join(FIXTURES, "templates/unbalanced-loop.docx"), name: "bad.docx" }, { data: "{}" });
     expect(res.status).toBe(422);
-    expect(((await res.json()) as any).error.code).toBe("template_error");
+    const err = ((await res.json()) as any).error;
+    expect(err.code).toBe("template_error");
+    expect(err.detail).toEqual({ errors: [{ tag: "{{#items}}", reason: "unclosed_loop", part: "word/document.xml" }], fields: ["items"] });
   });
 
   test("asynchronous render gives a template/render job with the output", async () => {
