@@ -10,7 +10,7 @@ import { watchSources } from "./dev-watch";
 import { childEnvironment } from "./child-env";
 import { describeEngine, probeEngine } from "./engine-program";
 import { launcherEnvironment } from "./launcher-env";
-import { createLogger, flushStdout } from "./log";
+import { createLogger, flushStdout, type LogLevel } from "./log";
 import { Supervisor } from "./supervisor";
 import { DEFAULT_PROGRAM_DIR } from "../workers/lok";
 import { MINIMUM_VERSION } from "../workers/engine-identity";
@@ -21,7 +21,8 @@ const root = path.resolve(import.meta.dir, "..");
 const watchMode = process.argv.includes("--watch");
 const { env, devMode, proxyAddress, publicPort, unsignedEmbed, demoKeyFile } = launcherEnvironment(watchMode ? { ...process.env, SVC_DEV_MODE: "1" } : process.env, root);
 
-const log = createLogger((["debug", "info", "warn", "error"].includes(env.SVC_LOG_LEVEL ?? "") ? env.SVC_LOG_LEVEL : "info") as "info", { service: "launcher" });
+const logLevel = (["debug", "info", "warn", "error"].includes(env.SVC_LOG_LEVEL ?? "") ? env.SVC_LOG_LEVEL : "info") as LogLevel;
+const log = createLogger(logLevel, { service: "launcher" });
 let stopping = false;
 const supervisor = new Supervisor({
   log: (event, fields) => (/crash_loop|timeout|not_ready/.test(event) ? log.error(event, fields) : /exited/.test(event) ? log.warn(event, fields) : log.info(event, fields)),
@@ -126,6 +127,8 @@ async function startEditingAndProxy() {
         // DocBuilder: the gate's own, or several instances (docs/operations.md "More than one machine").
         SVC_PROXY_DOCBUILDER_UPSTREAMS: env.SVC_PROXY_DOCBUILDER_UPSTREAMS || env.SVC_APP_LISTEN,
         SVC_PROXY_DOCBUILDER_OWNER: env.SVC_PROXY_DOCBUILDER_OWNER || env.SVC_APP_LISTEN,
+        // Caddy's own lines at the service's level (the Caddyfile's global `log`); checked above.
+        SVC_LOG_LEVEL: logLevel,
       },
     }),
     ready: () => waitFor(`${env.SVC_PUBLIC_URL}/v1/status`, 30_000),

@@ -17,6 +17,19 @@ export interface Logger {
   child(fields: Record<string, unknown>): Logger;
 }
 
+/**
+ * Health probes: the proxy's active health check (GET /v1/status every 2 s, the Caddyfile), the
+ * container's HEALTHCHECK and Kubernetes' probes (deploy/), the launcher's readiness polls. They
+ * are no event: their request line is debug while they answer (a probe that gets a 5xx is info
+ * like any request). The Caddyfile's @probe matcher lists the public ones.
+ */
+export const HEALTH_PROBE_PATHS: readonly string[] = ["/v1/status", "/svc/healthz", "/svc/status", "/ed/ready"];
+
+/** The level of a request's access line: debug for a health probe that answered below 500, info otherwise. */
+export function requestLogLevel(method: string, pathname: string, status: number): "debug" | "info" {
+  return (method === "GET" || method === "HEAD") && status < 500 && HEALTH_PROBE_PATHS.includes(pathname) ? "debug" : "info";
+}
+
 /** Strips the query of /wopi/ paths, and every query parameter whose name looks secret elsewhere. */
 export function redactPath(path: string): string {
   const q = path.indexOf("?");

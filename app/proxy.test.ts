@@ -384,3 +384,33 @@ describe("counting end to end (real editing server admin channel, real gate, rea
     }
   });
 });
+
+describe("Caddy's own log lines follow SVC_LOG_LEVEL (real Caddy, recording upstreams)", () => {
+  // Before it reads the Caddyfile, `caddy run` writes two lines of its own at info on stderr; no
+  // setting reaches them. Every line after them follows the Caddyfile's level.
+  const BEFORE_CONFIG = ["using provided configuration", "redirected default logger"];
+  const lines = (c: RunningCaddy) => c.output().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { level: string; msg: string; logger?: string });
+
+  test("with SVC_LOG_LEVEL=warn Caddy writes no info line (health checks of a DocBuilder that does not answer included), with info it does; health probes through the proxy write no line", async () => {
+    const rec = startRecorder();
+    const dead = `127.0.0.1:${await freePort()}`; // no DocBuilder there: Caddy's active health check fails every 2 s
+    const [info, warn] = await Promise.all([
+      startCaddy({ app: rec.addr, edsrv: rec.addr, docbuilders: dead, logLevel: "info" }),
+      startCaddy({ app: rec.addr, edsrv: rec.addr, docbuilders: dead, logLevel: "warn" }),
+    ]);
+    try {
+      for (const c of [info, warn]) for (const p of ["/svc/healthz", "/svc/status", "/v1/status", "/nowhere"]) await fetch(`${c.url}${p}`);
+      // Both started together; two failed health checks at info on one means at least as many ran on the other.
+      await until(() => lines(info).filter((l) => l.logger?.includes("health_checker")).length, (n) => n >= 2, "two failed health checks logged at info", 15_000);
+      expect(lines(info).some((l) => l.level === "info" && !BEFORE_CONFIG.includes(l.msg))).toBe(true);
+      const warnLines = lines(warn);
+      expect(warnLines.some((l) => l.level === "warn")).toBe(true); // its output is read
+      expect(warnLines.filter((l) => l.level === "info" || l.level === "debug").map((l) => l.msg).filter((m) => !BEFORE_CONFIG.includes(m))).toEqual([]);
+      // Probes are no event: no access line for them at any level.
+      for (const c of [info, warn]) expect(c.output()).not.toMatch(/\/(svc\/healthz|svc\/status|v1\/status)"/);
+    } finally {
+      await Promise.all([info.stop(), warn.stop()]);
+      rec.stop();
+    }
+  }, scaled(30_000));
+});

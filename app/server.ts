@@ -168,16 +168,20 @@ async function startDocBuilderParts(config: Config, logger: Logger, opts: StartO
     scratchRoot,
     rate: new RateLimiter(clock),
     metrics,
-    sendJobCallback: (job, url, onState) =>
+    sendJobCallback: (job, url, onState) => {
+      const finished = job();
+      const event = finished.status === "done" ? "job.done" : "job.failed";
       void callbacks.send({
         kind: "job",
-        event: job.status === "done" ? "job.done" : "job.failed",
+        event,
         url,
-        body: { event: job.status === "done" ? "job.done" : "job.failed", job },
+        // Made at each attempt: the job as GET /v1/jobs/{id} answers it then.
+        body: () => ({ event, job: job() }),
         secret: config.docbuilder.callbackSecret,
-        requestId: job.request_id,
+        requestId: finished.request_id,
         onState: (s) => onState({ delivery_id: s.delivery_id, state: s.state, attempts: s.attempts, last_status: s.last_status, last_attempt_at: s.last_attempt_at, last_error: s.last_error }),
-      }),
+      });
+    },
   });
   return { clock, dataDir, instanceId, license, jobs, pool, docbuilder, callbacks, metrics, fetchAllow, own };
 }

@@ -37,6 +37,8 @@ export async function startCaddy(env: {
   docbuilders?: string;
   /** Where a job's or a file's owner is, with the Caddyfile's {re.owner.*} placeholders (default `app`). */
   docbuilderOwner?: string;
+  /** SVC_LOG_LEVEL as the launcher passes it (unset: the Caddyfile's default, info). */
+  logLevel?: string;
 }): Promise<RunningCaddy> {
   const port = env.port ?? (await freePort());
   const proc = Bun.spawn(["caddy", "run", "--config", env.caddyfile ?? CADDYFILE, "--adapter", "caddyfile"], {
@@ -51,6 +53,7 @@ export async function startCaddy(env: {
       SVC_EDSRV_UPSTREAM: env.edsrv,
       SVC_PROXY_DOCBUILDER_UPSTREAMS: env.docbuilders ?? env.app,
       SVC_PROXY_DOCBUILDER_OWNER: env.docbuilderOwner ?? env.app,
+      ...(env.logLevel ? { SVC_LOG_LEVEL: env.logLevel } : {}),
     },
     stdout: "pipe",
     stderr: "pipe",

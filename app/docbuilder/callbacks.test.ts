@@ -19,7 +19,7 @@ describe("job callbacks", () => {
       SVC_FETCH_ALLOW_HOSTS: "127.0.0.1/32",
       SVC_DOCBUILDER_CALLBACK_SECRET: SECRET,
       ...enterpriseEnv({ feat: ["api_full", "callback"], conns: 50 }),
-    });
+    }, { callbackRetryDelaysMs: [300, 600] });
   }, scaled(120_000));
   afterAll(async () => {
     await svc?.close();
@@ -51,7 +51,7 @@ describe("job callbacks", () => {
     expect(body.job.outputs[0].file_id).toBe(done.outputs[0].file_id);
     // Job callback: "the same object" as GET /v1/jobs/{id}, its callback state as it was when sent.
     expect(Object.keys(body.job).sort()).toEqual(Object.keys(done).sort());
-    expect(body.job.callback).toMatchObject({ state: "pending", url_host: `127.0.0.1:${receiver.port}` });
+    expect(body.job.callback).toMatchObject({ state: "pending", attempts: 0, delivery_id: cb.headers["x-svc-delivery"], url_host: `127.0.0.1:${receiver.port}` });
     // The attempt is recorded once the receiver's answer is read, a moment after the receiver has the body.
     const after: any = await until(
       async () => (await fetch(`${svc.url}/v1/jobs/${done.id}`, { headers: AUTH })).json() as Promise<any>,
@@ -60,6 +60,34 @@ describe("job callbacks", () => {
       10_000,
     );
     expect(after.callback).toMatchObject({ state: "delivered", attempts: 1, last_status: 200, delivery_id: cb.headers["x-svc-delivery"] });
+  });
+
+  test("every attempt carries the job as GET /v1/jobs/{id} answers it when that attempt is sent: its delivery id and the attempts made so far", async () => {
+    const before = receiver.received.length;
+    receiver.plan.push(500); // the first attempt fails, the retry (300 ms later) is delivered
+    const res = await convert("hello.docx", `http://127.0.0.1:${receiver.port}/hooks/retry`);
+    expect(res.status).toBe(202);
+    const id = ((await res.json()) as any).id as string;
+    const [first, second] = (await receiver.waitCount(before + 2, 20_000)).slice(before);
+    const delivered: any = await until(
+      async () => (await fetch(`${svc.url}/v1/jobs/${id}`, { headers: AUTH })).json() as Promise<any>,
+      (job) => job.callback?.state === "delivered",
+      "the job's callback delivered",
+      10_000,
+    );
+    const deliveryId = first!.headers["x-svc-delivery"];
+    expect(second!.headers["x-svc-delivery"]).toBe(deliveryId);
+    expect([first!.status, second!.status]).toEqual([500, 200]);
+    const sent = [first!.body.job, second!.body.job];
+    // Values, not key names: the delivery id from the first attempt on, the attempts already made.
+    expect(sent.map((j) => j.callback)).toEqual([
+      { url_host: `127.0.0.1:${receiver.port}`, delivery_id: deliveryId, state: "pending", attempts: 0, last_status: null, last_attempt_at: null, last_error: null },
+      { url_host: `127.0.0.1:${receiver.port}`, delivery_id: deliveryId, state: "pending", attempts: 1, last_status: 500, last_attempt_at: expect.any(String), last_error: "status" },
+    ]);
+    expect(delivered.callback).toMatchObject({ delivery_id: deliveryId, state: "delivered", attempts: 2, last_status: 200 });
+    // Everything else of the job is what GET /v1/jobs/{id} answers, value for value.
+    const { callback: _c, ...rest } = delivered;
+    for (const j of sent) expect({ ...j, callback: undefined }).toEqual({ ...rest, callback: undefined });
   });
 
   test("job.failed is sent for a job that fails", async () => {

@@ -30,8 +30,11 @@ import { BuildParams as buildParams, ConvertParams as convertParams, ExtractPara
 /** Downloads an outside URL to a file under the SSRF rules; throws ServiceError. */
 export type SourceFetcher = (url: string, toFile: string, maxBytes: number) => Promise<{ filename: string }>;
 
-/** Sends the signed job callback; reports each delivery state change back to the job. */
-export type JobCallbackHook = (job: JobView, callbackUrl: string, onState: (state: Omit<CallbackState, "url_host">) => void) => void;
+/**
+ * Sends the signed job callback; reports each delivery state change back to the job. `job` reads
+ * the job as GET /v1/jobs/{id} answers it now: each attempt sends what it reads when it is made.
+ */
+export type JobCallbackHook = (job: () => JobView, callbackUrl: string, onState: (state: Omit<CallbackState, "url_host">) => void) => void;
 
 export interface DocBuilderDeps {
   pool: WorkerPool;
@@ -357,7 +360,8 @@ export class DocBuilderService {
         if (!(err instanceof ServiceError)) log.error("job_internal_error", { error: err as Error });
         // The worker knows the pair failed; only here is it known which pair was asked for. A 415
         // always has detail.from and detail.to (the spec), null where a job names none (a build).
-        return e.code === "unsupported_format" ? new ServiceError("unsupported_format", e.message, { from: prepared.pair?.from ?? null, to: prepared.pair?.to ?? null }) : e;
+        // What the error found itself stands: a template's own sniffed kind (`from`) and its reason.
+        return e.code === "unsupported_format" ? unsupportedPair(e, prepared.pair) : e;
       },
     ).then((error) => {
       this.deps.jobs.finish(jobId, limits.result_ttl_minutes, error);
@@ -390,10 +394,20 @@ export class DocBuilderService {
   private afterAsync(jobId: string, callbackUrl: string | undefined) {
     if (!callbackUrl || !this.deps.sendJobCallback) return;
     const host = initialCallbackState(callbackUrl).url_host;
-    // The callback carries the job as GET /v1/jobs/{id} answers it when sent (spec: "the same
-    // object stands under `job` in job callbacks"), its `callback` delivery state included.
-    const job = this.deps.jobs.get(jobId);
-    this.deps.sendJobCallback(job, callbackUrl, (state) => this.deps.jobs.setCallback(jobId, { url_host: host, ...state }));
+    // Each attempt carries the job as GET /v1/jobs/{id} answers it when that attempt is sent (spec:
+    // "the same object stands under `job` in job callbacks"), its `callback` delivery state
+    // included: the delivery id and the attempts made before it. A job swept meanwhile (its
+    // results' time is up) keeps the last state read.
+    let last = this.deps.jobs.get(jobId);
+    const current = () => {
+      try {
+        last = this.deps.jobs.get(jobId);
+      } catch {
+        // gone: the last read stands
+      }
+      return last;
+    };
+    this.deps.sendJobCallback(current, callbackUrl, (state) => this.deps.jobs.setCallback(jobId, { url_host: host, ...state }));
   }
 
   /** Puts the source at `<dir>/source.<from>`: uploads are renamed, URLs downloaded under the SSRF rules. */
@@ -427,6 +441,12 @@ export class DocBuilderService {
       throw new ServiceError("queue_full", undefined, { max_queued_jobs: limits.max_queued_jobs }, { "Retry-After": "5" });
     }
   }
+}
+
+/** A 415 with the job's pair filled in where the error named none; the error's own from and reason kept. */
+function unsupportedPair(e: ServiceError, pair: { from: string | undefined; to: string } | undefined): ServiceError {
+  const own = e.detail as { from?: unknown; to?: unknown };
+  return new ServiceError("unsupported_format", e.message, { ...e.detail, from: own.from !== undefined ? own.from : (pair?.from ?? null), to: pair?.to ?? own.to ?? null });
 }
 
 function initialCallbackState(url: string): CallbackState {

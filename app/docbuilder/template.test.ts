@@ -25,7 +25,7 @@ describe("POST /v1/template/render", () => {
   }, scaled(120_000));
   afterAll(() => svc?.close());
 
-  const render = (file: { path: string; name: string }, fields: Record<string, string>) =>
+  const render = (file: { path?: string; bytes?: Uint8Array; name: string }, fields: Record<string, string>) =>
     fetch(`${svc.url}/v1/template/render`, { method: "POST", headers: AUTH, body: form(file, fields) });
 
   test("fills fields, nested paths and a table-row loop into a docx", async () => {
@@ -71,10 +71,29 @@ describe("POST /v1/template/render", () => {
     }
   });
 
-  test("unbalanced loop tags give template_error", async () => {
+  test("a template that is not a Word file is 415 with detail.from the file's own sniffed kind, detail.reason and detail.to the target asked for", async () => {
+    const cases: [{ path?: string; bytes?: Uint8Array; name: string }, string | null][] = [
+      [{ path: path.join(CORPUS, "doc/jodconverter_multi_page.doc"), name: "letter.doc" }, "ole2"],
+      [{ path: path.join(CORPUS, "odt/formatcorpus_lo7_odf13.odt"), name: "letter.odt" }, "odf"],
+      [{ bytes: new TextEncoder().encode("%PDF-1.7\n%\xe2\xe3\n1 0 obj\n"), name: "letter.docx" }, "pdf"],
+    ];
+    for (const [file, from] of cases) {
+      for (const to of ["docx", "pdf"]) {
+        const res = await render(file, { data: "{}", to });
+        const err = ((await res.json()) as any).error;
+        expect({ name: file.name, to, status: res.status, code: err.code, reason: err.detail.reason, from: err.detail.from, detailTo: err.detail.to }).toEqual({
+          name: file.name, to, status: 415, code: "unsupported_format", reason: "not_docx", from, detailTo: to,
+        });
+      }
+    }
+  });
+
+  test("unbalanced loop tags give template_error with detail.fields naming the loop, beside detail.errors", async () => {
     const res = await render({ path: path.join(FIXTURES, "templates/unbalanced-loop.docx"), name: "bad.docx" }, { data: "{}" });
     expect(res.status).toBe(422);
-    expect(((await res.json()) as any).error.code).toBe("template_error");
+    const err = ((await res.json()) as any).error;
+    expect(err.code).toBe("template_error");
+    expect(err.detail).toEqual({ errors: [{ tag: "{{#items}}", reason: "unclosed_loop", part: "word/document.xml" }], fields: ["items"] });
   });
 
   test("asynchronous render gives a template/render job with the output", async () => {

@@ -131,6 +131,27 @@ describe("processes reachable from each other", () => {
     expect(f.find((x) => x.id === "reach.gate_to_edsrv")).toMatchObject({ status: "fail" });
     expect(f.find((x) => x.id === "reach.gate_to_edsrv")!.fix).toContain("SVC_EDSRV_ADMIN_PASSWORD");
   });
+
+  test("reachability: the gate is asked for a sample of the editing server taken now, not its last one (an editing server started after the gate's last try)", async () => {
+    // The gate's last sample predates the editing server; one taken now finds it.
+    const gate = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (req) => {
+        const u = new URL(req.url);
+        if (u.pathname === "/svc/healthz") return Response.json({ ok: true, edsrv: u.searchParams.get("edsrv") === "fresh" ? "ok" : "down" });
+        if (u.pathname === "/hosting/discovery") return new Response("<wopi-discovery/>", { headers: { "content-type": "text/xml" } });
+        return new Response("no", { status: 404 });
+      },
+    });
+    try {
+      const u = `http://127.0.0.1:${gate.port}`;
+      const f = await checkReachability(config(), { gate: u, edsrv: u, proxy: u }, scaled(1000));
+      expect(f.find((x) => x.id === "reach.gate_to_edsrv")).toMatchObject({ status: "ok" });
+    } finally {
+      gate.stop(true);
+    }
+  });
 });
 
 describe("this machine", () => {

@@ -35,7 +35,9 @@ export function endpointsOf(c: Config): Endpoints {
 
 export async function checkReachability(c: Config, e: Endpoints = endpointsOf(c), timeoutMs = 3000): Promise<Finding[]> {
   const out: Finding[] = [];
-  const gate = await get(`${e.gate}/svc/healthz`, timeoutMs);
+  // A sample of the editing server taken now (the gate waits up to 3 s for it): the last one may
+  // predate an editing server that started after the gate.
+  const gate = await get(`${e.gate}/svc/healthz?edsrv=fresh`, timeoutMs + 3000);
   if ("error" in gate || gate.status !== 200) {
     out.push(fail("reach.gate", `The gate does not answer at ${e.gate}/svc/healthz (${"error" in gate ? gate.error : `HTTP ${gate.status}`}).`, "Start the service (npm run start, or the container), or set SVC_APP_LISTEN to where the gate listens.", { url: `${e.gate}/svc/healthz` }));
   } else out.push(ok("reach.gate", `The gate answers at ${e.gate}.`));
@@ -62,7 +64,7 @@ export async function checkReachability(c: Config, e: Endpoints = endpointsOf(c)
     if (upstream === "auth_failed") {
       out.push(fail("reach.gate_to_edsrv", "The gate cannot read the editing server's admin channel: wrong admin credentials (upstream.edsrv = auth_failed), so connections are not counted.", "Give the gate and the editing server the same SVC_EDSRV_ADMIN_PASSWORD (and SVC_EDSRV_ADMIN_USER for a real Collabora)."));
     } else if (upstream && upstream !== "ok") {
-      out.push(fail("reach.gate_to_edsrv", `The gate's last sample of the editing server says ${upstream}.`, "Set SVC_EDSRV_URL (the gate's side) to the editing server's address, and check it runs."));
+      out.push(fail("reach.gate_to_edsrv", `The gate's sample of the editing server, taken now, says ${upstream}.`, "Set SVC_EDSRV_URL (the gate's side) to the editing server's address, and check it runs."));
     } else if (upstream === "ok") out.push(ok("reach.gate_to_edsrv", "The gate samples the editing server's admin channel."));
   }
   return out;

@@ -6,7 +6,7 @@
 import { Hono, type Context } from "hono";
 import type { AliasGroup } from "../alias-groups";
 import type { Config } from "../config";
-import type { Logger } from "../log";
+import { requestLogLevel, type Logger } from "../log";
 import type { AdminHub } from "./admin";
 import type { BrowserClient } from "./browser-bundle";
 import { convertWithKit } from "./convert";
@@ -52,7 +52,7 @@ export function createEdsrvApp(deps: EdsrvAppDeps): Hono {
     const t0 = performance.now();
     await next();
     const p = new URL(c.req.url).pathname;
-    log.info("http_request", { method: c.req.method, path: p.startsWith("/ed/") && p.split("/").length > 3 ? "/ed/[document]" : p, status: c.res.status, ms: Math.round(performance.now() - t0) });
+    log[requestLogLevel(c.req.method, p, c.res.status)]("http_request", { method: c.req.method, path: p.startsWith("/ed/") && p.split("/").length > 3 ? "/ed/[document]" : p, status: c.res.status, ms: Math.round(performance.now() - t0) });
   });
 
   app.get("/hosting/discovery", (c) =>

@@ -8,6 +8,7 @@ import { ConnectionCounter } from "./counting";
 import { EdsrvSampler, parseDocumentsReply } from "./sampler";
 import { until } from "../testing/until";
 import { startStandInAdmin } from "./testing";
+import { freePort } from "../../caddy/testing";
 
 const SRC = "http://files.example:8080/wopi/files/165";
 const KEY = "http://files.example:8080/wopi/files/165";
@@ -134,6 +135,30 @@ describe("EdsrvSampler with an unreadable admin channel", () => {
       expect(sampler.state).toBe("ok");
       expect(counter.snapshot()).toMatchObject({ current: 1, readonly: 1, documents: 1, enforcing: true });
       expect(logger.lines.join("\n")).not.toContain("Quote");
+    } finally {
+      sampler.stop();
+      admin.stop();
+    }
+  });
+});
+
+describe("EdsrvSampler.refresh: a sample taken now", () => {
+  test("an editing server that starts after the sampler's failed try is sampled at once on refresh, not at the next retry", async () => {
+    const port = await freePort();
+    const clock = new ManualClock();
+    const counter = new ConnectionCounter({ clock, limit: () => 5 });
+    // The next retry is a minute away: only refresh can sample within the test.
+    const sampler = new EdsrvSampler({ baseUrl: `http://127.0.0.1:${port}`, user: "admin", password: "pw", adminWsPath: "/ed/adminws", counter, clock, logger: memoryLogger(), intervalMs: 60_000 });
+    sampler.start();
+    expect(await sampler.refresh(2_000)).toBe("down"); // nothing listens yet: a fresh try, failed
+    const admin = startStandInAdmin((ws, msg) => msg === "documents" && ws.send(reply(docJson([view("a", "0")]))), "/ed/adminws", port);
+    try {
+      const [a, b] = await Promise.all([sampler.refresh(5_000), sampler.refresh(5_000)]);
+      expect([a, b, sampler.samples]).toEqual(["ok", "ok", 1]);
+      expect(counter.snapshot()).toMatchObject({ current: 1 });
+      // Up: a refresh asks the open channel again and waits for that answer.
+      expect(await sampler.refresh(2_000)).toBe("ok");
+      expect(sampler.samples).toBe(2);
     } finally {
       sampler.stop();
       admin.stop();

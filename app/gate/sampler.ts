@@ -120,6 +120,8 @@ export class EdsrvSampler {
   private soon: ReturnType<typeof setTimeout> | null = null;
   private awaiting: number | null = null;
   private stopped = true;
+  private connecting: Promise<void> | null = null;
+  private refreshing: Promise<EdsrvState> | null = null;
   private readonly intervalMs: number;
   private readonly replyTimeoutMs: number;
   private readonly log: Logger;
@@ -136,7 +138,52 @@ export class EdsrvSampler {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    void this.connect();
+    void this.startConnect();
+  }
+
+  /**
+   * A sample taken now rather than the last one (the doctor's look, `GET /svc/healthz?edsrv=fresh`):
+   * a channel that is up is asked at once; one that is down is tried again at once instead of at
+   * its next retry (an editing server that started after the gate's last try). Resolves with the
+   * state after that sample or failed try, or as it stands after `timeoutMs`. Callers at the same
+   * time share one.
+   */
+  refresh(timeoutMs: number): Promise<EdsrvState> {
+    if (this.stopped) return Promise.resolve(this.state);
+    this.refreshing ??= this.takeFreshSample(timeoutMs).finally(() => (this.refreshing = null));
+    return this.refreshing;
+  }
+
+  private async takeFreshSample(timeoutMs: number): Promise<EdsrvState> {
+    const sampled = this.nextSample();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)));
+    const attempt = (async () => {
+      if (this.connecting) await this.connecting;
+      if (this.stopped) return;
+      if (this.ws?.readyState === WebSocket.OPEN) this.request();
+      else if (!this.ws) {
+        if (this.retry) clearTimeout(this.retry);
+        this.retry = null;
+        await this.startConnect();
+        if (!this.ws) return; // the try failed: its state is the answer
+      }
+      await sampled;
+    })();
+    try {
+      await Promise.race([attempt, bound]);
+    } finally {
+      clearTimeout(timer);
+    }
+    return this.state;
+  }
+
+  private startConnect(): Promise<void> {
+    const p = this.connect().finally(() => {
+      if (this.connecting === p) this.connecting = null;
+    });
+    this.connecting = p;
+    return p;
   }
 
   stop(): void {
@@ -167,7 +214,7 @@ export class EdsrvSampler {
     if (this.stopped || this.retry) return;
     this.retry = setTimeout(() => {
       this.retry = null;
-      void this.connect();
+      void this.startConnect();
     }, this.intervalMs);
   }
 

@@ -22,7 +22,7 @@ export interface GateStatusDeps {
   /** Connection counting; absent (tests of other parts): no sample, the gate fails open. */
   counter?: ConnectionCounter;
   /** The admin-channel sampler's view of the editing server. */
-  edsrv?: { state: EdsrvState; version: string };
+  edsrv?: { state: EdsrvState; version: string; refresh?(timeoutMs: number): Promise<EdsrvState> };
   /** Open embedded documents and live embed sessions. */
   embed?: { counts(): { open_documents: number; sessions: number } };
 }

@@ -3,10 +3,10 @@
 // WebSocket on the admin path whose answers the test scripts.
 import type { ServerWebSocket } from "bun";
 
-export function startStandInAdmin(onMessage: (ws: ServerWebSocket<unknown>, msg: string) => void, adminWsPath = "/ed/adminws") {
+export function startStandInAdmin(onMessage: (ws: ServerWebSocket<unknown>, msg: string) => void, adminWsPath = "/ed/adminws", port = 0) {
   const server = Bun.serve({
     hostname: "127.0.0.1",
-    port: 0,
+    port,
     fetch(req, srv) {
       const url = new URL(req.url);
       if (url.pathname === "/browser/dist/admin/admin.html") return new Response("ok", { headers: { "Set-Cookie": "jwt=t0k; Path=/browser/dist/" } });

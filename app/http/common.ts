@@ -8,7 +8,7 @@ import { ServiceError, errorBody, isServiceError } from "../errors";
 import { isClientGone } from "../request-body";
 import { DiskError, diskProblem, diskServiceError } from "../disk-errors";
 import { newRequestId } from "../ids";
-import type { Logger } from "../log";
+import { requestLogLevel, type Logger } from "../log";
 import type { SessionRow } from "../embed/store";
 import type { Metrics } from "../metrics";
 
@@ -39,7 +39,7 @@ export function requestContext(logger: Logger, metrics?: Metrics): MiddlewareHan
     const route = routePath(c);
     metrics?.request(route && route !== "*" && route !== "/*" ? route : "unmatched", c.req.method, c.res.status, (performance.now() - started) / 1000);
     const url = new URL(c.req.url);
-    log.info("http_request", {
+    log[requestLogLevel(c.req.method, url.pathname, c.res.status)]("http_request", {
       method: c.req.method,
       path: url.pathname + url.search,
       status: c.res.status,

@@ -22,11 +22,20 @@ export interface SvcDeps extends GateStatusDeps {
   demo?: Omit<DemoDeps, "now">;
 }
 
+/** How long `GET /svc/healthz?edsrv=fresh` waits for its sample of the editing server. */
+export const FRESH_SAMPLE_WAIT_MS = 3000;
+
 export function svcRoutes(deps: SvcDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // Liveness of the gate: 200 whenever it answers. The body also says how the editing server was
   // at its last sample (ok, down, auth_failed), so a restart of it shows here while it lasts.
-  route(app, "/healthz", { GET: (c) => c.json({ ok: true, edsrv: deps.edsrv?.state ?? "down" }, 200, { "Cache-Control": "no-store" }) });
+  // `?edsrv=fresh` (svc doctor) asks for a sample taken now, waiting at most FRESH_SAMPLE_WAIT_MS.
+  route(app, "/healthz", {
+    GET: async (c) => {
+      if (c.req.query("edsrv") === "fresh") await deps.edsrv?.refresh?.(FRESH_SAMPLE_WAIT_MS);
+      return c.json({ ok: true, edsrv: deps.edsrv?.state ?? "down" }, 200, { "Cache-Control": "no-store" });
+    },
+  });
   // Without a counter (tests of other parts), sampled_at is the time these routes were made.
   const startedAt = deps.now();
   route(app, "/status", { GET: (c) => c.json(gateStatus(deps, startedAt)) });

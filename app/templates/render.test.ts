@@ -394,10 +394,10 @@ describe("only Word templates", () => {
 
   test("a template that is not a Word file (not a zip, empty, OLE2) is 415 unsupported_format with detail.from and detail.to, not template_error", () => {
     const pdf = thrown(() => renderTemplate(new TextEncoder().encode("%PDF-1.7"), {}));
-    expect([pdf.code, pdf.status, pdf.detail]).toEqual(["unsupported_format", 415, { reason: "not_docx", from: null, to: "docx" }]);
+    expect([pdf.code, pdf.status, pdf.detail]).toEqual(["unsupported_format", 415, { reason: "not_docx", detected: "pdf", from: "pdf", to: "docx" }]);
     expect(thrown(() => renderTemplate(new Uint8Array(), {})).detail).toEqual({ reason: "not_docx", from: null, to: "docx" });
-    const ole = thrown(() => renderTemplate(corpus("doc/formatcorpus_newsslid_word5.doc"), {}));
-    expect([ole.code, ole.detail.to]).toEqual(["unsupported_format", "docx"]);
+    const ole = thrown(() => renderTemplate(corpus("doc/jodconverter_multi_page.doc"), {}));
+    expect([ole.code, ole.detail.from, ole.detail.to]).toEqual(["unsupported_format", "ole2", "docx"]);
     expect(ole.message).toContain(".docx");
   });
 

@@ -15,6 +15,7 @@ import { unzipSync } from "fflate";
 import PizZip from "pizzip";
 import { ServiceError } from "../errors";
 import { checkMacros, isZip } from "./macros";
+import { sniff, type Sniff } from "../../workers/sniff";
 import {
   fromDocxtemplaterError,
   inDocumentOrder,
@@ -107,7 +108,7 @@ function openWordZip(bytes: Uint8Array): PizZip {
   if (bytes[0] === 0xd0 && bytes[1] === 0xcf && bytes[2] === 0x11 && bytes[3] === 0xe0) {
     throw notDocx("Mẫu là tệp Word 97-2003 (.doc/.dot): hãy mở trong Word, lưu thành \"Word Document (.docx)\" rồi gửi lại.", { detected: "ole2" });
   }
-  if (!isZip(bytes)) throw notDocx("Mẫu phải là tệp Word .docx (hoặc .dotx): tệp đã gửi không phải tài liệu Word.");
+  if (!isZip(bytes)) throw notDocx("Mẫu phải là tệp Word .docx (hoặc .dotx): tệp đã gửi không phải tài liệu Word.", sniffedKind(bytes));
   let zip: PizZip;
   try {
     let total = 0;
@@ -145,6 +146,12 @@ function openWordZip(bytes: Uint8Array): PizZip {
     );
   }
   return zip;
+}
+
+/** What a file that is no zip is, from its first bytes (workers/sniff.ts), when it is a format we name. */
+function sniffedKind(bytes: Uint8Array): { detected?: string } {
+  const kind = ({ pdf: "pdf", rtf: "rtf", html: "html", xml: "xml", text: "txt" } as Partial<Record<Sniff, string>>)[sniff(bytes.subarray(0, 8192))];
+  return kind ? { detected: kind } : {};
 }
 
 /** Jinja2 statements ({% for %}, {%tr if %}, …): left as text by {{ }} parsing, so found here. */

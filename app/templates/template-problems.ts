@@ -247,16 +247,24 @@ function listed(items: string[]): string {
   return items.length > MAX_LISTED ? `${shown} và ${items.length - MAX_LISTED} trường khác (xem detail.fields)` : shown;
 }
 
+/** The data fields a tag as written names: "{{#items}}" → items, "{{#items}} … {{/lines}}" → items, lines. */
+function fieldsOfTag(tag: string): string[] {
+  return [...tag.matchAll(/\{\{\s*[#/^%@]?\s*([^{}\s|]+)\s*\}\}/g)].map((m) => m[1]!).filter((f) => PATH_OF_TAG.test(f));
+}
+const PATH_OF_TAG = /^[\p{L}_$][\p{L}\p{N}_$]*(\.[\p{L}_$][\p{L}\p{N}_$]*)*$/u;
+
 /**
- * One template_error for everything found: detail.errors (template and data problems) and/or
- * detail.fields (missing fields, only when missing = "error").
+ * One template_error for everything found: detail.errors (template and data problems) and always
+ * detail.fields (the spec's detail of template_error): the missing fields first (only when
+ * missing = "error"), then the fields the faulty tags name (a loop's name, a data problem's
+ * path), each once.
  */
 export function templateError(problems: TemplateProblem[], fields: string[]): ServiceError {
   const detail: Record<string, unknown> = {};
   if (problems.length) {
     detail.errors = problems.map(({ tag, reason, part, field }) => ({ tag, reason, ...(part ? { part } : {}), ...(field ? { field } : {}) }));
   }
-  if (fields.length) detail.fields = fields;
+  detail.fields = [...new Set([...fields, ...problems.flatMap((p) => (p.field ? [p.field] : fieldsOfTag(p.tag)))])];
   let message: string;
   if (problems.length) {
     message = problemMessage(problems[0]!);
