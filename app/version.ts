@@ -1,3 +1,3 @@
 // Version strings of the spec (`version` and `api` of both status endpoints).
-export const SERVICE_VERSION = "1.4.0";
+export const SERVICE_VERSION = "1.5.0";
 export const API_VERSION = "v1";

@@ -19,7 +19,7 @@ describe("community edition (no token)", () => {
 
   test("GET /svc/status reports state none with null license fields and the community cap", async () => {
     const s = await get(svc.url, "/svc/status");
-    expect(s).toMatchObject({ service: "svc-gate", version: "1.4.0", api: "v1", edition: "community", dev_mode: false, dev_image: false });
+    expect(s).toMatchObject({ service: "svc-gate", version: "1.5.0", api: "v1", edition: "community", dev_mode: false, dev_image: false });
     expect(s.instance_id).toMatch(/^inst_[0-9a-f]+$/);
     expect(s.license).toEqual({ state: "none", kind: null, plan: null, conns: null, exp: null, upd: null, customer: null, key_hint: null, grace_days_left: null, message: expect.any(String) });
     expect(s.connections).toMatchObject({ limit: 50, source: "none", enforcing: false });

@@ -73,7 +73,7 @@ describe("status and plumbing", () => {
     const res = await fetch(`${base}/v1/status`);
     expect(res.status).toBe(200);
     const s = (await res.json()) as any;
-    expect(s).toMatchObject({ version: "1.4.0", api: "v1", edition: "community", dev_mode: false });
+    expect(s).toMatchObject({ version: "1.5.0", api: "v1", edition: "community", dev_mode: false });
     expect(s.core.name).toMatch(/LibreOffice/);
     expect(s.core.version).toMatch(/^\d+\.\d+/);
     // LibreOffice 25.2 or newer from Debian's bookworm-backports, named with its package and folder.
