@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import ExcelJS from "exceljs";
 import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
 import { memoryLogger } from "../log";
-import { originalHasChartWorkbooks, restoreChartWorkbooks } from "./chart-workbooks";
+import { keepChartWorkbooks, originalHasChartWorkbooks, restoreChartWorkbooks } from "./chart-workbooks";
 
 const NS = `xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"`;
 const DECL = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n`;
@@ -42,9 +42,12 @@ describe("chart workbooks", () => {
       "[Content_Types].xml": CONTENT_TYPES,
       "ppt/charts/chart1.xml": chart(series(0, "North", [1.5, 2]) + series(1, "South", [3, 4])),
     });
-    const log = memoryLogger();
-    const { bytes, report } = await restoreChartWorkbooks(pkg, log);
+    const { bytes, report } = await restoreChartWorkbooks(pkg);
     expect(report).toEqual({ charts: 1, added: 1, skipped: [] });
+    // The save path's step gives the same package, rebuilt on its own thread.
+    const kept = unzipSync(await keepChartWorkbooks(true, pkg, memoryLogger()));
+    expect(Object.keys(kept)).toEqual(Object.keys(unzipSync(bytes)));
+    expect(strFromU8(kept["ppt/charts/chart1.xml"]!)).toEqual(strFromU8(unzipSync(bytes)["ppt/charts/chart1.xml"]!));
     const parts = unzipSync(bytes);
     expect(Object.keys(parts)).toEqual(["[Content_Types].xml", "ppt/charts/chart1.xml", "ppt/charts/_rels/chart1.xml.rels", "ppt/embeddings/Microsoft_Excel_Worksheet1.xlsx"]);
 
@@ -68,7 +71,6 @@ describe("chart workbooks", () => {
     expect(xml).toContain("<c:v>Q1 &amp; Q2</c:v>");
     const types = strFromU8(parts["[Content_Types].xml"]!);
     expect(types).toContain(`<Default Extension="xlsx" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"/><Override`);
-    expect(log.lines).toEqual([]);
   });
 
   test("an existing relationships part keeps its relationships and the new one takes a free id; an existing workbook name is not reused", async () => {
@@ -78,7 +80,7 @@ describe("chart workbooks", () => {
       "ppt/charts/_rels/chart1.xml.rels": `${DECL}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/themeOverride" Target="../theme/themeOverride1.xml"/></Relationships>`,
       "ppt/embeddings/Microsoft_Excel_Worksheet1.xlsx": "someone else's",
     });
-    const parts = unzipSync((await restoreChartWorkbooks(pkg, memoryLogger())).bytes);
+    const parts = unzipSync((await restoreChartWorkbooks(pkg)).bytes);
     const rels = strFromU8(parts["ppt/charts/_rels/chart1.xml.rels"]!);
     expect(rels).toContain(`Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/themeOverride"`);
     expect(rels).toContain(`Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/package" Target="../embeddings/Microsoft_Excel_Worksheet2.xlsx"`);
@@ -92,11 +94,13 @@ describe("chart workbooks", () => {
   test("a chart with no cached data is left as it is, with a log line naming the part and the reason, no content", async () => {
     const noCache = `<c:ser><c:idx val="0"/><c:order val="0"/><c:val><c:numRef><c:f>Secret!$B$2:$B$3</c:f></c:numRef></c:val></c:ser>`;
     const pkg = pack({ "[Content_Types].xml": CONTENT_TYPES, "ppt/charts/chart1.xml": chart(noCache) });
-    const log = memoryLogger();
-    const { bytes, report } = await restoreChartWorkbooks(pkg, log);
+    const { bytes, report } = await restoreChartWorkbooks(pkg);
     expect(report).toEqual({ charts: 1, added: 0, skipped: [{ part: "ppt/charts/chart1.xml", reason: "no cached data" }] });
     expect(bytes).toBe(pkg);
-    expect(log.lines).toHaveLength(1);
+    // The save path's step (the rebuild on its thread) says why, once, and keeps the bytes.
+    const log = memoryLogger();
+    expect(await keepChartWorkbooks(true, pkg, log)).toBe(pkg);
+    expect(log.lines).toHaveLength(2);
     expect(JSON.parse(log.lines[0]!)).toMatchObject({ event: "chart_workbook_skipped", part: "ppt/charts/chart1.xml", reason: "no cached data" });
     expect(log.lines[0]).not.toContain("Secret");
   });
@@ -104,7 +108,7 @@ describe("chart workbooks", () => {
   test("in a workbook, a chart bound to the workbook's own cells stays bound (no workbook of its own)", async () => {
     const bound = series(0, "A", [1, 2]).replace("<c:f>label 0</c:f>", "<c:f>Data!$B$1</c:f>").replace("<c:f>categories</c:f>", "<c:f>Data!$A$2:$A$3</c:f>").replace("<c:f>0</c:f>", "<c:f>Data!$B$2:$B$3</c:f>");
     const pkg = pack({ "[Content_Types].xml": CONTENT_TYPES, "xl/charts/chart1.xml": chart(bound) });
-    const { bytes, report } = await restoreChartWorkbooks(pkg, memoryLogger());
+    const { bytes, report } = await restoreChartWorkbooks(pkg);
     expect(report.skipped).toEqual([{ part: "xl/charts/chart1.xml", reason: "bound to the workbook's own cells" }]);
     expect(bytes).toBe(pkg);
   });
@@ -114,14 +118,14 @@ describe("chart workbooks", () => {
       "[Content_Types].xml": CONTENT_TYPES,
       "ppt/charts/chart1.xml": chart(series(0, "A", [1, 2]), `<c:externalData r:id="rId1"><c:autoUpdate val="0"/></c:externalData>`),
     });
-    expect((await restoreChartWorkbooks(withData, memoryLogger())).bytes).toBe(withData);
+    expect((await restoreChartWorkbooks(withData)).bytes).toBe(withData);
     const noChart = pack({ "[Content_Types].xml": CONTENT_TYPES, "word/document.xml": `${DECL}<w:document/>` });
-    const { bytes, report } = await restoreChartWorkbooks(noChart, memoryLogger());
+    const { bytes, report } = await restoreChartWorkbooks(noChart);
     expect(bytes).toBe(noChart);
     expect(report.charts).toBe(0);
     // Not a zip at all (a txt saved by the editor): nothing to do, no failure.
     const text = strToU8("plain text");
-    expect((await restoreChartWorkbooks(text, memoryLogger())).bytes).toBe(text);
+    expect((await restoreChartWorkbooks(text)).bytes).toBe(text);
   });
 
   test("the policy: an original has chart workbooks only when a chart's relationships name an embedded package", () => {
