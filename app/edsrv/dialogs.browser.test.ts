@@ -243,3 +243,81 @@ describe("LibreOffice's sidebar", () => {
     await close();
   }, scaled(90_000));
 });
+
+describe("LibreOffice's windows never lock the document (issue 45)", () => {
+  /** Clicks the AutoFilter arrow of a cell (at the cell's right edge), as a person does. */
+  async function clickFilterArrow(page: import("playwright-core").Page, frame: Frame, cell: string): Promise<void> {
+    await goTo(frame, cell);
+    const r = (await frame.locator("#cellcursor").boundingBox())!;
+    await page.mouse.click(r.x + r.width - 6, r.y + r.height - 6);
+  }
+
+  test("the AutoFilter drop-down: one list, separators drawn as lines, a submenu only when asked for; ✕ and Escape close the topmost, Cancel and OK close it; the sheet takes typing afterwards", async () => {
+    const { id, page, frame, close } = await openFixture(env, "hello.xlsx");
+    await goTo(frame, "A1:C4");
+    await press(frame, ".uno:DataFilterAutoFilter");
+    await clickFilterArrow(page, frame, "A1");
+    const dropDowns = frame.locator(".jsd-dropdown");
+    await dropDowns.first().waitFor();
+    // One window: the hidden submenus LibreOffice describes with it are not shown.
+    const menu = dropDowns.first().locator('[data-widget="menu"]').first();
+    await menu.getByRole("option", { name: "Filter by Condition" }).waitFor();
+    expect(await dropDowns.count()).toBe(1);
+    expect(await menu.getByRole("option", { name: "Separator" }).count()).toBe(0);
+    expect(await menu.getByRole("separator").count()).toBeGreaterThan(0);
+    // The submenu, asked for.
+    await menu.getByRole("option", { name: "Filter by Condition" }).click();
+    await until(() => dropDowns.count(), (n) => n === 2, "the submenu open");
+    // ✕ closes the topmost, Escape the next.
+    await dropDowns.nth(1).locator(".jsd-close").click();
+    await until(() => dropDowns.count(), (n) => n <= 1, "the submenu closed");
+    await page.keyboard.press("Escape");
+    await until(() => dropDowns.count(), (n) => n === 0, "the drop-down closed");
+    // Cancel closes it; OK applies and closes it.
+    await clickFilterArrow(page, frame, "B1");
+    await dropDowns.first().waitFor();
+    await dropDowns.first().getByRole("button", { name: "Cancel", exact: true }).click();
+    await until(() => dropDowns.count(), (n) => n === 0, "closed by Cancel");
+    await clickFilterArrow(page, frame, "C1");
+    await dropDowns.first().waitFor();
+    await dropDowns.first().getByRole("button", { name: "OK", exact: true }).click();
+    await until(() => dropDowns.count(), (n) => n === 0, "closed by OK");
+    expect(await frame.evaluate(() => window.edState.modalWindows)).toBe(0);
+    // The sheet takes typing again.
+    await goTo(frame, "E6");
+    await frame.focus("#ime");
+    await page.keyboard.type("after");
+    await page.keyboard.press("Enter");
+    const cells = sheetCells(await saveAndRead(env, page, id));
+    expect(cells.get("E6")?.value).toBe("after");
+    await close();
+  }, scaled(120_000));
+
+  test("a painted dialog's field takes Vietnamese text and Ctrl+A (its own, not the page's), and the document behind gets nothing", async () => {
+    const { id, page, frame, close } = await openFixture(env, "hello.xlsx");
+    await goTo(frame, "B2:B4");
+    await press(frame, ".uno:ConditionalFormatDialog");
+    const window = frame.locator('.jsd-tunnelled[data-dialog="ConditionalFormatDialog"]');
+    await window.waitFor();
+    const canvas = window.locator("canvas");
+    await until(() => canvas.evaluate((c: HTMLCanvasElement) => c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data.some((v, i) => i % 4 === 3 && v > 0)), (painted) => painted, "the window painted");
+    // The condition's value field (right of "is equal to"), clicked as a person does.
+    await canvas.click({ position: { x: 610, y: 68 } });
+    await page.keyboard.type("99");
+    // Ctrl+A is the field's: nothing of the page is selected, and what is typed next replaces the field's text.
+    await page.keyboard.press("Control+A");
+    expect(await frame.evaluate(() => String(getSelection()))).toBe("");
+    await page.keyboard.insertText('"Bảng giá"');
+    // The document behind a modal dialog takes nothing, even sent straight to the server.
+    await frame.evaluate(() => { (window as any).edApi.send("textinput text=" + encodeURIComponent("Tên bảng")); });
+    await page.keyboard.press("Enter");
+    await window.waitFor({ state: "detached" });
+    const bytes = await saveAndRead(env, page, id);
+    const sheet = part(bytes, "xl/worksheets/sheet1.xml");
+    expect(sheet).toMatch(/<conditionalFormatting [^>]*sqref="B2:B4"/);
+    expect(sheet).toContain("Bảng giá");
+    expect(sheet).not.toContain("99");
+    expect(JSON.stringify([...sheetCells(bytes).values()])).not.toContain("Tên");
+    await close();
+  }, scaled(90_000));
+});

@@ -208,4 +208,15 @@ function noteWindowLife(s: ClientSession, name: "window" | "jsdialog", payload: 
   if (!life) return;
   if (life.opened) (s.dialogs ??= new Map()).set(life.windowId, life.name);
   else s.dialogs?.delete(life.windowId);
+  if (!life.opened) s.modal?.delete(life.windowId);
+  else if (life.kind === "dialog" || (life.kind === "tunnelled" && tunnelledType(payload) === "dialog")) (s.modal ??= new Set()).add(life.windowId);
+}
+
+/** A tunnelled window's type ("dialog", "child", "tooltip"…), read from its `created`. */
+function tunnelledType(payload: string): string {
+  try {
+    return String(JSON.parse(payload)?.type ?? "");
+  } catch {
+    return "";
+  }
 }

@@ -135,10 +135,22 @@ function keyRateCheck(t: ViewCommandTarget, _args: Args, cmd: string): Refusal |
 }
 
 function keyCheck(t: ViewCommandTarget, args: Args, cmd: string): Refusal | null {
+  const modal = modalCheck(t);
+  if (modal) return modal;
   const rate = keyRateCheck(t, args, cmd);
   if (rate) return rate;
   const k = decideKey(t.doc.docType, intArg(args.key, 0), intArg(args.char, 0));
   return k.ok ? null : { kind: "notallowed", event: "key_refused", fields: { key: intArg(args.key, 0), command: k.command || undefined } };
+}
+
+/**
+ * The document behind a modal window (a dialog open in this view) takes none of the view's keys,
+ * text or clicks: what a person types goes to the dialog (`dialogevent`, `windowkey`, `windowtext`),
+ * never past it into the document, whatever the page sends. Refused `kind=modal`, not logged
+ * (a page racing its dialog's opening is no attack).
+ */
+function modalCheck(t: ViewCommandTarget): Refusal | null {
+  return t.session.modal?.size ? { kind: "modal", event: "" } : null;
 }
 
 function textCheck(field: string, limit: number) {
@@ -261,7 +273,7 @@ export const DOOR: Record<ClientCommand, DoorRow> = {
     // Encoded on the wire: a character is at most 12 characters of percent-encoding.
     maxLength: INPUT_LIMITS.textinput * 12 + 64,
     who: "editors",
-    check: textCheck("text", INPUT_LIMITS.textinput),
+    check: (t, args, cmd) => modalCheck(t) ?? textCheck("text", INPUT_LIMITS.textinput)(t, args, cmd),
     handler: async ({ doc, kit, session: s }, args) => {
       const text = args.text ?? "";
       const sent = kit.request("textinput", { viewId: s.viewId!, text, end: args.end !== "0" });
@@ -272,6 +284,7 @@ export const DOOR: Record<ClientCommand, DoorRow> = {
   mouse: {
     maxLength: 256,
     who: "editors",
+    check: modalCheck,
     handler: async ({ kit, session: s }, args) => {
       await kit.request("mouse", {
         viewId: s.viewId!,

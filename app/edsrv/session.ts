@@ -28,6 +28,12 @@ export interface ClientSession {
   info?: CheckFileInfo;
   /** LibreOffice's dialogs open in this view: window id → dialog name (what a replay finds it by). */
   dialogs?: Map<string, string>;
+  /**
+   * Its modal windows among them (LibreOffice's dialogs, described or tunnelled; not drop-downs nor
+   * the sidebar): while one is open the document behind takes none of this view's keys, text or
+   * clicks (door.ts), as on a desktop.
+   */
+  modal?: Set<string>;
   userId: string;
   userName: string;
   joinedAt: number;

@@ -30,7 +30,7 @@ export function closeDialogs(viewId: number, which: (w: OpenWindow) => boolean =
     // The sidebar is the view's own panel, not a dialog: it goes with the view.
     if (w.kind === "sidebar") continue;
     if (w.kind === "tunnelled") d.postWindow(Number(w.id), LOK_WINDOW_CLOSE);
-    else if (w.kind === "popup") d.sendDialogEvent(BigInt(w.id), JSON.stringify({ id: w.name, cmd: "close", data: "", type: "popover" }));
+    else if (w.kind === "popup") d.sendDialogEvent(BigInt(w.id), JSON.stringify({ id: "__POPOVER__", cmd: "close", data: "", type: "popover" }));
     else d.sendDialogEvent(BigInt(w.id), JSON.stringify({ id: "__DIALOG__", cmd: "close", data: "", type: "dialog" }));
     forgetWindow(viewId, w.id);
   }

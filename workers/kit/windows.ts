@@ -170,6 +170,8 @@ export function mayAct(w: OpenWindow, widgetId: string, type: string, data = "")
   if (type === "toolbox" && !(w.widgets.items.get(widgetId)?.has(data) && (!data.startsWith(".uno:") || isAllowedUnoName(data)))) return false;
   // The dialog itself (its close) and its response codes have no widget of their own.
   if (type === "dialog" || (type === "responsebutton" && !w.widgets.known.has(widgetId))) return true;
+  // A popup's own close (its ✕, Escape, a click outside it): LibreOffice's name for the popup itself.
+  if (type === "popover") return w.kind === "popup" && widgetId === "__POPOVER__";
   return w.widgets.known.has(widgetId) && !w.widgets.hidden.has(widgetId) && !w.widgets.disabled.has(widgetId);
 }
 

@@ -45,7 +45,7 @@ export interface WindowLife {
 
 export function windowLife(cb: "jsdialog" | "window", payload: string): WindowLife | null {
   // Only a whole description or a close needs reading; updates are most frames and are large.
-  if (cb === "jsdialog" && !payload.includes('"close"') && !payload.includes('"dialogid"') && !payload.includes('"popup"') && !payload.includes('"sidebar"')) return null;
+  if (cb === "jsdialog" && !payload.includes('"close"') && !payload.includes('"dialogid"') && !payload.includes('"popup"') && !payload.includes('"sidebar"') && !payload.includes('"modalpopup"') && !payload.includes('"dropdown"')) return null;
   let j: Record<string, unknown>;
   try {
     j = JSON.parse(payload);
@@ -54,13 +54,16 @@ export function windowLife(cb: "jsdialog" | "window", payload: string): WindowLi
   }
   const windowId = String(j?.id ?? "");
   if (!/^\d{1,19}$/.test(windowId)) return null;
-  const kind = cb === "window" ? "tunnelled" : j.jsontype === "popup" ? "popup" : j.jsontype === "sidebar" ? "sidebar" : "dialog";
+  // A drop-down LibreOffice opens over the document (Calc's AutoFilter: `jsontype` "dialog",
+  // `type` "modalpopup", no dialogid) is a popup: closed as a popover, never a modal dialog.
+  const dropDown = j.jsontype === "dialog" && (j.type === "modalpopup" || j.type === "dropdown") && j.dialogid === undefined;
+  const kind = cb === "window" ? "tunnelled" : j.jsontype === "popup" || dropDown ? "popup" : j.jsontype === "sidebar" ? "sidebar" : "dialog";
   if (j.action === "close") return { windowId, name: "", opened: false, kind };
   // A tunnelled window's stable name is its unique_id (its title may name the current cell).
   if (cb === "window") return j.action === "created" ? { windowId, name: String(j.unique_id ?? j.title ?? ""), opened: true, kind } : null;
   if (j.action !== undefined) return null;
   if (j.jsontype === "dialog") return { windowId, name: String(j.dialogid ?? ""), opened: true, kind };
-  if (j.jsontype === "popup") return { windowId, name: String((j.children as { id?: string }[] | undefined)?.[0]?.id ?? ""), opened: true, kind };
+  if (j.jsontype === "popup" || dropDown) return { windowId, name: String((j.children as { id?: string }[] | undefined)?.[0]?.id ?? ""), opened: true, kind };
   // The sidebar is described whole again as its decks change; its id is the view's sidebar's.
   if (j.jsontype === "sidebar" && j.type === "dockingwindow") return { windowId, name: "sidebar", opened: true, kind };
   return null;

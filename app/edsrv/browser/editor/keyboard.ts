@@ -18,6 +18,7 @@ export const isComposing = (): boolean => composing;
 
 /** A key pressed and released. */
 export function key(code: number, ch: number): void {
+  if (S.modalWindows) return;
   sendInput(keyCommand("input", ch || 0, code));
   send(keyCommand("up", ch || 0, code));
 }
@@ -30,7 +31,7 @@ export function installKeyboard(): void {
       if (k === "z" && !e.shiftKey) { e.preventDefault(); uno(".uno:Undo"); return; }
       if (k === "y" || (k === "z" && e.shiftKey)) { e.preventDefault(); uno(".uno:Redo"); return; }
       if (k === "s") { e.preventDefault(); doSave(true, false, false, ""); return; }
-      if (k === "a") { e.preventDefault(); send(unoCommand(".uno:SelectAll")); return; }
+      if (k === "a") { e.preventDefault(); if (!S.modalWindows) send(unoCommand(".uno:SelectAll")); return; }
       if (k === "c" || k === "x" || k === "v") return; // the browser's copy, cut and paste events (clipboard.ts)
       if (/^[a-z]$/.test(k)) { e.preventDefault(); key(512 + k.charCodeAt(0) - 97 + MOD1 + (e.shiftKey ? SHIFT : 0), 0); return; }
     }

@@ -18,7 +18,7 @@ function mouse(type: MouseEventType, e: MouseEvent, buttons?: number): void {
 
 /** A mouse event at a point of the window (CSS pixels), sent in document twips; touch uses it too. */
 export function pointerAt(type: MouseEventType, clientX: number, clientY: number, o: { count?: number; buttons?: number; modifier?: number } = {}): void {
-  if (S.readOnly) return;
+  if (S.readOnly || S.modalWindows) return;
   const r = sizer.getBoundingClientRect(), tpp = S.twipsPerPx;
   const x = Math.round((clientX - r.left) * tpp), y = Math.round((clientY - r.top) * tpp);
   send(mouseCommand(type, x, y, o.count ?? 1, o.buttons ?? 1, o.modifier ?? 0));

@@ -21,7 +21,8 @@ export function send(text: string): void {
 
 /** An edit the person made: refused read-only or offline (with a word), timed for keystroke → tile. */
 export function sendInput(text: string): void {
-  if (S.readOnly) return;
+  // Behind a modal window (a dialog, a drop-down) the document takes nothing (the server refuses it too).
+  if (S.readOnly || S.modalWindows) return;
   // Never dropped without a word: while the editor reconnects, input is refused and the person told.
   if (!S.connected) { showMessage(pageData.textOffline, "offline"); return; }
   lastInput = performance.now();

@@ -56,6 +56,8 @@ export interface EditorState {
   inputAt: number;
   lastSave: SaveResult | null;
   compositions: number;
+  /** LibreOffice's modal windows open in this page (a dialog, a drop-down): the document behind gets no input meanwhile. */
+  modalWindows: number;
   /** When the page reached each step of its opening (performance.now()). */
   marks: Record<string, number>;
   /** Frames from the server by name, so a test that waits can say what did arrive. */
@@ -79,7 +81,7 @@ export const edState: EditorState = (window.edState = {
   loaded: false, modified: false, everModified: false, readOnly: true, status: null, twipsPerPx: 15, views: [], others: {}, errors: [],
   tilesDrawn: 0, tilesPushed: 0, tilesRequested: 0, tileDeltas: 0, invalidations: 0,
   cursor: null, cursorVisible: true, selection: [], cellCursor: null, marksPart: 0,
-  firstPaintAt: 0, inputLatencies: [], inputAt: 0, lastSave: null, compositions: 0, marks: {},
+  firstPaintAt: 0, inputLatencies: [], inputAt: 0, lastSave: null, compositions: 0, modalWindows: 0, marks: {},
   received: {},
   connected: true, stayClosed: false, reconnects: 0,
 });

@@ -301,7 +301,11 @@ function buildDrawing(w: JsWidget, host: WidgetHost): HTMLElement {
   return img;
 }
 
-/** A list of rows (a tree view): one option per row, in LibreOffice's order. */
+/**
+ * A list of rows (a tree view): one option per row, in LibreOffice's order. A menu's separator
+ * (a row LibreOffice names "Separator", as in the AutoFilter's menu) is drawn as a line, not a
+ * row; a menu that acts on a single click (`singleclickactivate`) runs its entry on the click.
+ */
 function buildTree(w: JsWidget, host: WidgetHost): HTMLElement {
   const list = el("div", { role: "listbox", "class": "jsd-tree", tabindex: "0" });
   list.id = host.domId(w.id);
@@ -310,16 +314,25 @@ function buildTree(w: JsWidget, host: WidgetHost): HTMLElement {
   const rows: JsTreeEntry[] = [];
   const flatten = (entries: JsTreeEntry[]) => { for (const e of entries) { rows.push(e); if (e.children) flatten(e.children); } };
   flatten((w.entries ?? []).filter((e): e is JsTreeEntry => typeof e !== "string"));
+  const menu = w.singleclickactivate === true;
   const options = rows.map((r, i) => {
     const text = plain(r.text ?? r.columns?.map((c) => c.text ?? "").filter(Boolean).join("  ") ?? "");
+    if (menu && text === "Separator") {
+      const line = el("div", { role: "separator", "class": "jsd-menu-separator" });
+      list.appendChild(line);
+      return line;
+    }
     const o = el("div", { role: "option", "class": "jsd-row-item", "aria-selected": String(r.selected === true), text });
-    o.addEventListener("click", () => { select(i); });
+    o.addEventListener("click", () => {
+      select(i);
+      if (menu) host.send({ id: w.id, cmd: "activate", data: String(i), type: "treeview" });
+    });
     o.addEventListener("dblclick", () => { host.send({ id: w.id, cmd: "activate", data: String(i), type: "treeview" }); });
     list.appendChild(o);
     return o;
   });
   const select = (i: number) => {
-    options.forEach((o, j) => { o.setAttribute("aria-selected", String(i === j)); });
+    options.forEach((o, j) => { if (o.role === "option") o.setAttribute("aria-selected", String(i === j)); });
     options[i]?.scrollIntoView({ block: "nearest" });
     host.send({ id: w.id, cmd: "select", data: String(i), type: "treeview" });
   };
@@ -327,7 +340,10 @@ function buildTree(w: JsWidget, host: WidgetHost): HTMLElement {
     const at = options.findIndex((o) => o.getAttribute("aria-selected") === "true");
     if (e.key === "ArrowDown" || e.key === "ArrowUp") {
       e.preventDefault();
-      select(Math.max(0, Math.min(options.length - 1, at + (e.key === "ArrowDown" ? 1 : -1))));
+      const step = e.key === "ArrowDown" ? 1 : -1;
+      let next = Math.max(0, Math.min(options.length - 1, at + step));
+      if (options[next]?.role === "separator") next = Math.max(0, Math.min(options.length - 1, next + step));
+      select(next);
     } else if (e.key === "Enter" && at >= 0) {
       e.preventDefault();
       host.send({ id: w.id, cmd: "activate", data: String(at), type: "treeview" });

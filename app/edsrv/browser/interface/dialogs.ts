@@ -4,11 +4,18 @@
 // `dialogevent`, LibreOffice answers with the widgets that changed (`update`), acts on widgets
 // (`action`: show, hide, enable, setText…) and finally `close`. On a narrow screen a dialog is a
 // full-screen sheet. Nothing of the dialog's state is kept here: LibreOffice owns it.
+// A drop-down LibreOffice opens (Calc's AutoFilter and its submenus: `jsontype` "dialog", `type`
+// "modalpopup") is a popup at its place, over what opened it: its ✕, Escape and a click outside it
+// close it as a popover (`__POPOVER__`), the topmost window first. LibreOffice also describes the
+// AutoFilter's submenus, hidden, as `jsontype` "popup" when the drop-down opens: those are not
+// shown (Collabora's client ignores them too); the one asked for comes again as a drop-down.
+// While any of these is open the document behind takes no input (S.modalWindows; the server
+// refuses it too).
 
 import { dialogEventCommand, type DialogEvent, type JsDialogMessage, type JsWidget } from "../../protocol/dialog-frames";
 import { applyWidgetAction, buildWidget, plain, type WidgetHost } from "./dialog-widgets";
 import { el } from "./controls";
-import { api } from "./state";
+import { api, S } from "./state";
 
 interface OpenDialog {
   windowId: string;
@@ -18,9 +25,18 @@ interface OpenDialog {
   responses: Map<string, number>;
   /** What had the keyboard before the dialog opened (given back when it closes). */
   before: Element | null;
+  /** A drop-down (closed as a popover), not a dialog. */
+  dropDown: boolean;
 }
 
 const open = new Map<string, OpenDialog>();
+/** Where the person last pressed the document: a drop-down opened from it is placed there. */
+let pressedAt = { x: 0, y: 0 };
+const counted = () => { S.modalWindows = open.size + tunnelledCount(); };
+let tunnelledCount = (): number => 0;
+/** The tunnelled windows' share of the modal windows (tunnelled-windows.ts tells it). */
+export function countTunnelled(count: () => number): void { tunnelledCount = count; counted(); }
+export const recount = (): void => { counted(); };
 /** The dialogs open now, for the tests: window id → LibreOffice's dialog name. */
 export const openDialogs = (): Record<string, string> => Object.fromEntries([...open].map(([id, d]) => [id, d.root.dataset.dialog ?? ""]));
 
@@ -52,7 +68,8 @@ function nameUnlabelled(root: HTMLElement, fallback: string): void {
 /** Cancel, as the dialog's own Cancel button (or its close box) would. */
 function cancel(d: OpenDialog): void {
   const h = host(d);
-  if (d.responses.has("cancel")) h.send({ id: "cancel", cmd: "click", data: "", type: "responsebutton" });
+  if (d.dropDown) h.send({ id: "__POPOVER__", cmd: "close", data: "", type: "popover" });
+  else if (d.responses.has("cancel")) h.send({ id: "cancel", cmd: "click", data: "", type: "responsebutton" });
   else h.send({ id: "__DIALOG__", cmd: "close", data: "", type: "dialog" });
 }
 
@@ -60,7 +77,8 @@ function show(message: JsWidget & { jsontype: string }): void {
   const windowId = String(message.id);
   const existing = open.get(windowId);
   if (existing) existing.root.remove();
-  const d: OpenDialog = { windowId, kind: message.jsontype, root: el("div"), widgets: new Map(), responses: new Map(), before: existing?.before ?? document.activeElement };
+  const dropDown = message.type === "modalpopup" || message.type === "dropdown";
+  const d: OpenDialog = { windowId, kind: message.jsontype, root: el("div"), widgets: new Map(), responses: new Map(), before: existing?.before ?? document.activeElement, dropDown };
   for (const r of message.responses ?? []) d.responses.set(r.id, r.response);
   open.set(windowId, d);
   const h = host(d);
@@ -77,10 +95,17 @@ function show(message: JsWidget & { jsontype: string }): void {
     el("header", { "class": "jsd-title" }, [el("h2", { id: titleId, text: title }), closeBox]),
     body,
   ]);
-  box.dataset.dialog = String(message.dialogid ?? "");
-  d.root = el("div", { "class": "jsd-overlay" }, [box]);
-  d.root.dataset.dialog = String(message.dialogid ?? "");
+  box.dataset.dialog = String(message.dialogid ?? (dropDown ? "dropdown" : ""));
+  d.root = el("div", { "class": dropDown ? "jsd-overlay jsd-dropdown-layer" : "jsd-overlay" }, [box]);
+  d.root.dataset.dialog = box.dataset.dialog;
   d.root.dataset.window = windowId;
+  if (dropDown) {
+    box.classList.add("jsd-dropdown");
+    if (!title) box.setAttribute("aria-label", plain(message.children?.[0]?.id) || "menu");
+    place(box, message, existing);
+    // A click outside the drop-down closes it (as on a desktop), never reaching the document.
+    d.root.addEventListener("mousedown", (e) => { if (e.target === d.root) { e.preventDefault(); cancel(d); } });
+  }
   box.addEventListener("keydown", (e) => {
     // The document's shortcuts never see a key typed in a dialog.
     e.stopPropagation();
@@ -101,6 +126,7 @@ function show(message: JsWidget & { jsontype: string }): void {
     else if (!e.shiftKey && document.activeElement === last) { e.preventDefault(); first.focus(); }
   });
   document.body.appendChild(d.root);
+  counted();
   nameUnlabelled(box, title);
   const initial = message.init_focus_id ? d.widgets.get(message.init_focus_id) : undefined;
   const target = initial && focusable(initial).concat(initial.matches("input, select, button, textarea") ? [initial] : [])[0];
@@ -125,17 +151,45 @@ function update(d: OpenDialog, w: JsWidget): void {
 }
 
 
+/**
+ * A drop-down at its place: the first over the document where the person pressed it (Calc's
+ * filter arrow), a submenu beside the drop-down it came from; kept inside the window.
+ */
+function place(box: HTMLElement, m: JsWidget, existing: OpenDialog | undefined): void {
+  const old = existing?.root.querySelector<HTMLElement>(".jsd-dialog");
+  const parent = [...open.values()].reverse().find((o) => o.dropDown && o !== existing)?.root.querySelector<HTMLElement>(".jsd-dialog");
+  let x = pressedAt.x, y = pressedAt.y + 4;
+  if (old) { x = old.offsetLeft; y = old.offsetTop; }
+  else if (parent) {
+    const r = parent.getBoundingClientRect();
+    x = r.right;
+    y = r.top + Math.max(0, Number(m.posy) || 0) / 2;
+  }
+  box.style.left = x + "px";
+  box.style.top = y + "px";
+  requestAnimationFrame(() => {
+    const r = box.getBoundingClientRect();
+    if (r.right > innerWidth) box.style.left = Math.max(0, innerWidth - r.width - 4) + "px";
+    if (r.bottom > innerHeight) box.style.top = Math.max(0, innerHeight - r.height - 4) + "px";
+  });
+}
+
 function close(windowId: string): void {
   const d = open.get(windowId);
   if (!d) return;
   open.delete(windowId);
-  const hadFocus = d.root.contains(document.activeElement);
+  const hadFocus = d.root.contains(document.activeElement) || document.activeElement === document.body;
   d.root.remove();
-  // The keyboard goes back to the document (or where it was), not to the page's body.
-  if (hadFocus && !open.size) {
-    if (d.before instanceof HTMLElement && d.before.isConnected && d.before !== document.body) d.before.focus();
-    else api.focus();
-  }
+  counted();
+  if (!hadFocus) return;
+  // The keyboard goes to the window now on top, else back to the document (or where it was),
+  // never to the page's body (where Escape and typing would reach nothing).
+  const top = [...open.values()].pop();
+  if (top) {
+    const box = top.root.querySelector<HTMLElement>(".jsd-dialog")!;
+    (focusable(box)[0] ?? box).focus();
+  } else if (d.before instanceof HTMLElement && d.before.isConnected && d.before !== document.body && !d.before.closest(".jsd-overlay")) d.before.focus();
+  else api.focus();
 }
 
 export function onJsDialog({ message: m }: { message: JsDialogMessage }): void {
@@ -151,12 +205,14 @@ export function onJsDialog({ message: m }: { message: JsDialogMessage }): void {
     if (e) applyWidgetAction(e, m.data);
     return;
   }
-  // Whole descriptions: dialogs and the popups they open. Sidebars and notebookbars are not shown.
-  if (m.action === undefined && (m.jsontype === "dialog" || m.jsontype === "popup")) show(m);
+  // Whole descriptions: dialogs and drop-downs. Sidebars, notebookbars and the hidden "popup"
+  // descriptions (the AutoFilter's submenus before anyone asks for them) are not shown.
+  if (m.action === undefined && m.jsontype === "dialog") show(m);
 }
 
 export function installDialogs(): void {
   api.on("jsdialog", onJsDialog);
+  document.addEventListener("mousedown", (e) => { if (!(e.target as Element).closest?.(".jsd-overlay")) pressedAt = { x: e.clientX, y: e.clientY }; }, true);
   // A reconnection (the engine recovered) brings a new engine, where no dialog is open.
   api.on("reconnected", () => { for (const id of [...open.keys()]) close(id); });
 }

@@ -14,6 +14,7 @@ import {
 } from "../../protocol/dialog-frames";
 import { CHARS, KEYS, MOD1, MOD2, SHIFT } from "../../protocol/keys";
 import { el } from "./controls";
+import { countTunnelled } from "./dialogs";
 import { api } from "./state";
 
 interface TunnelledWindow {
@@ -24,6 +25,8 @@ interface TunnelledWindow {
   root: HTMLElement;
   title: HTMLElement | null;
   caret: HTMLElement;
+  /** What has the keyboard in the window: a hidden field, so that an input method composes here. */
+  input: HTMLTextAreaElement;
   paintAsked: boolean;
 }
 
@@ -46,18 +49,25 @@ function askPaint(w: TunnelledWindow): void {
   });
 }
 
-/** Mouse and keys on the window's pixels, as LibreOffice's own window would get them. */
+/**
+ * Mouse and keys on the window's pixels, as LibreOffice's own window would get them. The keyboard
+ * is a hidden field's over the window (never the document's): keys, Ctrl+letter shortcuts (Ctrl+A
+ * selects the field's text, not the page), characters of any script and an input method's
+ * composition all go to the window.
+ */
 function drive(w: TunnelledWindow): void {
-  const c = w.canvas;
+  const c = w.canvas, input = w.input;
+  let composing = false;
   const at = (e: MouseEvent): [number, number] => {
     const r = c.getBoundingClientRect();
     return [Math.round(((e.clientX - r.left) * c.width) / r.width), Math.round(((e.clientY - r.top) * c.height) / r.height)];
   };
   const modifier = (e: MouseEvent | KeyboardEvent) => (e.shiftKey ? SHIFT : 0) + (e.ctrlKey || e.metaKey ? MOD1 : 0) + (e.altKey ? MOD2 : 0);
   const buttons = (e: MouseEvent) => (e.button === 2 ? 4 : e.button === 1 ? 2 : 1);
+  c.addEventListener("focus", () => { input.focus(); });
   c.addEventListener("mousedown", (e) => {
     e.preventDefault();
-    c.focus();
+    input.focus();
     const [x, y] = at(e);
     api.send(windowMouseCommand(w.id, "buttondown", x, y, e.detail || 1, buttons(e), modifier(e)));
   });
@@ -70,8 +80,18 @@ function drive(w: TunnelledWindow): void {
     const [x, y] = at(e);
     api.send(windowMouseCommand(w.id, "move", x, y, 1, buttons(e), modifier(e)));
   });
-  c.addEventListener("keydown", (e) => {
+  input.addEventListener("keydown", (e) => {
     e.stopPropagation();
+    if (composing || e.isComposing || e.keyCode === 229) return;
+    const letter = e.key.length === 1 ? e.key.toLowerCase() : "";
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && /^[a-z]$/.test(letter)) {
+      // LibreOffice's own shortcut in its field (select all, copy, paste, undo), never the page's.
+      e.preventDefault();
+      const k = 512 + letter.charCodeAt(0) - 97 + modifier(e);
+      api.send(windowKeyCommand(w.id, "input", 0, k));
+      api.send(windowKeyCommand(w.id, "up", 0, k));
+      return;
+    }
     const code = KEYS[e.key];
     if (code) {
       e.preventDefault();
@@ -84,6 +104,18 @@ function drive(w: TunnelledWindow): void {
       e.preventDefault();
       api.send(windowTextCommand(w.id, e.key));
     }
+  });
+  input.addEventListener("compositionstart", () => { composing = true; });
+  input.addEventListener("compositionend", (e) => {
+    composing = false;
+    if (e.data) api.send(windowTextCommand(w.id, e.data));
+    input.value = "";
+  });
+  input.addEventListener("input", (e) => {
+    const ev = e as InputEvent;
+    if (composing || ev.isComposing) return;
+    if ((ev.inputType === "insertText" || ev.inputType === "insertReplacementText") && ev.data) api.send(windowTextCommand(w.id, ev.data));
+    input.value = "";
   });
 }
 
@@ -98,21 +130,22 @@ function created(m: WindowMessage): void {
   canvas.height = Math.max(1, height);
   const caret = el("div", { "class": "jsd-window-caret" });
   caret.hidden = true;
+  const input = el("textarea", { "class": "jsd-window-input", "aria-label": m.title ?? "", autocomplete: "off", autocapitalize: "off", spellcheck: "false" });
   const parent = parentWindow;
   let w: TunnelledWindow;
   if (parent) {
     // A drop-down or a popup of a dialog: over the parent, at its position in the parent.
     const [x, y] = pair(m.position);
-    const holder = el("div", { "class": "jsd-window-child" }, [canvas, caret]);
+    const holder = el("div", { "class": "jsd-window-child" }, [canvas, caret, input]);
     holder.style.left = x + "px";
     holder.style.top = y + "px";
     parent.canvas.parentElement!.appendChild(holder);
-    w = { id: m.id, canvas, box: null, root: holder, title: null, caret, paintAsked: false };
+    w = { id: m.id, canvas, box: null, root: holder, title: null, caret, input, paintAsked: false };
   } else {
     const title = el("h2", { text: m.title ?? "" });
     const close = el("button", { type: "button", "class": "jsd-close", "aria-label": "✕", text: "✕" });
     close.addEventListener("click", () => { api.send(windowCloseCommand(m.id)); });
-    const surface = el("div", { "class": "jsd-window-surface" }, [canvas, caret]);
+    const surface = el("div", { "class": "jsd-window-surface" }, [canvas, caret, input]);
     const box = el("div", { role: "dialog", "aria-modal": "true", "class": "jsd-dialog jsd-tunnelled" }, [el("header", { "class": "jsd-title" }, [title, close]), surface]);
     box.dataset.dialog = m.unique_id ?? "";
     title.id = "jsd-window-title-" + m.id;
@@ -121,14 +154,15 @@ function created(m: WindowMessage): void {
     root.dataset.window = m.id;
     box.addEventListener("keydown", (e) => {
       e.stopPropagation();
-      if (e.key === "Escape" && e.target !== canvas) api.send(windowCloseCommand(m.id));
+      if (e.key === "Escape" && e.target !== canvas && e.target !== input) api.send(windowCloseCommand(m.id));
     });
     document.body.appendChild(root);
-    w = { id: m.id, canvas, box, root, title, caret, paintAsked: false };
+    w = { id: m.id, canvas, box, root, title, caret, input, paintAsked: false };
   }
   windows.set(m.id, w);
   drive(w);
-  if (!parent) canvas.focus();
+  countTunnelled(modalCount);
+  if (!parent) input.focus();
   askPaint(w);
 }
 
@@ -136,12 +170,20 @@ function closed(id: string): void {
   const w = windows.get(id);
   if (!w) return;
   windows.delete(id);
-  const hadFocus = w.root.contains(document.activeElement);
+  const hadFocus = w.root.contains(document.activeElement) || document.activeElement === document.body;
   w.root.remove();
   // Its children go with it.
   for (const [childId, child] of windows) if (!child.root.isConnected) windows.delete(childId);
-  if (hadFocus && w.box) api.focus();
+  countTunnelled(modalCount);
+  if (!hadFocus) return;
+  // The keyboard goes to the window now on top (a child's parent), else back to the document.
+  const top = [...windows.values()].pop();
+  if (top) top.input.focus();
+  else if (w.box) api.focus();
 }
+
+/** The tunnelled dialogs open (their drop-downs are inside them). */
+const modalCount = (): number => [...windows.values()].filter((w) => w.box).length;
 
 function onWindow({ message: m }: { message: WindowMessage }): void {
   const id = String(m.id);
@@ -163,6 +205,9 @@ function onWindow({ message: m }: { message: WindowMessage }): void {
       w.caret.style.left = x + "px";
       w.caret.style.top = y + "px";
       w.caret.style.height = (h || 16) + "px";
+      // The input method's window shows where the caret is.
+      w.input.style.left = x + "px";
+      w.input.style.top = y + "px";
       break;
     }
     case "cursor_visible": w.caret.hidden = m.visible !== "true"; break;
