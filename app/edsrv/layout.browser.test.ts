@@ -115,3 +115,46 @@ describe("the tab row and the toolbars reach every command", () => {
     }, scaled(120_000));
   }
 });
+
+describe("dialogs and panels do not clip, every button has a name", () => {
+  test("axe-core finds no serious or critical violation on the main screen nor with the sidebar shown, which makes room beside the document", async () => {
+    const { page, frame, close } = await twoPeople("hello.docx", "vi", 1366, 800);
+    const found: Record<string, unknown> = { main: await seriousViolations(frame) };
+    await showTabOf(frame, "sidebar");
+    await frame.click(control("sidebar"));
+    await frame.locator("#sidebar .jsd-panel").first().waitFor();
+    // LibreOffice fills the deck panel by panel: until its content stops changing.
+    await frame.waitForFunction(() => document.querySelectorAll("#sidebar button").length > 5, undefined, { polling: 50 });
+    found.sidebar = await seriousViolations(frame);
+    // Nothing of the sidebar beyond its right edge (what is, named).
+    found.clipped = await frame.evaluate(() => {
+      const s = document.getElementById("sidebar")!, right = s.getBoundingClientRect().left + s.clientWidth;
+      return [...s.querySelectorAll("*")].filter((e) => e.getClientRects().length && e.getBoundingClientRect().right > right + 1).map((e) => e.id || e.className || e.tagName).slice(0, 8);
+    });
+    found.covers = await frame.evaluate(() => document.getElementById("sidebar")!.getBoundingClientRect().left < document.getElementById("viewport")!.getBoundingClientRect().right - 1);
+    expect(found).toEqual({ main: [], sidebar: [], clipped: [], covers: false });
+    await page.screenshot({ path: path.join(IMG, "editor-sidebar.png"), clip: { x: 0, y: 0, width: 1366, height: 800 } });
+    await close();
+  }, scaled(120_000));
+
+  test("Special Characters shows its whole content, also after a search (no column cut off, Insert in view)", async () => {
+    const { page, frame, close } = await twoPeople("hello.docx", "en", 1366, 800);
+    await showTabOf(frame, ".uno:CharmapControl");
+    await frame.click(control(".uno:CharmapControl"));
+    await frame.getByRole("menuitem", { name: "More characters…" }).click();
+    const dialog = frame.locator('.jsd-dialog[data-dialog="SpecialCharactersDialog"]');
+    await dialog.waitFor();
+    const fits = () => dialog.evaluate((d) => {
+      const b = d.querySelector(".jsd-body")!, insert = [...d.querySelectorAll("button")].find((x) => x.textContent?.trim() === "Insert")!;
+      const r = insert.getBoundingClientRect(), box = d.getBoundingClientRect();
+      return { bodyFits: b.scrollWidth <= b.clientWidth + 1, insertInView: r.bottom <= box.bottom + 1 && r.bottom <= window.innerHeight, closeNamed: d.querySelector(".jsd-close")!.getAttribute("aria-label") !== "✕" };
+    });
+    expect(await fits()).toEqual({ bodyFits: true, insertInView: true, closeNamed: true });
+    await dialog.getByLabel("Search:", { exact: true }).fill("omega");
+    await dialog.getByLabel("Search:", { exact: true }).press("Tab");
+    await dialog.locator('[data-widget="searchcharset"]').waitFor({ state: "visible" });
+    expect(await fits()).toEqual({ bodyFits: true, insertInView: true, closeNamed: true });
+    await page.screenshot({ path: path.join(IMG, "dialog-special-characters.png"), clip: { x: 0, y: 0, width: 1366, height: 800 } });
+    await close();
+  }, scaled(120_000));
+});

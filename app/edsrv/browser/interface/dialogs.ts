@@ -5,6 +5,7 @@
 // (`action`: show, hide, enable, setText…) and finally `close`. On a narrow screen a dialog is a
 // full-screen sheet. Nothing of the dialog's state is kept here: LibreOffice owns it.
 
+import { T } from "./texts";
 import { dialogEventCommand, type DialogEvent, type JsDialogMessage, type JsWidget } from "../../protocol/dialog-frames";
 import { applyWidgetAction, buildWidget, plain, type WidgetHost } from "./dialog-widgets";
 import { el } from "./controls";
@@ -71,7 +72,7 @@ function show(message: JsWidget & { jsontype: string }): void {
     const e = buildWidget(c, h);
     if (e) body.appendChild(e);
   }
-  const closeBox = el("button", { type: "button", "class": "jsd-close", "aria-label": "✕", text: "✕" });
+  const closeBox = el("button", { type: "button", "class": "jsd-close", "aria-label": T.close, title: T.close, text: "✕" });
   closeBox.addEventListener("click", () => { cancel(d); });
   const box = el("div", { role: "dialog", "aria-modal": "true", "aria-labelledby": titleId, "class": "jsd-dialog" }, [
     el("header", { "class": "jsd-title" }, [el("h2", { id: titleId, text: title }), closeBox]),
