@@ -4,6 +4,7 @@
 // pinch to zoom, a swipe goes to the next slide.
 
 import { describe, expect, test } from "bun:test";
+import path from "node:path";
 import { strFromU8, unzipSync } from "fflate";
 import { LONG_PRESS_MS } from "../edsrv/browser/editor/gestures";
 import { docxText } from "../testing/office-files";
@@ -70,6 +71,28 @@ describe("phones and tablets", () => {
       await context.close();
     }, scaled(120_000));
   }
+
+  test("on a phone the editor fits the demo's screen: the tools row whole with Bold and Italic in it, the status bar one line (issue 45)", async () => {
+    const { context, page, frame } = await openOn(PHONE, "docx");
+    // The editor's frame ends on the screen, without the host page scrolling.
+    const frameBox = await page.evaluate(() => { const r = document.querySelector("#editor iframe")!.getBoundingClientRect(); return { bottom: r.bottom, screen: window.innerHeight, scrolled: window.scrollY }; });
+    expect(frameBox.bottom).toBeLessThanOrEqual(frameBox.screen);
+    expect(frameBox.scrolled).toBe(0);
+    const layout = await frame.evaluate(() => {
+      const H = window.innerHeight, box = (s: string) => document.querySelector(s)!.getBoundingClientRect();
+      const shown = (s: string) => { const e = document.querySelector(s)!; const r = e.getBoundingClientRect(); return !e.closest("#tb-more-menu") && r.width > 0 && r.top >= 0 && r.bottom <= H && r.right <= window.innerWidth; };
+      const bar = document.getElementById("statusbar")!;
+      const tops = [...bar.children].filter((c) => c.getClientRects().length && c.textContent).map((c) => Math.round(c.getBoundingClientRect().top));
+      return {
+        ribbonWhole: box("#ribbon").bottom <= H, statusWhole: box("#statusbar").bottom <= H,
+        bold: shown('[data-cmd=".uno:Bold"]'), italic: shown('[data-cmd=".uno:Italic"]'),
+        statusLines: new Set(tops).size, statusFits: bar.scrollWidth <= bar.clientWidth + 1,
+      };
+    });
+    expect(layout).toEqual({ ribbonWhole: true, statusWhole: true, bold: true, italic: true, statusLines: 1, statusFits: true });
+    await page.screenshot({ path: path.resolve(import.meta.dir, "../../docs/img/phone-text.png") });
+    await context.close();
+  }, scaled(120_000));
 
   test("Vietnamese Telex from the phone's on-screen keyboard (IME composition) lands in the saved file", async () => {
     const { context, page, frame, cdp } = await openOn(PHONE, "docx");

@@ -150,6 +150,14 @@
     } catch (err) { /* the next poll tries again */ }
   }
 
+  // Phones and tablets: the editor takes the screen's height under the header (demo.css), however
+  // many lines the header wraps onto (85 % of the height under it put the editor's status bar off
+  // the screen).
+  var header = document.querySelector("header");
+  function headerHeight() { document.documentElement.style.setProperty("--header-h", header.offsetHeight + "px"); }
+  headerHeight();
+  if (window.ResizeObserver) new ResizeObserver(headerHeight).observe(header);
+
   (async function init() {
     var samples = await (await fetch("/svc/demo/samples")).json();
     state.samples = samples;

@@ -5,6 +5,7 @@
 // the dialog's state: after an act it sends the widgets that changed, which replace ours.
 // Collabora's browser client (browser/src/control/jsdialog/) does the same with its own widgets.
 
+import { T } from "./texts";
 import type { DialogEvent, JsTreeEntry, JsWidget } from "../../protocol/dialog-frames";
 import { el, icon, iconName, run } from "./controls";
 import { watch } from "./state";
@@ -211,8 +212,10 @@ function buildList(w: JsWidget, host: WidgetHost): HTMLElement {
 function buildButton(w: JsWidget, host: WidgetHost): HTMLElement {
   const b = el("button", { type: "button", "class": "jsd-button" + (w.has_default ? " jsd-default" : ""), text: plain(w.text) || symbolText(w.symbol) });
   b.id = host.domId(w.id);
-  const name = accessibleName(w);
-  if (name && !b.textContent) b.setAttribute("aria-label", name);
+  // A button of no text and no name of LibreOffice's (the sidebar's deck menu, Format Cells'
+  // image buttons): named by what it does, else by its id, never left nameless for a screen reader.
+  const name = accessibleName(w) || (w.type === "menubutton" ? T.more : String(w.id ?? "").replace(/[_-]+/g, " ").trim());
+  if (name && !b.textContent) { b.setAttribute("aria-label", name); b.title = name; }
   if (w.type === "menubutton") {
     b.setAttribute("aria-haspopup", "true");
     b.addEventListener("click", () => { host.send({ id: w.id, cmd: "toggle", data: "", type: "menubutton" }); });

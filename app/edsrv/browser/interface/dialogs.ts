@@ -12,6 +12,7 @@
 // While any of these is open the document behind takes no input (S.modalWindows; the server
 // refuses it too).
 
+import { T } from "./texts";
 import { dialogEventCommand, type DialogEvent, type JsDialogMessage, type JsWidget } from "../../protocol/dialog-frames";
 import { applyWidgetAction, buildWidget, plain, type WidgetHost } from "./dialog-widgets";
 import { el } from "./controls";
@@ -89,7 +90,7 @@ function show(message: JsWidget & { jsontype: string }): void {
     const e = buildWidget(c, h);
     if (e) body.appendChild(e);
   }
-  const closeBox = el("button", { type: "button", "class": "jsd-close", "aria-label": "✕", text: "✕" });
+  const closeBox = el("button", { type: "button", "class": "jsd-close", "aria-label": T.close, title: T.close, text: "✕" });
   closeBox.addEventListener("click", () => { cancel(d); });
   const box = el("div", { role: "dialog", "aria-modal": "true", "aria-labelledby": titleId, "class": "jsd-dialog" }, [
     el("header", { "class": "jsd-title" }, [el("h2", { id: titleId, text: title }), closeBox]),

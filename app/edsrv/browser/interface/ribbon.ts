@@ -124,6 +124,29 @@ export function layoutRibbon(): void {
   rove(document.activeElement);
 }
 
+/**
+ * The tabs beside the document's name while they fit there whole; else on a row of their own
+ * under it (wrapping if that row is still too narrow). Cut off, "View" read "Vie" at 1366 px with
+ * the document modified, and went out of reach in Vietnamese or with two people shown.
+ */
+function placeTabs(): void {
+  const body = document.body;
+  const was = body.classList.contains("tabs-row");
+  body.classList.remove("tabs-row");
+  const over = tablist.scrollWidth > tablist.clientWidth + 1;
+  body.classList.toggle("tabs-row", over);
+  if (over !== was) placeSidePanels();
+}
+
+/** The side panels (sidebar, comments) start under the toolbar, however many rows it has. */
+function placeSidePanels(): void {
+  document.body.style.setProperty("--panels-top", Math.round(ribbon.getBoundingClientRect().bottom) + "px");
+}
+
+/** Commands a phone's one row shows first (the formatting people use most; undo is in its header). */
+const COMMON = [".uno:Bold", ".uno:Italic", ".uno:Underline", ".uno:DefaultBullet", ".uno:DefaultNumbering"];
+const rank = (n: HTMLElement) => { const i = COMMON.indexOf(n.dataset.cmd ?? ""); return i < 0 ? COMMON.length : i; };
+
 function layoutRow(): void {
   tabs.forEach((t) => { t.tab.hidden = !hasUsableControl(t); });
   const shown = tabs.find((t) => !t.tab.hidden);
@@ -140,10 +163,19 @@ function layoutRow(): void {
   // rest go into "more" (its button shown only then, so a row that fits uses the whole width).
   // Separators hidden by the last layout (they stood between controls that went into "more").
   tabs.forEach((t) => { t.items.forEach((n) => { if (n instanceof HTMLElement && n.classList.contains("tb-sep")) n.hidden = false; }); });
-  const all: HTMLElement[] = [];
+  placeTabs();
+  let all: HTMLElement[] = [];
   tabs.forEach((t) => { if (compact || t.id === active) t.items.forEach((n) => { if (n instanceof HTMLElement && n.getClientRects().length) all.push(n); }); });
+  // In the one row of compact mode, the common commands first (a phone's row showed the clipboard's
+  // and put Bold and Italic under "more"); the row's order is the flex order, the DOM's is kept.
+  tabs.forEach((t) => { t.items.forEach((n) => { if (n instanceof HTMLElement) n.style.order = ""; }); });
+  if (compact) {
+    all = all.map((n, i) => [n, i] as const).sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1]).map(([n]) => n);
+    all.forEach((n, i) => { n.style.order = String(i); });
+  }
   const firstOver = () => { const limit = panels.getBoundingClientRect().right; return all.findIndex((n) => n.getBoundingClientRect().right > limit + 0.5); };
   moreButton.hidden = true;
+  placeSidePanels();
   if (firstOver() < 0) return;
   moreButton.hidden = false;
   const at = firstOver();
@@ -232,6 +264,11 @@ export function installRibbon(): void {
     if (pending) return;
     pending = requestAnimationFrame(() => { pending = 0; layoutRibbon(); });
   });
+  // The top bar's other contents change its room for the tabs: the modified mark, the people.
+  let placing = 0;
+  if (window.ResizeObserver) new ResizeObserver(() => {
+    if (!placing) placing = requestAnimationFrame(() => { placing = 0; placeTabs(); });
+  }).observe(tablist);
 }
 
 /** Read-only views have nothing to edit: they open on the View tab. */

@@ -3,6 +3,7 @@
 // the pixels and sends the person's mouse and keys back in window pixels (Collabora's LokDialog,
 // written anew). A window's child (a list box's drop-down) is drawn over its parent at its place.
 
+import { T } from "./texts";
 import {
   paintWindowCommand,
   windowCloseCommand,
@@ -143,7 +144,7 @@ function created(m: WindowMessage): void {
     w = { id: m.id, canvas, box: null, root: holder, title: null, caret, input, paintAsked: false };
   } else {
     const title = el("h2", { text: m.title ?? "" });
-    const close = el("button", { type: "button", "class": "jsd-close", "aria-label": "✕", text: "✕" });
+    const close = el("button", { type: "button", "class": "jsd-close", "aria-label": T.close, title: T.close, text: "✕" });
     close.addEventListener("click", () => { api.send(windowCloseCommand(m.id)); });
     const surface = el("div", { "class": "jsd-window-surface" }, [canvas, caret, input]);
     const box = el("div", { role: "dialog", "aria-modal": "true", "class": "jsd-dialog jsd-tunnelled" }, [el("header", { "class": "jsd-title" }, [title, close]), surface]);
