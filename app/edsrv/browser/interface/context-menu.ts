@@ -5,6 +5,7 @@ import type { ContextMenuItem } from "../../protocol/server-frames";
 import { el, icon, iconName, run } from "./controls";
 import { api } from "./state";
 import { T } from "./texts";
+import { officeText } from "./office-text";
 
 type MenuItem = ContextMenuItem;
 
@@ -14,7 +15,7 @@ let lastRightClick: { x: number; y: number } | null = null;
 function addMenuItems(box: HTMLElement, items: MenuItem[]): void {
   items.forEach((it) => {
     if (it.type === "separator") { box.appendChild(el("div", { "class": "menu-sep", role: "separator" })); return; }
-    const label = String(it.text || "").replace(/~/g, "");
+    const label = officeText(String(it.text || ""));
     if (it.type === "menu") {
       const sub = el("div", { "class": "submenu", role: "menu", "aria-label": label });
       addMenuItems(sub, it.menu || []);

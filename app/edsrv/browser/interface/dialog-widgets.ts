@@ -6,6 +6,7 @@
 // Collabora's browser client (browser/src/control/jsdialog/) does the same with its own widgets.
 
 import { T } from "./texts";
+import { officeText, officeTip } from "./office-text";
 import type { DialogEvent, JsTreeEntry, JsWidget } from "../../protocol/dialog-frames";
 import { el, icon, iconName, run } from "./controls";
 import { watch } from "./state";
@@ -22,8 +23,8 @@ export interface WidgetHost {
   remember(w: JsWidget, e: HTMLElement): void;
 }
 
-/** A label without LibreOffice's mnemonic marks ("~Before text:" → "Before text:"). */
-export const plain = (t: string | undefined): string => (t || "").replace(/~/g, "");
+/** A label without LibreOffice's mnemonic marks, in the page's language (office-text.ts). */
+export const plain = officeText;
 
 /** What a screen reader says of a widget: its label, or the text LibreOffice gave its accessibility. */
 const accessibleName = (w: JsWidget): string => plain(w.aria?.label) || plain(w.text);
@@ -39,7 +40,8 @@ export function buildWidget(w: JsWidget, host: WidgetHost): HTMLElement | null {
   }
   if (w.visible === false) e.hidden = true;
   if (w.enabled === false) disable(e, true);
-  if (w.aria?.description && !e.title) e.title = w.aria.description;
+  const tip = officeTip(w.aria?.description);
+  if (tip && !e.title) e.title = tip;
   if (w.left !== undefined && w.top !== undefined) {
     e.style.gridColumn = String(Number(w.left) + 1);
     e.style.gridRow = String(Number(w.top) + 1);
@@ -184,7 +186,7 @@ function buildCheck(w: JsWidget, host: WidgetHost): HTMLElement {
 }
 
 function buildList(w: JsWidget, host: WidgetHost): HTMLElement {
-  const entries = (w.entries ?? []).map((e) => (typeof e === "string" ? e : plain(e.text)));
+  const entries = (w.entries ?? []).map((e) => plain(typeof e === "string" ? e : e.text));
   const selected = Number(w.selectedEntries?.[0] ?? -1);
   if (w.type === "combobox" && w.children?.some((c) => c.type === "edit")) {
     // A list one may also type into (a font name, a size).
@@ -214,7 +216,7 @@ function buildButton(w: JsWidget, host: WidgetHost): HTMLElement {
   b.id = host.domId(w.id);
   // A button of no text and no name of LibreOffice's (the sidebar's deck menu, Format Cells'
   // image buttons): named by what it does, else by its id, never left nameless for a screen reader.
-  const name = accessibleName(w) || (w.type === "menubutton" ? T.more : String(w.id ?? "").replace(/[_-]+/g, " ").trim());
+  const name = accessibleName(w) || (w.type === "menubutton" ? T.more : plain(String(w.id ?? "").replace(/[_-]+/g, " ").trim()));
   if (name && !b.textContent) { b.setAttribute("aria-label", name); b.title = name; }
   if (w.type === "menubutton") {
     b.setAttribute("aria-haspopup", "true");
@@ -360,7 +362,7 @@ function buildIconView(w: JsWidget, host: WidgetHost): HTMLElement {
   list.id = host.domId(w.id);
   (w.entries ?? []).forEach((entry, i) => {
     const e = typeof entry === "string" ? { text: entry } : entry;
-    const o = el("button", { type: "button", role: "option", "class": "jsd-icon", "aria-selected": String(e.selected === true), title: plain(e.tooltip ?? e.text) });
+    const o = el("button", { type: "button", role: "option", "class": "jsd-icon", "aria-selected": String(e.selected === true), title: officeTip(e.tooltip ?? e.text) });
     if (e.image) o.appendChild(el("img", { src: e.image, alt: plain(e.text ?? e.tooltip) }));
     else o.textContent = plain(e.text);
     o.addEventListener("click", () => { host.send({ id: w.id, cmd: "select", data: String(i), type: "iconview" }); });

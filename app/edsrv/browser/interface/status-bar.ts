@@ -1,6 +1,7 @@
 // The status bar: position (page, sheet, slide), word count or cell, language, save state, zoom;
 // and the engine's state changes (`statechanged:`) shown by every control that watches them.
 
+import { officeText } from "./office-text";
 import type { DocStatus, SaveResult } from "../../protocol/frames";
 import { el } from "./controls";
 import { api, S, setState, watch } from "./state";
@@ -30,7 +31,7 @@ export function installStatusBar(): void {
   // The selection's functions as the engine words them ("Average: 2; Sum: 4"); a text cell has
   // no average and a sum of nothing ("Average: ; Sum: 0"): then nothing is shown.
   watch(".uno:StateTableCell", (v) => { bar.count.textContent = /:\s*(;|$)/.test(v) ? "" : v; });
-  watch(".uno:LanguageStatus", (v) => { bar.language.textContent = String(v).split(";")[0]!; });
+  watch(".uno:LanguageStatus", (v) => { bar.language.textContent = officeText(String(v).split(";")[0]!); });
   api.on("savesent", () => { showSave("saving"); });
   api.on("saveresult", (f) => {
     const r: SaveResult = f.result;

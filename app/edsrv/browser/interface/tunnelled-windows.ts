@@ -3,6 +3,7 @@
 // the pixels and sends the person's mouse and keys back in window pixels (Collabora's LokDialog,
 // written anew). A window's child (a list box's drop-down) is drawn over its parent at its place.
 
+import { officeText } from "./office-text";
 import { T } from "./texts";
 import {
   paintWindowCommand,
@@ -131,7 +132,7 @@ function created(m: WindowMessage): void {
   canvas.height = Math.max(1, height);
   const caret = el("div", { "class": "jsd-window-caret" });
   caret.hidden = true;
-  const input = el("textarea", { "class": "jsd-window-input", "aria-label": m.title ?? "", autocomplete: "off", autocapitalize: "off", spellcheck: "false" });
+  const input = el("textarea", { "class": "jsd-window-input", "aria-label": officeText(m.title), autocomplete: "off", autocapitalize: "off", spellcheck: "false" });
   const parent = parentWindow;
   let w: TunnelledWindow;
   if (parent) {
@@ -143,7 +144,7 @@ function created(m: WindowMessage): void {
     parent.canvas.parentElement!.appendChild(holder);
     w = { id: m.id, canvas, box: null, root: holder, title: null, caret, input, paintAsked: false };
   } else {
-    const title = el("h2", { text: m.title ?? "" });
+    const title = el("h2", { text: officeText(m.title) });
     const close = el("button", { type: "button", "class": "jsd-close", "aria-label": T.close, title: T.close, text: "✕" });
     close.addEventListener("click", () => { api.send(windowCloseCommand(m.id)); });
     const surface = el("div", { "class": "jsd-window-surface" }, [canvas, caret, input]);
@@ -199,7 +200,7 @@ function onWindow({ message: m }: { message: WindowMessage }): void {
       askPaint(w);
       break;
     }
-    case "title_changed": if (w.title) w.title.textContent = m.title ?? ""; break;
+    case "title_changed": if (w.title) w.title.textContent = officeText(m.title); break;
     case "cursor_invalidate": {
       const [x, y] = pair(m.rectangle);
       const [, , , h] = (m.rectangle ?? "").split(",").map((v) => Number(v.trim()));
