@@ -90,6 +90,13 @@ export class DocumentViews {
       DisableExport: info.DisableExport === true,
       DisableCopy: info.DisableCopy === true,
       EnableOwnerTermination: info.EnableOwnerTermination,
+      // What the page does with the rest of Collabora's connector properties (docs/editing-server.md,
+      // "Using svc with an existing Collabora connector").
+      BreadcrumbDocName: typeof info.BreadcrumbDocName === "string" ? info.BreadcrumbDocName : undefined,
+      HideUserList: typeof info.HideUserList === "string" ? info.HideUserList : undefined,
+      UserCanNotWriteRelative: info.UserCanNotWriteRelative !== false,
+      EnableShare: info.EnableShare === true,
+      DownloadAsPostMessage: info.DownloadAsPostMessage === true,
     };
     s.send(serverFrame("wopi", JSON.stringify(wopiInfo)));
     s.send(serverFrame("perm", s.readOnly ? "readonly" : "edit"));

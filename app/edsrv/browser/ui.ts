@@ -15,6 +15,7 @@ import { installSidebar, toggleSidebar } from "./interface/sidebar";
 import { button, sep, setOptions, showPictures } from "./interface/controls";
 import { applyWopi, buildDownload, fillDownload, installDownloads, installWopiInfo } from "./interface/download";
 import { buildFindBar, openFind } from "./interface/find";
+import { installHostUi } from "./interface/host-ui";
 import { installPeople, people } from "./interface/people";
 import { installShortcuts } from "./interface/shortcuts";
 import { installSlideshow } from "./interface/slideshow";
@@ -63,6 +64,7 @@ function install(): void {
   installZoomFollowers();
   installWheelZoom();
   installWopiInfo();
+  installHostUi();
   installDownloads();
   installContextMenu();
   installDialogs();

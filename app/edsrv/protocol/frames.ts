@@ -253,6 +253,12 @@ export interface WopiInfo {
   HidePrintOption?: boolean;
   DisableExport?: boolean;
   DisablePrint?: boolean;
+  DisableCopy?: boolean;
+  BreadcrumbDocName?: string;
+  /** "true", or the device kinds it is hidden on ("desktop,mobile,tablet"). */
+  HideUserList?: string;
+  EnableShare?: boolean;
+  DownloadAsPostMessage?: boolean;
   [field: string]: unknown;
 }
 

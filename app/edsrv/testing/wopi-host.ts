@@ -7,6 +7,8 @@ export interface HostFile {
   bytes: Uint8Array;
   version: number;
   userCanWrite?: boolean;
+  /** More CheckFileInfo properties for this file (a connector's: EnableShare, HideUserList…). */
+  info?: Record<string, unknown>;
 }
 
 export interface PutCall {
@@ -65,6 +67,7 @@ export function startWopiHost() {
           UserCanWrite: t.canWrite && f.userCanWrite !== false,
           LastModifiedTime: lmt(f.version),
           PostMessageOrigin: url.origin,
+          ...f.info,
         });
       }
       if (m[2] && req.method === "GET") {

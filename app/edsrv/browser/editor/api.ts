@@ -10,6 +10,7 @@ import { viewColor } from "./other-views";
 import { focusDocument, viewport } from "./page";
 import { switchPart } from "./parts";
 import { send } from "./outbox";
+import { post, uiAction } from "./host";
 import { edState as S, type Rect } from "./state";
 import { setZoom } from "./zoom";
 import { screenReaderOn, setScreenReader } from "./screen-reader";
@@ -33,6 +34,10 @@ export interface EditorApi {
   /** Screen reader support: the paragraph at the caret mirrored where a screen reader reads it. */
   setScreenReader(on: boolean): void;
   screenReader(): boolean;
+  /** Collabora's postMessage API: a message to the host page. */
+  post(id: string, values?: unknown): void;
+  /** A person's UI_* action posted to the host; true when the editor then acts itself (Disable_Default_UIAction). */
+  uiAction(id: string, values?: unknown): boolean;
 }
 
 export function installApi(): void {
@@ -53,5 +58,7 @@ export function installApi(): void {
     save: () => { doSave(true, false, false, ""); },
     setScreenReader,
     screenReader: screenReaderOn,
+    post,
+    uiAction,
   };
 }

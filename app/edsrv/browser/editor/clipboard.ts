@@ -48,6 +48,7 @@ function removeSelection(): void {
 function copyOut(e: ClipboardEvent, cut: boolean): void {
   if (!hasSelection()) return; // nothing selected: the clipboard keeps what it has
   e.preventDefault();
+  if (S.disableCopy) { e.clipboardData!.setData("text/plain", ""); return; } // CheckFileInfo's DisableCopy
   if (clip && clip.seq === clipSeq) {
     e.clipboardData!.setData("text/html", clip.html);
     e.clipboardData!.setData("text/plain", clip.text);

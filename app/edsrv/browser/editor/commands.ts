@@ -4,7 +4,7 @@
 import { saveCommand, unoCommand, type SaveResult, type UnoArguments } from "../../protocol/frames";
 import { emit } from "./events";
 import { handle } from "./frames-in";
-import { post } from "./host";
+import { post, uiAction } from "./host";
 import { clearMessage, showMessage } from "./notices";
 import { closeButton, focusDocument, pageData, redoButton, saveButton, undoButton } from "./page";
 import { send, sendInput } from "./outbox";
@@ -37,7 +37,10 @@ function onSaveResult(r: SaveResult): void {
 
 export function installCommands(): void {
   handle("saveresult", (f) => { onSaveResult(f.result); });
-  saveButton.addEventListener("click", () => { post("UI_Save", { source: "toolbar" }); doSave(true, false, false, ""); focusDocument(); });
+  saveButton.addEventListener("click", () => {
+    if (uiAction("UI_Save", { source: "toolbar" })) doSave(true, false, false, "");
+    focusDocument();
+  });
   undoButton.addEventListener("click", () => { uno(".uno:Undo"); focusDocument(); });
   redoButton.addEventListener("click", () => { uno(".uno:Redo"); focusDocument(); });
   closeButton.hidden = !/^(1|true|yes|on)$/i.test(new URLSearchParams(location.search).get("closebutton") || "");

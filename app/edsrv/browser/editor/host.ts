@@ -16,6 +16,22 @@ export function post(id: string, values?: unknown): void {
   window.parent.postMessage(JSON.stringify({ MessageId: id, SendTime: Date.now(), Values: values || {} }), targetOrigin);
 }
 
+/** UI_* actions the host took over (Disable_Default_UIAction): the editor only posts them. */
+const takenOver: Record<string, boolean> = {};
+
+export function takeOver(action: string, disable: boolean): void {
+  takenOver[action] = disable;
+}
+
+/**
+ * A person's action the host hears of (UI_Save, UI_Close, UI_Share, UI_Hyperlink…), as
+ * Collabora posts it: true when the editor then acts itself, false when the host took it over.
+ */
+export function uiAction(id: string, values?: unknown): boolean {
+  post(id, values);
+  return !takenOver[id];
+}
+
 /** A view as the host's Views_List and Get_Views_Resp give it. */
 export function viewJson(v: ViewInfo) {
   return { ViewId: v.viewid, UserId: v.userid, UserName: v.username, ReadOnly: v.readonly, IsCurrentView: v.current };

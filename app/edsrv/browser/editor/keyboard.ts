@@ -4,6 +4,7 @@
 
 import { keyCommand, textInputCommand, unoCommand } from "../../protocol/frames";
 import { doSave, uno } from "./commands";
+import { uiAction } from "./host";
 import { ime } from "./page";
 import { send, sendInput } from "./outbox";
 import { edState as S } from "./state";
@@ -30,7 +31,7 @@ export function installKeyboard(): void {
     if (mod && !e.altKey) {
       if (k === "z" && !e.shiftKey) { e.preventDefault(); uno(".uno:Undo"); return; }
       if (k === "y" || (k === "z" && e.shiftKey)) { e.preventDefault(); uno(".uno:Redo"); return; }
-      if (k === "s") { e.preventDefault(); doSave(true, false, false, ""); return; }
+      if (k === "s") { e.preventDefault(); if (uiAction("UI_Save", { source: "keyboard" })) doSave(true, false, false, ""); return; }
       if (k === "a") { e.preventDefault(); if (!S.modalWindows) send(unoCommand(".uno:SelectAll")); return; }
       if (k === "c" || k === "x" || k === "v") return; // the browser's copy, cut and paste events (clipboard.ts)
       if (/^[a-z]$/.test(k)) { e.preventDefault(); key(512 + k.charCodeAt(0) - 97 + MOD1 + (e.shiftKey ? SHIFT : 0), 0); return; }

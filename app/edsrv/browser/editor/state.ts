@@ -74,6 +74,8 @@ export interface EditorState {
   closed?: boolean;
   leaving?: boolean;
   hostReady?: boolean;
+  /** CheckFileInfo's DisableCopy: nothing leaves the document through the clipboard. */
+  disableCopy?: boolean;
   clip?: SelectionContent;
 }
 

@@ -53,6 +53,8 @@ export function installDownloads(): void {
   api.on("downloadas", (f) => {
     const url = location.origin + "/ed/document/download/" + f.downloadId;
     UI.lastDownload = { url, purpose: f.purpose };
+    // CheckFileInfo's DownloadAsPostMessage: the host downloads it (Collabora's Download_As).
+    if (wopiInfo.DownloadAsPostMessage === true) { api.post("Download_As", { Type: f.purpose, URL: url }); return; }
     if (f.purpose === "print") {
       // The browser's PDF viewer prints it (a new tab: printing a PDF inside this frame is not portable).
       window.open(url + "?inline=1", "_blank", "noopener");

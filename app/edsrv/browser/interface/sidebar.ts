@@ -47,6 +47,8 @@ function onSidebar({ message: m }: { message: JsDialogMessage }): void {
   }
 }
 
+export const sidebarShown = (): boolean => shown;
+
 /** Shows or hides the sidebar (LibreOffice makes it for this view when first shown). */
 export function toggleSidebar(): boolean {
   shown = !shown;

@@ -1,0 +1,96 @@
+// What a Collabora connector changes in the interface through postMessage (Map.WOPI.js's UI
+// messages: buttons, commands, menus, status bar, sidebar, ruler, menubar) and what its
+// CheckFileInfo asks of it (EnableShare, HideUserList). Accepted before Host_PostmessageReady, as
+// Collabora accepts them; the editor's own messages (saving, closing, exports) are ed.js's.
+
+import { button, el } from "./controls";
+import { people } from "./people";
+import { ribbon } from "./ribbon";
+import { sidebarShown, toggleSidebar } from "./sidebar";
+import { api } from "./state";
+import { statusbar } from "./status-bar";
+
+/** Collabora's button ids where ours differ. */
+const BUTTON_IDS: Record<string, string> = { downloadas: "download", closebutton: "close", userlist: "people", "save-button": "save" };
+
+/** The controls a Collabora button id names: the element of that id, or those whose command it is. */
+function controls(id: string): HTMLElement[] {
+  const ours = BUTTON_IDS[id] || id;
+  const byId = document.getElementById(ours);
+  const found = [...document.querySelectorAll<HTMLElement>(`[data-cmd="${CSS.escape(ours)}"]`)];
+  return byId && !found.includes(byId) ? [byId, ...found] : found;
+}
+
+/** Hide_Command's id is a UNO command with or without ".uno:". */
+const commandControls = (id: string): HTMLElement[] =>
+  [...document.querySelectorAll<HTMLElement>(`[data-cmd="${CSS.escape(id.startsWith(".uno:") ? id : ".uno:" + id)}"]`)];
+
+interface Values { id?: unknown; label?: unknown; hint?: unknown; imgurl?: unknown; unoCommand?: unknown; insertBefore?: unknown }
+
+/** Insert_Button: a button of the host's beside save; a click posts Clicked_Button (or runs its UNO command). */
+function insertButton(v: Values): void {
+  const id = String(v.id);
+  if (document.getElementById(id)) return;
+  const label = String(v.hint || v.label || id);
+  const b = el("button", { type: "button", "class": "tb", id, title: label, "aria-label": label, "data-host-button": "1" });
+  // The page's CSP allows pictures of its own origin and data: URLs only.
+  if (typeof v.imgurl === "string" && v.imgurl.startsWith("data:image/")) b.appendChild(el("img", { src: v.imgurl, alt: "", width: "24", height: "24" }));
+  else b.textContent = String(v.label || v.hint || id);
+  b.addEventListener("click", () => {
+    if (typeof v.unoCommand === "string" && v.unoCommand) api.uno(v.unoCommand);
+    else api.post("Clicked_Button", { id });
+  });
+  const before = typeof v.insertBefore === "string" ? document.getElementById(BUTTON_IDS[v.insertBefore] || v.insertBefore) : null;
+  if (before?.parentElement) before.parentElement.insertBefore(b, before);
+  else document.getElementById("toolbar")!.insertBefore(b, document.getElementById("close"));
+}
+
+function onHostMessage(e: MessageEvent): void {
+  if (e.source !== window.parent) return;
+  let msg: { MessageId?: string; Values?: Values } | null = e.data;
+  try { if (typeof msg === "string") msg = JSON.parse(msg); } catch { return; }
+  if (!msg || typeof msg.MessageId !== "string") return;
+  const v = msg.Values || {};
+  const id = typeof v.id === "string" ? v.id : "";
+  switch (msg.MessageId) {
+    case "Hide_Button": case "Show_Button":
+      controls(id).forEach((c) => { c.classList.toggle("host-hidden", msg!.MessageId === "Hide_Button"); });
+      break;
+    case "Remove_Button": controls(id).forEach((c) => { c.remove(); }); break;
+    case "Insert_Button": if (id) insertButton(v); break;
+    case "Hide_Command": case "Show_Command":
+      commandControls(id).forEach((c) => { c.classList.toggle("host-hidden", msg!.MessageId === "Hide_Command"); });
+      break;
+    // Collabora's menu items live in its menubar; this interface has none (its tabs are Collabora's
+    // notebookbar), so, as Collabora does in notebookbar mode, there is nothing to show or hide.
+    case "Show_Menu_Item": case "Hide_Menu_Item": break;
+    case "Show_StatusBar": statusbar.classList.remove("host-hidden"); break;
+    case "Hide_StatusBar": statusbar.classList.add("host-hidden"); break;
+    case "Show_Menubar": ribbon.classList.remove("host-hidden"); break;
+    case "Hide_Menubar": ribbon.classList.add("host-hidden"); break;
+    case "Show_Sidebar": case "Hide_Sidebar":
+      if (sidebarShown() !== (msg.MessageId === "Show_Sidebar")) {
+        const on = toggleSidebar();
+        document.querySelectorAll('[data-cmd="sidebar"]').forEach((b) => { b.setAttribute("aria-pressed", String(on)); });
+      }
+      break;
+    // No ruler is drawn: Show_Ruler and Hide_Ruler change nothing.
+    case "Show_Ruler": case "Hide_Ruler": break;
+  }
+}
+
+export function installHostUi(): void {
+  window.addEventListener("message", onHostMessage);
+  let share: HTMLButtonElement | null = null;
+  api.on("wopi", (f) => {
+    const list = f.info.HideUserList;
+    const device = matchMedia("(max-width: 767px)").matches ? "mobile" : "desktop";
+    people.classList.toggle("host-hidden", list === "true" || (typeof list === "string" && list.split(",").includes(device)));
+    if (f.info.EnableShare === true && !share) {
+      // Sharing is the host's: the button only tells it (UI_Share), as Collabora's does.
+      share = button("shareas", "Share", { view: true, click: () => { api.uiAction("UI_Share"); } });
+      share.id = "share";
+      document.getElementById("toolbar")!.insertBefore(share, document.getElementById("close"));
+    }
+  });
+}

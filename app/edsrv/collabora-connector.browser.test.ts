@@ -1,0 +1,132 @@
+// A Collabora Online connector's host page drives svc's editor (issue 48): a stand-in WOPI host on
+// its own loopback origin (a real HTTP server) POSTs the access token into an iframe, answers
+// Frame_Ready with Host_PostmessageReady, then sends Collabora's postMessage API as Map.WOPI.js
+// accepts it and checks what the editor answered, what it shows and what the host stored. Real
+// editing server, real kits, Debian's Chromium.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Frame, Page } from "playwright-core";
+import { docxParagraphRuns, startEditorEnv, type EditorEnv } from "./testing/editor-env";
+
+let env: EditorEnv;
+beforeAll(async () => {
+  env = await startEditorEnv({ idleKits: 1 });
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+type Msg = { MessageId: string; Values: any };
+
+const sendHost = (page: Page, id: string, values: Record<string, unknown> = {}) =>
+  page.evaluate(([i, v]) => (window as any).sendHost(i, v), [id, values] as const);
+
+/** The first message of that id posted after the first `skip` of them, once it is there. */
+async function nextMsg(page: Page, id: string, skip: number): Promise<Msg> {
+  await page.waitForFunction(([i, k]) => (window as any).msgs.filter((m: Msg) => m.MessageId === i).length > (k as number), [id, skip] as const, { polling: 25 });
+  return page.evaluate(([i, k]) => (window as any).msgs.filter((m: Msg) => m.MessageId === i)[k as number], [id, skip] as const);
+}
+const count = (page: Page, id: string) => page.evaluate((i) => (window as any).msgs.filter((m: Msg) => m.MessageId === i).length, id);
+const shown = (frame: Frame, sel: string) => frame.locator(sel).first().isVisible();
+const until = (frame: Frame, fn: () => boolean) => frame.waitForFunction(fn, undefined, { polling: 25 });
+
+describe("a Collabora connector's host page", () => {
+  test("its CheckFileInfo: breadcrumb name, Share button, hidden user list, downloads posted to the host", async () => {
+    const ctx = await env.browser.newContext();
+    try {
+      const f = env.newFile("hello.docx");
+      env.host.files.get(f.id)!.info = { BreadcrumbDocName: "Quarterly report", EnableShare: true, HideUserList: "true", DownloadAsPostMessage: true };
+      const { page, frame } = await env.openEditor(ctx, f.src);
+      expect(await frame.locator("#docname").textContent()).toBe("Quarterly report");
+      expect(await shown(frame, "#people")).toBe(false);
+      await frame.locator("#share").click();
+      expect((await nextMsg(page, "UI_Share", 0)).MessageId).toBe("UI_Share");
+
+      // Action_Export: the export is posted (Download_As) for the host to fetch, not downloaded here.
+      await sendHost(page, "Action_Export", { Format: "pdf" });
+      const dl = await nextMsg(page, "Download_As", 0);
+      expect(dl.Values.Type).toBe("export");
+      const pdf = await frame.evaluate(async (u) => (await (await fetch(u)).text()).slice(0, 5), dl.Values.URL as string);
+      expect(pdf).toBe("%PDF-");
+      await sendHost(page, "Action_Print");
+      expect((await nextMsg(page, "Download_As", 1)).Values.Type).toBe("print");
+    } finally {
+      await ctx.close();
+    }
+  }, 120_000);
+
+  test("its UI messages: buttons, commands, bars, sidebar, busy, focus", async () => {
+    const ctx = await env.browser.newContext();
+    try {
+      const f = env.newFile("hello.docx");
+      const { page, frame } = await env.openEditor(ctx, f.src);
+      await sendHost(page, "Hide_Button", { id: "save" });
+      await until(frame, () => document.getElementById('save')!.offsetParent === null);
+      await sendHost(page, "Show_Button", { id: "save" });
+      await until(frame, () => document.getElementById('save')!.offsetParent !== null);
+      await sendHost(page, "Remove_Button", { id: "downloadas" });
+      await until(frame, () => !document.getElementById('download'));
+      await sendHost(page, "Insert_Button", { id: "host-approve", label: "Approve", hint: "Approve this document" });
+      await frame.locator("#host-approve").click();
+      expect((await nextMsg(page, "Clicked_Button", 0)).Values).toEqual({ id: "host-approve" });
+      await sendHost(page, "Hide_Command", { id: "Bold" });
+      await until(frame, () => [...document.querySelectorAll('[data-cmd=".uno:Bold"]')].every((b) => (b as HTMLElement).offsetParent === null));
+      await sendHost(page, "Show_Command", { id: ".uno:Bold" });
+      await until(frame, () => [...document.querySelectorAll('[data-cmd=".uno:Bold"]')].some((b) => (b as HTMLElement).offsetParent !== null));
+      await sendHost(page, "Hide_StatusBar");
+      await until(frame, () => document.getElementById('statusbar')!.offsetParent === null);
+      await sendHost(page, "Show_StatusBar");
+      await until(frame, () => document.getElementById('statusbar')!.offsetParent !== null);
+      await sendHost(page, "Hide_Menubar");
+      await until(frame, () => document.getElementById('ribbon')!.offsetParent === null);
+      await sendHost(page, "Show_Menubar");
+      await until(frame, () => document.getElementById('ribbon')!.offsetParent !== null);
+      await sendHost(page, "Show_Sidebar");
+      await until(frame, () => document.body.classList.contains('with-sidebar'));
+      await sendHost(page, "Hide_Sidebar");
+      await until(frame, () => !document.body.classList.contains('with-sidebar'));
+      await sendHost(page, "Action_ShowBusy", { Label: "Checking out" });
+      await until(frame, () => { const b = document.getElementById('busy'); return !!b && !b.hidden && b.textContent === 'Checking out'; });
+      await sendHost(page, "Action_HideBusy");
+      await until(frame, () => document.getElementById('busy')!.hidden === true);
+      await frame.evaluate(() => document.getElementById("ime")!.focus());
+      await sendHost(page, "Blur_Focus");
+      await until(frame, () => document.activeElement !== document.getElementById('ime'));
+      // Not there here, and said so: a picture from a URL; Save As.
+      await sendHost(page, "Action_InsertGraphic", { url: "http://127.0.0.1:1/x.png" });
+      expect((await nextMsg(page, "Action_InsertGraphic_Resp", 0)).Values.success).toBe(false);
+      await sendHost(page, "Action_SaveAs", { Filename: "copy.docx", Notify: true });
+      expect((await nextMsg(page, "Action_Save_Resp", 0)).Values).toMatchObject({ success: false, result: "notsupported" });
+    } finally {
+      await ctx.close();
+    }
+  }, 120_000);
+
+  test("Disable_Default_UIAction, Action_Paste and UI_Hyperlink: the host acts, the host stores", async () => {
+    const ctx = await env.browser.newContext();
+    try {
+      const f = env.newFile("hello.docx");
+      const { page, frame } = await env.openEditor(ctx, f.src);
+      await sendHost(page, "Action_Paste", { Mimetype: "text/plain;charset=utf-8", Data: "Pasted by the connector " });
+      await page.waitForFunction(() => (window as any).msgs.some((m: Msg) => m.MessageId === "Doc_ModifiedStatus" && m.Values.Modified), undefined, { polling: 25 });
+
+      // The host takes saving over: the Save button only tells it; the host then saves.
+      await sendHost(page, "Disable_Default_UIAction", { action: "UI_Save", disable: true });
+      await frame.locator("#save").click();
+      expect((await nextMsg(page, "UI_Save", 0)).Values.source).toBe("toolbar");
+      await sendHost(page, "Action_Save", { Notify: true });
+      expect((await nextMsg(page, "Action_Save_Resp", 0)).Values.success).toBe(true);
+      expect(env.host.puts.filter((p) => p.fileId === f.id && p.status === 200).length).toBe(1);
+      const text = docxParagraphRuns(env.lastStored(f.id)).map((p) => p.map((r) => r.text).join("")).join("\n");
+      expect(text).toContain("Pasted by the connector");
+
+      // A link a person opens is the host's to open once it took UI_Hyperlink over.
+      await sendHost(page, "Disable_Default_UIAction", { action: "UI_Hyperlink", disable: true });
+      const opened = await frame.evaluate(() => window.open("https://example.org/report", "_blank") === null);
+      expect(opened).toBe(true);
+      expect((await nextMsg(page, "UI_Hyperlink", 0)).Values).toMatchObject({ Url: "https://example.org/report", Name: "_blank" });
+    } finally {
+      await ctx.close();
+    }
+  }, 120_000);
+});
+
