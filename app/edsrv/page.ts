@@ -9,6 +9,7 @@ import { matchGroup, type AliasGroup } from "../alias-groups";
 import type { BrowserClient } from "./browser-bundle";
 import { wopiAuthFrom } from "./wopi-client";
 import { languageOf, TEXTS, type Language } from "../i18n";
+import { VI_OFFICE, VI_OFFICE_FIXES } from "../i18n/vi-office";
 
 const html = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
@@ -67,6 +68,17 @@ export function cspFor(config: Config, requestHost: string, wopiSrc: string | nu
  * (app/i18n). The script reads the failure texts from data-text-* attributes.
  */
 const PAGE_TEXTS = { en: TEXTS.en.page, vi: TEXTS.vi.page };
+/**
+ * LibreOffice's strings that its Vietnamese translation lacks or gets wrong, with svc's Vietnamese
+ * (app/i18n/vi-office.ts), as data in a Vietnamese page only (the page's interface reads it:
+ * browser/interface/office-text.ts); an English page, and ui.js, carry none of it. A JSON
+ * script is not run, so the page's CSP needs nothing for it.
+ */
+const officeTextsScript = (() => {
+  let script: string | null = null;
+  return () => (script ??= `<script type="application/json" id="office-texts">${JSON.stringify({ ...VI_OFFICE, ...VI_OFFICE_FIXES }).replace(/</g, "\\u003c")}</script>\n`);
+})();
+
 /** The page's language: Vietnamese for a `lang` of vi*, English otherwise. */
 const pageLanguage = (lang: string | null): Language => languageOf(lang);
 
@@ -131,7 +143,7 @@ export function renderPage(config: Config, groups: AliasGroup[], client: Pick<Br
 <div id="loading" role="status" aria-live="polite"><span class="spinner" aria-hidden="true"></span><span id="loading-text">${html(texts.opening)}</span></div>
 <div id="viewport" tabindex="-1"><div id="sizer"><canvas id="canvas"></canvas><div id="overlays"><div id="selection"></div><div id="cellcursor" hidden></div><div id="cursor" hidden></div></div></div><textarea id="ime" autocomplete="off" autocapitalize="off" spellcheck="false"></textarea></div>
 <div id="parts" role="tablist" hidden></div>
-<script src="ed.js"></script>
+${language === "vi" ? officeTextsScript() : ""}<script src="ed.js"></script>
 <script src="ui.js"></script>
 </body>
 </html>

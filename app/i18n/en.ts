@@ -33,7 +33,7 @@ export const enPage = {
 
 /** The interface (ui.js): toolbar tabs, controls, panels, status bar. */
 export const enUi = {
-  toolbar: "Formatting", tabs: "Toolbar tabs", more: "More", home: "Home", insert: "Insert", layout: "Layout", data: "Data",
+  toolbar: "Formatting", tabs: "Toolbar tabs", more: "More", share: "Share", home: "Home", insert: "Insert", layout: "Layout", data: "Data",
   slideTab: "Slide", formatTab: "Format", review: "Review", view: "View",
   bold: "Bold", italic: "Italic", underline: "Underline", strike: "Strikethrough", superscript: "Superscript", subscript: "Subscript",
   font: "Font", size: "Font size", style: "Paragraph style", styles: "Styles", color: "Text colour", highlight: "Highlight colour",

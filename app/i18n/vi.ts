@@ -32,7 +32,7 @@ export const viPage: Texts["page"] = {
 };
 
 export const viUi: Texts["ui"] = {
-  toolbar: "Định dạng", tabs: "Các thẻ của thanh công cụ", more: "Thêm", home: "Trang đầu", insert: "Chèn", layout: "Bố cục", data: "Dữ liệu",
+  toolbar: "Định dạng", tabs: "Các thẻ của thanh công cụ", more: "Thêm", share: "Chia sẻ", home: "Trang đầu", insert: "Chèn", layout: "Bố cục", data: "Dữ liệu",
   slideTab: "Trang chiếu", formatTab: "Định dạng", review: "Xem lại", view: "Hiển thị",
   bold: "Đậm", italic: "Nghiêng", underline: "Gạch chân", strike: "Gạch ngang", superscript: "Chỉ số trên", subscript: "Chỉ số dưới",
   font: "Phông chữ", size: "Cỡ chữ", style: "Kiểu đoạn", styles: "Kiểu", color: "Màu chữ", highlight: "Màu tô sáng",

@@ -8,6 +8,7 @@ import { people } from "./people";
 import { ribbon } from "./ribbon";
 import { sidebarShown, toggleSidebar } from "./sidebar";
 import { api } from "./state";
+import { T } from "./texts";
 import { statusbar } from "./status-bar";
 
 /** Collabora's button ids where ours differ. */
@@ -88,7 +89,7 @@ export function installHostUi(): void {
     people.classList.toggle("host-hidden", list === "true" || (typeof list === "string" && list.split(",").includes(device)));
     if (f.info.EnableShare === true && !share) {
       // Sharing is the host's: the button only tells it (UI_Share), as Collabora's does.
-      share = button("shareas", "Share", { view: true, click: () => { api.uiAction("UI_Share"); } });
+      share = button("shareas", T.share, { view: true, click: () => { api.uiAction("UI_Share"); } });
       share.id = "share";
       document.getElementById("toolbar")!.insertBefore(share, document.getElementById("close"));
     }

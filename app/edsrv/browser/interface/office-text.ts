@@ -4,20 +4,21 @@
 // "Sau văn bản (T):") are dropped (the page has no mnemonics), and an extended tip still in
 // English is not shown. An English page shows LibreOffice's text as it is.
 
-import { VI_OFFICE, VI_OFFICE_FIXES } from "../../../i18n/vi-office";
-
 const vietnamese = document.documentElement.lang === "vi";
+
+/** The overlay, which a Vietnamese page carries as data (app/edsrv/page.ts): English and wrong Vietnamese → Vietnamese. */
+const OVERLAY: Readonly<Record<string, string>> = vietnamese ? JSON.parse(document.getElementById("office-texts")?.textContent || "{}") : {};
 
 /** " (T)" before an optional ":" or "…" at the end of a Vietnamese label. */
 const ACCELERATOR = /\s\([A-Z0-9]\)(?=\s*(?::|…|\.\.\.)?\s*$)/;
 
 function overlay(t: string): string {
-  const found = VI_OFFICE[t] ?? VI_OFFICE_FIXES[t];
+  const found = OVERLAY[t];
   if (found !== undefined) return found;
   // The same label with or without its trailing ":" or "...".
   const m = /^(.*?)(:|\.\.\.|…)$/.exec(t);
   if (m) {
-    const base = VI_OFFICE[m[1]!];
+    const base = OVERLAY[m[1]!];
     if (base !== undefined) return base + (m[2] === ":" ? ":" : "…");
   }
   return t.replace(ACCELERATOR, "");
