@@ -231,6 +231,8 @@ describe("everywhere: viewing", () => {
     await frame.fill("#replace-text", "dog");
     await press(frame, "replaceall");
     await modified(frame);
+    // The count says what is left: none (it kept "1 match" after the replace all).
+    await frame.waitForFunction(() => document.getElementById("find-count")!.textContent === "No matches", undefined, { polling: 50 });
     const text = docxText(await saveAndRead(env, page, id));
     expect(text).toContain(" dog and dog and dog");
     expect(text).not.toContain("cat");
