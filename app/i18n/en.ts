@@ -72,7 +72,7 @@ export const enUi = {
   slideDown: "Move slide down", slideshow: "Start slideshow", slides: "Slides", slide: "Slide",
   zoomIn: "Zoom in", zoomOut: "Zoom out", fitWidth: "Fit width", fitPage: "Fit page", find: "Find", replace: "Replace",
   findNext: "Next match", findPrev: "Previous match", replaceOne: "Replace", replaceAll: "Replace all", close: "Close",
-  matches: (n: number) => (n === 1 ? "1 match" : n + " matches"), noMatch: "No matches", steps: "Steps",
+  matches: (n: number) => (n === 1 ? "1 match" : n + " matches"), noMatch: "No matches", steps: "Steps", paintedDialog: "A window LibreOffice draws as a picture: Tab moves through its controls, Space and Enter press them, Escape closes it.",
   download: "Download as", print: "Print", people: "People in this document", you: "you", readonly: "read-only",
   page: (a: number, b: number) => "Page " + a + " of " + b, sheet: (a: number, b: number) => "Sheet " + a + " of " + b,
   slideOf: (a: number, b: number) => "Slide " + a + " of " + b, words: (w: number, c: number) => w + (w === 1 ? " word, " : " words, ") + c + (c === 1 ? " character" : " characters"),

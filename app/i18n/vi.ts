@@ -71,7 +71,7 @@ export const viUi: Texts["ui"] = {
   slideDown: "Chuyển trang chiếu xuống", slideshow: "Trình chiếu", slides: "Trang chiếu", slide: "Trang chiếu",
   zoomIn: "Phóng to", zoomOut: "Thu nhỏ", fitWidth: "Vừa chiều rộng", fitPage: "Vừa trang", find: "Tìm", replace: "Thay thế",
   findNext: "Kết quả tiếp theo", findPrev: "Kết quả trước", replaceOne: "Thay thế", replaceAll: "Thay thế tất cả", close: "Đóng",
-  matches: (n: number) => n + " kết quả", noMatch: "Không tìm thấy", steps: "Các bước",
+  matches: (n: number) => n + " kết quả", noMatch: "Không tìm thấy", steps: "Các bước", paintedDialog: "Cửa sổ do LibreOffice vẽ dưới dạng hình: Tab di chuyển giữa các điều khiển, Space và Enter để nhấn, Escape để đóng.",
   download: "Tải xuống dạng", print: "In", people: "Người trong tài liệu", you: "bạn", readonly: "chỉ xem",
   page: (a: number, b: number) => "Trang " + a + "/" + b, sheet: (a: number, b: number) => "Trang tính " + a + "/" + b,
   slideOf: (a: number, b: number) => "Trang chiếu " + a + "/" + b, words: (w: number, c: number) => w + " từ, " + c + " ký tự",
