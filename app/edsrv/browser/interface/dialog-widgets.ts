@@ -224,9 +224,8 @@ function buildButton(w: JsWidget, host: WidgetHost): HTMLElement {
   const name = accessibleName(w) || (w.type === "menubutton" ? T.more : String(w.id ?? "").replace(/[_-]+/g, " ").trim());
   if (name && !b.textContent) { b.setAttribute("aria-label", name); b.title = name; }
   // A button LibreOffice draws as a picture (a range chooser, Format Cells' format-code buttons):
-  // its picture, else the first word of its name, never a blank pill.
+  // its picture (named by the button's label), never a blank pill.
   if (!b.textContent && w.image) b.appendChild(el("img", { src: String(w.image), alt: "" }));
-  else if (!b.textContent && name) b.textContent = name.split(/\s+/)[0]!;
   if (w.type === "menubutton") {
     b.setAttribute("aria-haspopup", "true");
     b.addEventListener("click", () => { host.send({ id: w.id, cmd: "toggle", data: "", type: "menubutton" }); });
