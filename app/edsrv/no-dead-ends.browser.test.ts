@@ -38,4 +38,26 @@ describe("no dead ends: small defects", () => {
     expect(await frame.inputValue(".tb-font")).toBe(await frame.evaluate(() => (window as any).edUi.state[".uno:CharFontName"]));
     await ctx.close();
   }, scaled(30_000));
+
+  test("the rename-sheet box is modal: the document behind takes no click and no key until it closes", async () => {
+    const ctx = await env.browser.newContext({ viewport: { width: 1200, height: 800 } });
+    const f = env.newFile("hello.xlsx");
+    const { page, frame } = await env.openEditor(ctx, f.src);
+    await frame.dblclick("#parts button:nth-child(1)");
+    const form = frame.getByRole("dialog", { name: "Rename sheet" });
+    await form.waitFor();
+    expect(await form.getAttribute("aria-modal")).toBe("true");
+    expect(await frame.evaluate(() => window.edState.modalWindows)).toBe(1);
+    // A click on the sheet lands on the layer over it, and the keyboard stays in the box.
+    const hit = await frame.evaluate(() => { const c = document.getElementById("canvas")!.getBoundingClientRect(); return document.elementFromPoint(c.left + c.width / 2, c.top + c.height / 2)?.className; });
+    expect(hit).toBe("ask-layer");
+    const canvas = await frame.locator("#canvas").boundingBox();
+    await page.mouse.click(canvas!.x + canvas!.width / 2, canvas!.y + canvas!.height / 2);
+    await page.keyboard.type("Q");
+    expect(await form.getByRole("textbox").inputValue()).toBe("Q");
+    await page.keyboard.press("Escape");
+    await form.waitFor({ state: "detached" });
+    expect(await frame.evaluate(() => window.edState.modalWindows)).toBe(0);
+    await ctx.close();
+  }, scaled(30_000));
 });

@@ -51,7 +51,7 @@ export const enUi = {
   layoutTwoContent: "Title and 2 content", layoutCentered: "Centred text",
   trackChanges: "Record changes", showChanges: "Show changes",
   nextChange: "Next change", accept: "Accept change", reject: "Reject change", acceptAll: "Accept all changes",
-  rejectAll: "Reject all changes", comments: "Comments", addComment: "Add comment", reply: "Reply", resolve: "Resolve",
+  rejectAll: "Reject all changes", comments: "Comments", addComment: "Add comment", reply: "Reply", resolve: "Resolve", reopen: "Reopen",
   remove: "Delete", commentText: "Comment", noComments: "No comments.", resolved: "resolved", spelling: "Automatic spell checking",
   formattingMarks: "Formatting marks", gridLines: "Grid lines",
   tableColumnsRows: (c: number, r: number) => c + " × " + r + " table", insertTableDialog: "Insert table…",

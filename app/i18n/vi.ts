@@ -50,7 +50,7 @@ export const viUi: Texts["ui"] = {
   layoutTwoContent: "Tiêu đề và 2 nội dung", layoutCentered: "Chữ ở giữa",
   trackChanges: "Ghi lại thay đổi", showChanges: "Hiện thay đổi",
   nextChange: "Thay đổi tiếp theo", accept: "Chấp nhận thay đổi", reject: "Từ chối thay đổi", acceptAll: "Chấp nhận mọi thay đổi",
-  rejectAll: "Từ chối mọi thay đổi", comments: "Bình luận", addComment: "Thêm bình luận", reply: "Trả lời", resolve: "Đánh dấu đã xử lý",
+  rejectAll: "Từ chối mọi thay đổi", comments: "Bình luận", addComment: "Thêm bình luận", reply: "Trả lời", resolve: "Đánh dấu đã xử lý", reopen: "Mở lại",
   remove: "Xoá", commentText: "Bình luận", noComments: "Chưa có bình luận.", resolved: "đã xử lý", spelling: "Tự động kiểm tra chính tả",
   formattingMarks: "Dấu định dạng", gridLines: "Đường lưới",
   tableColumnsRows: (c: number, r: number) => "Bảng " + c + " × " + r, insertTableDialog: "Chèn bảng…",

@@ -36,7 +36,10 @@ interface OpenDialog {
 const open = new Map<string, OpenDialog>();
 /** Where the person last pressed the document: a drop-down opened from it is placed there. */
 let pressedAt = { x: 0, y: 0 };
-const counted = () => { S.modalWindows = open.size + tunnelledCount(); };
+const counted = () => { S.modalWindows = open.size + tunnelledCount() + asked; };
+/** The page's own small forms open (ask.ts: a sheet's name, a link): modal too. */
+let asked = 0;
+export function askedOpen(open: boolean): void { asked = Math.max(0, asked + (open ? 1 : -1)); counted(); }
 let tunnelledCount = (): number => 0;
 /** The tunnelled windows' share of the modal windows (tunnelled-windows.ts tells it). */
 export function countTunnelled(count: () => number): void { tunnelledCount = count; counted(); }
