@@ -109,6 +109,8 @@ describe("LibreOffice's dialogs in a spreadsheet", () => {
     await goTo(frame, "C2:C4");
     const dialog = await openDialog(frame, ".uno:FormatCellDialog", "FormatCellsDialog");
     await tab(dialog, "Numbers");
+    // The format code's three buttons show LibreOffice's pictures (they were blank pills).
+    for (const name of ["Add", "Edit Comment", "Remove"]) expect(await dialog.getByRole("button", { name, exact: true }).locator("img").count()).toBe(1);
     await setField(dialog, "Format Code", "0.000");
     await ok(dialog);
     const bytes = await saveAndRead(env, page, id);

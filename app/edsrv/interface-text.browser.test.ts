@@ -255,6 +255,8 @@ describe("text documents: track changes and comments", () => {
     const first = frame.locator("#comments .comment", { hasText: "Please check this" });
     await first.locator(".comment-actions button:nth-child(2)").click(); // resolve
     await frame.waitForSelector("#comments .comment.resolved");
+    // A resolved comment offers to reopen it, not to resolve it again.
+    expect(await frame.locator("#comments .comment.resolved .comment-actions button:nth-child(2)").textContent()).toBe("Reopen");
     bytes = await saveAndRead(env, page, id);
 
     expect(part(bytes, "word/comments.xml")).toContain("@Alice: Checked");

@@ -50,6 +50,30 @@ describe("opening feedback", () => {
     await ctx.close();
   }, scaled(30_000));
 
+  // On a slow network the editor area was blank white for seconds: the indicator's look came from
+  // ed.css, a stylesheet in the head that holds back the page's first frame.
+  test("the indicator is drawn from the first frame: its look is in the page, no stylesheet before it", async () => {
+    const f = env.newFile("hello.docx");
+    const html = await (await fetch(`${env.ed.url}/browser/${env.ed.hash}/ed.html?WOPISrc=${encodeURIComponent(f.src)}`)).text();
+    expect(html.indexOf('id="loading"')).toBeGreaterThan(0);
+    expect(html.indexOf('rel="stylesheet"')).toBeGreaterThan(html.indexOf('id="loading"'));
+    const ctx = await env.browser.newContext();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await ctx.route(/\/(ed|ui)\.css$/, async (route) => { await held; await route.continue(); });
+    env.host.pages.set("loading2", hostPageHtml(env.ed.url, env.ed.hash, f.src, "tok_alice"));
+    const page = await ctx.newPage();
+    await page.goto(`${env.host.origin}/page/loading2`, { waitUntil: "commit" });
+    const frame = page.frameLocator("#ed");
+    await frame.locator("#loading .spinner").waitFor({ state: "visible" });
+    // Styled while the stylesheets are still held back.
+    const look = await frame.locator("#loading").evaluate((e) => { const s = getComputedStyle(e); return [s.position, s.display, getComputedStyle(e.firstElementChild!).animationName]; });
+    expect(look).toEqual(["fixed", "flex", "spin"]);
+    release();
+    await frame.locator("#loading").waitFor({ state: "hidden" });
+    await ctx.close();
+  }, scaled(30_000));
+
   test("leaving the page ends its view at once, also when the browser keeps the page for going back", async () => {
     const ctx = await env.browser.newContext();
     const f = env.newFile("hello.docx");

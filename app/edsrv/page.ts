@@ -79,6 +79,14 @@ const officeTextsScript = (() => {
   return () => (script ??= `<script type="application/json" id="office-texts">${JSON.stringify({ ...VI_OFFICE, ...VI_OFFICE_FIXES }).replace(/</g, "\\u003c")}</script>\n`);
 })();
 
+
+/**
+ * The opening indicator's look, inline in the page: shown from the first frame, before ed.css and
+ * ui.css arrive (they follow it in the body, so they hold back only what comes after them).
+ */
+const LOADING_STYLE = "#loading{position:fixed;top:45%;left:50%;transform:translate(-50%,-50%);display:flex;gap:10px;align-items:center;max-width:80%;padding:12px 18px;background:#fff;border:1px solid #ccc;border-radius:6px;box-shadow:0 2px 8px rgba(0,0,0,.15);z-index:10;font:14px system-ui,sans-serif}"
+  + "#loading[hidden]{display:none}#loading .spinner{flex:none;width:18px;height:18px;border:3px solid #ccd;border-top-color:#1a5fb4;border-radius:50%;animation:spin .8s linear infinite}"
+  + "@keyframes spin{to{transform:rotate(360deg)}}@media (prefers-reduced-motion:reduce){#loading .spinner{animation-duration:3s}}";
 /** The page's language: Vietnamese for a `lang` of vi*, English otherwise. */
 const pageLanguage = (lang: string | null): Language => languageOf(lang);
 
@@ -134,13 +142,14 @@ export function renderPage(config: Config, groups: AliasGroup[], client: Pick<Br
 <meta name="referrer" content="no-referrer">
 <title>${html(texts.title)}</title>
 <script>${client.connectScript}</script>
-<link rel="stylesheet" href="ed.css">
-<link rel="stylesheet" href="ui.css">
+<style>${LOADING_STYLE}</style>
 </head>
 <body ${attrs}>
+<div id="loading" role="status" aria-live="polite"><span class="spinner" aria-hidden="true"></span><span id="loading-text">${html(texts.opening)}</span></div>
+<link rel="stylesheet" href="ed.css">
+<link rel="stylesheet" href="ui.css">
 <div id="toolbar"><span id="docname"></span><span id="modified" hidden title="${html(texts.modified)}">&#9679;</span><span id="state"></span><button id="undo" class="tb" type="button" title="${html(texts.undo)} (Ctrl+Z)" aria-label="${html(texts.undo)}" data-icon="undo"><img src="icons/lc_undo.svg" alt="" width="24" height="24"></button><button id="redo" class="tb" type="button" title="${html(texts.redo)} (Ctrl+Y)" aria-label="${html(texts.redo)}" data-icon="redo"><img src="icons/lc_redo.svg" alt="" width="24" height="24"></button><button id="save" class="tb" type="button" title="${html(texts.save)} (Ctrl+S)" aria-label="${html(texts.save)}" data-icon="save"><img src="icons/lc_save.svg" alt="" width="24" height="24"></button><button id="close" class="tb" type="button" title="${html(texts.close)}" aria-label="${html(texts.close)}" data-icon="closedoc" hidden><img src="icons/lc_closedoc.svg" alt="" width="24" height="24"></button></div>
 <div id="message" hidden></div>
-<div id="loading" role="status" aria-live="polite"><span class="spinner" aria-hidden="true"></span><span id="loading-text">${html(texts.opening)}</span></div>
 <div id="viewport" tabindex="-1"><div id="sizer"><canvas id="canvas"></canvas><div id="overlays"><div id="selection"></div><div id="cellcursor" hidden></div><div id="cursor" hidden></div></div></div><textarea id="ime" autocomplete="off" autocapitalize="off" spellcheck="false"></textarea></div>
 <div id="parts" role="tablist" hidden></div>
 ${language === "vi" ? officeTextsScript() : ""}<script src="ed.js"></script>

@@ -27,7 +27,7 @@ import { T } from "./interface/texts";
 import { buildSheet } from "./interface/toolbar-sheet";
 import { buildText, fontPicker, trackedChanges } from "./interface/toolbar-text";
 import { actionsButton, addTo, head, installRibbon, isPhone, layoutRibbon, quick, ribbon, startTab } from "./interface/ribbon";
-import { fitPage, fitWidth, installWheelZoom, installZoomFollowers, keepFitted, showZoom, zoomStep } from "./interface/zoom";
+import { fitPage, fitWidth, PHONE_READING_ZOOM, installWheelZoom, installZoomFollowers, keepFitted, showZoom, zoomStep } from "./interface/zoom";
 
 /** The screen reader's own key in the page's storage: the choice is remembered on this browser. */
 const SCREEN_READER_KEY = "svc-screen-reader";
@@ -100,7 +100,7 @@ function install(): void {
     addTo("view",
       button("zoomout", T.zoomOut, { view: true, click: () => { zoomStep(-1); } }),
       button("zoomin", T.zoomIn, { view: true, click: () => { zoomStep(1); } }),
-      button("fitwidth", T.fitWidth, { view: true, click: fitWidth }),
+      button("fitwidth", T.fitWidth, { view: true, click: () => { fitWidth(); } }),
       button("fitpage", T.fitPage, { view: true, click: fitPage }));
     if (family === "text") addTo("view", sep(), button(".uno:ControlCodes", T.formattingMarks, { toggle: true }));
     addTo("view", sep(), screenReaderButton(), sidebarButton());
@@ -117,8 +117,9 @@ function install(): void {
     showZoom();
     // A slide is shown whole, as in every presentation program (before the first tiles are asked).
     if (family === "presentation" || family === "drawing") { fitPage(); keepFitted(); }
-    // A page of text is read across a phone's width, not cut off at 100 %.
-    else if (family === "text" && isPhone()) fitWidth();
+    // A page of text is read across a phone's width, not cut off at 100 %, yet never smaller than
+    // a reading size (then it scrolls sideways).
+    else if (family === "text" && isPhone()) fitWidth(PHONE_READING_ZOOM);
   });
   // The font list is long to make; asked once the first screen is painted, it does not delay it.
   api.on("firstpaint", () => {

@@ -103,7 +103,7 @@ function renderComments(): void {
     panel.appendChild(el("article", { "class": "comment" + (c.resolved === "true" ? " resolved" : ""), "data-id": String(c.id) }, [
       el("div", { "class": "comment-head", text: (c.author || "") + (c.resolved === "true" ? " · " + T.resolved : "") }),
       el("div", { "class": "comment-text", text: c.text || "" }),
-      el("div", { "class": "comment-actions" }, [act(".uno:ReplyComment", T.reply), act(".uno:ResolveComment", T.resolve), act(".uno:DeleteComment", T.remove)]),
+      el("div", { "class": "comment-actions" }, [act(".uno:ReplyComment", T.reply), act(".uno:ResolveComment", c.resolved === "true" ? T.reopen : T.resolve), act(".uno:DeleteComment", T.remove)]),
     ]));
   });
 }

@@ -176,7 +176,10 @@ export function picker(label: string, cls: string, onChange: (value: string) => 
 export function setOptions(s: HTMLSelectElement, values: string[], current?: string, labels?: Record<string, string>): void {
   s.innerHTML = "";
   values.forEach((v) => { s.appendChild(el("option", { value: v, text: (labels && labels[v]) || v })); });
+  // Nothing shown until the engine reports the state (not the list's first entry: a font box said
+  // "DejaVu Math TeX Gyre 8" for a second after opening).
   if (current !== undefined) showValue(s, current);
+  else s.selectedIndex = -1;
 }
 export function showValue(s: HTMLSelectElement, v: string | undefined | null): void {
   if (v === undefined || v === null) return;

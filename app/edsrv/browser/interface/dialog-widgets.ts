@@ -117,9 +117,16 @@ function buildFrame(w: JsWidget, host: WidgetHost): HTMLElement {
 function buildText(w: JsWidget, host: WidgetHost): HTMLElement {
   // Its id is what a widget that names it as its label (labelledBy) points to.
   const id = w.id ? host.domId(w.id) + "-label" : null;
-  if (w.labelFor) return el("label", { "class": "jsd-label", id, for: host.domId(w.labelFor), text: plain(w.text) });
-  return el("span", { "class": "jsd-text", id, text: plain(w.text) });
+  const text = unfilled(plain(w.text));
+  if (w.labelFor) return el("label", { "class": "jsd-label", id, for: host.domId(w.labelFor), text });
+  return el("span", { "class": "jsd-text", id, text });
 }
+
+/**
+ * A label whose placeholder LibreOffice fills only once something is chosen (the chart wizard's
+ * "Range for %VALUETYPE" before a data series is picked): shown without the raw placeholder.
+ */
+export const unfilled = (t: string): string => t.includes("%") ? t.replace(/\s+(?:for|of)\s+%[A-Z_]+\b/g, "").replace(/\s*%[A-Z_]{2,}\b/g, "").trim() : t;
 
 /** A widget's own input gets the label LibreOffice links to it, or its accessible name. */
 function labelled(input: HTMLElement, w: JsWidget, host: WidgetHost): void {
@@ -218,6 +225,9 @@ function buildButton(w: JsWidget, host: WidgetHost): HTMLElement {
   // image buttons): named by what it does, else by its id, never left nameless for a screen reader.
   const name = accessibleName(w) || (w.type === "menubutton" ? T.more : plain(String(w.id ?? "").replace(/[_-]+/g, " ").trim()));
   if (name && !b.textContent) { b.setAttribute("aria-label", name); b.title = name; }
+  // A button LibreOffice draws as a picture (a range chooser, Format Cells' format-code buttons):
+  // its picture (named by the button's label), never a blank pill.
+  if (!b.textContent && w.image) b.appendChild(el("img", { src: String(w.image), alt: "" }));
   if (w.type === "menubutton") {
     b.setAttribute("aria-haspopup", "true");
     b.addEventListener("click", () => { host.send({ id: w.id, cmd: "toggle", data: "", type: "menubutton" }); });
@@ -229,7 +239,8 @@ function buildButton(w: JsWidget, host: WidgetHost): HTMLElement {
   return b;
 }
 
-const symbolText = (symbol: string | undefined): string => (symbol === "SPIN_DOWN" ? "▾" : symbol === "SPIN_UP" ? "▴" : symbol === "NEXT" ? "›" : symbol === "PREV" ? "‹" : "");
+const SYMBOLS: Record<string, string> = { SPIN_DOWN: "▾", SPIN_UP: "▴", NEXT: "›", PREV: "‹", ARROW_UP: "▲", ARROW_DOWN: "▼", ARROW_LEFT: "◀", ARROW_RIGHT: "▶" };
+const symbolText = (symbol: string | undefined): string => SYMBOLS[symbol ?? ""] ?? "";
 
 /** The dialog's OK, Cancel…: Help is left out (LibreOffice's help is not served here). */
 function buildButtonBox(w: JsWidget, host: WidgetHost): HTMLElement {

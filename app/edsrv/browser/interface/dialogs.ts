@@ -17,6 +17,7 @@ import { dialogEventCommand, type DialogEvent, type JsDialogMessage, type JsWidg
 import { applyWidgetAction, buildWidget, plain, type WidgetHost } from "./dialog-widgets";
 import { el } from "./controls";
 import { api, S } from "./state";
+import { scopeIds, stepList, wizardPages } from "./wizard";
 
 interface OpenDialog {
   windowId: string;
@@ -28,12 +29,17 @@ interface OpenDialog {
   before: Element | null;
   /** A drop-down (closed as a popover), not a dialog. */
   dropDown: boolean;
+  /** A wizard's step list marks the step shown again (after LibreOffice shows or hides a page). */
+  refresh?: () => void;
 }
 
 const open = new Map<string, OpenDialog>();
 /** Where the person last pressed the document: a drop-down opened from it is placed there. */
 let pressedAt = { x: 0, y: 0 };
-const counted = () => { S.modalWindows = open.size + tunnelledCount(); };
+const counted = () => { S.modalWindows = open.size + tunnelledCount() + asked; };
+/** The page's own small forms open (ask.ts: a sheet's name, a link): modal too. */
+let asked = 0;
+export function askedOpen(open: boolean): void { asked = Math.max(0, asked + (open ? 1 : -1)); counted(); }
 let tunnelledCount = (): number => 0;
 /** The tunnelled windows' share of the modal windows (tunnelled-windows.ts tells it). */
 export function countTunnelled(count: () => number): void { tunnelledCount = count; counted(); }
@@ -90,12 +96,25 @@ function show(message: JsWidget & { jsontype: string }): void {
     const e = buildWidget(c, h);
     if (e) body.appendChild(e);
   }
+  // The dialog's own buttons (OK, Cancel; a wizard's Back, Next, Finish) stay in view below its
+  // scrolling body, however long the page.
+  const buttons = [...body.querySelectorAll<HTMLElement>(".jsd-buttons")].reverse().find((b) => b.querySelector('[data-widget="ok"], [data-widget="cancel"], [data-widget="finish"], [data-widget="close"]'));
+  const pages = dropDown ? null : wizardPages(message);
+  let main: HTMLElement = body;
+  if (pages) {
+    const pageElements = [...body.querySelectorAll<HTMLElement>(".jsd-box, .jsd-grid")].filter((e) => pages.some((p) => String(p.id) === e.dataset.widget));
+    pageElements.forEach((e, i) => { e.dataset.idScope = String(i); scopeIds(e, e); });
+    const steps = stepList(pages, (p) => pageElements.find((e) => e.dataset.widget === String(p.id)));
+    d.refresh = steps.refresh;
+    main = el("div", { "class": "jsd-wizard" }, [steps.nav, body]);
+  }
   const closeBox = el("button", { type: "button", "class": "jsd-close", "aria-label": T.close, title: T.close, text: "✕" });
   closeBox.addEventListener("click", () => { cancel(d); });
   const box = el("div", { role: "dialog", "aria-modal": "true", "aria-labelledby": titleId, "class": "jsd-dialog" }, [
     el("header", { "class": "jsd-title" }, [el("h2", { id: titleId, text: title }), closeBox]),
-    body,
+    main,
   ]);
+  if (buttons) { buttons.classList.add("jsd-footer"); box.appendChild(buttons); }
   box.dataset.dialog = String(message.dialogid ?? (dropDown ? "dropdown" : ""));
   d.root = el("div", { "class": dropDown ? "jsd-overlay jsd-dropdown-layer" : "jsd-overlay" }, [box]);
   d.root.dataset.dialog = box.dataset.dialog;
@@ -146,6 +165,8 @@ function update(d: OpenDialog, w: JsWidget): void {
   if (!fresh.style.gridColumn) fresh.style.gridColumn = placed.column;
   if (!fresh.style.gridRow) fresh.style.gridRow = placed.row;
   old.replaceWith(fresh);
+  const scope = fresh.closest<HTMLElement>("[data-id-scope]");
+  if (scope) scopeIds(fresh, scope);
   const box = d.root.querySelector<HTMLElement>(".jsd-dialog");
   if (box) nameUnlabelled(box, box.querySelector("h2")?.textContent ?? "");
   if (hadFocus) (focusable(fresh)[0] ?? fresh).focus();
@@ -198,12 +219,13 @@ export function onJsDialog({ message: m }: { message: JsDialogMessage }): void {
   if (m.action === "close") return close(windowId);
   if (m.action === "update") {
     const d = open.get(windowId);
-    if (d) update(d, m.control);
+    if (d) { update(d, m.control); d.refresh?.(); }
     return;
   }
   if (m.action === "action") {
-    const e = open.get(windowId)?.widgets.get(m.data.control_id);
-    if (e) applyWidgetAction(e, m.data);
+    const d = open.get(windowId);
+    const e = d?.widgets.get(m.data.control_id);
+    if (e) { applyWidgetAction(e, m.data); d!.refresh?.(); }
     return;
   }
   // Whole descriptions: dialogs and drop-downs. Sidebars, notebookbars and the hidden "popup"

@@ -6,6 +6,8 @@ import { api, S, UI } from "./state";
 import { T } from "./texts";
 import type { Rect } from "../editor/state";
 
+/** A replace all was sent: its answer (the replaced matches) is no count of what is left. */
+let replacedAll = false;
 let findInput: HTMLInputElement, replaceInput: HTMLInputElement, findCount: HTMLSpanElement, findbar: HTMLDivElement;
 
 export function buildFindBar(): HTMLDivElement {
@@ -30,6 +32,8 @@ export function buildFindBar(): HTMLDivElement {
     if (e.key === "Enter" && e.target === replaceInput) { e.preventDefault(); search(2, false); }
   });
   api.on("searchresultselection", (f) => {
+    // After a replace all the matches are gone: counted again (a find all), never left showing.
+    if (replacedAll) { replacedAll = false; search(1, false); return; }
     const found = f.results;
     UI.matches = found.length;
     findCount.textContent = T.matches(UI.matches);
@@ -43,7 +47,7 @@ export function buildFindBar(): HTMLDivElement {
     api.marks("find", rects);
     if (rects[0]) api.reveal(rects[0]);
   });
-  api.on("searchnotfound", () => { UI.matches = 0; findCount.textContent = T.noMatch; api.marks("find", []); });
+  api.on("searchnotfound", () => { replacedAll = false; UI.matches = 0; findCount.textContent = T.noMatch; api.marks("find", []); });
   return findbar;
 }
 
@@ -56,6 +60,7 @@ function search(command: number, backward: boolean): void {
     "SearchItem.Backward": arg("boolean", !!backward),
     "SearchItem.Command": arg("long", command),
   };
+  replacedAll = command === 3;
   // Sent as is: finding is allowed in read-only views (the server lets find commands through).
   api.send(unoCommand(".uno:ExecuteSearch", args));
 }

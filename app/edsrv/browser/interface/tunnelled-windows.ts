@@ -152,6 +152,12 @@ function created(m: WindowMessage): void {
     box.dataset.dialog = m.unique_id ?? "";
     title.id = "jsd-window-title-" + m.id;
     box.setAttribute("aria-labelledby", title.id);
+    // LibreOffice 25.2 describes this dialog to no one (no JSDialog, its accessibility tree stays
+    // in the kit): a screen reader gets its name and how to use it by keyboard.
+    canvas.setAttribute("role", "img");
+    canvas.setAttribute("aria-labelledby", title.id);
+    canvas.setAttribute("aria-description", T.paintedDialog);
+    box.setAttribute("aria-description", T.paintedDialog);
     const root = el("div", { "class": "jsd-overlay" }, [box]);
     root.dataset.window = m.id;
     box.addEventListener("keydown", (e) => {

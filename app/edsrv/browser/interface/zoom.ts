@@ -26,12 +26,18 @@ export function zoomStep(d: number): void {
   const z = 15 / api.zoom(), next = d > 0 ? ZOOMS.filter((x) => x > z + 0.001)[0] : ZOOMS.filter((x) => x < z - 0.001).pop();
   if (next) setZoomFactor(next);
 }
-export function fitWidth(): void {
+/**
+ * The page's width is the view's; on a phone, never below a reading size (`least`): text fitted
+ * to 390 px was 43 %, too small to read; the page then scrolls sideways.
+ */
+export function fitWidth(least = 0): void {
   const st = S.status;
   if (!st) return;
   const px = api.viewportPx().w - 24;
-  setZoomFactor((px * 15) / st.width);
+  setZoomFactor(Math.max(least, (px * 15) / st.width));
 }
+/** The least zoom a phone opens a text document at: its text readable, scrolled sideways. */
+export const PHONE_READING_ZOOM = 0.7;
 export function fitPage(): void {
   const st = S.status;
   if (!st) return;
