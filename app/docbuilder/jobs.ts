@@ -3,6 +3,7 @@
 // expires. Expired ids are remembered so that reads answer 410 gone rather than 404.
 
 import { mkdirSync, rmSync } from "node:fs";
+import { makeDir } from "../engine-files";
 import path from "node:path";
 import { iso, type Clock } from "../clock";
 import { ServiceError, type ErrorCode } from "../errors";
@@ -105,7 +106,7 @@ export class JobStore {
     const id = newJobId(this.instance);
     const now = this.clock.now();
     const dir = path.join(this.root, id);
-    mkdirSync(dir, { recursive: true });
+    makeDir(dir);
     const expiresAtMs = now + ttlMinutes * 60_000;
     const view: JobView = {
       id,
@@ -169,6 +170,7 @@ export class JobStore {
       const f = this.files.get(o.file_id);
       if (f) f.expiresAtMs = rec.expiresAtMs;
     }
+    this.nextExpiryMs = Math.min(this.nextExpiryMs, rec.expiresAtMs);
   }
 
   setCallback(id: string, state: CallbackState) {
@@ -178,7 +180,7 @@ export class JobStore {
 
   /** A snapshot of the job, as GET /v1/jobs/{id} returns it. */
   get(id: string): JobView {
-    this.sweep();
+    this.sweepIfDue();
     const rec = this.jobs.get(id);
     if (rec) return structuredClone(rec.view);
     if (this.expired.has(id)) throw new ServiceError("gone", "Công việc này đã quá thời hạn lưu giữ và đã bị xóa.", { id });
@@ -186,7 +188,7 @@ export class JobStore {
   }
 
   file(id: string): { path: string; output: JobOutput } {
-    this.sweep();
+    this.sweepIfDue();
     const rec = this.files.get(id);
     if (rec) return { path: rec.path, output: rec.output };
     if (this.expired.has(id)) throw new ServiceError("gone", "Tệp kết quả này đã quá thời hạn lưu giữ và đã bị xóa.", { id });
@@ -202,11 +204,26 @@ export class JobStore {
     rmSync(rec.dir, { recursive: true, force: true });
   }
 
+  /**
+   * When the first finished job's retention ends: a read sweeps only from then (a sweep walks every
+   * job kept, thousands at a steady rate, and every GET and every answer of a job reads one).
+   */
+  private nextExpiryMs = Infinity;
+
+  private sweepIfDue() {
+    if (this.clock.now() >= this.nextExpiryMs) this.sweep();
+  }
+
   sweep() {
     const now = this.clock.now();
+    let next = Infinity;
     for (const [id, rec] of this.jobs) {
       // Unfinished jobs are never swept: their worker still writes into the directory.
-      if (rec.view.finished_at === null || rec.expiresAtMs > now) continue;
+      if (rec.view.finished_at === null) continue;
+      if (rec.expiresAtMs > now) {
+        next = Math.min(next, rec.expiresAtMs);
+        continue;
+      }
       this.jobs.delete(id);
       this.remember(id);
       for (const o of rec.view.outputs) {
@@ -215,6 +232,7 @@ export class JobStore {
       }
       rmSync(rec.dir, { recursive: true, force: true });
     }
+    this.nextExpiryMs = next;
   }
 
   counts() {

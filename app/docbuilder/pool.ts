@@ -29,7 +29,7 @@ import { engineReadableEnv } from "../../workers/confine";
 import { MEMORY_CHECK_MS, MIB, engineMemoryError, residentBytes } from "../engine-memory";
 import { engineSource } from "../../workers/engine-identity";
 import { childEnvironment } from "../child-env";
-import { linkOrCopy, moveFile } from "../engine-files";
+import { linkOrCopy, makeDir, moveFile } from "../engine-files";
 import { stopEngine } from "../engine-stop";
 import { FairQueue } from "./fair-queue";
 
@@ -405,7 +405,7 @@ export class WorkerPool {
    */
   private handIn(worker: Worker, request: WorkerRequest): WorkerRequest {
     const dir = path.join(worker.documentDir, `r${worker.jobs}`);
-    mkdirSync(dir, { recursive: true });
+    makeDir(dir);
     worker.handed = { dir };
     let input = request.input;
     if (existsSync(request.input)) {

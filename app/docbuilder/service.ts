@@ -20,7 +20,7 @@ import { precheckUrl } from "../net/fetch-errors";
 import { checkMacros } from "../templates/macros";
 import { CHART_WORKBOOK_FORMATS, keepChartWorkbooks, originalHasChartWorkbooks } from "../ooxml/chart-workbooks";
 import { checkInflatedSizes, checkZipContainer } from "../zip-guard";
-import { budgeted, documentSize, type DocumentSize } from "./document-budget";
+import { budgeted, type DocumentSize } from "./document-budget";
 import { countUnits, familyOf, nativeFormat, prepareScript, requestedOutputs, scriptInvalid, buildNative, validateScript } from "../svcscript";
 import { renderTemplate } from "../templates/render";
 import type { AllowList } from "../net/ssrf";
@@ -136,15 +136,15 @@ export class DocBuilderService {
       const source = this.requireSource(intake);
       const from = params.from ?? sourceExtension(source);
       const family = checkPair(from, params.to);
-      const input = await this.materialise(source, dir, from, limits);
+      const { path: input, size } = await this.materialise(source, dir, from, limits);
       const base = baseName(source);
       return {
         // What the engine may spend on it grows with what was sent (document-budget.ts).
-        size: await documentSize(input),
+        size,
         async: params.async,
         callbackUrl: params.callback_url,
         pair: { from, to: params.to },
-        logFields: { from, to: params.to, family, size: (await stat(input)).size },
+        logFields: { from, to: params.to, family, size: size.bytes },
         work: async (ctx) => {
           const output = path.join(dir, `${base}.${params.to}`);
           const result = await ctx.run<ConvertResult>({ op: "convert", input, output, to: params.to, password: params.options.password });
@@ -221,7 +221,7 @@ export class DocBuilderService {
     return this.runJob("template/render", requestId, caller, async ({ dir, limits }) => {
       const intake = await readWorkRequest(req, dir, limits.max_file_mb);
       const source = this.requireSource(intake);
-      const template = await this.materialise(source, dir, sourceExtension(source), limits);
+      const { path: template } = await this.materialise(source, dir, sourceExtension(source), limits);
       // The template is inflated here, in this process, not by the engine: its parts may not
       // inflate past what they declare.
       await checkInflatedSizes(template);
@@ -263,13 +263,13 @@ export class DocBuilderService {
       const source = this.requireSource(intake);
       const from = params.from ?? sourceExtension(source) ?? "";
       if (from && !formatOf(from)?.source) throw new ServiceError("unsupported_format", `Định dạng nguồn "${from}" không được hỗ trợ.`, { from, to: what });
-      const input = await this.materialise(source, dir, from || undefined, limits);
+      const { path: input, size } = await this.materialise(source, dir, from || undefined, limits);
       this.checkQueue(limits);
       const id = `x_${requestId}`;
       const limitsNow = requestTimeLimits(limits, false, this.deps.clock.now());
       const { startBy } = limitsNow;
       // What the engine may spend on it grows with what was sent (document-budget.ts).
-      const { runTimeoutMs, timeoutError } = budgeted(limitsNow.runTimeoutMs, await documentSize(input));
+      const { runTimeoutMs, timeoutError } = budgeted(limitsNow.runTimeoutMs, size);
       const password = params.password;
       // The engine's 415 (an encryption it cannot read, a document type it has no filter for)
       // names the source format and what was asked, as every 415 does.
@@ -349,7 +349,7 @@ export class DocBuilderService {
       output: async (file, filename, format, pages) => {
         const size = (await stat(file)).size;
         if (size > limits.max_file_mb * 1024 * 1024) throw tooLarge(limits.max_file_mb);
-        this.deps.jobs.addOutput(jobId, limits.result_ttl_minutes, { path: file, filename, format, contentType: contentTypeOf(format), size, sha256: await sha256File(file), pages });
+        this.deps.jobs.addOutput(jobId, limits.result_ttl_minutes, { path: file, filename, format, contentType: contentTypeOf(format), size, sha256: await sha256File(file, size), pages });
         files.push(file);
       },
     };
@@ -411,7 +411,7 @@ export class DocBuilderService {
   }
 
   /** Puts the source at `<dir>/source.<from>`: uploads are renamed, URLs downloaded under the SSRF rules. */
-  private async materialise(source: Source, dir: string, from: string | undefined, limits: DocBuilderLimits): Promise<string> {
+  private async materialise(source: Source, dir: string, from: string | undefined, limits: DocBuilderLimits): Promise<{ path: string; size: DocumentSize }> {
     const target = path.join(dir, from ? `source.${from}` : "source");
     if (source.type === "upload") {
       if (source.size === 0) throw new ServiceError("corrupt_source", "Tệp tải lên rỗng (0 byte): hãy gửi một tài liệu có nội dung.");
@@ -420,9 +420,9 @@ export class DocBuilderService {
       await this.deps.fetchSource(source.url, target, limits.max_file_mb * 1024 * 1024);
       if ((await stat(target)).size === 0) throw new ServiceError("corrupt_source", "Tệp tải về từ URL rỗng (0 byte).");
     }
-    // Here, at intake, so that a zip bomb never reaches the queue, a job or the engine.
-    await checkZipContainer(target);
-    return target;
+    // Here, at intake, so that a zip bomb never reaches the queue, a job or the engine; the check
+    // reads the package's directory, which gives the size the engine's budget is reckoned on.
+    return { path: target, size: await checkZipContainer(target) };
   }
 
   /**
@@ -538,7 +538,10 @@ function toServiceError(err: unknown): ServiceError {
   return new ServiceError("internal");
 }
 
-export async function sha256File(file: string): Promise<string> {
+export async function sha256File(file: string, size?: number): Promise<string> {
+  // A result of ordinary size is hashed from one read (a stream's chunks cost more than the hash
+  // of a small PDF); a large one as it is read.
+  if (size !== undefined && size <= 8 * 1024 * 1024) return new Bun.CryptoHasher("sha256").update(await Bun.file(file).bytes()).digest("hex");
   const hasher = new Bun.CryptoHasher("sha256");
   for await (const chunk of Bun.file(file).stream()) hasher.update(chunk);
   return hasher.digest("hex");
