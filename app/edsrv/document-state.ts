@@ -84,6 +84,12 @@ export abstract class DocumentState {
   everUploaded = false;
   conflict = false;
   tooLarge = false;
+  /**
+   * The storage refused the token of the last save (401/403/404) and no version since holds what
+   * was typed: when every view has left, the document waits (documents.ts, REFUSED_TOKEN_HOLD_MS)
+   * for its person to come back with a new token, instead of closing.
+   */
+  tokenRefused = false;
   readonly startedAt = Date.now();
   lastActivity = Date.now();
   /** The token of the last editing view: an exit save after every view left still has one to store with. */

@@ -471,7 +471,18 @@ export const DOOR: Record<ClientCommand, DoorRow> = {
       await kit.request("viewlanguage", { viewId: s.viewId!, lang: lokLanguage(args.lang || s.lang) });
     },
   },
-  closedocument: { maxLength: 256, who: "anyone", handler: ({ session: s }) => s.close() },
+  closedocument: {
+    // `closedocument`: this view leaves. `closedocument reason=documentconflict` from an editing
+    // view of a document in conflict: the storage's version is chosen over the unsaved one (kept
+    // in the quarantine folder), and every view opens the document again.
+    maxLength: 256,
+    who: "anyone",
+    handler: async ({ doc, session: s }, args) => {
+      if (args.reason !== "documentconflict") return s.close();
+      // A choice that came too late (another person chose first, or a save resolved it) does nothing.
+      if (doc.conflict && !s.readOnly) await doc.reloadFromStorage(s);
+    },
+  },
 };
 
 /** Runs one frame of a session through the door; a handler's failure throws (the broker answers `error: cmd=<c> kind=failed`). */

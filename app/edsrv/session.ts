@@ -52,7 +52,11 @@ export interface ViewDocument {
   readonly docType: string;
   readonly log: Logger;
   readonly modified: boolean;
+  /** The document changed in storage while it had unsaved changes (a PutFile 409 or a new LastModifiedTime). */
+  readonly conflict: boolean;
   markEdited(): void;
+  /** A document conflict resolved for the storage's version (Collabora's "Discard"): every view reopens it. */
+  reloadFromStorage(by: ClientSession): Promise<void>;
   requestSave(req: { reason: SaveReason; force: boolean; extendedData?: string; session?: ClientSession }): Promise<SaveOutcome>;
   exportAs(format: string): Promise<string>;
 }
