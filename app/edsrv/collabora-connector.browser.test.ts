@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Frame, Page } from "playwright-core";
 import { docxParagraphRuns, startEditorEnv, type EditorEnv } from "./testing/editor-env";
+import { vi } from "../i18n/vi";
 
 let env: EditorEnv;
 beforeAll(async () => {
@@ -96,6 +97,39 @@ describe("a Collabora connector's host page", () => {
       expect((await nextMsg(page, "Action_InsertGraphic_Resp", 0)).Values.success).toBe(false);
       await sendHost(page, "Action_SaveAs", { Filename: "copy.docx", Notify: true });
       expect((await nextMsg(page, "Action_Save_Resp", 0)).Values).toMatchObject({ success: false, result: "notsupported" });
+    } finally {
+      await ctx.close();
+    }
+  }, 120_000);
+
+  test("the storage's answers, in the page's language: a conflict asks which version to keep, a refused token says so", async () => {
+    const ctx = await env.browser.newContext();
+    try {
+      const f = env.newFile("hello.docx");
+      const { page, frame } = await env.openEditor(ctx, f.src, "tok_alice", "&lang=vi");
+      env.host.files.get(f.id)!.version = 5; // someone else stored a new version
+      await sendHost(page, "Action_Paste", { Mimetype: "text/plain;charset=utf-8", Data: "Guava31 " });
+      await page.waitForFunction(() => (window as any).msgs.some((m: Msg) => m.MessageId === "Doc_ModifiedStatus" && m.Values.Modified), undefined, { polling: 25 });
+      await sendHost(page, "Action_Save", { Notify: true });
+      expect((await nextMsg(page, "Action_Save_Resp", 0)).Values).toMatchObject({ success: false, result: "conflict" });
+      await frame.locator("#conflict-keep").waitFor();
+      expect(await frame.locator("#message").textContent()).toContain(vi.page.conflict);
+      expect(await frame.locator("#conflict-keep").textContent()).toBe(vi.page.conflictKeep);
+      expect(await frame.locator("#conflict-reload").textContent()).toBe(vi.page.conflictReload);
+      // Their version kept: stored over the storage's, without a timestamp.
+      await frame.locator("#conflict-keep").click();
+      await until(frame, () => document.getElementById("message")!.hidden === true);
+      const forced = await env.host.waitPut((p) => p.fileId === f.id && p.status === 200, "the forced save");
+      expect(forced.headers["x-cool-wopi-timestamp"]).toBeUndefined();
+      expect(docxParagraphRuns(forced.bytes).flat().map((r) => r.text).join("")).toContain("Guava31");
+
+      // The token refused: said in Vietnamese, not in the server's English.
+      env.host.putPlan.push(401);
+      await sendHost(page, "Action_Paste", { Mimetype: "text/plain;charset=utf-8", Data: "Lychee " });
+      await sendHost(page, "Action_Save", { Notify: true });
+      expect((await nextMsg(page, "Action_Save_Resp", 1)).Values).toMatchObject({ success: false, result: "unauthorized" });
+      await until(frame, () => !document.getElementById("message")!.hidden);
+      expect(await frame.locator("#message").textContent()).toBe(vi.page.saveUnauthorized);
     } finally {
       await ctx.close();
     }
