@@ -5,12 +5,14 @@
 // editing server, real kits, Debian's Chromium.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Frame, Page } from "playwright-core";
+import { unzipSync } from "fflate";
 import { docxParagraphRuns, startEditorEnv, type EditorEnv } from "./testing/editor-env";
 import { vi } from "../i18n/vi";
 
 let env: EditorEnv;
 beforeAll(async () => {
-  env = await startEditorEnv({ idleKits: 1 });
+  // Loopback is allowed to the editing server's fetches here only: the picture server below.
+  env = await startEditorEnv({ idleKits: 1, env: { SVC_FETCH_ALLOW_HOSTS: "127.0.0.1" } });
 });
 afterAll(async () => {
   await env?.close();
@@ -92,9 +94,7 @@ describe("a Collabora connector's host page", () => {
       await frame.evaluate(() => document.getElementById("ime")!.focus());
       await sendHost(page, "Blur_Focus");
       await until(frame, () => document.activeElement !== document.getElementById('ime'));
-      // Not there here, and said so: a picture from a URL; Save As.
-      await sendHost(page, "Action_InsertGraphic", { url: "http://127.0.0.1:1/x.png" });
-      expect((await nextMsg(page, "Action_InsertGraphic_Resp", 0)).Values.success).toBe(false);
+      // Not there here, and said so: Save As.
       await sendHost(page, "Action_SaveAs", { Filename: "copy.docx", Notify: true });
       expect((await nextMsg(page, "Action_Save_Resp", 0)).Values).toMatchObject({ success: false, result: "notsupported" });
     } finally {
@@ -132,6 +132,46 @@ describe("a Collabora connector's host page", () => {
       expect(await frame.locator("#message").textContent()).toBe(vi.page.saveUnauthorized);
     } finally {
       await ctx.close();
+    }
+  }, 120_000);
+
+  test("Action_InsertGraphic: the editing server fetches the picture under the SSRF rules and inserts it as the person's input", async () => {
+    // A picture server on loopback (allowed by this test's SVC_FETCH_ALLOW_HOSTS), and what it was asked.
+    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+    const asked: string[] = [];
+    const pictures = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(req) {
+        const p = new URL(req.url).pathname;
+        asked.push(p);
+        if (p === "/logo.png") return new Response(png, { headers: { "Content-Type": "application/octet-stream" } });
+        if (p === "/page.png") return new Response("<html><body>not a picture</body></html>", { headers: { "Content-Type": "image/png" } });
+        return new Response("nf", { status: 404 });
+      },
+    });
+    const ctx = await env.browser.newContext();
+    try {
+      const f = env.newFile("hello.docx");
+      const { page } = await env.openEditor(ctx, f.src);
+      await sendHost(page, "Action_InsertGraphic", { url: `http://127.0.0.1:${pictures.port}/logo.png` });
+      expect((await nextMsg(page, "Action_InsertGraphic_Resp", 0)).Values).toMatchObject({ success: true });
+      await sendHost(page, "Action_Save", { Notify: true });
+      expect((await nextMsg(page, "Action_Save_Resp", 0)).Values.success).toBe(true);
+      const media = Object.keys(unzipSync(env.lastStored(f.id))).filter((n) => n.startsWith("word/media/"));
+      expect(media.length).toBe(1);
+
+      // Refused: a private address nothing allows (not dialled), what is not a picture by its bytes, a scheme other than http(s).
+      await sendHost(page, "Action_InsertGraphic", { url: "http://10.20.30.40/logo.png" });
+      expect((await nextMsg(page, "Action_InsertGraphic_Resp", 1)).Values).toEqual({ success: false, result: "notallowed" });
+      await sendHost(page, "Action_InsertGraphic", { url: `http://127.0.0.1:${pictures.port}/page.png` });
+      expect((await nextMsg(page, "Action_InsertGraphic_Resp", 2)).Values).toEqual({ success: false, result: "badtype" });
+      await sendHost(page, "Action_InsertGraphic", { url: `file:///etc/passwd` });
+      expect((await nextMsg(page, "Action_InsertGraphic_Resp", 3)).Values).toEqual({ success: false, result: "notallowed" });
+      expect(asked).toEqual(["/logo.png", "/page.png"]);
+    } finally {
+      await ctx.close();
+      pictures.stop(true);
     }
   }, 120_000);
 

@@ -9,6 +9,7 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type { Logger } from "../log";
+import { EMPTY_ALLOW_LIST, type AllowList } from "../net/ssrf";
 import { docKeyOf, type AliasGroup } from "../alias-groups";
 import type { Kit, KitPool } from "./kits";
 import { redactUrl, type WopiAuth, type WopiClient } from "./wopi-client";
@@ -47,6 +48,8 @@ export interface BrokerDeps {
   journalRoot: string;
   /** How long a view made again by a recovery waits for its page to come back. */
   orphanWaitMs?: number;
+  /** What may be fetched for a page (Action_InsertGraphic's URL): SVC_FETCH_ALLOW_HOSTS; none beyond the public internet when absent. */
+  fetchAllow?: AllowList;
 }
 
 /** The idle save's timer, as a seam: set arms it, clear calls it off. */
@@ -90,6 +93,9 @@ export abstract class DocumentState {
    * for its person to come back with a new token, instead of closing.
    */
   tokenRefused = false;
+  get fetchAllow(): AllowList {
+    return this.deps.fetchAllow ?? EMPTY_ALLOW_LIST;
+  }
   readonly startedAt = Date.now();
   lastActivity = Date.now();
   /** The token of the last editing view: an exit save after every view left still has one to store with. */

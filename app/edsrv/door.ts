@@ -21,6 +21,7 @@ import { decideUno, isDialogCommand, MAX_UNO_ARGUMENT_BYTES } from "./protocol/u
 import { decideDialogEvent, refusedLinkField } from "./protocol/dialog-events";
 import type { WindowPaint } from "./protocol/dialog-frames";
 import { decideKey } from "./key-door";
+import { fetchPicture } from "./picture-url";
 import { sendTiles, sendTilesStale } from "./tile-sending";
 import {
   downloadAsFrame,
@@ -448,6 +449,31 @@ export const DOOR: Record<ClientCommand, DoorRow> = {
   },
   paste: pasteRow,
   insertgraphic: pasteRow,
+  insertgraphicurl: {
+    // Collabora's Action_InsertGraphic {url}: `insertgraphicurl url=<percent-encoded URL>`. The
+    // server fetches the picture under the SSRF rules, bounded as a pasted picture, a picture by
+    // its bytes only (picture-url.ts), then inserts it at the cursor as the person's own
+    // `insertgraphic`: journalled with its bytes, so a recovery replays it without fetching again.
+    // Answered `insertgraphicurl: ok` or `error: cmd=insertgraphicurl kind=notallowed|toolarge|badtype|failed`.
+    maxLength: 8192,
+    who: "editors",
+    check: modalCheck,
+    handler: async ({ doc, kit, session: s }, args, cmd) => {
+      let url = "";
+      try {
+        url = decodeURIComponent(args.url ?? "");
+      } catch {
+        return s.send(errorFrame(cmd, "notallowed"));
+      }
+      const r = await fetchPicture(url, { allow: doc.fetchAllow, maxBytes: PASTE_LIMITS.picture, log: doc.log });
+      if (!r.ok) return s.send(errorFrame(cmd, r.kind));
+      if (s.readOnly) return s.send(errorFrame(cmd, "readonly")); // made read-only while fetching
+      const sent = kit.request("insertgraphic", { viewId: s.viewId!, mime: r.mime, data: Buffer.from(r.bytes).toString("base64") });
+      doc.markEdited();
+      await sent;
+      s.send(serverFrame("insertgraphicurl", "ok"));
+    },
+  },
   save: {
     maxLength: 16 * 1024,
     who: "handler",

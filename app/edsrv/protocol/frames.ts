@@ -25,6 +25,7 @@ export type ClientCommand =
   | "gettextselection"
   | "paste"
   | "insertgraphic"
+  | "insertgraphicurl"
   | "save"
   | "closedocument"
   | "viewlanguage"
@@ -82,6 +83,7 @@ export type ServerFrameName =
   | "thumbnail"
   | "downloadas"
   | "saveresult"
+  | "insertgraphicurl"
   | "progress"
   | "close";
 

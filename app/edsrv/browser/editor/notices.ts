@@ -87,7 +87,7 @@ function onError(f: { text: string; command: string; kind: string }): void {
   const { text, command, kind } = f;
   S.errors.push(text);
   if (command === "recovery" && kind === "actiondropped") showMessage(pageData.textActionDropped, "recovery");
-  else if ((command === "paste" || command === "insertgraphic") && kind === "toolarge") showMessage(pageData.textInputTooLarge, "input");
+  else if ((command === "paste" || command === "insertgraphic" || command === "insertgraphicurl") && kind === "toolarge") showMessage(pageData.textInputTooLarge, "input");
   else if (command === "uno" && /^(notallowed|badargs|toolarge)$/.test(kind)) showMessage(pageData.textCommandRefused, "input");
   else if (command === "storage" && kind === "documentconflict") showConflict();
   else if (command === "storage" && storageFailureText(kind)) showMessage(storageFailureText(kind), "save");
