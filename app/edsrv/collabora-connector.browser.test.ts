@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Frame, Page } from "playwright-core";
 import { unzipSync } from "fflate";
+import { TINY_PNG } from "./testing/wopi-host";
 import { docxParagraphRuns, startEditorEnv, type EditorEnv } from "./testing/editor-env";
 import { vi } from "../i18n/vi";
 
@@ -137,7 +138,7 @@ describe("a Collabora connector's host page", () => {
 
   test("Action_InsertGraphic: the editing server fetches the picture under the SSRF rules and inserts it as the person's input", async () => {
     // A picture server on loopback (allowed by this test's SVC_FETCH_ALLOW_HOSTS), and what it was asked.
-    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+    const png = Buffer.from(TINY_PNG, "base64");
     const asked: string[] = [];
     const pictures = Bun.serve({
       hostname: "127.0.0.1",
@@ -172,6 +173,27 @@ describe("a Collabora connector's host page", () => {
     } finally {
       await ctx.close();
       pictures.stop(true);
+    }
+  }, 120_000);
+
+  test("UserExtraInfo's avatar: the people list shows the picture from the WOPI host (http(s) or data: only)", async () => {
+    const ctx = await env.browser.newContext();
+    try {
+      const f = env.newFile("hello.docx");
+      env.host.files.get(f.id)!.info = { UserExtraInfo: { avatar: `${env.host.origin}/avatar.png`, mail: "alice@example.test" } };
+      const asked = env.host.avatarRequests;
+      const { frame } = await env.openEditor(ctx, f.src);
+      await until(frame, () => { const i = document.querySelector("#people .person img.avatar") as HTMLImageElement | null; return !!i && i.complete && i.naturalWidth === 1; });
+      expect(env.host.avatarRequests).toBeGreaterThan(asked);
+      // Not a picture URL: initials only.
+      const g = env.newFile("hello.docx");
+      env.host.files.get(g.id)!.info = { UserExtraInfo: { avatar: "javascript:alert(1)" } };
+      const second = await env.openEditor(ctx, g.src);
+      await until(second.frame, () => !!document.querySelector("#people .person"));
+      expect(await second.frame.locator("#people .person img").count()).toBe(0);
+      expect(await second.frame.locator("#people .person").first().textContent()).toBe("A");
+    } finally {
+      await ctx.close();
     }
   }, 120_000);
 

@@ -52,6 +52,24 @@ export interface BrokerDeps {
   fetchAllow?: AllowList;
 }
 
+/**
+ * The picture of a person in the people list, as Collabora takes it from CheckFileInfo's
+ * `UserExtraInfo: {avatar}`: an http(s) URL (the page's CSP lets it load from the WOPI host's
+ * origin only) or a `data:image/…` URL of at most 64 KB; anything else is not passed on.
+ */
+export function avatarOf(info: Record<string, unknown> | undefined | null): string | null {
+  const extra = info?.UserExtraInfo;
+  const a = extra && typeof extra === "object" ? (extra as { avatar?: unknown }).avatar : undefined;
+  if (typeof a !== "string" || a.length > 64 * 1024) return null;
+  if (/^data:image\/(png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-9+/=]+$/.test(a)) return a;
+  try {
+    const u = new URL(a);
+    return (u.protocol === "http:" || u.protocol === "https:") && !u.username && !u.password && a.length <= 2048 ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The idle save's timer, as a seam: set arms it, clear calls it off. */
 export interface IdleSaveTimers {
   set(fire: () => void, ms: number): unknown;
@@ -164,7 +182,10 @@ export abstract class DocumentState {
   }
 
   broadcastViews(): void {
-    const list = [...this.sessions.values()].map((v) => ({ viewid: v.viewId, userid: v.userId, username: v.userName, readonly: v.readOnly }));
+    const list = [...this.sessions.values()].map((v) => {
+      const avatar = avatarOf(v.info);
+      return { viewid: v.viewId, userid: v.userId, username: v.userName, readonly: v.readOnly, ...(avatar ? { userextrainfo: { avatar } } : {}) };
+    });
     for (const s of this.sessions.values()) s.send(serverFrame("viewinfo", JSON.stringify(list.map((v) => ({ ...v, current: v.viewid === s.viewId })))));
   }
 
