@@ -136,6 +136,31 @@ describe("a Collabora connector's host page", () => {
     }
   }, 120_000);
 
+  test("a conflict resolved for the stored version: the page opens the document again from storage, the unsaved version kept aside", async () => {
+    const ctx = await env.browser.newContext();
+    try {
+      const f = env.newFile("hello.docx");
+      const { page, frame } = await env.openEditor(ctx, f.src);
+      env.host.files.get(f.id)!.version = 5;
+      await sendHost(page, "Action_Paste", { Mimetype: "text/plain;charset=utf-8", Data: "Quince19 " });
+      await page.waitForFunction(() => (window as any).msgs.some((m: Msg) => m.MessageId === "Doc_ModifiedStatus" && m.Values.Modified), undefined, { polling: 25 });
+      await sendHost(page, "Action_Save", { Notify: true });
+      expect((await nextMsg(page, "Action_Save_Resp", 0)).Values).toMatchObject({ success: false, result: "conflict" });
+      await frame.locator("#conflict-reload").click();
+      // Opened again (a new view of a document loaded anew): the message goes once it is back.
+      await until(frame, () => (window as any).edState.reconnects === 1 && (window as any).edState.connected === true);
+      await until(frame, () => document.getElementById("message")!.hidden === true);
+      await sendHost(page, "Action_Paste", { Mimetype: "text/plain;charset=utf-8", Data: "Fresh " });
+      await sendHost(page, "Action_Save", { Notify: true });
+      expect((await nextMsg(page, "Action_Save_Resp", 1)).Values).toMatchObject({ success: true });
+      const text = docxParagraphRuns(env.lastStored(f.id)).flat().map((r) => r.text).join("");
+      expect(text).toContain("Fresh");
+      expect(text).not.toContain("Quince19");
+    } finally {
+      await ctx.close();
+    }
+  }, 120_000);
+
   test("Action_InsertGraphic: the editing server fetches the picture under the SSRF rules and inserts it as the person's input", async () => {
     // A picture server on loopback (allowed by this test's SVC_FETCH_ALLOW_HOSTS), and what it was asked.
     const png = Buffer.from(TINY_PNG, "base64");
