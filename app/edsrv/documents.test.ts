@@ -162,14 +162,16 @@ describe("WOPI client and saves", () => {
     s.close();
   });
 
-  test("a PutFile 401 keeps what was typed: the document waits for its person to come back with a new token, whose save stores it", async () => {
+  for (const status of [401, 404]) test(`a PutFile ${status} keeps what was typed: the document waits for its person to come back with a new token, whose save stores it`, async () => {
     const src = newDoc();
     const s = await open(src, "tok_edit_1");
-    env.host.putPlan.push(401);
+    env.host.putPlan.push(status);
     expect(await typeAndSave(s, "Papaya55 ")).toMatchObject({ success: false, result: "unauthorized" });
     expect(s.texts()).toContain("error: cmd=storage kind=saveunauthorized");
+    const held = () => env.logger.lines.filter((l) => l.includes("document_held_for_token")).length;
+    const before = held();
     s.close();
-    await until(() => env.logger.lines.some((l) => l.includes("document_held_for_token")), (x) => x, "the document held for a new token");
+    await until(held, (x) => x > before, "the document held for a new token");
     // Reopened from the storage (a new token): the typed text is there and stored with it.
     const again = await open(src, "tok_edit_2");
     const n = again.frames.length;
