@@ -124,11 +124,20 @@ describe("a Collabora connector's host page", () => {
       expect(forced.headers["x-cool-wopi-timestamp"]).toBeUndefined();
       expect(docxParagraphRuns(forced.bytes).flat().map((r) => r.text).join("")).toContain("Guava31");
 
+      // The storage did not take it (500): said so, tried again, and the message goes once stored.
+      env.host.putPlan.push(500);
+      await sendHost(page, "Action_Paste", { Mimetype: "text/plain;charset=utf-8", Data: "Durian " });
+      await sendHost(page, "Action_Save", { Notify: true });
+      expect((await nextMsg(page, "Action_Save_Resp", 1)).Values).toMatchObject({ success: false, result: "failed" });
+      expect(await frame.locator("#message").textContent()).toBe(vi.page.saveFailed);
+      await env.host.waitPut((p) => p.fileId === f.id && p.status === 200 && docxParagraphRuns(p.bytes).flat().some((r) => r.text.includes("Durian")), "the retried save");
+      await until(frame, () => document.getElementById("message")!.hidden === true);
+
       // The token refused: said in Vietnamese, not in the server's English.
       env.host.putPlan.push(401);
       await sendHost(page, "Action_Paste", { Mimetype: "text/plain;charset=utf-8", Data: "Lychee " });
       await sendHost(page, "Action_Save", { Notify: true });
-      expect((await nextMsg(page, "Action_Save_Resp", 1)).Values).toMatchObject({ success: false, result: "unauthorized" });
+      expect((await nextMsg(page, "Action_Save_Resp", 2)).Values).toMatchObject({ success: false, result: "unauthorized" });
       await until(frame, () => !document.getElementById("message")!.hidden);
       expect(await frame.locator("#message").textContent()).toBe(vi.page.saveUnauthorized);
     } finally {

@@ -31,7 +31,8 @@ export function doSave(dontTerminateEdit: boolean, dontSaveIfUnmodified: boolean
 function onSaveResult(r: SaveResult): void {
   S.lastSave = r;
   if (r.result === "conflict") showConflict();
-  else if (r.result === "unauthorized" || r.result === "toolarge") showMessage(storageFailureText(r.result === "unauthorized" ? "saveunauthorized" : "savetoolarge"), "save");
+  // What the storage answered, in the page's language (a failed store is tried again by the server).
+  else if (r.result === "unauthorized" || r.result === "toolarge" || r.result === "failed") showMessage(storageFailureText("save" + r.result), "save");
   else if (!r.success && r.result !== "unmodified") showMessage((pageData.textNotSaved || "") + " " + (r.errorMsg || r.result), "save");
   else if (r.success) clearMessage("save");
   if (r.notify) post("Action_Save_Resp", { success: r.success, result: r.result, errorMsg: r.errorMsg || "" });

@@ -108,6 +108,9 @@ export function installNotices(): void {
     update({ modified, everModified: S.everModified || modified });
   });
   handle("error", onError);
+  // A store went through (a retry after a failure, another person's save, a forced save): what
+  // the message line said about storing no longer holds.
+  handle("lastmodtime", () => { clearMessage("save"); });
   watch(["readOnly"], showReadOnly);
   watch(["readOnly", "modified", "connected"], showState);
 }
