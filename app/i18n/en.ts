@@ -24,7 +24,7 @@ export const enPage = {
   modified: "Modified",
   readOnly: "Read-only",
   notSaved: "Not saved:",
-  conflict: "This document was changed in its storage by someone else while you had unsaved changes. Which version do you want to keep?",
+  conflict: "This document was changed in its storage by someone else since it was opened here. Which version do you want to keep?",
   conflictKeep: "Keep my version",
   conflictReload: "Open the stored version",
   conflictReloading: "Opening the stored version… Your unsaved version was kept by the editing server.",

@@ -24,7 +24,7 @@ export const viPage: Texts["page"] = {
   modified: "Đã sửa",
   readOnly: "Chỉ xem",
   notSaved: "Chưa lưu được:",
-  conflict: "Tài liệu này vừa được người khác thay đổi trong kho lưu trữ trong khi bạn còn thay đổi chưa lưu. Bạn muốn giữ phiên bản nào?",
+  conflict: "Tài liệu này đã được người khác thay đổi trong kho lưu trữ kể từ khi được mở ở đây. Bạn muốn giữ phiên bản nào?",
   conflictKeep: "Giữ phiên bản của tôi",
   conflictReload: "Mở phiên bản đã lưu",
   conflictReloading: "Đang mở phiên bản đã lưu… Phiên bản chưa lưu của bạn đã được máy chủ soạn thảo giữ lại.",
