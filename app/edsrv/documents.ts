@@ -180,7 +180,7 @@ export class DocumentBroker extends DocumentState {
   /** When no view is left: exit save if needed (kept and retried until stored), then recycle the kit. */
   maybeClose(): void {
     if (this.sessions.size > 0 || this.state === "closed" || this.state === "loading" || this.state === "new") return;
-    if (this.preloading) return;
+    if (this.preloading) return; // loaded ahead of a session that is on its way (preload's timer ends the wait)
     if (this.refusedHold) return; // waiting for a new token (below); its timer ends the wait
     if (this.tokenRefused && this.modified && this.kit?.alive && this.state === "loaded" && !this.saving.busy && !this.saving.storable) {
       // The storage refused the token of the last save and no other view holds one: what was typed
@@ -193,7 +193,7 @@ export class DocumentBroker extends DocumentState {
         this.maybeClose();
       }, REFUSED_TOKEN_HOLD_MS);
       return;
-    } // loaded ahead of a session that is on its way (preload's timer ends the wait)
+    }
     if (this.recovery.waitingForPages) return; // recovered views waiting for their pages (endOrphans ends the wait)
     if (this.saving.busy) return;
     if (this.modified && this.kit?.alive) {

@@ -20,8 +20,8 @@ export function clearMessage(kind: string): void {
 }
 
 /**
- * The document changed in storage while this page had unsaved changes (Collabora's
- * "documentconflict"): the person chooses, as in Collabora, between storing their version over
+ * The document changed in storage since it was opened here (Collabora's "documentconflict": a
+ * PutFile 409, or a new view's CheckFileInfo with another LastModifiedTime): the person chooses, as in Collabora, between storing their version over
  * the storage's (a forced save) and the storage's version for everyone (the server keeps theirs
  * in its quarantine folder, so nothing is lost, and every page reopens the document). A read-only
  * view is only told.
