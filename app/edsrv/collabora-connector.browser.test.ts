@@ -5,11 +5,15 @@
 // editing server, real kits, Debian's Chromium.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Frame, Page } from "playwright-core";
+import { unzipSync } from "fflate";
+import { TINY_PNG } from "./testing/wopi-host";
 import { docxParagraphRuns, startEditorEnv, type EditorEnv } from "./testing/editor-env";
+import { vi } from "../i18n/vi";
 
 let env: EditorEnv;
 beforeAll(async () => {
-  env = await startEditorEnv({ idleKits: 1 });
+  // Loopback is allowed to the editing server's fetches here only: the picture server below.
+  env = await startEditorEnv({ idleKits: 1, env: { SVC_FETCH_ALLOW_HOSTS: "127.0.0.1" } });
 });
 afterAll(async () => {
   await env?.close();
@@ -91,11 +95,137 @@ describe("a Collabora connector's host page", () => {
       await frame.evaluate(() => document.getElementById("ime")!.focus());
       await sendHost(page, "Blur_Focus");
       await until(frame, () => document.activeElement !== document.getElementById('ime'));
-      // Not there here, and said so: a picture from a URL; Save As.
-      await sendHost(page, "Action_InsertGraphic", { url: "http://127.0.0.1:1/x.png" });
-      expect((await nextMsg(page, "Action_InsertGraphic_Resp", 0)).Values.success).toBe(false);
+      // Not there here, and said so: Save As.
       await sendHost(page, "Action_SaveAs", { Filename: "copy.docx", Notify: true });
       expect((await nextMsg(page, "Action_Save_Resp", 0)).Values).toMatchObject({ success: false, result: "notsupported" });
+    } finally {
+      await ctx.close();
+    }
+  }, 120_000);
+
+  test("the storage's answers, in the page's language: a conflict asks which version to keep, a refused token says so", async () => {
+    const ctx = await env.browser.newContext();
+    try {
+      const f = env.newFile("hello.docx");
+      const { page, frame } = await env.openEditor(ctx, f.src, "tok_alice", "&lang=vi");
+      env.host.files.get(f.id)!.version = 5; // someone else stored a new version
+      await sendHost(page, "Action_Paste", { Mimetype: "text/plain;charset=utf-8", Data: "Guava31 " });
+      await page.waitForFunction(() => (window as any).msgs.some((m: Msg) => m.MessageId === "Doc_ModifiedStatus" && m.Values.Modified), undefined, { polling: 25 });
+      await sendHost(page, "Action_Save", { Notify: true });
+      expect((await nextMsg(page, "Action_Save_Resp", 0)).Values).toMatchObject({ success: false, result: "conflict" });
+      await frame.locator("#conflict-keep").waitFor();
+      expect(await frame.locator("#message").textContent()).toContain(vi.page.conflict);
+      expect(await frame.locator("#conflict-keep").textContent()).toBe(vi.page.conflictKeep);
+      expect(await frame.locator("#conflict-reload").textContent()).toBe(vi.page.conflictReload);
+      // Their version kept: stored over the storage's, without a timestamp.
+      await frame.locator("#conflict-keep").click();
+      await until(frame, () => document.getElementById("message")!.hidden === true);
+      const forced = await env.host.waitPut((p) => p.fileId === f.id && p.status === 200, "the forced save");
+      expect(forced.headers["x-cool-wopi-timestamp"]).toBeUndefined();
+      expect(docxParagraphRuns(forced.bytes).flat().map((r) => r.text).join("")).toContain("Guava31");
+
+      // The storage did not take it (500): said so, tried again, and the message goes once stored.
+      env.host.putPlan.push(500);
+      await sendHost(page, "Action_Paste", { Mimetype: "text/plain;charset=utf-8", Data: "Durian " });
+      await sendHost(page, "Action_Save", { Notify: true });
+      expect((await nextMsg(page, "Action_Save_Resp", 1)).Values).toMatchObject({ success: false, result: "failed" });
+      expect(await frame.locator("#message").textContent()).toBe(vi.page.saveFailed);
+      await env.host.waitPut((p) => p.fileId === f.id && p.status === 200 && docxParagraphRuns(p.bytes).flat().some((r) => r.text.includes("Durian")), "the retried save");
+      await until(frame, () => document.getElementById("message")!.hidden === true);
+
+      // The token refused: said in Vietnamese, not in the server's English.
+      env.host.putPlan.push(401);
+      await sendHost(page, "Action_Paste", { Mimetype: "text/plain;charset=utf-8", Data: "Lychee " });
+      await sendHost(page, "Action_Save", { Notify: true });
+      expect((await nextMsg(page, "Action_Save_Resp", 2)).Values).toMatchObject({ success: false, result: "unauthorized" });
+      await until(frame, () => !document.getElementById("message")!.hidden);
+      expect(await frame.locator("#message").textContent()).toBe(vi.page.saveUnauthorized);
+    } finally {
+      await ctx.close();
+    }
+  }, 120_000);
+
+  test("a conflict resolved for the stored version: the page opens the document again from storage, the unsaved version kept aside", async () => {
+    const ctx = await env.browser.newContext();
+    try {
+      const f = env.newFile("hello.docx");
+      const { page, frame } = await env.openEditor(ctx, f.src);
+      env.host.files.get(f.id)!.version = 5;
+      await sendHost(page, "Action_Paste", { Mimetype: "text/plain;charset=utf-8", Data: "Quince19 " });
+      await page.waitForFunction(() => (window as any).msgs.some((m: Msg) => m.MessageId === "Doc_ModifiedStatus" && m.Values.Modified), undefined, { polling: 25 });
+      await sendHost(page, "Action_Save", { Notify: true });
+      expect((await nextMsg(page, "Action_Save_Resp", 0)).Values).toMatchObject({ success: false, result: "conflict" });
+      await frame.locator("#conflict-reload").click();
+      // Opened again (a new view of a document loaded anew): the message goes once it is back.
+      await until(frame, () => (window as any).edState.reconnects === 1 && (window as any).edState.connected === true);
+      await until(frame, () => document.getElementById("message")!.hidden === true);
+      await sendHost(page, "Action_Paste", { Mimetype: "text/plain;charset=utf-8", Data: "Fresh " });
+      await sendHost(page, "Action_Save", { Notify: true });
+      expect((await nextMsg(page, "Action_Save_Resp", 1)).Values).toMatchObject({ success: true });
+      const text = docxParagraphRuns(env.lastStored(f.id)).flat().map((r) => r.text).join("");
+      expect(text).toContain("Fresh");
+      expect(text).not.toContain("Quince19");
+    } finally {
+      await ctx.close();
+    }
+  }, 120_000);
+
+  test("Action_InsertGraphic: the editing server fetches the picture under the SSRF rules and inserts it as the person's input", async () => {
+    // A picture server on loopback (allowed by this test's SVC_FETCH_ALLOW_HOSTS), and what it was asked.
+    const png = Buffer.from(TINY_PNG, "base64");
+    const asked: string[] = [];
+    const pictures = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(req) {
+        const p = new URL(req.url).pathname;
+        asked.push(p);
+        if (p === "/logo.png") return new Response(png, { headers: { "Content-Type": "application/octet-stream" } });
+        if (p === "/page.png") return new Response("<html><body>not a picture</body></html>", { headers: { "Content-Type": "image/png" } });
+        return new Response("nf", { status: 404 });
+      },
+    });
+    const ctx = await env.browser.newContext();
+    try {
+      const f = env.newFile("hello.docx");
+      const { page } = await env.openEditor(ctx, f.src);
+      await sendHost(page, "Action_InsertGraphic", { url: `http://127.0.0.1:${pictures.port}/logo.png` });
+      expect((await nextMsg(page, "Action_InsertGraphic_Resp", 0)).Values).toMatchObject({ success: true });
+      await sendHost(page, "Action_Save", { Notify: true });
+      expect((await nextMsg(page, "Action_Save_Resp", 0)).Values.success).toBe(true);
+      const media = Object.keys(unzipSync(env.lastStored(f.id))).filter((n) => n.startsWith("word/media/"));
+      expect(media.length).toBe(1);
+
+      // Refused: a private address nothing allows (not dialled), what is not a picture by its bytes, a scheme other than http(s).
+      await sendHost(page, "Action_InsertGraphic", { url: "http://10.20.30.40/logo.png" });
+      expect((await nextMsg(page, "Action_InsertGraphic_Resp", 1)).Values).toEqual({ success: false, result: "notallowed" });
+      await sendHost(page, "Action_InsertGraphic", { url: `http://127.0.0.1:${pictures.port}/page.png` });
+      expect((await nextMsg(page, "Action_InsertGraphic_Resp", 2)).Values).toEqual({ success: false, result: "badtype" });
+      await sendHost(page, "Action_InsertGraphic", { url: `file:///etc/passwd` });
+      expect((await nextMsg(page, "Action_InsertGraphic_Resp", 3)).Values).toEqual({ success: false, result: "notallowed" });
+      expect(asked).toEqual(["/logo.png", "/page.png"]);
+    } finally {
+      await ctx.close();
+      pictures.stop(true);
+    }
+  }, 120_000);
+
+  test("UserExtraInfo's avatar: the people list shows the picture from the WOPI host (http(s) or data: only)", async () => {
+    const ctx = await env.browser.newContext();
+    try {
+      const f = env.newFile("hello.docx");
+      env.host.files.get(f.id)!.info = { UserExtraInfo: { avatar: `${env.host.origin}/avatar.png`, mail: "alice@example.test" } };
+      const asked = env.host.avatarRequests;
+      const { frame } = await env.openEditor(ctx, f.src);
+      await until(frame, () => { const i = document.querySelector("#people .person img.avatar") as HTMLImageElement | null; return !!i && i.complete && i.naturalWidth === 1; });
+      expect(env.host.avatarRequests).toBeGreaterThan(asked);
+      // Not a picture URL: initials only.
+      const g = env.newFile("hello.docx");
+      env.host.files.get(g.id)!.info = { UserExtraInfo: { avatar: "javascript:alert(1)" } };
+      const second = await env.openEditor(ctx, g.src);
+      await until(second.frame, () => !!document.querySelector("#people .person"));
+      expect(await second.frame.locator("#people .person img").count()).toBe(0);
+      expect(await second.frame.locator("#people .person").first().textContent()).toBe("A");
     } finally {
       await ctx.close();
     }

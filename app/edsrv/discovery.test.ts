@@ -162,6 +162,8 @@ describe("editor page", () => {
     expect(fa).toContain("https://portal.example.test");
     expect(fa).toContain("office.example.test:*");
     expect(fa).toContain("files7.example.test:*");
+    // The people list's avatars: from the WOPI host's origin or data: URLs, nowhere else.
+    expect(/img-src ([^;]*)/.exec(csp)![1]!.split(" ").sort()).toEqual(["'self'", "blob:", "data:", "https://files7.example.test"]);
   });
 
   test("GET works too (form fields in the query)", async () => {

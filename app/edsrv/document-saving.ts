@@ -3,7 +3,8 @@
 //   idle ──save requested──▶ saving ──200──▶ idle (stored)
 //                              ├──409────▶ conflict   (no automatic retry; a forced save may overwrite)
 //                              ├──413────▶ too large  (every session becomes read-only)
-//                              ├──401/403/404─▶ unauthorized (that token is dropped; another editor's token is tried next time)
+//                              ├──401/403/404─▶ unauthorized (that token is dropped; another editor's token is tried next time;
+//                              │                 with none, the document waits for its person to reopen it with a new one)
 //                              └──other / no answer ─▶ retry after a back-off (the document is kept)
 //
 // Saves run one at a time; a save requested while one runs is run after it. Saves happen on
@@ -152,6 +153,7 @@ export class DocumentSaving {
         doc.journal?.stored(journalSeq, doc.lastModifiedTime, auth);
         doc.savedSeq = Math.max(doc.savedSeq, seq);
         doc.conflict = false;
+        doc.tokenRefused = false;
         doc.everUploaded = true;
         this.retryDelay = doc.deps.saveRetryMs;
         doc.notifyModified();
@@ -178,6 +180,10 @@ export class DocumentSaving {
         else doc.broadcast(errorFrame("storage", "saveunauthorized"));
         if (auth === doc.lastAuth) doc.lastAuth = null;
         for (const s of doc.sessions.values()) if (s.auth === auth) s.readOnly = true;
+        // What was typed is kept for a retry: the document waits for a new token when its views
+        // leave (documents.ts), and its journal outlives it should it close unstored.
+        doc.tokenRefused = true;
+        doc.keepJournal = true;
         return { success: false, result: "unauthorized", errorMsg: "the storage refused the token" };
       default:
         doc.broadcast(errorFrame("storage", "savefailed"));

@@ -9,6 +9,7 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type { Logger } from "../log";
+import { EMPTY_ALLOW_LIST, type AllowList } from "../net/ssrf";
 import { docKeyOf, type AliasGroup } from "../alias-groups";
 import type { Kit, KitPool } from "./kits";
 import { redactUrl, type WopiAuth, type WopiClient } from "./wopi-client";
@@ -47,6 +48,26 @@ export interface BrokerDeps {
   journalRoot: string;
   /** How long a view made again by a recovery waits for its page to come back. */
   orphanWaitMs?: number;
+  /** What may be fetched for a page (Action_InsertGraphic's URL): SVC_FETCH_ALLOW_HOSTS; none beyond the public internet when absent. */
+  fetchAllow?: AllowList;
+}
+
+/**
+ * The picture of a person in the people list, as Collabora takes it from CheckFileInfo's
+ * `UserExtraInfo: {avatar}`: an http(s) URL (the page's CSP lets it load from the WOPI host's
+ * origin only) or a `data:image/…` URL of at most 64 KB; anything else is not passed on.
+ */
+export function avatarOf(info: Record<string, unknown> | undefined | null): string | null {
+  const extra = info?.UserExtraInfo;
+  const a = extra && typeof extra === "object" ? (extra as { avatar?: unknown }).avatar : undefined;
+  if (typeof a !== "string" || a.length > 64 * 1024) return null;
+  if (/^data:image\/(png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-9+/=]+$/.test(a)) return a;
+  try {
+    const u = new URL(a);
+    return (u.protocol === "http:" || u.protocol === "https:") && !u.username && !u.password && a.length <= 2048 ? u.href : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The idle save's timer, as a seam: set arms it, clear calls it off. */
@@ -84,6 +105,15 @@ export abstract class DocumentState {
   everUploaded = false;
   conflict = false;
   tooLarge = false;
+  /**
+   * The storage refused the token of the last save (401/403/404) and no version since holds what
+   * was typed: when every view has left, the document waits (documents.ts, REFUSED_TOKEN_HOLD_MS)
+   * for its person to come back with a new token, instead of closing.
+   */
+  tokenRefused = false;
+  get fetchAllow(): AllowList {
+    return this.deps.fetchAllow ?? EMPTY_ALLOW_LIST;
+  }
   readonly startedAt = Date.now();
   lastActivity = Date.now();
   /** The token of the last editing view: an exit save after every view left still has one to store with. */
@@ -152,7 +182,10 @@ export abstract class DocumentState {
   }
 
   broadcastViews(): void {
-    const list = [...this.sessions.values()].map((v) => ({ viewid: v.viewId, userid: v.userId, username: v.userName, readonly: v.readOnly }));
+    const list = [...this.sessions.values()].map((v) => {
+      const avatar = avatarOf(v.info);
+      return { viewid: v.viewId, userid: v.userId, username: v.userName, readonly: v.readOnly, ...(avatar ? { userextrainfo: { avatar } } : {}) };
+    });
     for (const s of this.sessions.values()) s.send(serverFrame("viewinfo", JSON.stringify(list.map((v) => ({ ...v, current: v.viewid === s.viewId })))));
   }
 

@@ -9,8 +9,10 @@ import { CORPUS } from "../testing/harness";
 import { until, scaled } from "../testing/until";
 import { documentsEnv, documentsHelpers, typeAndSave, whereTheyDiffer } from "./testing/documents-env";
 import { TestSocket } from "./testing/ws-client";
+import { TINY_PNG } from "./testing/wopi-host";
 
-const env = documentsEnv();
+// Loopback may be fetched by the editing server here (the picture server of Action_InsertGraphic's test).
+const env = documentsEnv({}, { SVC_FETCH_ALLOW_HOSTS: "127.0.0.1" });
 const { open, newDoc, fileId } = documentsHelpers(env);
 
 describe("admin channel and kits", () => {
@@ -192,5 +194,27 @@ describe("admin channel and kits", () => {
     expect(metrics).toMatch(/kit_crashed_total [1-9]/);
     s2.close();
     back.close();
+  });
+
+  test("a picture inserted from a URL (Action_InsertGraphic) is the person's journalled input: a killed kit's replay has it, without fetching it again", async () => {
+    let asked = 0;
+    const pictures = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => (asked++, new Response(Buffer.from(TINY_PNG, "base64"))) });
+    try {
+      const src = newDoc();
+      const s = await open(src, "tok_edit_1");
+      const n = s.frames.length;
+      s.send(`insertgraphicurl url=${encodeURIComponent(`http://127.0.0.1:${pictures.port}/p.png`)}`);
+      await s.waitText("insertgraphicurl: ok", n);
+      const victim = [...env.ed.brokers.values()].find((b) => b.wopiSrc === src)!;
+      process.kill(victim.pid, "SIGKILL");
+      await s.whenClosed();
+      const back = await open(src, "tok_edit_1");
+      const recovered = await env.host.waitPut((p) => p.fileId === fileId(src) && p.headers["x-cool-wopi-isautosave"] === "true");
+      expect(Object.keys(unzipSync(recovered.bytes)).filter((k) => k.startsWith("word/media/")).length).toBe(1);
+      expect(asked).toBe(1);
+      back.close();
+    } finally {
+      pictures.stop(true);
+    }
   });
 });

@@ -3,7 +3,7 @@
 // save, the idle save and read-only enforcement. Views and tiles: documents-views.test.ts; the
 // admin channel and killed kits: documents-kits.test.ts.
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseConfig } from "../config";
@@ -13,9 +13,10 @@ import { quietFor, until, scaled } from "../testing/until";
 import { createEdsrv } from "./server";
 import { documentsEnv, documentsHelpers, typeAndSave } from "./testing/documents-env";
 import { openDocument } from "./testing/ws-client";
+import { lmt } from "./testing/wopi-host";
 
 const env = documentsEnv();
-const { open, newDoc, fileId } = documentsHelpers(env);
+const { open, newDoc, fileId, brokerOf } = documentsHelpers(env);
 
 describe("WOPI client and saves", () => {
   test("a save sends PutFile with X-WOPI-Override PUT, the X-COOL-WOPI headers and the typed text", async () => {
@@ -30,6 +31,8 @@ describe("WOPI client and saves", () => {
     expect(put.headers["x-cool-wopi-isautosave"]).toBe("false");
     expect(put.headers["x-cool-wopi-isexitsave"]).toBe("false");
     expect(put.headers["x-cool-wopi-timestamp"]).toBe("2026-01-02T03:04:06.000000Z");
+    // The legacy name too: a host written for LibreOffice Online reads only that one.
+    expect(put.headers["x-lool-wopi-timestamp"]).toBe("2026-01-02T03:04:06.000000Z");
     expect(put.headers.authorization).toBe("Bearer tok_edit_1");
     expect(docxText(put.bytes)).toContain("Zebra42");
     // After the save the document is unmodified again, and the log has no token.
@@ -117,7 +120,67 @@ describe("WOPI client and saves", () => {
     expect(JSON.parse((await s.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: true });
     const last = env.host.puts.filter((p) => p.fileId === fileId(src)).pop()!;
     expect(last.headers["x-cool-wopi-timestamp"]).toBeUndefined();
+    expect(last.headers["x-lool-wopi-timestamp"]).toBeUndefined();
     s.close();
+  });
+
+  test("a conflict resolved for the storage's version: the unsaved one is quarantined, every view reopens the stored one", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1");
+    const other = await open(src, "tok_view");
+    const f = env.host.files.get(fileId(src))!;
+    f.version = 7; // someone else stored a new version
+    expect(await typeAndSave(s, "Mango77 ")).toMatchObject({ success: false, result: "conflict" });
+    const workRoot = brokerOf(src)!.deps.workRoot;
+    // A read-only view cannot choose for everyone.
+    other.send("closedocument reason=documentconflict");
+    s.send("closedocument reason=documentconflict");
+    await s.waitText("close: documentconflict");
+    await other.waitText("close: documentconflict");
+    const line = env.logger.lines.find((l) => l.includes("document_quarantined") && l.includes("conflict"));
+    expect(line).toBeDefined();
+    const name = /"file":"([^"]+)"/.exec(line!)![1]!;
+    expect(docxText(readFileSync(path.join(workRoot, "quarantine", name)))).toContain("Mango77");
+    // Opened again: the storage's version, and a save of it is taken (its timestamp is the new one).
+    const again = await open(src, "tok_edit_1");
+    const r = await typeAndSave(again, "after ");
+    expect(r).toMatchObject({ success: true, result: "stored" });
+    const last = env.host.puts.filter((p) => p.fileId === fileId(src)).pop()!;
+    expect(docxText(last.bytes)).not.toContain("Mango77");
+    expect(last.headers["x-cool-wopi-timestamp"]).toBe(lmt(7));
+    again.close();
+    s.close();
+    other.close();
+  });
+
+  test("a conflict choice that comes too late does nothing: the view stays", async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1");
+    s.send("closedocument reason=documentconflict");
+    const r = await typeAndSave(s, "still ");
+    expect(r).toMatchObject({ success: true, result: "stored" });
+    s.close();
+  });
+
+  for (const status of [401, 404]) test(`a PutFile ${status} keeps what was typed: the document waits for its person to come back with a new token, whose save stores it`, async () => {
+    const src = newDoc();
+    const s = await open(src, "tok_edit_1");
+    env.host.putPlan.push(status);
+    expect(await typeAndSave(s, "Papaya55 ")).toMatchObject({ success: false, result: "unauthorized" });
+    expect(s.texts()).toContain("error: cmd=storage kind=saveunauthorized");
+    const held = () => env.logger.lines.filter((l) => l.includes("document_held_for_token")).length;
+    const before = held();
+    s.close();
+    await until(held, (x) => x > before, "the document held for a new token");
+    // Reopened from the storage (a new token): the typed text is there and stored with it.
+    const again = await open(src, "tok_edit_2");
+    const n = again.frames.length;
+    again.send("save notify=1");
+    expect(JSON.parse((await again.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: true, result: "stored" });
+    const last = env.host.puts.filter((p) => p.fileId === fileId(src)).pop()!;
+    expect(last.token).toBe("tok_edit_2");
+    expect(docxText(last.bytes)).toContain("Papaya55");
+    again.close();
   });
 
   test("a different LastModifiedTime in a new view's CheckFileInfo is a conflict", async () => {

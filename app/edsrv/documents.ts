@@ -27,6 +27,12 @@ export { ORPHAN_WAIT_MS } from "./document-recovery";
 
 /** How long a preloaded document waits for its first session, by default. */
 export const PRELOAD_WAIT_MS = 15_000;
+/**
+ * How long a document whose storage refused its last token (PutFile 401/403/404) waits, once its
+ * views have left, for its person to reopen it with a new one, before what was typed goes to the
+ * quarantine folder (and its journal is kept).
+ */
+export const REFUSED_TOKEN_HOLD_MS = 10 * 60_000;
 
 export class DocumentBroker extends DocumentState {
   private readonly loading: DocumentLoading;
@@ -102,6 +108,11 @@ export class DocumentBroker extends DocumentState {
     s.readOnly = info.UserCanWrite !== true || s.requestedReadOnly || !EDITABLE_EXTENSIONS.has(ext) || this.tooLarge;
 
     if (this.state === "closing") this.state = "loaded"; // a view came back during the exit save
+    if (this.refusedHold) {
+      // The person is back (with a token the storage may take): the document is theirs again.
+      clearTimeout(this.refusedHold);
+      this.refusedHold = null;
+    }
     if (this.state === "loaded") {
       // Every new view re-reads CheckFileInfo; a different LastModifiedTime means someone else changed the file.
       const lmt = info.LastModifiedTime ?? null;
@@ -163,10 +174,26 @@ export class DocumentBroker extends DocumentState {
 
   // ----------------------------------------------------------------------------- closing
 
+  /** While set, the document waits for its person to come back with a token the storage takes. */
+  private refusedHold: Timer | null = null;
+
   /** When no view is left: exit save if needed (kept and retried until stored), then recycle the kit. */
   maybeClose(): void {
     if (this.sessions.size > 0 || this.state === "closed" || this.state === "loading" || this.state === "new") return;
     if (this.preloading) return; // loaded ahead of a session that is on its way (preload's timer ends the wait)
+    if (this.refusedHold) return; // waiting for a new token (below); its timer ends the wait
+    if (this.tokenRefused && this.modified && this.kit?.alive && this.state === "loaded" && !this.saving.busy && !this.saving.storable) {
+      // The storage refused the token of the last save and no other view holds one: what was typed
+      // stays in this document (its kit, its journal) while the person reopens it from the storage
+      // (a new token), and their view's next save stores it. Past the wait: quarantined, journal kept.
+      this.log.warn("document_held_for_token", { ms: REFUSED_TOKEN_HOLD_MS });
+      this.refusedHold = setTimeout(() => {
+        this.refusedHold = null;
+        this.tokenRefused = false;
+        this.maybeClose();
+      }, REFUSED_TOKEN_HOLD_MS);
+      return;
+    }
     if (this.recovery.waitingForPages) return; // recovered views waiting for their pages (endOrphans ends the wait)
     if (this.saving.busy) return;
     if (this.modified && this.kit?.alive) {
@@ -183,9 +210,24 @@ export class DocumentBroker extends DocumentState {
     this.dispose();
   }
 
+  /**
+   * Collabora's "Discard" of a document conflict, chosen by an editing view: the storage's version
+   * for everyone. The unsaved version goes to the quarantine folder first (nothing is lost), every
+   * page is told `close: documentconflict` and opens the document again, loaded anew from storage.
+   */
+  async reloadFromStorage(by: ClientSession): Promise<void> {
+    if (!this.conflict || by.readOnly || this.state !== "loaded") return;
+    this.log.warn("document_conflict_resolved", { session: by.id, kept: "storage" });
+    if (this.modified) await this.saving.quarantine();
+    for (const s of this.sessions.values()) s.send(closeFrame("documentconflict"));
+    this.dispose();
+  }
+
   dispose(): void {
     if (this.state === "closed") return;
     this.state = "closed";
+    if (this.refusedHold) clearTimeout(this.refusedHold);
+    this.refusedHold = null;
     this.saving.stop();
     for (const s of this.sessions.values()) {
       this.deps.admin.removeView(this, s);

@@ -21,6 +21,7 @@ import { decideUno, isDialogCommand, MAX_UNO_ARGUMENT_BYTES } from "./protocol/u
 import { decideDialogEvent, refusedLinkField } from "./protocol/dialog-events";
 import type { WindowPaint } from "./protocol/dialog-frames";
 import { decideKey } from "./key-door";
+import { fetchPicture } from "./picture-url";
 import { sendTiles, sendTilesStale } from "./tile-sending";
 import {
   downloadAsFrame,
@@ -448,6 +449,31 @@ export const DOOR: Record<ClientCommand, DoorRow> = {
   },
   paste: pasteRow,
   insertgraphic: pasteRow,
+  insertgraphicurl: {
+    // Collabora's Action_InsertGraphic {url}: `insertgraphicurl url=<percent-encoded URL>`. The
+    // server fetches the picture under the SSRF rules, bounded as a pasted picture, a picture by
+    // its bytes only (picture-url.ts), then inserts it at the cursor as the person's own
+    // `insertgraphic`: journalled with its bytes, so a recovery replays it without fetching again.
+    // Answered `insertgraphicurl: ok` or `error: cmd=insertgraphicurl kind=notallowed|toolarge|badtype|failed`.
+    maxLength: 8192,
+    who: "editors",
+    check: modalCheck,
+    handler: async ({ doc, kit, session: s }, args, cmd) => {
+      let url = "";
+      try {
+        url = decodeURIComponent(args.url ?? "");
+      } catch {
+        return s.send(errorFrame(cmd, "notallowed"));
+      }
+      const r = await fetchPicture(url, { allow: doc.fetchAllow, maxBytes: PASTE_LIMITS.picture, log: doc.log });
+      if (!r.ok) return s.send(errorFrame(cmd, r.kind));
+      if (s.readOnly) return s.send(errorFrame(cmd, "readonly")); // made read-only while fetching
+      const sent = kit.request("insertgraphic", { viewId: s.viewId!, mime: r.mime, data: Buffer.from(r.bytes).toString("base64") });
+      doc.markEdited();
+      await sent;
+      s.send(serverFrame("insertgraphicurl", "ok"));
+    },
+  },
   save: {
     maxLength: 16 * 1024,
     who: "handler",
@@ -471,7 +497,18 @@ export const DOOR: Record<ClientCommand, DoorRow> = {
       await kit.request("viewlanguage", { viewId: s.viewId!, lang: lokLanguage(args.lang || s.lang) });
     },
   },
-  closedocument: { maxLength: 256, who: "anyone", handler: ({ session: s }) => s.close() },
+  closedocument: {
+    // `closedocument`: this view leaves. `closedocument reason=documentconflict` from an editing
+    // view of a document in conflict: the storage's version is chosen over the unsaved one (kept
+    // in the quarantine folder), and every view opens the document again.
+    maxLength: 256,
+    who: "anyone",
+    handler: async ({ doc, session: s }, args) => {
+      if (args.reason !== "documentconflict") return s.close();
+      // A choice that came too late (another person chose first, or a save resolved it) does nothing.
+      if (doc.conflict && !s.readOnly) await doc.reloadFromStorage(s);
+    },
+  },
 };
 
 /** Runs one frame of a session through the door; a handler's failure throws (the broker answers `error: cmd=<c> kind=failed`). */

@@ -43,9 +43,14 @@ export function cspFor(config: Config, requestHost: string, wopiSrc: string | nu
   for (const a of config.embed.allowedOrigins) ancestors.add(a === "*" ? "*" : a.replace(/\/+$/, ""));
   const own = (config.online.serverName || requestHost).replace(/^https?:\/\//, "").replace(/\/.*$/, "").replace(/:\d+$/, "");
   if (own) ancestors.add(`${own}:*`);
+  // The people list's avatars (CheckFileInfo's UserExtraInfo.avatar) load from the WOPI host's own
+  // origin only (a Nextcloud's /avatar/…), or come as data: URLs: no other origin gets an image request.
+  let hostOrigin = "";
   if (wopiSrc) {
     try {
-      ancestors.add(`${new URL(wopiSrc).hostname}:*`);
+      const u = new URL(wopiSrc);
+      ancestors.add(`${u.hostname}:*`);
+      if (u.protocol === "http:" || u.protocol === "https:") hostOrigin = " " + u.origin;
     } catch {
       // not a URL: nothing to add
     }
@@ -54,7 +59,7 @@ export function cspFor(config: Config, requestHost: string, wopiSrc: string | nu
     "default-src 'none'",
     `script-src 'self' ${connectCspSource}`,
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:",
+    `img-src 'self' data: blob:${hostOrigin}`,
     "connect-src 'self' ws: wss:",
     "base-uri 'none'",
     "form-action 'none'",

@@ -9,6 +9,8 @@ import path from "node:path";
 import type { Server } from "bun";
 import type { Config } from "../config";
 import type { Logger } from "../log";
+import { parseAllowList } from "../net/ssrf";
+import { ownListeners } from "../net/own-listeners";
 import { AdminHub } from "./admin";
 import { InputLagMeter } from "./input-lag";
 import { buildBrowserClient } from "./browser-bundle";
@@ -169,6 +171,9 @@ export async function createEdsrv(deps: EdsrvDeps) {
     },
     journalRoot: journalRoot(workRoot),
     orphanWaitMs: deps.orphanWaitMs,
+    // A picture's URL (Action_InsertGraphic) is fetched as every user-supplied URL is: public
+    // addresses, and what SVC_FETCH_ALLOW_HOSTS adds; never svc's own listeners.
+    fetchAllow: parseAllowList(config.fetchAllowHosts, ownListeners(config.ownPorts)),
   };
   mkdirSync(brokerDeps.workRoot, { recursive: true });
   mkdirSync(brokerDeps.journalRoot, { recursive: true, mode: 0o700 });

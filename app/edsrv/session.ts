@@ -48,11 +48,19 @@ export interface SaveOutcome {
 }
 
 /** What a page's commands may ask of its document (view-commands.ts). */
+import type { AllowList } from "../net/ssrf";
+
 export interface ViewDocument {
   readonly docType: string;
   readonly log: Logger;
   readonly modified: boolean;
+  /** The document changed in storage while it had unsaved changes (a PutFile 409 or a new LastModifiedTime). */
+  readonly conflict: boolean;
+  /** What the editing server may fetch for a page (a picture's URL): SVC_FETCH_ALLOW_HOSTS under the SSRF rules. */
+  readonly fetchAllow: AllowList;
   markEdited(): void;
+  /** A document conflict resolved for the storage's version (Collabora's "Discard"): every view reopens it. */
+  reloadFromStorage(by: ClientSession): Promise<void>;
   requestSave(req: { reason: SaveReason; force: boolean; extendedData?: string; session?: ClientSession }): Promise<SaveOutcome>;
   exportAs(format: string): Promise<string>;
 }

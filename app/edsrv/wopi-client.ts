@@ -142,7 +142,9 @@ export class WopiClient {
       "X-COOL-WOPI-IsAutosave": String(o.isAutosave),
       "X-COOL-WOPI-IsExitSave": String(o.isExitSave),
     };
-    if (o.timestamp !== null) headers["X-COOL-WOPI-Timestamp"] = o.timestamp;
+    // The LastModifiedTime last received, under both of Collabora's names: a host written for
+    // LibreOffice Online (or an old Collabora) reads only the X-LOOL- one.
+    if (o.timestamp !== null) headers["X-COOL-WOPI-Timestamp"] = headers["X-LOOL-WOPI-Timestamp"] = o.timestamp;
     if (o.extendedData) headers["X-COOL-WOPI-ExtendedData"] = o.extendedData;
     if (o.isExitSave) headers.Connection = "close";
     let res: Response;

@@ -25,6 +25,7 @@ export type ClientCommand =
   | "gettextselection"
   | "paste"
   | "insertgraphic"
+  | "insertgraphicurl"
   | "save"
   | "closedocument"
   | "viewlanguage"
@@ -82,6 +83,7 @@ export type ServerFrameName =
   | "thumbnail"
   | "downloadas"
   | "saveresult"
+  | "insertgraphicurl"
   | "progress"
   | "close";
 
@@ -241,7 +243,7 @@ export const firstScreenFrame = (f: FirstScreen): string =>
   serverFrame("firstscreen", `part=${f.part} tileposx=${f.tilePosX.join(",")} tileposy=${f.tilePosY.join(",")} tilewidth=${f.tileWidth} tileheight=${f.tileHeight} width=${f.width} height=${f.height}`);
 
 /** Why the server closes a page's view (`close:`); recovering and shuttingdown: the page reconnects. */
-export type CloseReason = "recovering" | "shuttingdown" | "ownertermination" | "idle" | "oom" | "docdisconnected" | "replaced";
+export type CloseReason = "recovering" | "shuttingdown" | "ownertermination" | "idle" | "oom" | "docdisconnected" | "replaced" | "documentconflict";
 export const closeFrame = (why: CloseReason): string => serverFrame("close", why);
 
 /** What the page reads of `wopi:` (the host's CheckFileInfo, as the server passes it on). */

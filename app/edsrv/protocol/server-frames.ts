@@ -103,6 +103,8 @@ export interface ServerFramePayloads {
   thumbnail: { part: number; width: number; height: number; dataUrl: string };
   downloadas: { downloadId: string; purpose: string };
   saveresult: { result: SaveResult };
+  /** A picture from a URL (Action_InsertGraphic) was inserted (its failures come as `error: cmd=insertgraphicurl`). */
+  insertgraphicurl: { ok: boolean };
   /** Collabora's progress of a long action (`{"id":"find"}`): nothing on our page shows it. */
   progress: { id: string };
   close: { reason: string };
@@ -217,6 +219,7 @@ const DECODERS: Decoders = {
     return { downloadId: m[1]!, purpose: m[2]! };
   },
   saveresult: (t) => ({ result: json<SaveResult>(t) }),
+  insertgraphicurl: (t) => ({ ok: t.trim() === "ok" }),
   progress: (t) => ({ id: String(json<{ id?: unknown }>(t).id ?? "") }),
   close: (t) => ({ reason: t.trim() }),
 };

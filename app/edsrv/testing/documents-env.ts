@@ -23,9 +23,10 @@ export interface DocumentsEnv {
 
 /**
  * Registers the start (beforeAll) and close (afterAll) of one editing server and WOPI host for the
- * calling test file; the fields are set once its tests run.
+ * calling test file; the fields are set once its tests run. `settings`: more of the server's
+ * environment (a test's SVC_FETCH_ALLOW_HOSTS).
  */
-export function documentsEnv(more: Partial<EdsrvDeps> = {}): DocumentsEnv {
+export function documentsEnv(more: Partial<EdsrvDeps> = {}, settings: Record<string, string> = {}): DocumentsEnv {
   const env = { logger: memoryLogger("debug") } as DocumentsEnv;
   beforeAll(async () => {
     env.host = startWopiHost();
@@ -33,6 +34,7 @@ export function documentsEnv(more: Partial<EdsrvDeps> = {}): DocumentsEnv {
       SVC_DATA_DIR: mkdtempSync(path.join(tmpdir(), "edsrv-docs-")),
       SVC_ONLINE_ALIASGROUP1: env.host.origin,
       SVC_EDSRV_ADMIN_PASSWORD: "admin-pw",
+      ...settings,
     });
     env.ed = await createEdsrv({ config, logger: env.logger, listen: { hostname: "127.0.0.1", port: 0 }, idleKits: 2, saveRetryMs: 50, autosaveSeconds: 0, ...more });
     env.origin = `http://${new URL(env.ed.url).host}`;

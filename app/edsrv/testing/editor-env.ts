@@ -14,10 +14,11 @@ import { startWopiHost } from "./wopi-host";
 
 export const FIXTURES = path.resolve(import.meta.dir, "../../../fixtures");
 
-export async function startEditorEnv(opts: { idleKits?: number } = {}) {
+/** `env`: more of the editing server's settings (a test's SVC_FETCH_ALLOW_HOSTS). */
+export async function startEditorEnv(opts: { idleKits?: number; env?: Record<string, string> } = {}) {
   const host = startWopiHost();
   // SVC_ENGINE_PROGRAM_DIR passes through: the editor's tests can run against another LibreOffice (docs/benchmarks-history.md compares 7.4 and 25.2 so).
-  const config = parseConfig({ SVC_DATA_DIR: mkdtempSync(path.join(tmpdir(), "edsrv-env-")), SVC_ONLINE_ALIASGROUP1: host.origin, SVC_ENGINE_PROGRAM_DIR: process.env.SVC_ENGINE_PROGRAM_DIR });
+  const config = parseConfig({ SVC_DATA_DIR: mkdtempSync(path.join(tmpdir(), "edsrv-env-")), SVC_ONLINE_ALIASGROUP1: host.origin, SVC_ENGINE_PROGRAM_DIR: process.env.SVC_ENGINE_PROGRAM_DIR, ...opts.env });
   const [ed, chrome] = await Promise.all([
     createEdsrv({ config, logger: memoryLogger("warn"), listen: { hostname: "127.0.0.1", port: 0 }, idleKits: opts.idleKits ?? 2, autosaveSeconds: 0 }),
     startChromium(),

@@ -19,6 +19,9 @@ export interface PutCall {
   token: string | null;
 }
 
+/** A 1×1 PNG. */
+export const TINY_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
 export function lmt(version: number): string {
   return new Date(Date.UTC(2026, 0, 2, 3, 4, 5) + version * 1000).toISOString().replace("Z", "000Z");
 }
@@ -45,6 +48,11 @@ export function startWopiHost() {
       if (url.pathname.startsWith("/page/")) {
         const html = pages.get(url.pathname.slice(6));
         return html ? new Response(html, { headers: { "Content-Type": "text/html" } }) : new Response("nf", { status: 404 });
+      }
+      // A person's picture, as a connector serves it (CheckFileInfo's UserExtraInfo.avatar points here).
+      if (url.pathname === "/avatar.png") {
+        host.avatarRequests++;
+        return new Response(Buffer.from(TINY_PNG, "base64"), { headers: { "Content-Type": "image/png" } });
       }
       const m = /^\/wopi\/files\/([^/]+)(\/contents)?$/.exec(url.pathname);
       if (!m) return new Response("not found", { status: 404 });
@@ -104,6 +112,8 @@ export function startWopiHost() {
   const host = {
     /** While set, every PutFile is recorded at once and answered when it resolves. */
     holdPuts: null as Promise<void> | null,
+    /** How often /avatar.png was asked for. */
+    avatarRequests: 0,
     server,
     origin,
     files,

@@ -5,7 +5,7 @@ import { saveCommand, unoCommand, type SaveResult, type UnoArguments } from "../
 import { emit } from "./events";
 import { handle } from "./frames-in";
 import { post, uiAction } from "./host";
-import { clearMessage, showMessage } from "./notices";
+import { clearMessage, showConflict, showMessage, storageFailureText } from "./notices";
 import { closeButton, focusDocument, pageData, redoButton, saveButton, undoButton } from "./page";
 import { send, sendInput } from "./outbox";
 import { edState as S } from "./state";
@@ -30,7 +30,10 @@ export function doSave(dontTerminateEdit: boolean, dontSaveIfUnmodified: boolean
 /** `saveresult:` a failure told (not "unmodified": nothing to store), and the host answered if it asked. */
 function onSaveResult(r: SaveResult): void {
   S.lastSave = r;
-  if (!r.success && r.result !== "unmodified") showMessage((pageData.textNotSaved || "") + " " + (r.errorMsg || r.result), "save");
+  if (r.result === "conflict") showConflict();
+  // What the storage answered, in the page's language (a failed store is tried again by the server).
+  else if (r.result === "unauthorized" || r.result === "toolarge" || r.result === "failed") showMessage(storageFailureText("save" + r.result), "save");
+  else if (!r.success && r.result !== "unmodified") showMessage((pageData.textNotSaved || "") + " " + (r.errorMsg || r.result), "save");
   else if (r.success) clearMessage("save");
   if (r.notify) post("Action_Save_Resp", { success: r.success, result: r.result, errorMsg: r.errorMsg || "" });
 }

@@ -60,6 +60,9 @@ const CLOSE_REASONS: Record<string, string> = { ownertermination: "OwnerTerminat
 /** `close:` the server ends the view: for good, or while it restarts or recovers the engine (the page reconnects). */
 function onCloseFrame(why: string): void {
   if (why === "recovering" || why === "shuttingdown") { showMessage(pageData.textReconnecting, "reconnecting"); return; }
+  // The storage's version was chosen over unsaved changes (a document conflict): the page opens it
+  // again, as Collabora's does (its socket reconnects to a document loaded anew from storage).
+  if (why === "documentconflict") { showMessage(pageData.textConflictReloading, "reconnecting"); return; }
   update({ stayClosed: true });
   post("Session_Closed", { Reason: CLOSE_REASONS[why] || why });
   showMessage(why === "replaced" ? pageData.textReplaced : (pageData.textClosed || "") + " (" + why + ")", "closed");

@@ -7,7 +7,7 @@ import { doSave, uno } from "./commands";
 import { handle } from "./frames-in";
 import { post, setHostOrigin, takeOver, uiAction, viewJson } from "./host";
 import { body, docNameEl, focusDocument, ime, saveButton } from "./page";
-import { closeSocket, send } from "./outbox";
+import { closeSocket, send, sendInput } from "./outbox";
 import { edState as S, mark, update } from "./state";
 
 interface HostMessage {
@@ -65,6 +65,10 @@ function interceptLinks(): void {
 }
 
 export function installHostMessages(): void {
+  handle("insertgraphicurl", () => { post("Action_InsertGraphic_Resp", { success: true, result: "inserted" }); });
+  handle("error", (f) => {
+    if (f.command === "insertgraphicurl") post("Action_InsertGraphic_Resp", { success: false, result: f.kind });
+  });
   handle("wopi", ({ info }) => {
     mark("wopi");
     if (info.PostMessageOrigin) setHostOrigin(info.PostMessageOrigin);
@@ -111,9 +115,10 @@ export function installHostMessages(): void {
         if (S.loaded && !S.readOnly && typeof v.Mimetype === "string" && typeof v.Data === "string") pasteData(v.Mimetype, new TextEncoder().encode(v.Data));
         break;
       case "Action_InsertGraphic":
-        // Not fetched: a URL the host names would be fetched by the editing server, which has no
-        // SSRF-guarded path for it yet (docs/editing-server.md). Refused out loud, not silently.
-        post("Action_InsertGraphic_Resp", { success: false, result: "notsupported", errorMsg: "inserting a picture from a URL is not supported; post its bytes with Action_Paste" });
+        // The editing server fetches the picture (under its SSRF rules) and inserts it at the
+        // cursor; the host hears how it went (svc's own answer: Collabora sends none).
+        if (!S.loaded || S.readOnly || typeof v.url !== "string" || !v.url) post("Action_InsertGraphic_Resp", { success: false, result: S.readOnly ? "readonly" : "badargs" });
+        else sendInput("insertgraphicurl url=" + encodeURIComponent(v.url));
         break;
       case "Action_SaveAs":
         // Save As is not offered (UserCanNotWriteRelative): Collabora answers a host without it so.

@@ -5,6 +5,7 @@
 import { emit } from "./events";
 import { handle } from "./frames-in";
 import { post } from "./host";
+import { send } from "./outbox";
 import { body, loadingEl, loadingText, messageEl, modifiedEl, pageData, stateEl } from "./page";
 import { edState as S, update, watch } from "./state";
 
@@ -16,6 +17,36 @@ export function showMessage(text: string | undefined, kind?: string): void {
 }
 export function clearMessage(kind: string): void {
   if (messageEl.dataset.kind === kind) showMessage("");
+}
+
+/**
+ * The document changed in storage since it was opened here (Collabora's "documentconflict": a
+ * PutFile 409, or a new view's CheckFileInfo with another LastModifiedTime): the person chooses, as in Collabora, between storing their version over
+ * the storage's (a forced save) and the storage's version for everyone (the server keeps theirs
+ * in its quarantine folder, so nothing is lost, and every page reopens the document). A read-only
+ * view is only told.
+ */
+export function showConflict(): void {
+  showMessage(pageData.textConflict, "save");
+  if (S.readOnly) return;
+  const choice = (id: string, label: string | undefined, frame: string) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.id = id;
+    b.textContent = label ?? id;
+    b.addEventListener("click", () => {
+      showMessage("");
+      send(frame);
+    });
+    messageEl.append(" ", b);
+  };
+  choice("conflict-keep", pageData.textConflictKeep, "save force=1 notify=0");
+  choice("conflict-reload", pageData.textConflictReload, "closedocument reason=documentconflict");
+}
+
+/** A failed store (`error: cmd=storage kind=…`) in the page's language; undefined for another kind. */
+export function storageFailureText(kind: string): string | undefined {
+  return kind === "saveunauthorized" ? pageData.textSaveUnauthorized : kind === "savetoolarge" ? pageData.textSaveTooLarge : kind === "savefailed" ? pageData.textSaveFailed : undefined;
 }
 
 /**
@@ -56,8 +87,10 @@ function onError(f: { text: string; command: string; kind: string }): void {
   const { text, command, kind } = f;
   S.errors.push(text);
   if (command === "recovery" && kind === "actiondropped") showMessage(pageData.textActionDropped, "recovery");
-  else if ((command === "paste" || command === "insertgraphic") && kind === "toolarge") showMessage(pageData.textInputTooLarge, "input");
+  else if ((command === "paste" || command === "insertgraphic" || command === "insertgraphicurl") && kind === "toolarge") showMessage(pageData.textInputTooLarge, "input");
   else if (command === "uno" && /^(notallowed|badargs|toolarge)$/.test(kind)) showMessage(pageData.textCommandRefused, "input");
+  else if (command === "storage" && kind === "documentconflict") showConflict();
+  else if (command === "storage" && storageFailureText(kind)) showMessage(storageFailureText(kind), "save");
   else if (/^(unauthorized|faileddocloading|crashed|documentconflict|savetoolarge|savefailed|saveunauthorized|docunloading|kitunavailable)$/.test(kind)) showMessage("Error: " + text, command === "storage" ? "save" : "");
   if (!S.loaded && (command === "load" || command === "internal")) {
     post("App_LoadingStatus", { Status: "Failed" });
@@ -75,6 +108,9 @@ export function installNotices(): void {
     update({ modified, everModified: S.everModified || modified });
   });
   handle("error", onError);
+  // A store went through (a retry after a failure, another person's save, a forced save): what
+  // the message line said about storing no longer holds.
+  handle("lastmodtime", () => { clearMessage("save"); });
   watch(["readOnly"], showReadOnly);
   watch(["readOnly", "modified", "connected"], showState);
 }

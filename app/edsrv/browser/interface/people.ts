@@ -16,6 +16,14 @@ export function installPeople(): void {
       const title = name + (v.current ? " (" + T.you + ")" : "") + (v.readonly ? " — " + T.readonly : "");
       const chip = el("span", { "class": "person", role: "listitem", title, "aria-label": title, "data-view": String(v.viewid), text: initials });
       chip.style.background = api.viewColor(v.viewid);
+      // Their picture (CheckFileInfo's UserExtraInfo.avatar, checked by the server), over the
+      // initials, as Collabora's list shows it; initials again if it does not load.
+      const avatar = (v.userextrainfo as { avatar?: unknown } | undefined)?.avatar;
+      if (typeof avatar === "string" && /^(https?:|data:image\/)/.test(avatar)) {
+        const img = el("img", { "class": "avatar", alt: "", referrerpolicy: "no-referrer", src: avatar });
+        img.addEventListener("error", () => { img.remove(); });
+        chip.appendChild(img);
+      }
       people.appendChild(chip);
     });
   });
