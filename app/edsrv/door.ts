@@ -83,6 +83,20 @@ export function dialogActMayApply(json: string): boolean {
   return !(e.cmd === "response" && LEAVING_RESPONSES.has(String(e.data)));
 }
 
+/** Buttons that end a dialog (OK and the leaving ones): LibreOffice's ids for them. */
+const ENDING_BUTTONS = new Set(["ok", "cancel", "close"]);
+
+/**
+ * Whether a dialog act ends the dialog (OK, Cancel, Close, a response, the popup's own close): the
+ * view's input after it is the document's again. LibreOffice tells the window's end a moment
+ * later; a person who presses Cancel and types at once must not lose the first letters.
+ */
+export function dialogActEnds(json: string): boolean {
+  const e = JSON.parse(json) as { id?: unknown; cmd?: unknown };
+  if (e.cmd === "response" || e.cmd === "close") return true;
+  return e.cmd === "click" && ENDING_BUTTONS.has(String(e.id));
+}
+
 /** The most tiles one request may ask for (the kit paints them in one go). */
 const MAX_TILES_PER_REQUEST = 64;
 /** The session's `lang` as LibreOfficeKit takes it: "vi" → "vi-VN", "en" → "en-US", a full tag as it is. */
@@ -333,6 +347,9 @@ export const DOOR: Record<ClientCommand, DoorRow> = {
         return s.send(errorFrame("dialogevent", "notallowed"));
       }
       const sent = kit.request("dialogevent", { viewId: s.viewId!, windowId: e.windowId, dialog, json: e.json });
+      // The document takes this view's input again from the act that ends the window, not from
+      // LibreOffice's word of it (the kit works the act before any input sent after it).
+      if (dialogActEnds(e.json)) s.modal?.delete(e.windowId);
       // A button (OK, Insert, Apply) or a double click may apply what the dialog holds.
       if (dialogActMayApply(e.json)) doc.markEdited();
       await sent;
