@@ -41,6 +41,7 @@ import { exportFilterFor, formatOf, type Family } from "./formats";
 import { encodeTilePng } from "./png";
 import { LOAD_OPTIONS, PASSWORD_LOAD_OPTIONS, engineEnvironment, writeProfileConfig } from "./profile";
 import { withoutLinkedPictures } from "./linked-pictures";
+import { DECK_PACKAGES, layoutsUnseenIn, withoutUnusedSlideLayouts } from "./unused-layouts";
 import { decodeText, sniff, type Sniff } from "./sniff";
 import { csvToFods, sheetNameFrom } from "./csv-import";
 import { odfPagesText, parseOdfMeta, readPackageMeta, type CoreProps } from "./package-meta";
@@ -216,7 +217,7 @@ export class Engine {
       }
       if (target === "txt") stripUtf8Bom(output);
       return { family: l.family, pages: this.pages(l) };
-    });
+    }, target);
   }
 
   text(input: string, password?: string): TextResult {
@@ -350,8 +351,8 @@ export class Engine {
   }
 
   /** Loads the input, runs fn, always destroys the document and removes temporary files. */
-  private withDocument<T extends EngineResult>(input: string, password: string | undefined, fn: (l: Loaded) => T): T {
-    const l = this.load(input, password);
+  private withDocument<T extends EngineResult>(input: string, password: string | undefined, fn: (l: Loaded) => T, output: string | null = null): T {
+    const l = this.load(input, password, output);
     const close = () => {
       try {
         l.doc.destroy();
@@ -371,7 +372,8 @@ export class Engine {
     return result;
   }
 
-  private load(input: string, password: string | undefined): Loaded {
+  /** `output`: the format the document becomes (null: text, metadata or a picture), which says whether a deck's unused layouts may stay out. */
+  private load(input: string, password: string | undefined, output: string | null = null): Loaded {
     const office = this.requireOffice();
     if (typeof input !== "string" || !input.startsWith("/")) throw new EngineError("internal", "input must be an absolute path");
     let size: number;
@@ -427,6 +429,15 @@ export class Engine {
       loadPath = this.tempPath(input, ext || "bin");
       temps.push(loadPath);
       linkOrCopy(input, loadPath);
+    }
+
+    // A deck's slide layouts no slide uses, when the output shows slides only (unused-layouts.ts).
+    if (kind === "zip" && DECK_PACKAGES.has(ext) && layoutsUnseenIn(output)) {
+      const pruned = withoutUnusedSlideLayouts(loadPath, this.tempPath(input, ext));
+      if (pruned) {
+        temps.push(pruned);
+        loadPath = pruned;
+      }
     }
 
     // Picture links no setting holds (an SVG's <image href>, RTF's INCLUDEPICTURE): a private copy without them.
