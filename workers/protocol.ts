@@ -40,13 +40,17 @@ export interface ExtractTextRequest extends Base {
 export interface MetaRequest extends Base {
   op: "meta";
 }
+/** The document's page count alone (the spec's `pages` of a file built in-process): a load and its layout, nothing saved. */
+export interface PagesRequest extends Base {
+  op: "pages";
+}
 export interface ThumbnailRequest extends Base {
   op: "thumbnail";
   output: string;
   /** Target width of the PNG in pixels; height follows the page's aspect ratio. */
   width: number;
 }
-export type WorkerRequest = ConvertRequest | ExtractTextRequest | MetaRequest | ThumbnailRequest;
+export type WorkerRequest = ConvertRequest | ExtractTextRequest | MetaRequest | PagesRequest | ThumbnailRequest;
 
 export interface ConvertResult {
   family: Family;
@@ -71,6 +75,10 @@ export interface MetaResult {
   words: number | null;
   characters: number | null;
 }
+export interface PagesResult {
+  family: Family;
+  pages: number;
+}
 export interface ThumbnailResult {
   family: Family;
   width: number;
@@ -82,7 +90,7 @@ export type WorkerErrorCode = "password_required" | "corrupt_source" | "unsuppor
 
 export type WorkerReply =
   | { type: "ready"; pid: number; core: CoreInfo; startMs: number }
-  | { type: "result"; id: string; ok: true; result: ConvertResult | TextResult | MetaResult | ThumbnailResult }
+  | { type: "result"; id: string; ok: true; result: ConvertResult | TextResult | MetaResult | PagesResult | ThumbnailResult }
   | { type: "result"; id: string; ok: false; error: { code: WorkerErrorCode; message: string } }
   | { type: "log"; level: "debug" | "info" | "warn" | "error"; event: string; fields?: Record<string, unknown> }
   /**

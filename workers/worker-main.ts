@@ -34,7 +34,7 @@ function fail(id: string, code: WorkerErrorCode, message: string): void {
   send({ type: "result", id, ok: false, error: { code, message } });
 }
 
-const OPS = new Set(["convert", "text", "meta", "thumbnail"]);
+const OPS = new Set(["convert", "text", "meta", "pages", "thumbnail"]);
 
 /** Checks the shape of a request; returns an error message or null. */
 function invalid(r: Record<string, unknown>): string | null {

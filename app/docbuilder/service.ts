@@ -9,7 +9,7 @@ import { ServiceError } from "../errors";
 import type { Logger } from "../log";
 import { docbuilderLimits, type DocBuilderLimits, type EntitlementSource, type LowerOnlySettings } from "../editions/limits";
 import { contentTypeOf, exportFilterFor, extensionOf, formatOf, type Family } from "../../workers/formats";
-import type { ConvertResult, MetaResult, TextResult, ThumbnailResult, WorkerRequest } from "../../workers/protocol";
+import type { ConvertResult, MetaResult, PagesResult, TextResult, ThumbnailResult, WorkerRequest } from "../../workers/protocol";
 import { readWorkRequest, sanitizeName, tooLarge, type Intake, type Source } from "./intake";
 import type { CallbackState, JobKind, JobStore, JobView } from "./jobs";
 import type { WorkerPool } from "./pool";
@@ -344,8 +344,8 @@ export class DocBuilderService {
       });
     const ctx: JobContext = {
       run,
-      // The engine's meta request counts pages exactly as a conversion counts its source.
-      pagesOf: async (file) => (await run<MetaResult>({ op: "meta", input: file })).pages,
+      // The engine counts pages exactly as a conversion counts its source, and does nothing else.
+      pagesOf: async (file) => (await run<PagesResult>({ op: "pages", input: file })).pages,
       output: async (file, filename, format, pages) => {
         const size = (await stat(file)).size;
         if (size > limits.max_file_mb * 1024 * 1024) throw tooLarge(limits.max_file_mb);
