@@ -5,9 +5,12 @@
 import { emit } from "./events";
 import { handle } from "./frames-in";
 import { post } from "./host";
-import { send } from "./outbox";
+import { onOfflineInput, send } from "./outbox";
 import { body, loadingEl, loadingText, messageEl, modifiedEl, pageData, stateEl } from "./page";
 import { edState as S, update, watch } from "./state";
+
+// Input refused while the editor reconnects is never dropped without a word.
+onOfflineInput(() => showMessage(pageData.textOffline, "offline"));
 
 /** The page's one message line; `kind` lets the message go by itself when its cause clears (a save that works again). */
 export function showMessage(text: string | undefined, kind?: string): void {

@@ -2,8 +2,6 @@
 // parts that send (keys, mouse, tiles, commands) depend on it and on nothing of the connection's
 // life (connection.ts), which gives it the socket to use.
 
-import { showMessage } from "./notices";
-import { pageData } from "./page";
 import { edState as S } from "./state";
 
 let socket: WebSocket | null = null;
@@ -19,12 +17,18 @@ export function send(text: string): void {
   if (socket && socket.readyState === 1) socket.send(text);
 }
 
+/** What tells the person their input waits for the connection (notices.ts sets it: the outbox stays a leaf). */
+let tellOffline = (): void => {};
+export function onOfflineInput(tell: () => void): void {
+  tellOffline = tell;
+}
+
 /** An edit the person made: refused read-only or offline (with a word), timed for keystroke → tile. */
 export function sendInput(text: string): void {
   // Behind a modal window (a dialog, a drop-down) the document takes nothing (the server refuses it too).
   if (S.readOnly || S.modalWindows) return;
   // Never dropped without a word: while the editor reconnects, input is refused and the person told.
-  if (!S.connected) { showMessage(pageData.textOffline, "offline"); return; }
+  if (!S.connected) { tellOffline(); return; }
   lastInput = performance.now();
   if (!S.inputAt) S.inputAt = lastInput;
   send(text);

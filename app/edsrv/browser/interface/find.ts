@@ -6,8 +6,6 @@ import { api, S, UI } from "./state";
 import { T } from "./texts";
 import type { Rect } from "../editor/state";
 
-/** A replace all was sent: its answer (the replaced matches) is no count of what is left. */
-let replacedAll = false;
 let findInput: HTMLInputElement, replaceInput: HTMLInputElement, findCount: HTMLSpanElement, findbar: HTMLDivElement;
 
 export function buildFindBar(): HTMLDivElement {
@@ -32,8 +30,6 @@ export function buildFindBar(): HTMLDivElement {
     if (e.key === "Enter" && e.target === replaceInput) { e.preventDefault(); search(2, false); }
   });
   api.on("searchresultselection", (f) => {
-    // After a replace all the matches are gone: counted again (a find all), never left showing.
-    if (replacedAll) { replacedAll = false; search(1, false); return; }
     const found = f.results;
     UI.matches = found.length;
     findCount.textContent = T.matches(UI.matches);
@@ -47,7 +43,7 @@ export function buildFindBar(): HTMLDivElement {
     api.marks("find", rects);
     if (rects[0]) api.reveal(rects[0]);
   });
-  api.on("searchnotfound", () => { replacedAll = false; UI.matches = 0; findCount.textContent = T.noMatch; api.marks("find", []); });
+  api.on("searchnotfound", () => { UI.matches = 0; findCount.textContent = T.noMatch; api.marks("find", []); });
   return findbar;
 }
 
@@ -60,9 +56,12 @@ function search(command: number, backward: boolean): void {
     "SearchItem.Backward": arg("boolean", !!backward),
     "SearchItem.Command": arg("long", command),
   };
-  replacedAll = command === 3;
   // Sent as is: finding is allowed in read-only views (the server lets find commands through).
   api.send(unoCommand(".uno:ExecuteSearch", args));
+  // A replace all's own answer (the replaced places, or nothing, as LibreOffice has it) is no
+  // count of what is left: a find all sent right behind it, worked after it, has the last word
+  // ("No matches" once every one is replaced).
+  if (command === 3) api.send(unoCommand(".uno:ExecuteSearch", { ...args, "SearchItem.Command": arg("long", 1) }));
 }
 export function openFind(withReplace: boolean): void {
   findbar.hidden = false;
