@@ -58,6 +58,30 @@ describe("a Collabora connector's host page", () => {
     }
   }, 120_000);
 
+  test("its CheckFileInfo: pictures from the host's storage (EnableInsertRemoteImage, DisableInsertLocalImage) and no tracked-changes controls (HideChangeTrackingControls)", async () => {
+    const ctx = await env.browser.newContext();
+    try {
+      const f = env.newFile("hello.docx");
+      env.host.files.get(f.id)!.info = { EnableInsertRemoteImage: true, HideChangeTrackingControls: true };
+      const { page, frame } = await env.openEditor(ctx, f.src);
+      await frame.locator("#remote-image").waitFor({ state: "attached" });
+      await frame.evaluate(() => (document.getElementById("remote-image") as HTMLButtonElement).click());
+      expect((await nextMsg(page, "UI_InsertGraphic", 0)).MessageId).toBe("UI_InsertGraphic");
+      expect(await frame.locator('[data-cmd=".uno:TrackChanges"].host-hidden').count()).toBe(1);
+      expect(await frame.locator('[data-cmd=".uno:AcceptAllTrackedChanges"].host-hidden').count()).toBe(1);
+      // The host's pictures only: the Insert image control itself asks the host.
+      const g = env.newFile("hello.docx");
+      env.host.files.get(g.id)!.info = { EnableInsertRemoteImage: true, DisableInsertLocalImage: true };
+      const other = await env.openEditor(ctx, g.src);
+      await other.frame.waitForFunction(() => document.querySelector<HTMLElement>('[data-cmd=".uno:InsertGraphic"]')?.dataset.host === "UI_InsertGraphic");
+      expect(await other.frame.locator("#remote-image").count()).toBe(0);
+      await other.frame.evaluate(() => document.querySelector<HTMLButtonElement>('[data-cmd=".uno:InsertGraphic"]')!.click());
+      expect((await nextMsg(other.page, "UI_InsertGraphic", 0)).MessageId).toBe("UI_InsertGraphic");
+    } finally {
+      await ctx.close();
+    }
+  }, 120_000);
+
   test("its UI messages: buttons, commands, bars, sidebar, busy, focus", async () => {
     const ctx = await env.browser.newContext();
     try {

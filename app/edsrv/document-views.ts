@@ -96,6 +96,9 @@ export class DocumentViews {
       HideUserList: typeof info.HideUserList === "string" ? info.HideUserList : undefined,
       UserCanNotWriteRelative: info.UserCanNotWriteRelative !== false,
       EnableShare: info.EnableShare === true,
+      EnableInsertRemoteImage: info.EnableInsertRemoteImage === true,
+      DisableInsertLocalImage: info.DisableInsertLocalImage === true,
+      HideChangeTrackingControls: info.HideChangeTrackingControls === true,
       DownloadAsPostMessage: info.DownloadAsPostMessage === true,
     };
     s.send(serverFrame("wopi", JSON.stringify(wopiInfo)));

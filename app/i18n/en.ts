@@ -49,7 +49,7 @@ export const enUi = {
   spacing2: "Line spacing: 2",
   left: "Align left", center: "Centre", right: "Align right", justify: "Justify", bullets: "Bulleted list",
   numbering: "Numbered list", indent: "Increase indent", outdent: "Decrease indent", table: "Insert table",
-  image: "Insert image", link: "Insert link", pagebreak: "Page break", linkUrl: "Link address", linkText: "Text to show",
+  image: "Insert image", remoteImage: "Image from storage", link: "Insert link", pagebreak: "Page break", linkUrl: "Link address", linkText: "Text to show",
   tableSize: "Table size (columns × rows)", shapes: "Shapes", rectangle: "Rectangle", ellipse: "Ellipse", arrow: "Right arrow",
   star: "Star", textBox: "Text box", specialChar: "Special character", header: "Header", footer: "Footer", chart: "Insert chart",
   pageSize: "Page size", orientation: "Orientation", portrait: "Portrait", landscape: "Landscape", margins: "Margins",

@@ -48,7 +48,7 @@ export const viUi: Texts["ui"] = {
   spacing2: "Giãn dòng: 2",
   left: "Căn trái", center: "Căn giữa", right: "Căn phải", justify: "Căn đều hai bên", bullets: "Danh sách dấu đầu dòng",
   numbering: "Danh sách đánh số", indent: "Tăng thụt lề", outdent: "Giảm thụt lề", table: "Chèn bảng",
-  image: "Chèn ảnh", link: "Chèn liên kết", pagebreak: "Ngắt trang", linkUrl: "Địa chỉ liên kết", linkText: "Chữ hiển thị",
+  image: "Chèn ảnh", remoteImage: "Ảnh từ nơi lưu trữ", link: "Chèn liên kết", pagebreak: "Ngắt trang", linkUrl: "Địa chỉ liên kết", linkText: "Chữ hiển thị",
   tableSize: "Kích thước bảng (cột × hàng)", shapes: "Hình vẽ", rectangle: "Hình chữ nhật", ellipse: "Hình elip", arrow: "Mũi tên phải",
   star: "Ngôi sao", textBox: "Hộp văn bản", specialChar: "Ký tự đặc biệt", header: "Đầu trang", footer: "Chân trang", chart: "Chèn biểu đồ",
   pageSize: "Khổ giấy", orientation: "Hướng giấy", portrait: "Dọc", landscape: "Ngang", margins: "Lề trang",

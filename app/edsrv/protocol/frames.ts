@@ -260,6 +260,12 @@ export interface WopiInfo {
   /** "true", or the device kinds it is hidden on ("desktop,mobile,tablet"). */
   HideUserList?: string;
   EnableShare?: boolean;
+  /** Collabora's: the Insert image control asks the host for a picture (UI_InsertGraphic), which answers with Action_InsertGraphic. */
+  EnableInsertRemoteImage?: boolean;
+  /** Collabora's: no picture from the person's own device (with EnableInsertRemoteImage, the host's pictures only). */
+  DisableInsertLocalImage?: boolean;
+  /** Collabora's: the tracked-changes controls are not shown. */
+  HideChangeTrackingControls?: boolean;
   DownloadAsPostMessage?: boolean;
   [field: string]: unknown;
 }

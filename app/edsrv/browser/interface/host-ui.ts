@@ -10,6 +10,7 @@ import { sidebarShown, toggleSidebar } from "./sidebar";
 import { api } from "./state";
 import { T } from "./texts";
 import { statusbar } from "./status-bar";
+import type { WopiInfo } from "../../protocol/frames";
 
 /** Collabora's button ids where ours differ. */
 const BUTTON_IDS: Record<string, string> = { downloadas: "download", closebutton: "close", userlist: "people", "save-button": "save" };
@@ -80,13 +81,45 @@ function onHostMessage(e: MessageEvent): void {
   }
 }
 
+/** The tracked-changes controls of the Review tab (toolbar-text.ts). */
+const TRACKED_CHANGES = [".uno:TrackChanges", ".uno:ShowTrackedChanges", ".uno:NextTrackedChange", ".uno:AcceptTrackedChange", ".uno:RejectTrackedChange", ".uno:AcceptAllTrackedChanges", ".uno:RejectAllTrackedChanges"].map((c) => `[data-cmd="${c}"]`).join(",");
+
+/** The connector's properties the toolbar's controls follow; applied again once the toolbar of the document's family is built. */
+let info: WopiInfo | null = null;
+
+function applyToToolbar(): void {
+  const f = info ? { info } : null;
+  if (!f) return;
+    // Pictures from the host's storage (Collabora's EnableInsertRemoteImage): the Insert image
+  // control asks the host (UI_InsertGraphic); the host answers Action_InsertGraphic with a URL,
+  // which the editing server fetches under its SSRF rules. DisableInsertLocalImage leaves the
+  // host's pictures only.
+  const remote = f.info.EnableInsertRemoteImage === true;
+  document.querySelectorAll<HTMLElement>('[data-cmd=".uno:InsertGraphic"]').forEach((b) => {
+    if (remote && f.info.DisableInsertLocalImage === true) b.dataset.host = "UI_InsertGraphic";
+    else delete b.dataset.host;
+    b.classList.toggle("host-hidden", !remote && f.info.DisableInsertLocalImage === true);
+  });
+  if (remote && f.info.DisableInsertLocalImage !== true && !document.getElementById("remote-image")) {
+    const b = button("remoteimage", T.remoteImage, { icon: "insertgraphic", click: () => { api.uiAction("UI_InsertGraphic"); } });
+    b.id = "remote-image";
+    document.querySelector('[data-cmd=".uno:InsertGraphic"]')?.after(b);
+  }
+  // Collabora's HideChangeTrackingControls: no tracked-changes control (the document keeps its changes).
+  document.querySelectorAll<HTMLElement>(TRACKED_CHANGES).forEach((b) => { b.classList.toggle("host-hidden", f.info.HideChangeTrackingControls === true); });
+}
+
 export function installHostUi(): void {
   window.addEventListener("message", onHostMessage);
   let share: HTMLButtonElement | null = null;
+  // The toolbar of the document's family is built on its first status: the properties apply to it then.
+  api.on("status", () => { applyToToolbar(); });
   api.on("wopi", (f) => {
     const list = f.info.HideUserList;
     const device = matchMedia("(max-width: 767px)").matches ? "mobile" : "desktop";
     people.classList.toggle("host-hidden", list === "true" || (typeof list === "string" && list.split(",").includes(device)));
+    info = f.info;
+    applyToToolbar();
     if (f.info.EnableShare === true && !share) {
       // Sharing is the host's: the button only tells it (UI_Share), as Collabora's does.
       share = button("shareas", T.share, { view: true, click: () => { api.uiAction("UI_Share"); } });

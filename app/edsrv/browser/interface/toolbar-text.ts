@@ -214,7 +214,14 @@ export function insertImage(): HTMLButtonElement {
     f.arrayBuffer().then((buf) => { api.insertGraphic(f.type, new Uint8Array(buf)); api.focus(); });
   });
   document.body.appendChild(input);
-  return button(".uno:InsertGraphic", T.image, { click: () => { input.click(); } });
+  const b = button(".uno:InsertGraphic", T.image, {
+    click: () => {
+      // A host that keeps the pictures (EnableInsertRemoteImage with DisableInsertLocalImage) is asked instead (host-ui.ts).
+      if (b.dataset.host) api.uiAction(b.dataset.host);
+      else input.click();
+    },
+  });
+  return b;
 }
 
 /** Automatic spell checking (each view has it on from the start: workers/kit/views.ts). */
