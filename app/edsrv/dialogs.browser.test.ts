@@ -26,6 +26,20 @@ async function openDialog(frame: Frame, cmd: string, dialogId: string): Promise<
   return dialog;
 }
 
+/**
+ * Format > Conditional formatting on B2:B4, once LibreOffice painted it: 25.2 does not describe it
+ * as JSDialog, so it is a tunnelled window; answers its canvas.
+ */
+async function conditionalFormatting(frame: Frame): Promise<Locator> {
+  await goTo(frame, "B2:B4");
+  await press(frame, ".uno:ConditionalFormatDialog");
+  const window = frame.locator('.jsd-tunnelled[data-dialog="ConditionalFormatDialog"]');
+  await window.waitFor();
+  const canvas = window.locator("canvas");
+  await until(() => canvas.evaluate((c: HTMLCanvasElement) => c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data.some((v, i) => i % 4 === 3 && v > 0)), (painted) => painted, "the window painted");
+  return canvas;
+}
+
 /** Selects a tab of the dialog by its name, as a person clicks it. */
 async function tab(dialog: Locator, name: string): Promise<void> {
   await dialog.getByRole("tab", { name, exact: true }).click();
@@ -120,17 +134,11 @@ describe("LibreOffice's dialogs in a spreadsheet", () => {
 
   test("Conditional formatting: a condition on the selected cells is stored", async () => {
     const { id, page, frame, close } = await openFixture(env, "hello.xlsx");
-    await goTo(frame, "B2:B4");
-    // Not described as JSDialog by LibreOffice 25.2: a tunnelled window, painted by LibreOffice.
-    await press(frame, ".uno:ConditionalFormatDialog");
-    const window = frame.locator('.jsd-tunnelled[data-dialog="ConditionalFormatDialog"]');
-    await window.waitFor();
-    const canvas = window.locator("canvas");
+    const canvas = await conditionalFormatting(frame);
     // The condition's value, typed where LibreOffice put the keyboard, then Enter (OK).
-    await until(() => canvas.evaluate((c: HTMLCanvasElement) => c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data.some((v, i) => i % 4 === 3 && v > 0)), (painted) => painted, "the window painted");
     await canvas.pressSequentially("12");
     await canvas.press("Enter");
-    await window.waitFor({ state: "detached" });
+    await frame.locator('.jsd-tunnelled[data-dialog="ConditionalFormatDialog"]').waitFor({ state: "detached" });
     const sheet = part(await saveAndRead(env, page, id), "xl/worksheets/sheet1.xml");
     expect(sheet).toMatch(/<conditionalFormatting [^>]*sqref="B2:B4"/);
     await close();
@@ -297,12 +305,8 @@ describe("LibreOffice's windows never lock the document (issue 45)", () => {
 
   test("a painted dialog's field takes Vietnamese text and Ctrl+A (its own, not the page's), and the document behind gets nothing", async () => {
     const { id, page, frame, close } = await openFixture(env, "hello.xlsx");
-    await goTo(frame, "B2:B4");
-    await press(frame, ".uno:ConditionalFormatDialog");
+    const canvas = await conditionalFormatting(frame);
     const window = frame.locator('.jsd-tunnelled[data-dialog="ConditionalFormatDialog"]');
-    await window.waitFor();
-    const canvas = window.locator("canvas");
-    await until(() => canvas.evaluate((c: HTMLCanvasElement) => c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data.some((v, i) => i % 4 === 3 && v > 0)), (painted) => painted, "the window painted");
     // The condition's value field (right of "is equal to"), clicked as a person does.
     await canvas.click({ position: { x: 610, y: 68 } });
     await page.keyboard.type("99");

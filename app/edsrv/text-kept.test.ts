@@ -2,39 +2,13 @@
 // or without one, with its own line ends (issue 46): LibreOffice's text export alone writes UTF-8
 // with a mark and "\n", so a file that had no mark came back three bytes longer.
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { parseConfig } from "../config";
-import { memoryLogger } from "../log";
-import { createEdsrv, type Edsrv } from "./server";
-import { startWopiHost } from "./testing/wopi-host";
-import { TYPED, roundTrip } from "./testing/corpus-roundtrip";
+import { describe, expect, test } from "bun:test";
+import { TYPED } from "./testing/corpus-roundtrip";
+import { roundTripWorld } from "./testing/round-trip-world";
 import { scaled } from "../testing/until";
 
-let ed: Edsrv;
-let host: ReturnType<typeof startWopiHost>;
-let origin: string;
+const world = roundTripWorld("edsrv-text");
 let seq = 0;
-
-beforeAll(async () => {
-  host = startWopiHost();
-  host.addToken("tok_txt", "u1", true, "Alice");
-  ed = await createEdsrv({
-    config: parseConfig({ SVC_DATA_DIR: mkdtempSync(path.join(tmpdir(), "edsrv-text-")), SVC_ONLINE_ALIASGROUP1: host.origin }),
-    logger: memoryLogger("warn"),
-    listen: { hostname: "127.0.0.1", port: 0 },
-    idleKits: 1,
-    autosaveSeconds: 0,
-  });
-  origin = `http://${new URL(ed.url).host}`;
-}, scaled(120_000));
-
-afterAll(async () => {
-  await ed?.close();
-  host?.stop();
-});
 
 const utf16le = (s: string) => new Uint8Array(Buffer.from(s, "utf16le"));
 const bytesOf = (...parts: (string | Uint8Array)[]) => new Uint8Array(Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p)))));
@@ -66,7 +40,7 @@ const CASES: { name: string; original: Uint8Array; expected: Uint8Array }[] = [
 describe("a text file keeps its encoding, its byte order mark or lack of one, and its line ends", () => {
   for (const c of CASES) {
     test(c.name, async () => {
-      const { stored } = await roundTrip({ edsrvUrl: ed.url, origin, host, token: "tok_txt" }, `txt${++seq}`, `note${seq}.txt`, c.original);
+      const { stored } = await world.roundTrip(`txt${++seq}`, `note${seq}.txt`, c.original);
       // Compared as hex: a difference shows where.
       expect(Buffer.from(stored).toString("hex")).toBe(Buffer.from(c.expected).toString("hex"));
     }, scaled(60_000));
