@@ -7,7 +7,18 @@ import path from "node:path";
 
 export const CADDYFILE = path.resolve(import.meta.dir, "../Caddyfile");
 
+/**
+ * A loopback port nothing listens on, for a server started a moment later (a configuration names
+ * it first). Drawn below the kernel's ephemeral range (32768–60999 on Linux): a port the kernel
+ * handed out (port 0) could be given to an outgoing connection of a test running beside it before
+ * our server listened on it (EADDRINUSE, seen once in a suite run); a port below that range is
+ * never given to a client socket, and the bind here checks nothing listens on it now.
+ */
 export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_700);
+    if (await canListen(port)) return port;
+  }
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.listen(0, "127.0.0.1", () => {
@@ -15,6 +26,14 @@ export async function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
     s.on("error", reject);
+  });
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once("error", () => resolve(false));
+    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
   });
 }
 
