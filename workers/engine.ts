@@ -42,6 +42,7 @@ import { encodeTilePng } from "./png";
 import { LOAD_OPTIONS, PASSWORD_LOAD_OPTIONS, engineEnvironment, writeProfileConfig } from "./profile";
 import { withoutLinkedPictures } from "./linked-pictures";
 import { DECK_PACKAGES, layoutsUnseenIn, withoutUnusedSlideLayouts } from "./unused-layouts";
+import { textForEngine } from "./text-dialect";
 import { decodeText, sniff, type Sniff } from "./sniff";
 import { csvToFods, sheetNameFrom } from "./csv-import";
 import { odfPagesText, parseOdfMeta, readPackageMeta, type CoreProps } from "./package-meta";
@@ -422,12 +423,11 @@ export class Engine {
     } else if (ext === "txt" || (kind === "text" && declared === "text" && ext !== "rtf")) {
       const buf = readFileSync(input);
       const dec = decodeText(buf);
-      // ASCII or BOM-less UTF-8 is detected by LibreOffice itself; anything else becomes UTF-8 with BOM.
-      const ascii = dec.encoding === "utf-8" && !dec.bom && buf.every((c) => c < 0x80);
-      if (!ascii) {
+      const readable = textForEngine(buf, dec);
+      if (readable !== null) {
         loadPath = this.tempPath(input, "txt");
         temps.push(loadPath);
-        writeFileSync(loadPath, "\uFEFF" + dec.text);
+        writeFileSync(loadPath, readable);
         this.log("debug", "engine_text_source", { encoding: dec.encoding });
       } else if (ext !== "txt") {
         loadPath = this.tempPath(input, "txt");

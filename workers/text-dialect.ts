@@ -35,3 +35,13 @@ export function textInDialect(engineBytes: Uint8Array, dialect: TextDialect): Ui
   if (dialect.newline !== "\n") text = text.replace(/\n/g, dialect.newline);
   return encodeText(text, dialect.encoding, dialect.bom);
 }
+
+/**
+ * What LibreOffice is given to read a text file as the file's author wrote it: null for ASCII
+ * (LibreOffice reads it as it is), else the text as UTF-8 with a mark, which it never misreads.
+ * The one rule for DocBuilder's worker (engine.ts) and the editing kit (kit/files.ts).
+ */
+export function textForEngine(bytes: Uint8Array, decoded: { encoding: string; bom: boolean; text: string }): string | null {
+  const ascii = decoded.encoding === "utf-8" && !decoded.bom && bytes.every((c) => c < 0x80);
+  return ascii ? null : "\uFEFF" + decoded.text;
+}

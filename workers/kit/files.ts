@@ -9,7 +9,7 @@ import { engineIdle } from "../kit-loop";
 import { csvFileToFods, csvFilterOptions, csvInDialect, type CsvDialect } from "../csv-import";
 import { formatOf } from "../formats";
 import { sniff } from "../sniff";
-import { textDialectOf, textInDialect } from "../text-dialect";
+import { textDialectOf, textForEngine, textInDialect } from "../text-dialect";
 import { withoutLinkedPictures } from "../linked-pictures";
 import { kit, log, requireDoc, requireOffice, status } from "./state";
 
@@ -90,11 +90,10 @@ function loadableText(path: string): string {
   const { text, ...dialect } = textDialectOf(bytes);
   kit.textSource = dialect;
   log("info", "kit_text_source", { encoding: dialect.encoding, bom: dialect.bom, newline: JSON.stringify(dialect.newline) });
-  // Only ASCII is left to LibreOffice's own detection, as in DocBuilder.
-  const ascii = dialect.encoding === "utf-8" && !dialect.bom && bytes.every((c) => c < 0x80);
-  if (ascii) return path;
+  const readable = textForEngine(bytes, { ...dialect, text });
+  if (readable === null) return path;
   const copy = join(kit.tempDir, "source.txt");
-  writeFileSync(copy, "\uFEFF" + text);
+  writeFileSync(copy, readable);
   return copy;
 }
 
