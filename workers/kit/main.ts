@@ -31,6 +31,7 @@ import { confineEngineProcess } from "../confine";
 import { dieWithParent } from "../parent-death";
 import { pump } from "./callbacks";
 import { onNestedPoll } from "./modal-wall";
+import { canListWindows } from "./unannounced-windows";
 import { start } from "./dispatch";
 import { kit, log, send } from "./state";
 import { WARM_DOCUMENTS, warmUp } from "./warmup";
@@ -78,6 +79,7 @@ function main(): void {
     // The page lists the comments (its panel) and must hear of each one another person adds,
     // changes or removes: LibreOffice reports them only to a client that shows comments itself.
     office.setOptionalFeatures(LOK_FEATURE_NO_TILED_ANNOTATIONS);
+    if (!canListWindows(programDir)) log("warn", "kit_windows_unlisted", { reason: "this LibreOffice does not export VCL's window list: a window no view is told of is ended by the watchdog" });
   } catch (err) {
     log("error", "kit_start_failed", { message: String((err as Error)?.message ?? err) });
     process.exit(1);

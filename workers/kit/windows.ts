@@ -34,6 +34,12 @@ export interface OpenWindow {
 
 const open = new Map<number, Map<string, OpenWindow>>();
 
+/** Every window id a callback ever announced to a view (ids are never reused). */
+const announced = new Set<string>();
+
+/** Whether a callback announced the window to some view (unannounced-windows.ts closes the others). */
+export const wasAnnounced = (windowId: string): boolean => announced.has(windowId);
+
 /**
  * The second wall behind the door's key table (issue 44): a window LibreOffice opens in a view is
  * kept only while that view is running something that may open one (a dialog command on the door's
@@ -75,6 +81,7 @@ export interface UnaskedWindow {
 export function screenWindow(viewId: number, type: number, payload: string): UnaskedWindow | null {
   if (type !== LOK_CALLBACK.JSDIALOG && type !== LOK_CALLBACK.WINDOW) return null;
   const life = windowLife(type === LOK_CALLBACK.WINDOW ? "window" : "jsdialog", payload);
+  if (life?.opened) announced.add(life.windowId);
   if (!life || !life.opened || life.kind === "sidebar" || life.kind === "popup") return null;
   let windowType = "";
   if (life.kind === "tunnelled") {
