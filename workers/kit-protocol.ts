@@ -68,6 +68,7 @@ export const KIT_OPS = {
   paste: { ordered: true, perView: false, journalled: true, answer: "command" },
   insertgraphic: { ordered: false, perView: false, journalled: true, answer: "command" },
   part: { ordered: false, perView: false, journalled: true, answer: "command" },
+  visiblearea: { ordered: false, perView: false, journalled: false, answer: "input" },
   tiles: { ordered: false, perView: false, journalled: false, answer: "input" },
   save: { ordered: true, perView: false, journalled: false, answer: "document" },
   ping: { ordered: false, perView: false, journalled: false, answer: "input" },
@@ -124,6 +125,8 @@ export interface KitFieldsByOp {
   paste: ViewField & { mime: string; data: string };
   insertgraphic: ViewField & { mime: string; data: string };
   part: ViewField & { part: number };
+  /** `visiblearea`: what the view's page shows, in twips. */
+  visiblearea: ViewField & { x: number; y: number; width: number; height: number };
   /** `tiles`: [x, y, wid], the position in twips and the wire id of the copy the client holds (0: none). */
   tiles: ViewField & { width: number; height: number; w: number; h: number; tiles: [number, number, number?][]; part?: number; deltas?: boolean };
   save: { path: string; format: string };
@@ -178,6 +181,7 @@ export interface KitResultsByOp {
   paste: { ok: boolean };
   insertgraphic: Nothing;
   part: KitStatus;
+  visiblearea: Nothing;
   tiles:
     | { tiles: PaintedTile[]; painted: { tiles: number; rows: number }; version: number; stale?: undefined }
     | { stale: true; shown: number; tiles?: undefined; version?: undefined };

@@ -255,7 +255,18 @@ export const DOOR: Record<ClientCommand, DoorRow> = {
   clientvisiblearea: {
     maxLength: 256,
     who: "anyone",
-    handler: ({ session: s }, args) => s.tiles?.setVisibleArea(intArg(args.x, NaN), intArg(args.y, NaN), intArg(args.width, NaN), intArg(args.height, NaN)),
+    handler: ({ kit, session: s }, args) => {
+      const [x, y, width, height] = [args.x, args.y, args.width, args.height].map((v) => intArg(v, NaN)) as [number, number, number, number];
+      s.tiles?.setVisibleArea(x, y, width, height);
+      // LibreOffice is told too (the kit's `visiblearea`): it places a new chart beside the
+      // selected data inside what the person sees, and pages by its height. Only a change is
+      // sent, and nothing waits for it (a scroll is no one's input).
+      if (s.viewId === undefined || ![x, y, width, height].every((n) => Number.isFinite(n) && n >= 0 && n <= MAX_TWIPS) || width < 1 || height < 1) return;
+      const area = `${x} ${y} ${width} ${height}`;
+      if (s.visibleArea === area) return;
+      s.visibleArea = area;
+      kit.request("visiblearea", { viewId: s.viewId, x, y, width, height }).catch(() => {});
+    },
   },
   status: {
     maxLength: 256,
@@ -551,6 +562,9 @@ export async function passDoor(t: ViewCommandTarget, cmd: string, args: Args): P
 function listArg(v: string | undefined): number[] {
   return v === undefined || v === "" ? [] : v.split(",").map((x) => (/^-?\d+$/.test(x.trim()) ? Number(x) : NaN));
 }
+
+/** The largest coordinate in twips LibreOfficeKit takes (a 32-bit int). */
+const MAX_TWIPS = 2 ** 31 - 1;
 
 function intArg(v: string | undefined, dflt: number): number {
   if (v === undefined || v === "") return dflt;

@@ -21,6 +21,8 @@ export interface ClientSession {
   tiles?: ViewTiles;
   /** The page applies tile deltas (`tiledeltas=1` in its `load`): a changed band of rows of a tile it holds. */
   tileDeltas?: boolean;
+  /** The area the page shows, as LibreOffice was last told it (`x y width height`, twips). */
+  visibleArea?: string;
   /** The area of the page's first screen, when it asks for it to be painted ahead (`firstscreen=1`). */
   firstScreenArea?: string;
   /** Callback frames waiting for the tiles pushed for an invalidation (see deliverAfterPushes). */

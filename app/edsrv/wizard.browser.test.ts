@@ -3,6 +3,7 @@
 // raw placeholders; Finish inserts a chart that the stored xlsx keeps. Real editing server, real
 // kits with the full LibreOffice, Debian's Chromium, a loopback WOPI host.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { strFromU8, unzipSync } from "fflate";
 import type { Locator, Page } from "playwright-core";
 import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
 import { openFixture, partNames, press, saveAndRead } from "./testing/interface";
@@ -31,7 +32,7 @@ async function inView(page: Page, control: Locator): Promise<boolean> {
 }
 
 describe("the chart wizard", () => {
-  test("opens at step 1 with a step list; Next and Back move; the range is filled; Finish stores a chart", async () => {
+  test("opens at step 1 with a step list; Next and Back move; the range is filled; Finish stores a chart beside the data, not over it", async () => {
     const { id, page, frame, close } = await openFixture(env, "hello.xlsx");
     await goTo(frame, "A1:C4");
     await press(frame, ".uno:InsertObjectChart");
@@ -68,6 +69,11 @@ describe("the chart wizard", () => {
     await page.keyboard.press("Escape");
     const bytes = await saveAndRead(env, page, id);
     expect(partNames(bytes).some((n) => /^xl\/charts\/chart\d+\.xml$/.test(n))).toBe(true);
+    // Placed beside the data, inside what the page shows, not over it: LibreOffice places a new
+    // chart in the view's visible area, which it knows only when told (setClientVisibleArea).
+    const drawing = Object.entries(unzipSync(bytes)).find(([n]) => /^xl\/drawings\/drawing\d+\.xml$/.test(n));
+    const fromCol = Number(/<xdr:from><xdr:col>(\d+)<\/xdr:col>/.exec(strFromU8(drawing![1]))?.[1]);
+    expect(fromCol).toBeGreaterThanOrEqual(3);
     await close();
   }, scaled(120_000));
 });

@@ -8,7 +8,7 @@ import { closedialogs, dialogevent, paintwindow, windowclose, windowkey, windowm
 import { load, save } from "./files";
 import { presentationinfo, slideimage } from "./slideshow";
 import { thumbnail, tiles } from "./tiles";
-import { moveparts, part, status, unview, view, viewlanguage } from "./views";
+import { moveparts, part, status, unview, view, viewlanguage, visiblearea } from "./views";
 import { kit, log, send, views } from "./state";
 import { loopTurn } from "../kit-loop";
 
@@ -42,6 +42,7 @@ const HANDLERS: { [Op in KitOp]: Handler<Op> } = {
   paste,
   insertgraphic,
   part,
+  visiblearea,
   tiles,
   save,
   ping: () => ({ views: views.size, loaded: kit.doc !== null }),

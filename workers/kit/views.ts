@@ -118,6 +118,19 @@ export function part(req: KitRequestOf<"part">): KitResult<"part"> {
   return statusOf(d);
 }
 
+/**
+ * `visiblearea`: what the view's page shows (twips). LibreOffice reads it where the desktop reads
+ * the window: a new chart goes beside the selected data inside it (not over the data at the
+ * sheet's corner), Page Up/Down move by its height, an inserted shape lands in it.
+ */
+export function visiblearea(req: KitRequestOf<"visiblearea">): KitResult<"visiblearea"> {
+  const d = useView(req.viewId);
+  const [x, y, width, height] = [num(req.x, "x"), num(req.y, "y"), num(req.width, "width"), num(req.height, "height")];
+  if (x < 0 || y < 0 || width < 1 || height < 1) throw new Error("visible area out of range");
+  d.setClientVisibleArea(x, y, width, height);
+  return {};
+}
+
 /** `moveparts`: reorders slides: the given parts are selected, then moved (or copied) to before `position`. */
 export async function moveparts(req: KitRequestOf<"moveparts">): Promise<KitResult<"moveparts">> {
   const d = useView(req.viewId);
