@@ -8,6 +8,7 @@ import type { Frame, Page } from "playwright-core";
 import { unzipSync } from "fflate";
 import { TINY_PNG } from "./testing/wopi-host";
 import { docxParagraphRuns, startEditorEnv, type EditorEnv } from "./testing/editor-env";
+import { editorFrame, hostPageHtml } from "./testing/chromium";
 import { vi } from "../i18n/vi";
 
 let env: EditorEnv;
@@ -278,6 +279,30 @@ describe("a Collabora connector's host page", () => {
       const opened = await frame.evaluate(() => window.open("https://example.org/report", "_blank") === null);
       expect(opened).toBe(true);
       expect((await nextMsg(page, "UI_Hyperlink", 0)).Values).toMatchObject({ Url: "https://example.org/report", Name: "_blank" });
+    } finally {
+      await ctx.close();
+    }
+  }, 120_000);
+
+  test("its css_variables: the host's theme colours are the editor's (the selected tab, a dialog's default button)", async () => {
+    const ctx = await env.browser.newContext();
+    try {
+      const f = env.newFile("hello.docx");
+      // As Nextcloud's connector sends its theme: name=value pairs, ";"-separated, in the form.
+      env.host.pages.set("themed", hostPageHtml(env.ed.url, env.ed.hash, f.src, "tok_alice").replace('<input type="hidden" name="access_token_ttl" value="0">', '<input type="hidden" name="access_token_ttl" value="0"><input type="hidden" name="css_variables" value="--co-primary-element=#aa0000;--co-text-accent=#00aa00;--co-primary-text=#ffffff">'));
+      const page = await ctx.newPage();
+      await page.goto(`${env.host.origin}/page/themed`);
+      const frame = await editorFrame(page);
+      await frame.locator('#toolbar .tb-tab[aria-selected="true"]').first().waitFor();
+      expect(await frame.evaluate(() => getComputedStyle(document.querySelector('#toolbar .tb-tab[aria-selected="true"]')!).color)).toBe("rgb(0, 170, 0)");
+      const probe = await frame.evaluate(() => {
+        const b = document.createElement("button");
+        b.className = "jsd-button jsd-default";
+        document.body.append(b);
+        const c = getComputedStyle(b);
+        return [c.backgroundColor, c.color];
+      });
+      expect(probe).toEqual(["rgb(170, 0, 0)", "rgb(255, 255, 255)"]);
     } finally {
       await ctx.close();
     }

@@ -148,6 +148,16 @@ describe("editor page", () => {
     expect(res.headers.get("referrer-policy")).toBe("no-referrer");
   });
 
+  test("css_variables: the host's --co- theme variables become the page's, and nothing else the field holds reaches the page", async () => {
+    const body = await (await page(gateSrc, {
+      access_token: "t",
+      css_variables: "--co-primary-element=#0082c9;--co-primary-text:#ffffff;--co-border-radius=3px;color=red;--co-x=</style><script>alert(1)</script>;--co-y=url(javascript:alert(1))",
+    })).text();
+    expect(body).toContain("<style>:root{--co-primary-element:#0082c9;--co-primary-text:#ffffff;--co-border-radius:3px}</style>");
+    expect(body).not.toContain("alert(1)");
+    expect(await (await page(gateSrc, { access_token: "t" })).text()).not.toContain("<style>:root{");
+  });
+
   test("a non-numeric access_token_ttl becomes 0", async () => {
     const body = await (await page(gateSrc, { access_token: "t", access_token_ttl: "soon" })).text();
     expect(body).toContain('data-access-token-ttl="0"');

@@ -1,5 +1,5 @@
 // The editor page ed.html (Collabora's cool.html): GET or POST, form fields access_token,
-// access_token_ttl (Unix ms of expiry, 0 = none), ui_defaults, postmessage_origin; query WOPISrc,
+// access_token_ttl (Unix ms of expiry, 0 = none), ui_defaults, css_variables, postmessage_origin; query WOPISrc,
 // lang, closebutton (read by the page script). The token is embedded in the page as a data attribute
 // of <html>, never in a URL the browser shows. The CSP's frame-ancestors holds
 // SVC_ONLINE_FRAME_ANCESTORS, SVC_EMBED_ALLOWED_ORIGINS, this server's host and the WOPI host.
@@ -33,6 +33,22 @@ export function uiDefaultsToJson(value: string): Record<string, unknown> {
     }
   }
   return out;
+}
+
+/**
+ * Collabora's form field `css_variables` ("--co-primary-element=#0082c9;--co-primary-text=#fff;…",
+ * as Nextcloud's connector sends its theme) → a <style> of those CSS variables on :root, which the
+ * editor's styles use (ed.css). As Collabora's FileServer does, only `--co-` names are taken; the
+ * values are limited to what a colour, a length or a font name needs, so that nothing the host
+ * sends can close the <style> or reach outside it. ":" is taken as well as "=".
+ */
+export function cssVariablesStyle(value: string): string {
+  const declarations: string[] = [];
+  for (const item of value.split(";").slice(0, 64)) {
+    const m = /^\s*(--co-[a-z0-9-]{1,64})\s*[=:]\s*([#a-zA-Z0-9 .,%()'-]{1,120})\s*$/.exec(item);
+    if (m) declarations.push(`${m[1]}:${m[2]}`);
+  }
+  return declarations.length ? `<style>:root{${declarations.join(";")}}</style>` : "";
 }
 
 /** `connectCspSource`: the hash of connect.js, inlined in the page's <head>, which opens the document socket before anything else of the page is fetched. */
@@ -153,6 +169,7 @@ export function renderPage(config: Config, groups: AliasGroup[], client: Pick<Br
 <div id="loading" role="status" aria-live="polite"><span class="spinner" aria-hidden="true"></span><span id="loading-text">${html(texts.opening)}</span></div>
 <link rel="stylesheet" href="ed.css">
 <link rel="stylesheet" href="ui.css">
+${cssVariablesStyle(input.form.css_variables ?? "")}
 <div id="toolbar"><span id="docname"></span><span id="modified" hidden title="${html(texts.modified)}">&#9679;</span><span id="state"></span><button id="undo" class="tb" type="button" title="${html(texts.undo)} (Ctrl+Z)" aria-label="${html(texts.undo)}" data-icon="undo"><img src="icons/lc_undo.svg" alt="" width="24" height="24"></button><button id="redo" class="tb" type="button" title="${html(texts.redo)} (Ctrl+Y)" aria-label="${html(texts.redo)}" data-icon="redo"><img src="icons/lc_redo.svg" alt="" width="24" height="24"></button><button id="save" class="tb" type="button" title="${html(texts.save)} (Ctrl+S)" aria-label="${html(texts.save)}" data-icon="save"><img src="icons/lc_save.svg" alt="" width="24" height="24"></button><button id="close" class="tb" type="button" title="${html(texts.close)}" aria-label="${html(texts.close)}" data-icon="closedoc" hidden><img src="icons/lc_closedoc.svg" alt="" width="24" height="24"></button></div>
 <div id="message" hidden></div>
 <div id="viewport" tabindex="-1"><div id="sizer"><canvas id="canvas"></canvas><div id="overlays"><div id="selection"></div><div id="cellcursor" hidden></div><div id="cursor" hidden></div></div></div><textarea id="ime" autocomplete="off" autocapitalize="off" spellcheck="false"></textarea></div>
