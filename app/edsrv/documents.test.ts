@@ -183,14 +183,32 @@ describe("WOPI client and saves", () => {
     again.close();
   });
 
-  test("a different LastModifiedTime in a new view's CheckFileInfo is a conflict", async () => {
+  test("a different LastModifiedTime in a new view's CheckFileInfo, with unsaved changes here, is a conflict the person decides", async () => {
     const src = newDoc();
     const s1 = await open(src, "tok_edit_1");
+    const n = s1.frames.length;
+    s1.send(`textinput text=${encodeURIComponent("Unsaved")}`);
+    await s1.waitText("invalidatecursor:", n);
     env.host.files.get(fileId(src))!.version = 9;
     const s2 = await open(src, "tok_edit_2");
     await s1.waitText("error: cmd=storage kind=documentconflict");
     s1.close();
     s2.close();
+  });
+
+  test("a different LastModifiedTime with nothing unsaved here: every page is told close: documentconflict and opens the stored version, nobody is asked (Collabora's answer)", async () => {
+    const src = newDoc();
+    const s1 = await open(src, "tok_edit_1");
+    env.host.files.get(fileId(src))!.version = 9;
+    // The new page is told too; its open does not finish (what it waited for never comes).
+    void open(src, "tok_edit_2").then((s2) => s2.close(), () => {});
+    await s1.waitText("close: documentconflict");
+    expect(s1.texts()).not.toContain("error: cmd=storage kind=documentconflict");
+    s1.close();
+    // Opened again: the stored version, loaded anew, with no conflict to decide.
+    const again = await open(src, "tok_edit_1");
+    expect(again.texts().some((t) => t.includes("documentconflict"))).toBe(false);
+    again.close();
   });
 
   test("a 413 makes every session read-only", async () => {

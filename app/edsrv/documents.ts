@@ -117,6 +117,15 @@ export class DocumentBroker extends DocumentState {
       // Every new view re-reads CheckFileInfo; a different LastModifiedTime means someone else changed the file.
       const lmt = info.LastModifiedTime ?? null;
       if (lmt !== null && this.lastModifiedTime !== null && lmt !== this.lastModifiedTime && !this.saving.running) {
+        if (!this.modified) {
+          // Nothing unsaved here: Collabora's answer is `close: documentconflict` to every page,
+          // which opens the stored version again; nobody is asked, nothing is lost.
+          this.log.info("document_changed_in_storage", { reloaded: true });
+          for (const other of this.sessions.values()) other.send(closeFrame("documentconflict"));
+          s.send(closeFrame("documentconflict"));
+          this.dispose();
+          return false;
+        }
         this.conflict = true;
         this.log.warn("document_conflict", { reason: "checkfileinfo" });
         this.broadcast(errorFrame("storage", "documentconflict"));
