@@ -145,6 +145,8 @@ export type KitStatus = {
   height: number;
   partNames: string[];
   viewId: number;
+  /** A text document's pages, "x, y, w, h; …" (twips). */
+  pageRectangles?: string;
 };
 /** A painted tile: its wire id and PNG (base64); no PNG when the client holds these very pixels; with `delta`, the PNG is rows `dy`… of the copy `delta`. */
 export type PaintedTile = { wid: number; png?: string; delta?: number; dy?: number };

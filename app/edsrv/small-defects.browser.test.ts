@@ -69,4 +69,34 @@ describe("small defects", () => {
     expect(seams.broken).toEqual([]);
     await ctx.close();
   }, scaled(30_000));
+
+  // LibreOffice's page number (.uno:StatePageNumber) follows the caret only: scrolled to the last
+  // page, the status bar still said "Page 1 of 6". It names the page most in view while scrolling,
+  // and the caret's page again once the caret moves (typing).
+  test("the status bar names the page most in view while scrolling, and the caret's page again after typing", async () => {
+    const ctx = await env.browser.newContext();
+    const f = env.newFile("hello.docx");
+    const { page, frame } = await env.openEditor(ctx, f.src);
+    const shows = (re: string) => frame.waitForFunction((r) => new RegExp(r).test(document.getElementById("sb-position")!.textContent ?? ""), re, { polling: 50, timeout: scaled(20_000) });
+    // Five page breaks at the end make six pages; the caret goes back to the first.
+    await page.keyboard.press("Control+End");
+    for (let i = 0; i < 5; i++) await page.keyboard.press("Control+Enter");
+    await shows("Page 6 of 6");
+    await page.keyboard.press("Control+Home");
+    await shows("Page 1 of 6");
+    await frame.waitForFunction(() => String(window.edState.status?.pageRectangles ?? "").split(";").length === 6, undefined, { polling: 50, timeout: scaled(20_000) });
+    const scrollToPage = (n: number) => frame.evaluate((i) => {
+      const v = document.getElementById("viewport")!, sizer = document.getElementById("sizer")!;
+      const y = Number(String(window.edState.status!.pageRectangles).split(";")[i]!.split(",")[1]);
+      v.scrollTop = sizer.offsetTop + y / window.edState.twipsPerPx;
+    }, n - 1);
+    await scrollToPage(3);
+    await shows("Page 3 of 6");
+    await frame.evaluate(() => { const v = document.getElementById("viewport")!; v.scrollTop = v.scrollHeight; });
+    await shows("Page 6 of 6");
+    // Typing on page 1: the view goes back to the caret, and so does the page number.
+    await page.keyboard.type("x");
+    await shows("Page 1 of 6");
+    await ctx.close();
+  }, scaled(60_000));
 });
