@@ -45,6 +45,7 @@ export const KIT_OPS = {
   load: { ordered: false, perView: false, journalled: false, answer: "document" },
   view: { ordered: false, perView: false, journalled: false, answer: "command" },
   viewlanguage: { ordered: false, perView: false, journalled: true, answer: "command" },
+  clientzoom: { ordered: true, perView: true, journalled: true, answer: "input" },
   unview: { ordered: true, perView: false, journalled: true, answer: "command" },
   status: { ordered: false, perView: false, journalled: false, answer: "input" },
   key: { ordered: true, perView: true, journalled: true, answer: "input" },
@@ -101,6 +102,7 @@ export interface KitFieldsByOp {
   load: { path: string; name?: string };
   view: { readOnly?: boolean; author?: string };
   viewlanguage: ViewField & { lang: string };
+  clientzoom: ViewField & { pixels: number; twips: number };
   unview: ViewField;
   status: ViewField;
   key: ViewField & KeyFields;
@@ -157,6 +159,7 @@ export interface KitResultsByOp {
   load: KitStatus;
   view: { viewId: number };
   viewlanguage: Nothing;
+  clientzoom: Nothing;
   unview: { views: number };
   status: KitStatus;
   key: Nothing;

@@ -99,4 +99,36 @@ describe("small defects", () => {
     await shows("Page 1 of 6");
     await ctx.close();
   }, scaled(60_000));
+
+  // The engine placed a sheet's selection on its own grid at 100 %, each row a whole number of
+  // pixels there; the tiles at 75 % have rows of whole pixels at 75 %: A1:B2 ran 2.5 px into row 3.
+  test("a sheet's selection ends on the grid line of its last row at 50 %, 75 %, 100 % and 150 %", async () => {
+    const ctx = await env.browser.newContext();
+    const f = env.newFile("hello.xlsx");
+    const { page, frame } = await env.openEditor(ctx, f.src);
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.press("Shift+ArrowDown");
+    await page.keyboard.press("Shift+ArrowRight");
+    const seen: Record<string, { selectionEnd: number; gridLines: number[] }> = {};
+    for (const tpp of [30, 20, 15, 10]) {
+      await frame.evaluate((k) => (window as any).edApi.setZoom(k), tpp);
+      await settled(frame);
+      seen[tpp] = await frame.evaluate(() => {
+        const c = document.getElementById("canvas") as HTMLCanvasElement;
+        const d = c.getContext("2d")!.getImageData(0, 0, 300, 120).data;
+        // A grid line: a grey row across columns D and E (right of the selection), left to right.
+        const gridLines: number[] = [];
+        for (let y = 0; y < 120; y++) {
+          let grey = true;
+          for (let x = 220; x < 240 && grey; x++) { const i = (y * 300 + x) * 4; grey = d[i]! < 235 && Math.abs(d[i]! - d[i + 2]!) < 10; }
+          if (grey) gridLines.push(y);
+        }
+        const sel = document.querySelector<HTMLElement>("#selection .sel, .sel")!;
+        return { selectionEnd: parseFloat(sel.style.top) + parseFloat(sel.style.height), gridLines: gridLines.slice(0, 3) };
+      });
+    }
+    // The selection's last pixel row is row 2's grid line (the line is the row's last pixel).
+    for (const [tpp, s] of Object.entries(seen)) expect({ tpp, end: s.selectionEnd }).toEqual({ tpp, end: s.gridLines[1]! + 1 });
+    await ctx.close();
+  }, scaled(60_000));
 });
