@@ -45,6 +45,7 @@ export const KIT_OPS = {
   load: { ordered: false, perView: false, journalled: false, answer: "document" },
   view: { ordered: false, perView: false, journalled: false, answer: "command" },
   viewlanguage: { ordered: false, perView: false, journalled: true, answer: "command" },
+  clientzoom: { ordered: true, perView: true, journalled: true, answer: "input" },
   unview: { ordered: true, perView: false, journalled: true, answer: "command" },
   status: { ordered: false, perView: false, journalled: false, answer: "input" },
   key: { ordered: true, perView: true, journalled: true, answer: "input" },
@@ -102,6 +103,7 @@ export interface KitFieldsByOp {
   load: { path: string; name?: string };
   view: { readOnly?: boolean; author?: string };
   viewlanguage: ViewField & { lang: string };
+  clientzoom: ViewField & { pixels: number; twips: number };
   unview: ViewField;
   status: ViewField;
   key: ViewField & KeyFields;
@@ -148,6 +150,8 @@ export type KitStatus = {
   height: number;
   partNames: string[];
   viewId: number;
+  /** A text document's pages, "x, y, w, h; …" (twips). */
+  pageRectangles?: string;
 };
 /** A painted tile: its wire id and PNG (base64); no PNG when the client holds these very pixels; with `delta`, the PNG is rows `dy`… of the copy `delta`. */
 export type PaintedTile = { wid: number; png?: string; delta?: number; dy?: number };
@@ -158,6 +162,7 @@ export interface KitResultsByOp {
   load: KitStatus;
   view: { viewId: number };
   viewlanguage: Nothing;
+  clientzoom: Nothing;
   unview: { views: number };
   status: KitStatus;
   key: Nothing;

@@ -268,6 +268,16 @@ export const DOOR: Record<ClientCommand, DoorRow> = {
       kit.request("visiblearea", { viewId: s.viewId, x, y, width, height }).catch(() => {});
     },
   },
+  clientzoom: {
+    // `clientzoom tilepixelwidth=256 tilepixelheight=256 tiletwipwidth=T tiletwipheight=T` (Collabora's).
+    maxLength: 256,
+    who: "anyone",
+    handler: async ({ kit, session: s }, args) => {
+      const pixels = intArg(args.tilepixelwidth, NaN), twips = intArg(args.tiletwipwidth, NaN);
+      if (!(pixels >= 1 && pixels <= 4096 && twips >= 1 && twips <= 100_000)) return s.send(errorFrame("clientzoom", "badzoom"));
+      await kit.request("clientzoom", { viewId: s.viewId!, pixels, twips });
+    },
+  },
   status: {
     maxLength: 256,
     who: "anyone",

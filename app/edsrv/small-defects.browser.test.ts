@@ -69,4 +69,66 @@ describe("small defects", () => {
     expect(seams.broken).toEqual([]);
     await ctx.close();
   }, scaled(30_000));
+
+  // LibreOffice's page number (.uno:StatePageNumber) follows the caret only: scrolled to the last
+  // page, the status bar still said "Page 1 of 6". It names the page most in view while scrolling,
+  // and the caret's page again once the caret moves (typing).
+  test("the status bar names the page most in view while scrolling, and the caret's page again after typing", async () => {
+    const ctx = await env.browser.newContext();
+    const f = env.newFile("hello.docx");
+    const { page, frame } = await env.openEditor(ctx, f.src);
+    const shows = (re: string) => frame.waitForFunction((r) => new RegExp(r).test(document.getElementById("sb-position")!.textContent ?? ""), re, { polling: 50, timeout: scaled(20_000) });
+    // Five page breaks at the end make six pages; the caret goes back to the first.
+    await page.keyboard.press("Control+End");
+    for (let i = 0; i < 5; i++) await page.keyboard.press("Control+Enter");
+    await shows("Page 6 of 6");
+    await page.keyboard.press("Control+Home");
+    await shows("Page 1 of 6");
+    await frame.waitForFunction(() => String(window.edState.status?.pageRectangles ?? "").split(";").length === 6, undefined, { polling: 50, timeout: scaled(20_000) });
+    const scrollToPage = (n: number) => frame.evaluate((i) => {
+      const v = document.getElementById("viewport")!, sizer = document.getElementById("sizer")!;
+      const y = Number(String(window.edState.status!.pageRectangles).split(";")[i]!.split(",")[1]);
+      v.scrollTop = sizer.offsetTop + y / window.edState.twipsPerPx;
+    }, n - 1);
+    await scrollToPage(3);
+    await shows("Page 3 of 6");
+    await frame.evaluate(() => { const v = document.getElementById("viewport")!; v.scrollTop = v.scrollHeight; });
+    await shows("Page 6 of 6");
+    // Typing on page 1: the view goes back to the caret, and so does the page number.
+    await page.keyboard.type("x");
+    await shows("Page 1 of 6");
+    await ctx.close();
+  }, scaled(60_000));
+
+  // The engine placed a sheet's selection on its own grid at 100 %, each row a whole number of
+  // pixels there; the tiles at 75 % have rows of whole pixels at 75 %: A1:B2 ran 2.5 px into row 3.
+  test("a sheet's selection ends on the grid line of its last row at 50 %, 75 %, 100 % and 150 %", async () => {
+    const ctx = await env.browser.newContext();
+    const f = env.newFile("hello.xlsx");
+    const { page, frame } = await env.openEditor(ctx, f.src);
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.press("Shift+ArrowDown");
+    await page.keyboard.press("Shift+ArrowRight");
+    const seen: Record<string, { selectionEnd: number; gridLines: number[] }> = {};
+    for (const tpp of [30, 20, 15, 10]) {
+      await frame.evaluate((k) => (window as any).edApi.setZoom(k), tpp);
+      await settled(frame);
+      seen[tpp] = await frame.evaluate(() => {
+        const c = document.getElementById("canvas") as HTMLCanvasElement;
+        const d = c.getContext("2d")!.getImageData(0, 0, 300, 120).data;
+        // A grid line: a grey row across columns D and E (right of the selection), left to right.
+        const gridLines: number[] = [];
+        for (let y = 0; y < 120; y++) {
+          let grey = true;
+          for (let x = 220; x < 240 && grey; x++) { const i = (y * 300 + x) * 4; grey = d[i]! < 235 && Math.abs(d[i]! - d[i + 2]!) < 10; }
+          if (grey) gridLines.push(y);
+        }
+        const sel = document.querySelector<HTMLElement>("#selection .sel, .sel")!;
+        return { selectionEnd: parseFloat(sel.style.top) + parseFloat(sel.style.height), gridLines: gridLines.slice(0, 3) };
+      });
+    }
+    // The selection's last pixel row is row 2's grid line (the line is the row's last pixel).
+    for (const [tpp, s] of Object.entries(seen)) expect({ tpp, end: s.selectionEnd }).toEqual({ tpp, end: s.gridLines[1]! + 1 });
+    await ctx.close();
+  }, scaled(60_000));
 });

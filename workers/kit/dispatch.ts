@@ -8,7 +8,7 @@ import { closedialogs, dialogevent, paintwindow, windowclose, windowkey, windowm
 import { load, save } from "./files";
 import { presentationinfo, slideimage } from "./slideshow";
 import { thumbnail, tiles } from "./tiles";
-import { moveparts, part, status, unview, view, viewlanguage, visiblearea } from "./views";
+import { clientzoom, moveparts, part, status, unview, view, viewlanguage, visiblearea } from "./views";
 import { kit, log, send, views } from "./state";
 import { loopTurn } from "../kit-loop";
 
@@ -19,6 +19,7 @@ const HANDLERS: { [Op in KitOp]: Handler<Op> } = {
   load,
   view,
   viewlanguage,
+  clientzoom,
   unview,
   status,
   key,

@@ -143,7 +143,11 @@ export function status(d: LokDocument): KitStatus {
   const partNames: string[] = [];
   if (type !== "text") for (let i = 0; i < parts; i++) partNames.push(d.getPartName(i) ?? `${i + 1}`);
   const size = d.getDocumentSize();
-  return { type, parts, selectedPart: type === "text" ? 0 : d.getPart(), width: size.width, height: size.height, partNames, viewId: d.getView() };
+  const st: KitStatus = { type, parts, selectedPart: type === "text" ? 0 : d.getPart(), width: size.width, height: size.height, partNames, viewId: d.getView() };
+  // A text document's pages: the page shows the number of the page in view while it scrolls (the
+  // engine's own page number follows the caret only). A status is sent again when they change size.
+  if (type === "text") st.pageRectangles = d.getPartPageRectangles() ?? "";
+  return st;
 }
 
 /** Commands that change only the view that runs them: the view gets a look of its own. */

@@ -131,6 +131,18 @@ export function visiblearea(req: KitRequestOf<"visiblearea">): KitResult<"visibl
   return {};
 }
 
+/**
+ * `clientzoom`: the scale this view's page draws at. A sheet places its cursor and selection on
+ * the grid of its view's zoom (100 % unless told): at 75 % a selection of two rows ended 2.5 px
+ * below the grid line painted, each row being a whole number of pixels at the tiles' scale.
+ */
+export function clientzoom(req: KitRequestOf<"clientzoom">): KitResult<"clientzoom"> {
+  const pixels = num(req.pixels, "pixels"), twips = num(req.twips, "twips");
+  if (pixels < 1 || pixels > 4096 || twips < 1 || twips > 100_000) throw new Error("zoom out of range");
+  useView(req.viewId).setClientZoom(pixels, pixels, twips, twips);
+  return {};
+}
+
 /** `moveparts`: reorders slides: the given parts are selected, then moved (or copied) to before `position`. */
 export async function moveparts(req: KitRequestOf<"moveparts">): Promise<KitResult<"moveparts">> {
   const d = useView(req.viewId);

@@ -33,6 +33,7 @@ import { installScreenReader } from "./editor/screen-reader";
 import { installTiles } from "./editor/tiles";
 import { installTouch } from "./editor/touch";
 import { installViewport } from "./editor/viewport";
+import { installZoom } from "./editor/zoom";
 
 // What the host learns first, then the document's state (its status sizes the document before
 // anything is drawn at a new zoom), then what is drawn over it.
@@ -46,6 +47,7 @@ installOtherViews();
 installMarks();
 installScreenReader();
 installViewport();
+installZoom();
 installKeyboard();
 installClipboard();
 installMouse();

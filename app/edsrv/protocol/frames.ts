@@ -14,6 +14,7 @@ export type ClientCommand =
   | "tile"
   | "tilecombine"
   | "clientvisiblearea"
+  | "clientzoom"
   | "key"
   | "textinput"
   | "mouse"
@@ -169,6 +170,10 @@ export const tileCombineCommand = (r: TileCombineRequest): string =>
 /** The area the page shows, in twips: the server pushes the tiles an edit invalidates there. */
 export const clientVisibleAreaCommand = (x: number, y: number, width: number, height: number): string =>
   `clientvisiblearea x=${x} y=${y} width=${width} height=${height}`;
+
+/** The scale the page draws at (a tile of `pixels` is `twips` wide): a sheet's marks are then placed on the grid painted at it. */
+export const clientZoomCommand = (pixels: number, twips: number): string =>
+  `clientzoom tilepixelwidth=${pixels} tilepixelheight=${pixels} tiletwipwidth=${twips} tiletwipheight=${twips}`;
 
 export const setClientPartCommand = (part: number): string => `setclientpart part=${part}`;
 

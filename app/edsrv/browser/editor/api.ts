@@ -4,7 +4,7 @@ import type { UnoArguments } from "../../protocol/frames";
 import { insertGraphic, pasteData } from "./clipboard";
 import { doSave, uno } from "./commands";
 import { on } from "./events";
-import { scrollIntoView } from "./geometry";
+import { scrollIntoView, visible } from "./geometry";
 import { showMarks } from "./marks";
 import { viewColor } from "./other-views";
 import { focusDocument, viewport } from "./page";
@@ -29,6 +29,8 @@ export interface EditorApi {
   marks(name: string, rects: Rect[]): void;
   viewColor(viewId: unknown): string;
   viewportPx(): { w: number; h: number };
+  /** The part of the document the viewport shows (twips). */
+  shown(): Rect;
   on: typeof on;
   save(): void;
   /** Screen reader support: the paragraph at the caret mirrored where a screen reader reads it. */
@@ -54,6 +56,7 @@ export function installApi(): void {
     marks: showMarks,
     viewColor,
     viewportPx: () => ({ w: viewport.clientWidth, h: viewport.clientHeight }),
+    shown: () => { const v = visible(), k = S.twipsPerPx; return { x: v.x * k, y: v.y * k, w: v.w * k, h: v.h * k }; },
     on,
     save: () => { doSave(true, false, false, ""); },
     setScreenReader,

@@ -3,6 +3,7 @@
 
 import { officeText } from "./office-text";
 import type { DocStatus, SaveResult } from "../../protocol/frames";
+import { parseRects, type Rect } from "../../protocol/server-frames";
 import { el } from "./controls";
 import { api, S, setState, watch } from "./state";
 import { T } from "./texts";
@@ -25,8 +26,46 @@ function numbers(v: string): number[] {
   return (String(v).match(/\d[\d.,]*/g) || []).map((x) => Number(x.replace(/[.,]/g, "")));
 }
 
+/** The page whose area the viewport shows most of (0-based), or -1. */
+function pageInView(pages: Rect[], v: Rect): number {
+  let best = -1, most = 0;
+  pages.forEach((p, i) => {
+    const seen = Math.min(p.y + p.h, v.y + v.h) - Math.max(p.y, v.y);
+    if (seen > most) { most = seen; best = i; }
+  });
+  return best;
+}
+
+/**
+ * A text document's page number: LibreOffice's (`.uno:StatePageNumber`) is the caret's page, which
+ * stayed "Page 1 of 22" with page 19 on screen. While the view scrolls, the page most in view is
+ * shown (as Collabora does, from the page rectangles of the status); the caret's page again once
+ * the caret moves or is in view. Nothing per keystroke but a flag's test.
+ */
+function installPageNumber(): void {
+  let pages: Rect[] = [], caretPage = "", scrolled = false, queued = false;
+  const showCaretPage = () => { scrolled = false; bar.position.textContent = caretPage; };
+  watch(".uno:StatePageNumber", (v) => { const n = numbers(v); if (n.length >= 2) { caretPage = T.page(n[0]!, n[n.length - 1]!); showCaretPage(); } });
+  api.on("status", (f) => { pages = f.status.type === "text" ? parseRects(f.status.pageRectangles) : []; });
+  api.on("invalidatecursor", () => { if (scrolled) showCaretPage(); });
+  document.getElementById("viewport")!.addEventListener("scroll", () => {
+    if (queued || !pages.length) return;
+    queued = true;
+    requestAnimationFrame(() => {
+      queued = false;
+      // The caret in view (the view followed it, or scrolled a little): its page is the one meant.
+      const v = api.shown(), c = S.cursor;
+      if (c && c.y + c.h > v.y && c.y < v.y + v.h) { if (scrolled) showCaretPage(); return; }
+      const i = pageInView(pages, v);
+      if (i < 0) return;
+      scrolled = true;
+      bar.position.textContent = T.page(i + 1, pages.length);
+    });
+  });
+}
+
 export function installStatusBar(): void {
-  watch(".uno:StatePageNumber", (v) => { const n = numbers(v); if (n.length >= 2) bar.position.textContent = T.page(n[0]!, n[n.length - 1]!); });
+  installPageNumber();
   watch(".uno:StateWordCount", (v) => { const n = numbers(v); if (n.length >= 2) bar.count.textContent = T.words(n[0]!, n[1]!); });
   // The selection's functions as the engine words them ("Average: 2; Sum: 4"); a text cell has
   // no average and a sum of nothing ("Average: ; Sum: 0"): then nothing is shown.
