@@ -11,3 +11,9 @@ test("the page's scripts (ed.js, ui.js) do not carry zod or any other server-sid
     expect([file, /ZodError|invalid_type_error|\$ZodType/.test(text)]).toEqual([file, false]);
   }
 });
+
+test("ui.js carries no language table: the interface's texts come with the page, in its language only (page.ts)", async () => {
+  const client = await buildBrowserClient({ dev: false, version: "test" });
+  const ui = new TextDecoder().decode(client.asset("ui.js")!.body);
+  for (const text of ["Toolbar tabs", "Các thẻ của thanh công cụ", "Paragraph style"]) expect([text, ui.includes(text)]).toEqual([text, false]);
+});

@@ -95,6 +95,16 @@ const PAGE_TEXTS = { en: TEXTS.en.page, vi: TEXTS.vi.page };
  * browser/interface/office-text.ts); an English page, and ui.js, carry none of it. A JSON
  * script is not run, so the page's CSP needs nothing for it.
  */
+/** The interface's texts (app/i18n, `ui`) of each language as a JSON block the page reads (interface/texts.ts). */
+const uiTextsScript = (() => {
+  const scripts = new Map<Language, string>();
+  return (language: Language) => {
+    let script = scripts.get(language);
+    if (!script) scripts.set(language, (script = `<script type="application/json" id="ui-texts">${JSON.stringify(TEXTS[language].ui).replace(/</g, "\\u003c")}</script>\n`));
+    return script;
+  };
+})();
+
 const officeTextsScript = (() => {
   let script: string | null = null;
   return () => (script ??= `<script type="application/json" id="office-texts">${JSON.stringify({ ...VI_OFFICE, ...VI_OFFICE_FIXES }).replace(/</g, "\\u003c")}</script>\n`);
@@ -174,7 +184,7 @@ ${cssVariablesStyle(input.form.css_variables ?? "")}
 <div id="message" hidden></div>
 <div id="viewport" tabindex="-1"><div id="sizer"><canvas id="canvas"></canvas><div id="overlays"><div id="selection"></div><div id="cellcursor" hidden></div><div id="cursor" hidden></div></div></div><textarea id="ime" autocomplete="off" autocapitalize="off" spellcheck="false"></textarea></div>
 <div id="parts" role="tablist" hidden></div>
-${language === "vi" ? officeTextsScript() : ""}<script src="ed.js"></script>
+${uiTextsScript(language)}${language === "vi" ? officeTextsScript() : ""}<script src="ed.js"></script>
 <script src="ui.js"></script>
 </body>
 </html>

@@ -1,6 +1,7 @@
 // Every English string of the editor page, its interface, api.js's own messages and the demo
 // (issue 23): the one table per language. vi.ts has the same keys (its type is this table's,
 // widened), so a key missing in either fails the type check; i18n.test.ts checks it at run time too.
+import { EN_UI_FORMATS } from "./ui-formats";
 
 /** The editor page as the server renders it (page.ts): the opening indicator, the failures, the top bar. */
 export const enPage = {
@@ -40,6 +41,7 @@ export const enPage = {
 
 /** The interface (ui.js): toolbar tabs, controls, panels, status bar. */
 export const enUi = {
+  ...EN_UI_FORMATS,
   toolbar: "Formatting", tabs: "Toolbar tabs", more: "More", share: "Share", home: "Home", insert: "Insert", layout: "Layout", data: "Data",
   slideTab: "Slide", formatTab: "Format", review: "Review", view: "View",
   bold: "Bold", italic: "Italic", underline: "Underline", strike: "Strikethrough", superscript: "Superscript", subscript: "Subscript",
@@ -61,7 +63,7 @@ export const enUi = {
   rejectAll: "Reject all changes", comments: "Comments", addComment: "Add comment", reply: "Reply", resolve: "Resolve", reopen: "Reopen",
   remove: "Delete", commentText: "Comment", noComments: "No comments.", resolved: "resolved", spelling: "Automatic spell checking",
   formattingMarks: "Formatting marks", gridLines: "Grid lines",
-  tableColumnsRows: (c: number, r: number) => c + " × " + r + " table", insertTableDialog: "Insert table…",
+  insertTableDialog: "Insert table…",
   screenReader: "Screen reader support",
   sidebar: "Sidebar",
   moreFormats: "More formats…", characterDialog: "Character…", paragraphDialog: "Paragraph…", bulletsDialog: "Bullets and numbering…",
@@ -79,10 +81,8 @@ export const enUi = {
   slideDown: "Move slide down", slideshow: "Start slideshow", slides: "Slides", slide: "Slide",
   zoomIn: "Zoom in", zoomOut: "Zoom out", fitWidth: "Fit width", fitPage: "Fit page", find: "Find", replace: "Replace",
   findNext: "Next match", findPrev: "Previous match", replaceOne: "Replace", replaceAll: "Replace all", close: "Close",
-  matches: (n: number) => (n === 1 ? "1 match" : n + " matches"), noMatch: "No matches", steps: "Steps", paintedDialog: "A window LibreOffice draws as a picture: Tab moves through its controls, Space and Enter press them, Escape closes it.",
+  noMatch: "No matches", steps: "Steps", paintedDialog: "A window LibreOffice draws as a picture: Tab moves through its controls, Space and Enter press them, Escape closes it.",
   download: "Download as", print: "Print", people: "People in this document", you: "you", readonly: "read-only",
-  page: (a: number, b: number) => "Page " + a + " of " + b, sheet: (a: number, b: number) => "Sheet " + a + " of " + b,
-  slideOf: (a: number, b: number) => "Slide " + a + " of " + b, words: (w: number, c: number) => w + (w === 1 ? " word, " : " words, ") + c + (c === 1 ? " character" : " characters"),
   saving: "Saving…", saved: "Saved", notSaved: "Not saved — retrying", unsaved: "Unsaved changes", ok: "OK", cancel: "Cancel",
   contextMenu: "Context menu", downloadFailed: "The download could not be prepared.",
   /** Writer's paragraph styles by their programmatic names (what .uno:StyleApply takes), as LibreOffice names them. */

@@ -1,5 +1,6 @@
 // Every Vietnamese string of the editor page, its interface, api.js's own messages and the demo:
 // the same keys as en.ts (the type says so).
+import { VI_UI_FORMATS } from "./ui-formats";
 
 import type { Texts } from "./texts";
 
@@ -39,6 +40,7 @@ export const viPage: Texts["page"] = {
 };
 
 export const viUi: Texts["ui"] = {
+  ...VI_UI_FORMATS,
   toolbar: "Định dạng", tabs: "Các thẻ của thanh công cụ", more: "Thêm", share: "Chia sẻ", home: "Trang đầu", insert: "Chèn", layout: "Bố cục", data: "Dữ liệu",
   slideTab: "Trang chiếu", formatTab: "Định dạng", review: "Xem lại", view: "Hiển thị",
   bold: "Đậm", italic: "Nghiêng", underline: "Gạch chân", strike: "Gạch ngang", superscript: "Chỉ số trên", subscript: "Chỉ số dưới",
@@ -60,7 +62,7 @@ export const viUi: Texts["ui"] = {
   rejectAll: "Từ chối mọi thay đổi", comments: "Bình luận", addComment: "Thêm bình luận", reply: "Trả lời", resolve: "Đánh dấu đã xử lý", reopen: "Mở lại",
   remove: "Xoá", commentText: "Bình luận", noComments: "Chưa có bình luận.", resolved: "đã xử lý", spelling: "Tự động kiểm tra chính tả",
   formattingMarks: "Dấu định dạng", gridLines: "Đường lưới",
-  tableColumnsRows: (c: number, r: number) => "Bảng " + c + " × " + r, insertTableDialog: "Chèn bảng…",
+  insertTableDialog: "Chèn bảng…",
   screenReader: "Hỗ trợ trình đọc màn hình",
   sidebar: "Thanh bên",
   moreFormats: "Định dạng khác…", characterDialog: "Ký tự…", paragraphDialog: "Đoạn văn…", bulletsDialog: "Dấu đầu dòng và đánh số…",
@@ -78,10 +80,8 @@ export const viUi: Texts["ui"] = {
   slideDown: "Chuyển trang chiếu xuống", slideshow: "Trình chiếu", slides: "Trang chiếu", slide: "Trang chiếu",
   zoomIn: "Phóng to", zoomOut: "Thu nhỏ", fitWidth: "Vừa chiều rộng", fitPage: "Vừa trang", find: "Tìm", replace: "Thay thế",
   findNext: "Kết quả tiếp theo", findPrev: "Kết quả trước", replaceOne: "Thay thế", replaceAll: "Thay thế tất cả", close: "Đóng",
-  matches: (n: number) => n + " kết quả", noMatch: "Không tìm thấy", steps: "Các bước", paintedDialog: "Cửa sổ do LibreOffice vẽ dưới dạng hình: Tab di chuyển giữa các điều khiển, Space và Enter để nhấn, Escape để đóng.",
+  noMatch: "Không tìm thấy", steps: "Các bước", paintedDialog: "Cửa sổ do LibreOffice vẽ dưới dạng hình: Tab di chuyển giữa các điều khiển, Space và Enter để nhấn, Escape để đóng.",
   download: "Tải xuống dạng", print: "In", people: "Người trong tài liệu", you: "bạn", readonly: "chỉ xem",
-  page: (a: number, b: number) => "Trang " + a + "/" + b, sheet: (a: number, b: number) => "Trang tính " + a + "/" + b,
-  slideOf: (a: number, b: number) => "Trang chiếu " + a + "/" + b, words: (w: number, c: number) => w + " từ, " + c + " ký tự",
   saving: "Đang lưu…", saved: "Đã lưu", notSaved: "Chưa lưu — đang thử lại", unsaved: "Có thay đổi chưa lưu", ok: "Đồng ý", cancel: "Huỷ",
   contextMenu: "Menu ngữ cảnh", downloadFailed: "Không chuẩn bị được tệp tải xuống.",
   styleNames: {
