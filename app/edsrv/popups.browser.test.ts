@@ -3,10 +3,13 @@
 // left open over the document. Real editing server, real kits with the full LibreOffice, Debian's
 // Chromium, a loopback WOPI host.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
 import type { Frame, Page } from "playwright-core";
-import { startEditorEnv, type EditorEnv } from "./testing/editor-env";
+import { FIXTURES, startEditorEnv, type EditorEnv } from "./testing/editor-env";
 import { openFixture, part, press, saveAndRead } from "./testing/interface";
-import { goTo } from "./testing/stored";
+import { goTo, sheetCells } from "./testing/stored";
 import { scaled, until } from "../testing/until";
 
 let env: EditorEnv;
@@ -28,6 +31,15 @@ async function clickFilterArrow(page: Page, frame: Frame, cell: string): Promise
 const hiddenRows = (sheet: string): Record<string, boolean> =>
   Object.fromEntries([...sheet.matchAll(/<row r="(\d+)"([^>]*)>/g)].map((m) => [m[1]!, / hidden="(true|1)"/.test(m[2]!)]));
 
+/** hello.xlsx with a validity of type list on A6 (Red, Green, Blue), as Excel writes one. */
+function withValidityList(): Uint8Array {
+  const files = unzipSync(readFileSync(path.join(FIXTURES, "hello.xlsx")));
+  const sheet = strFromU8(files["xl/worksheets/sheet1.xml"]!);
+  const validity = '<dataValidations count="1"><dataValidation type="list" allowBlank="true" sqref="A6"><formula1>"Red,Green,Blue"</formula1></dataValidation></dataValidations>';
+  files["xl/worksheets/sheet1.xml"] = strToU8(sheet.replace("<printOptions", validity + "<printOptions"));
+  return zipSync(files);
+}
+
 describe("LibreOffice's popups (issue 45)", () => {
   test("the AutoFilter list's values can be ticked: OK keeps only the ticked rows", async () => {
     const { id, page, frame, close } = await openFixture(env, "hello.xlsx");
@@ -46,5 +58,25 @@ describe("LibreOffice's popups (issue 45)", () => {
     const rows = hiddenRows(part(await saveAndRead(env, page, id), "xl/worksheets/sheet1.xml"));
     expect([rows["2"], rows["3"], rows["4"]]).toEqual([false, false, true]);
     await close();
+  }, scaled(120_000));
+
+  test("a cell's validity list opens with Alt+Down at the cell, and the entry picked is written into the cell", async () => {
+    const f = env.newFile("validity.xlsx", withValidityList());
+    const ctx = await env.browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const { page, frame } = await env.openEditor(ctx, f.src);
+    await goTo(frame, "A6");
+    await frame.focus("#ime");
+    await page.keyboard.press("Alt+ArrowDown");
+    const list = frame.locator(".jsd-dropdown");
+    await list.getByRole("option", { name: "Green", exact: true }).waitFor({ timeout: scaled(30_000) });
+    // At the cell, not in a corner of the page.
+    const cell = (await frame.locator("#cellcursor").boundingBox())!, box = (await list.boundingBox())!;
+    expect(Math.abs(box.x - cell.x)).toBeLessThan(40);
+    expect(Math.abs(box.y - (cell.y + cell.height))).toBeLessThan(40);
+    await list.getByRole("option", { name: "Green", exact: true }).click();
+    await until(() => list.count(), (n) => n === 0, "the list closed");
+    expect(await frame.evaluate(() => window.edState.modalWindows)).toBe(0);
+    expect(sheetCells(await saveAndRead(env, page, f.id)).get("A6")?.value).toBe("Green");
+    await ctx.close();
   }, scaled(120_000));
 });
