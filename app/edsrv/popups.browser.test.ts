@@ -8,7 +8,7 @@ import path from "node:path";
 import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
 import type { Frame, Page } from "playwright-core";
 import { FIXTURES, startEditorEnv, type EditorEnv } from "./testing/editor-env";
-import { openFixture, part, press, saveAndRead } from "./testing/interface";
+import { control, openFixture, part, press, saveAndRead } from "./testing/interface";
 import { goTo, sheetCells } from "./testing/stored";
 import { scaled, until } from "../testing/until";
 
@@ -79,4 +79,31 @@ describe("LibreOffice's popups (issue 45)", () => {
     expect(sheetCells(await saveAndRead(env, page, f.id)).get("A6")?.value).toBe("Green");
     await ctx.close();
   }, scaled(120_000));
+
+  test("the font colour's palette: ✕ and Escape close it, a colour picked colours the selected word in the stored file, and the document takes typing afterwards", async () => {
+    const { id, page, frame, close } = await openFixture(env, "hello.docx");
+    const palette = frame.getByRole("dialog", { name: "Text colour" });
+    // ✕ closes it, and so does Escape; the keyboard is then the document's again.
+    await press(frame, ".uno:Color");
+    await palette.getByRole("button", { name: "Close", exact: true }).click();
+    await palette.waitFor({ state: "hidden" });
+    await press(frame, ".uno:Color");
+    await palette.waitFor();
+    await page.keyboard.press("Escape");
+    await palette.waitFor({ state: "hidden" });
+    // The first word selected, then Red.
+    await frame.focus("#ime");
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.press("Control+Shift+ArrowRight");
+    await press(frame, ".uno:Color");
+    await palette.getByRole("button", { name: "Red", exact: true }).click();
+    await palette.waitFor({ state: "hidden" });
+    expect(await frame.evaluate(() => window.edState.modalWindows)).toBe(0);
+    await page.keyboard.press("End");
+    await page.keyboard.type("!");
+    const xml = part(await saveAndRead(env, page, id), "word/document.xml");
+    expect(xml).toMatch(/<w:color w:val="FF0000"\/>[\s\S]*?<w:t[^>]*>Hello /);
+    expect(xml).toMatch(/svc!<\/w:t>/);
+    await close();
+  }, scaled(90_000));
 });
