@@ -134,7 +134,7 @@ describe("spreadsheets: formatting cells", () => {
   test("fill colour, bold, wrap and merge change the stored cells, and the buttons show the state at the cursor", async () => {
     const { id, page, frame, close } = await openSheet();
     await goTo(frame, "A2");
-    await frame.$eval('input[type=color][aria-label="Fill colour"]', (i) => { (i as HTMLInputElement).value = "#f6d32d"; i.dispatchEvent(new Event("change")); });
+    await frame.$eval('[role=dialog][aria-label="Fill colour"] input[type=color]', (i) => { (i as HTMLInputElement).value = "#f6d32d"; i.dispatchEvent(new Event("change")); });
     await press(frame, ".uno:Bold");
     await stateIs(frame, ".uno:Bold", "true");
     await press(frame, ".uno:WrapText");

@@ -113,9 +113,9 @@ describe("text documents: the toolbar", () => {
     const { id, page, frame, close } = await newParagraph();
     await page.keyboard.type("Plain Coloured");
     for (let i = 0; i < "Coloured".length; i++) await page.keyboard.press("Shift+ArrowLeft");
-    // A colour input's change, as the browser's colour chooser makes it.
+    // The palette's other-colour input's change, as the browser's colour chooser makes it.
     const pick = (label: string, value: string) =>
-      frame.$eval(`input[type=color][aria-label="${label}"]`, (i, v) => { (i as HTMLInputElement).value = v; i.dispatchEvent(new Event("change")); }, value);
+      frame.$eval(`[role=dialog][aria-label="${label}"] input[type=color]`, (i, v) => { (i as HTMLInputElement).value = v; i.dispatchEvent(new Event("change")); }, value);
     await pick("Text colour", "#c01c28");
     await pick("Highlight colour", "#f6d32d");
     const p = paragraphWith(await saveAndRead(env, page, id), "Coloured");

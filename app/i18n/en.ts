@@ -45,7 +45,7 @@ export const enUi = {
   toolbar: "Formatting", tabs: "Toolbar tabs", more: "More", share: "Share", home: "Home", insert: "Insert", layout: "Layout", data: "Data",
   slideTab: "Slide", formatTab: "Format", review: "Review", view: "View",
   bold: "Bold", italic: "Italic", underline: "Underline", strike: "Strikethrough", superscript: "Superscript", subscript: "Subscript",
-  font: "Font", size: "Font size", style: "Paragraph style", styles: "Styles", color: "Text colour", highlight: "Highlight colour",
+  font: "Font", size: "Font size", style: "Paragraph style", styles: "Styles", color: "Text colour", highlight: "Highlight colour", customColour: "Other colour",
   cut: "Cut", copy: "Copy", paste: "Paste", pasteSpecial: "Paste unformatted text", formatPaintbrush: "Clone formatting",
   clearFormatting: "Clear direct formatting", lineSpacing: "Line spacing", spacing1: "Line spacing: 1", spacing15: "Line spacing: 1.5",
   spacing2: "Line spacing: 2",

@@ -44,7 +44,7 @@ export const viUi: Texts["ui"] = {
   toolbar: "Định dạng", tabs: "Các thẻ của thanh công cụ", more: "Thêm", share: "Chia sẻ", home: "Trang đầu", insert: "Chèn", layout: "Bố cục", data: "Dữ liệu",
   slideTab: "Trang chiếu", formatTab: "Định dạng", review: "Xem lại", view: "Hiển thị",
   bold: "Đậm", italic: "Nghiêng", underline: "Gạch chân", strike: "Gạch ngang", superscript: "Chỉ số trên", subscript: "Chỉ số dưới",
-  font: "Phông chữ", size: "Cỡ chữ", style: "Kiểu đoạn", styles: "Kiểu", color: "Màu chữ", highlight: "Màu tô sáng",
+  font: "Phông chữ", size: "Cỡ chữ", style: "Kiểu đoạn", styles: "Kiểu", color: "Màu chữ", highlight: "Màu tô sáng", customColour: "Màu khác",
   cut: "Cắt", copy: "Sao chép", paste: "Dán", pasteSpecial: "Dán văn bản không định dạng", formatPaintbrush: "Sao chép định dạng",
   clearFormatting: "Xoá định dạng trực tiếp", lineSpacing: "Giãn dòng", spacing1: "Giãn dòng: 1", spacing15: "Giãn dòng: 1,5",
   spacing2: "Giãn dòng: 2",

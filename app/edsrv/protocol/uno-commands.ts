@@ -85,6 +85,8 @@ const PLAIN_EDITS = [
   "InsertRowsBefore", "InsertRowsAfter", "InsertColumnsBefore", "InsertColumnsAfter", "DeleteRows", "DeleteColumns",
   "DeleteTable", "MergeCells", "ToggleMergeCells", "WrapText", "AlignLeft", "AlignHorizontalCenter", "AlignRight",
   "AlignTop", "AlignVCenter", "AlignBottom", "SortAscending", "SortDescending", "DataFilterAutoFilter", "FreezePanes",
+  // a cell's validity list (Alt+Down, its drop-down button): opens LibreOffice's selection list
+  "DataSelect",
   "NumberFormatStandard", "NumberFormatDecimal", "NumberFormatPercent", "NumberFormatDate", "NumberFormatCurrency",
   "DeleteNote", "DeleteAllNotes", "ShowNote", "HideNote",
   // slides and drawing objects

@@ -1,9 +1,11 @@
 // The interface's building blocks: elements, command buttons with LibreOffice's own Colibre icons
 // (served by the editing server at icons/lc_<command>.svg, 24 px, and sc_<command>.svg, 16 px, for
-// menus), menu buttons, pickers, colour inputs, and the tooltips that name a command and its shortcut.
+// menus), menu buttons, pickers, colour drop-downs, and the tooltips that name a command and its shortcut.
 
 import type { UnoArguments } from "../../protocol/frames";
 import { api, watch } from "./state";
+import { officeText } from "./office-text";
+import { T } from "./texts";
 
 type Listeners = Record<string, (e: Event) => void>;
 /** Attribute values; `text` the element's text, `on` its listeners. */
@@ -186,13 +188,34 @@ export function showValue(s: HTMLSelectElement, v: string | undefined | null): v
   if (v !== "" && !Array.prototype.some.call(s.options, (o: HTMLOptionElement) => o.value === v)) s.appendChild(el("option", { value: v, text: v }));
   s.value = v;
 }
-/** A colour input under the command's icon; the engine takes colours as 0xRRGGBB numbers. */
-export function colour(cmd: string, label: string, onPick: (rgb: number) => void): HTMLLabelElement {
-  const wrap = el("label", { "class": "tb tb-colour edit-only", title: label, "data-cmd": cmd }, [icon(iconName(cmd))]);
-  const input = el("input", { type: "color", "aria-label": label, value: "#c01c28" });
-  input.addEventListener("change", () => { onPick(parseInt(input.value.slice(1), 16)); api.focus(); });
-  wrap.appendChild(input);
-  return wrap;
+/**
+ * LibreOffice's standard palette, its first two rows (the greys, then the bright colours), named
+ * as LibreOffice names them: what its own colour drop-downs offer first.
+ */
+const PALETTE: [string, number][] = [
+  ["Black", 0x000000], ["Dark Gray 4", 0x111111], ["Dark Gray 3", 0x1c1c1c], ["Dark Gray 2", 0x333333], ["Dark Gray 1", 0x666666], ["Gray", 0x808080],
+  ["Light Gray 1", 0x999999], ["Light Gray 2", 0xb2b2b2], ["Light Gray 3", 0xcccccc], ["Light Gray 4", 0xdddddd], ["Light Gray 5", 0xeeeeee], ["White", 0xffffff],
+  ["Yellow", 0xffff00], ["Gold", 0xffbf00], ["Orange", 0xff8000], ["Brick", 0xff4000], ["Red", 0xff0000], ["Magenta", 0xbf0041],
+  ["Purple", 0x800080], ["Indigo", 0x55308d], ["Blue", 0x2a6099], ["Teal", 0x158466], ["Green", 0x00a933], ["Lime", 0x81d41a],
+];
+/**
+ * A colour drop-down: the palette's colours, any other through the browser's colour input, and a
+ * close box; like every toolbar popup it closes on Escape, a click elsewhere or a pick, and gives
+ * the keyboard back. The engine takes colours as 0xRRGGBB numbers.
+ */
+export function colour(cmd: string, label: string, onPick: (rgb: number) => void): HTMLButtonElement {
+  const pick = (rgb: number) => { closeMenus(); onPick(rgb); api.focus(); };
+  const swatches = el("div", { "class": "tb-swatches" }, PALETTE.map(([name, rgb]) => {
+    const hex = "#" + rgb.toString(16).padStart(6, "0");
+    return el("button", { type: "button", "class": "tb-swatch", "aria-label": officeText(name), title: officeText(name), style: "background:" + hex, on: { click: () => { pick(rgb); } } });
+  }));
+  const other = el("input", { type: "color", value: "#c01c28", on: { change: (e) => { pick(parseInt((e.target as HTMLInputElement).value.slice(1), 16)); } } });
+  const closeBox = el("button", { type: "button", "class": "tb-palette-close", "aria-label": T.close, title: T.close, text: "✕", on: { click: () => { closeMenus(); api.focus(); } } });
+  const popup = el("div", { "class": "tb-popup tb-palette", role: "dialog", "aria-label": label }, [closeBox, swatches, el("label", { "class": "tb-other" }, [other, el("span", { text: T.customColour })])]);
+  const b = popupButton(cmd, label, popup, { focusFirst: () => swatches.querySelector("button") });
+  // As narrow as the colour input it replaces (no caret): the toolbar's row keeps what it fitted.
+  b.classList.add("tb-colour");
+  return b;
 }
 export function sep(): HTMLSpanElement {
   return el("span", { "class": "tb-sep", "aria-hidden": "true" });

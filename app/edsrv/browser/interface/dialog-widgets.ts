@@ -317,22 +317,47 @@ function buildDrawing(w: JsWidget, host: WidgetHost): HTMLElement {
   return img;
 }
 
+/** A row's text: its own, else its columns' texts. */
+const rowText = (r: JsTreeEntry): string => plain(r.text ?? r.columns?.map((c) => c.text ?? "").filter(Boolean).join("  ") ?? "");
+
+/**
+ * A list of rows each with a checkbox (the AutoFilter's values: rows with a `state`): a group of
+ * labelled checkboxes. A tick goes as Collabora's client sends it: the row and its new state, as
+ * URI-encoded JSON, which LibreOffice's executor decodes and sets (and then tells its handler).
+ */
+function buildCheckTree(w: JsWidget, host: WidgetHost, rows: JsTreeEntry[]): HTMLElement {
+  const list = el("div", { role: "group", "class": "jsd-tree jsd-checktree" });
+  list.id = host.domId(w.id);
+  const name = accessibleName(w);
+  if (name) list.setAttribute("aria-label", name);
+  rows.forEach((r, i) => {
+    const input = el("input", { type: "checkbox" });
+    input.checked = r.state === true;
+    input.addEventListener("change", () => {
+      host.send({ id: w.id, cmd: "change", data: encodeURIComponent(JSON.stringify({ row: Number(r.row ?? i), value: input.checked })), type: "treeview" });
+    });
+    list.appendChild(el("label", { "class": "jsd-check jsd-row-item" }, [input, el("span", { text: rowText(r) })]));
+  });
+  return list;
+}
+
 /**
  * A list of rows (a tree view): one option per row, in LibreOffice's order. A menu's separator
  * (a row LibreOffice names "Separator", as in the AutoFilter's menu) is drawn as a line, not a
  * row; a menu that acts on a single click (`singleclickactivate`) runs its entry on the click.
  */
 function buildTree(w: JsWidget, host: WidgetHost): HTMLElement {
+  const rows: JsTreeEntry[] = [];
+  const flatten = (entries: JsTreeEntry[]) => { for (const e of entries) { rows.push(e); if (e.children) flatten(e.children); } };
+  flatten((w.entries ?? []).filter((e): e is JsTreeEntry => typeof e !== "string"));
+  if (rows.some((r) => r.state !== undefined)) return buildCheckTree(w, host, rows);
   const list = el("div", { role: "listbox", "class": "jsd-tree", tabindex: "0" });
   list.id = host.domId(w.id);
   const name = accessibleName(w);
   if (name) list.setAttribute("aria-label", name);
-  const rows: JsTreeEntry[] = [];
-  const flatten = (entries: JsTreeEntry[]) => { for (const e of entries) { rows.push(e); if (e.children) flatten(e.children); } };
-  flatten((w.entries ?? []).filter((e): e is JsTreeEntry => typeof e !== "string"));
   const menu = w.singleclickactivate === true;
   const options = rows.map((r, i) => {
-    const text = plain(r.text ?? r.columns?.map((c) => c.text ?? "").filter(Boolean).join("  ") ?? "");
+    const text = rowText(r);
     if (menu && text === "Separator") {
       const line = el("div", { role: "separator", "class": "jsd-menu-separator" });
       list.appendChild(line);

@@ -34,7 +34,10 @@ interface OpenDialog {
 }
 
 const open = new Map<string, OpenDialog>();
-/** Where the person last pressed the document: a drop-down opened from it is placed there. */
+/**
+ * Where the person last pressed the document, or the cell cursor's foot after a key (Calc's
+ * Alt+Down opens a cell's validity list): a drop-down opened from it is placed there.
+ */
 let pressedAt = { x: 0, y: 0 };
 const counted = () => { S.modalWindows = open.size + tunnelledCount() + asked; };
 /** The page's own small forms open (ask.ts: a sheet's name, a link): modal too. */
@@ -122,7 +125,7 @@ function show(message: JsWidget & { jsontype: string }): void {
   if (dropDown) {
     box.classList.add("jsd-dropdown");
     if (!title) box.setAttribute("aria-label", plain(message.children?.[0]?.id) || "menu");
-    place(box, message, existing);
+    place(box, message, existing, d);
     // A click outside the drop-down closes it (as on a desktop), never reaching the document.
     d.root.addEventListener("mousedown", (e) => { if (e.target === d.root) { e.preventDefault(); cancel(d); } });
   }
@@ -177,9 +180,10 @@ function update(d: OpenDialog, w: JsWidget): void {
  * A drop-down at its place: the first over the document where the person pressed it (Calc's
  * filter arrow), a submenu beside the drop-down it came from; kept inside the window.
  */
-function place(box: HTMLElement, m: JsWidget, existing: OpenDialog | undefined): void {
+function place(box: HTMLElement, m: JsWidget, existing: OpenDialog | undefined, self: OpenDialog): void {
   const old = existing?.root.querySelector<HTMLElement>(".jsd-dialog");
-  const parent = [...open.values()].reverse().find((o) => o.dropDown && o !== existing)?.root.querySelector<HTMLElement>(".jsd-dialog");
+  // Another drop-down, not this one (already among the open windows): the first has no parent.
+  const parent = [...open.values()].reverse().find((o) => o.dropDown && o !== self)?.root.querySelector<HTMLElement>(".jsd-dialog");
   let x = pressedAt.x, y = pressedAt.y + 4;
   if (old) { x = old.offsetLeft; y = old.offsetTop; }
   else if (parent) {
@@ -236,6 +240,12 @@ export function onJsDialog({ message: m }: { message: JsDialogMessage }): void {
 export function installDialogs(): void {
   api.on("jsdialog", onJsDialog);
   document.addEventListener("mousedown", (e) => { if (!(e.target as Element).closest?.(".jsd-overlay")) pressedAt = { x: e.clientX, y: e.clientY }; }, true);
+  document.addEventListener("keydown", (e) => {
+    const cell = document.getElementById("cellcursor");
+    if ((e.target as Element).closest?.(".jsd-overlay") || !cell?.offsetParent) return;
+    const r = cell.getBoundingClientRect();
+    pressedAt = { x: r.left, y: r.bottom - 4 };
+  }, true);
   // A reconnection (the engine recovered) brings a new engine, where no dialog is open.
   api.on("reconnected", () => { for (const id of [...open.keys()]) close(id); });
 }
