@@ -85,8 +85,6 @@ const PLAIN_EDITS = [
   "InsertRowsBefore", "InsertRowsAfter", "InsertColumnsBefore", "InsertColumnsAfter", "DeleteRows", "DeleteColumns",
   "DeleteTable", "MergeCells", "ToggleMergeCells", "WrapText", "AlignLeft", "AlignHorizontalCenter", "AlignRight",
   "AlignTop", "AlignVCenter", "AlignBottom", "SortAscending", "SortDescending", "DataFilterAutoFilter", "FreezePanes",
-  // a cell's validity list (Alt+Down, its drop-down button): opens LibreOffice's selection list
-  "DataSelect",
   "NumberFormatStandard", "NumberFormatDecimal", "NumberFormatPercent", "NumberFormatDate", "NumberFormatCurrency",
   "DeleteNote", "DeleteAllNotes", "ShowNote", "HideNote",
   // slides and drawing objects
@@ -150,6 +148,8 @@ export const KEY_EDITS = [
   "CommonAlignLeft", "CommonAlignRight", "CommonAlignHorizontalCenter", "CommonAlignJustified",
   "OutlineUp", "OutlineDown", "OutlineLeft", "OutlineRight", "MoveUp", "MoveDown",
   "Group", "Ungroup", "Combine", "Dismantle",
+  // a cell's validity list (Alt+Down): opens LibreOffice's selection list; picking writes the cell
+  "DataSelect",
 ];
 
 export const RULES: Record<string, UnoRule> = {
