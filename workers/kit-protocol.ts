@@ -225,6 +225,7 @@ export const FORWARDED_CALLBACKS: Readonly<Record<number, ServerFrameName | null
   [LOK_CALLBACK.UNO_COMMAND_RESULT]: "unocommandresult",
   [LOK_CALLBACK.CELL_CURSOR]: "cellcursor",
   [LOK_CALLBACK.CELL_FORMULA]: "cellformula",
+  [LOK_CALLBACK.VALIDITY_LIST_BUTTON]: "validitylistbutton",
   [LOK_CALLBACK.ERROR]: "error",
   [LOK_CALLBACK.CONTEXT_MENU]: "contextmenu",
   [LOK_CALLBACK.INVALIDATE_VIEW_CURSOR]: "invalidateviewcursor",

@@ -80,6 +80,28 @@ describe("LibreOffice's popups (issue 45)", () => {
     await ctx.close();
   }, scaled(120_000));
 
+  test("a cell's validity list has its drop-down button at the cell, shown only there: a click opens the list and the entry picked is written", async () => {
+    const f = env.newFile("validity-button.xlsx", withValidityList());
+    const ctx = await env.browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const { page, frame } = await env.openEditor(ctx, f.src);
+    const drop = frame.locator("#validity-list");
+    await goTo(frame, "A6");
+    await drop.waitFor({ state: "visible", timeout: scaled(30_000) });
+    // Right of the cell cursor, not elsewhere on the page.
+    const cell = (await frame.locator("#cellcursor").boundingBox())!, button = (await drop.boundingBox())!;
+    expect(Math.abs(button.x - (cell.x + cell.width))).toBeLessThan(24);
+    expect(Math.abs(button.y - cell.y)).toBeLessThan(8);
+    await drop.click();
+    const list = frame.locator(".jsd-dropdown");
+    await list.getByRole("option", { name: "Blue", exact: true }).click({ timeout: scaled(30_000) });
+    await until(() => list.count(), (n) => n === 0, "the list closed");
+    // A cell without a list has no button.
+    await goTo(frame, "B6");
+    await drop.waitFor({ state: "hidden", timeout: scaled(30_000) });
+    expect(sheetCells(await saveAndRead(env, page, f.id)).get("A6")?.value).toBe("Blue");
+    await ctx.close();
+  }, scaled(120_000));
+
   test("the font colour's palette: ✕ and Escape close it, a colour picked colours the selected word in the stored file, and the document takes typing afterwards", async () => {
     const { id, page, frame, close } = await openFixture(env, "hello.docx");
     const palette = frame.getByRole("dialog", { name: "Text colour" });

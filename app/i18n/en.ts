@@ -74,7 +74,7 @@ export const enUi = {
   currency: "Currency", fill: "Fill colour", merge: "Merge cells", wrap: "Wrap text", rowAbove: "Insert row above",
   rowBelow: "Insert row below", colLeft: "Insert column before", colRight: "Insert column after", deleteRow: "Delete rows",
   deleteCol: "Delete columns", sortAsc: "Sort ascending", sortDesc: "Sort descending", autofilter: "AutoFilter",
-  freeze: "Freeze rows and columns", addSheet: "Add sheet", renameSheet: "Rename sheet", deleteSheet: "Delete sheet",
+  validityList: "Choose from the list", freeze: "Freeze rows and columns", addSheet: "Add sheet", renameSheet: "Rename sheet", deleteSheet: "Delete sheet",
   sheetName: "Sheet name", numberFormat: "Number format", borders: "Borders", bordersAll: "All borders",
   bordersOuter: "Outer border", bordersNone: "No borders", alignCells: "Alignment",
   newSlide: "New slide", duplicateSlide: "Duplicate slide", deleteSlide: "Delete slide", slideUp: "Move slide up",

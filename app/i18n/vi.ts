@@ -73,7 +73,7 @@ export const viUi: Texts["ui"] = {
   currency: "Tiền tệ", fill: "Màu nền", merge: "Gộp ô", wrap: "Xuống dòng trong ô", rowAbove: "Chèn hàng phía trên",
   rowBelow: "Chèn hàng phía dưới", colLeft: "Chèn cột bên trái", colRight: "Chèn cột bên phải", deleteRow: "Xoá hàng",
   deleteCol: "Xoá cột", sortAsc: "Sắp xếp tăng dần", sortDesc: "Sắp xếp giảm dần", autofilter: "Lọc tự động",
-  freeze: "Cố định hàng và cột", addSheet: "Thêm trang tính", renameSheet: "Đổi tên trang tính", deleteSheet: "Xoá trang tính",
+  validityList: "Chọn từ danh sách", freeze: "Cố định hàng và cột", addSheet: "Thêm trang tính", renameSheet: "Đổi tên trang tính", deleteSheet: "Xoá trang tính",
   sheetName: "Tên trang tính", numberFormat: "Định dạng số", borders: "Đường viền", bordersAll: "Mọi đường viền",
   bordersOuter: "Viền ngoài", bordersNone: "Không viền", alignCells: "Căn lề",
   newSlide: "Trang chiếu mới", duplicateSlide: "Nhân bản trang chiếu", deleteSlide: "Xoá trang chiếu", slideUp: "Chuyển trang chiếu lên",

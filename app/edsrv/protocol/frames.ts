@@ -60,6 +60,7 @@ export type ServerFrameName =
   | "unocommandresult"
   | "cellcursor"
   | "cellformula"
+  | "validitylistbutton"
   | "error"
   | "contextmenu"
   | "invalidateviewcursor"

@@ -77,6 +77,8 @@ export interface ServerFramePayloads {
   unocommandresult: Record<never, never>;
   cellcursor: { rect: Rect | null };
   cellformula: { formula: string };
+  /** `col, row, 0|1`: whether the cell cursor's cell shows a validity list's drop-down button (Collabora's frame). */
+  validitylistbutton: { shown: boolean };
   /** `cmd=<command> kind=<kind>` */
   error: { command: string; kind: string };
   contextmenu: { menu: ContextMenuItem[] };
@@ -169,6 +171,7 @@ const DECODERS: Decoders = {
   unocommandresult: NOTHING,
   cellcursor: (t) => ({ rect: t.trim() === "EMPTY" ? null : parseRect(t) }),
   cellformula: (t) => ({ formula: t }),
+  validitylistbutton: (t) => ({ shown: t.split(",").pop()!.trim() === "1" }),
   error: (t) => {
     const w = frameWords(t);
     return { command: w.cmd ?? "", kind: w.kind ?? "" };

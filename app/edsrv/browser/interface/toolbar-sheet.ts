@@ -66,6 +66,7 @@ export function buildSheet(): void {
     button(".uno:DataFilterStandardFilter", T.standardFilterDialog));
   addTo("review", spelling());
   buildFormulaBar();
+  buildValidityButton();
   buildSheetTabs();
   buildHeaders();
 }
@@ -105,6 +106,22 @@ function buildFormulaBar(): void {
       api.focus();
     } else if (e.key === "Escape") { api.focus(); }
   });
+}
+
+/**
+ * A cell with a validity list shows a drop-down button at its right edge, as LibreOffice does
+ * (it says so for the cell cursor's cell: `validitylistbutton: col, row, 1`); a click opens the list
+ * (`.uno:DataSelect`, what Alt+Down runs), whose entries come as a drop-down (interface/dialogs.ts).
+ */
+function buildValidityButton(): void {
+  const cell = document.getElementById("cellcursor")!;
+  const drop = el("button", { id: "validity-list", type: "button", "class": "edit-only", "aria-label": T.validityList, title: T.validityList, hidden: "" });
+  drop.textContent = "\u25BE";
+  cell.appendChild(drop);
+  drop.addEventListener("mousedown", (e) => { e.preventDefault(); e.stopPropagation(); });
+  drop.addEventListener("click", () => { api.uno(".uno:DataSelect"); api.focus(); });
+  api.on("validitylistbutton", (f) => { drop.hidden = !f.shown; });
+  api.on("cellcursor", (f) => { if (!f.rect) drop.hidden = true; });
 }
 
 function buildSheetTabs(): void {
