@@ -36,6 +36,33 @@ describe("presentations: the slide panel", () => {
     await close();
   }, scaled(60_000));
 
+  test("a slide's thumbnail dragged below the next one moves the slide there, in the stored deck too, a line showing where it will go", async () => {
+    const { id, page, frame, close } = await openDeck();
+    const example = "This is An example Impress file";
+    expect(slideTexts(await saveAndRead(env, page, id))).toEqual([example, ""]);
+    // As a person drags: pressed on slide 1, moved over the lower half of slide 2, released.
+    const first = (await frame.locator("#slides .thumb:nth-child(1)").boundingBox())!;
+    const second = (await frame.locator("#slides .thumb:nth-child(2)").boundingBox())!;
+    await frame.locator("#slides .thumb:nth-child(1)").dragTo(frame.locator("#slides .thumb:nth-child(2)"), {
+      sourcePosition: { x: first.width / 2, y: first.height / 2 }, targetPosition: { x: second.width / 2, y: second.height * 0.8 },
+    });
+    // The move is the engine's, told by no frame of its own: the stored deck is read until it shows it.
+    const texts = await until(async () => slideTexts(await saveAndRead(env, page, id)), (t) => t[1] === example, "slide 1 moved after slide 2", 10_000, 250);
+    expect(texts).toEqual(["", example]);
+    expect(await frame.$$eval("#slides .drop-before, #slides .drop-after", (l) => l.length)).toBe(0);
+
+    // The line while dragging: after the thumbnail over whose lower half the pointer is.
+    const box = (await frame.locator("#slides .thumb:nth-child(1)").boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    const target = (await frame.locator("#slides .thumb:nth-child(2)").boundingBox())!;
+    await page.mouse.move(target.x + target.width / 2, target.y + target.height * 0.8, { steps: 5 });
+    await frame.waitForSelector("#slides .thumb:nth-child(2).drop-after");
+    await page.mouse.up();
+    await frame.waitForFunction(() => !document.querySelector("#slides .drop-after"));
+    await close();
+  }, scaled(60_000));
+
   test("new, duplicate, delete, move down and move up change the slides of the stored deck", async () => {
     const { id, page, frame, close } = await openDeck();
     const example = "This is An example Impress file";

@@ -1,6 +1,7 @@
 // Comments: the engine's own, listed from .uno:ViewAnnotations and changed with UNO commands.
 
 import { commandValuesCommand, mouseCommand } from "../../protocol/frames";
+import { parseRects } from "../../protocol/server-frames";
 import { ask } from "./ask";
 import { arg, button, el, run } from "./controls";
 import { api, UI, type Comment } from "./state";
@@ -28,6 +29,10 @@ export function buildComments(): HTMLElement[] {
     if (!j.comments) return;
     UI.comments = j.comments.map(withPlainText);
     renderComments();
+    // Our kit asks for no comments in the tiles (NO_TILED_ANNOTATIONS): the commented text is
+    // marked here instead, as Collabora draws it, from each comment's anchor (Writer's textRange).
+    api.marks("comments", UI.comments.flatMap((c) => parseRects(c.textRange)));
+    api.marks("comment", []);
     // Comments were invisible until the person found the panel: their number is on its button,
     // and on a wide screen the panel opens by itself for a document that has some.
     badge.textContent = UI.comments.length ? String(UI.comments.length) : "";
@@ -100,7 +105,10 @@ function renderComments(): void {
           ask(T.reply, [{ label: T.commentText }]).then((v) => { if (v && v[0]) { replyTo(c, v[0]); refreshComments(); } });
         } else { toComment(c); run(cmd, { Id: arg("string", String(c.id)) }); refreshComments(); }
       } } });
-    panel.appendChild(el("article", { "class": "comment" + (c.resolved === "true" ? " resolved" : ""), "data-id": String(c.id) }, [
+    // The text of the comment a person points at or tabs to is marked more strongly.
+    const mark = (on: boolean) => () => { api.marks("comment", on ? parseRects(c.textRange) : []); };
+    panel.appendChild(el("article", { "class": "comment" + (c.resolved === "true" ? " resolved" : ""), "data-id": String(c.id),
+      on: { mouseenter: mark(true), mouseleave: mark(false), focusin: mark(true), focusout: mark(false) } }, [
       el("div", { "class": "comment-head", text: (c.author || "") + (c.resolved === "true" ? " · " + T.resolved : "") }),
       el("div", { "class": "comment-text", text: c.text || "" }),
       el("div", { "class": "comment-actions" }, [act(".uno:ReplyComment", T.reply), act(".uno:ResolveComment", c.resolved === "true" ? T.reopen : T.resolve), act(".uno:DeleteComment", T.remove)]),

@@ -53,6 +53,7 @@ function buildSlidePanel(): void {
   viewport.parentNode!.insertBefore(main, viewport);
   main.appendChild(panel);
   main.appendChild(viewport);
+  dragToReorder(panel);
   api.on("thumbnail", (f) => {
     const img = thumbs[f.part];
     if (img) { img.src = f.dataUrl; img.dataset.loaded = "1"; }
@@ -64,6 +65,41 @@ function buildSlidePanel(): void {
   });
 }
 
+/**
+ * A thumbnail dragged onto another moves its slide before or after it (the half of the thumbnail
+ * the pointer is over, shown by a line there), as in Impress's slide pane; the slide tab's move up
+ * and down stay for the keyboard.
+ */
+function dragToReorder(panel: HTMLElement): void {
+  let from = -1, to = -1;
+  const thumbAt = (e: DragEvent) => (e.target as Element).closest<HTMLElement>(".thumb");
+  const unmark = () => { panel.querySelectorAll(".drop-before, .drop-after").forEach((t) => { t.classList.remove("drop-before", "drop-after"); }); };
+  panel.addEventListener("dragstart", (e) => {
+    const t = thumbAt(e);
+    if (!t || S.readOnly) { e.preventDefault(); return; }
+    from = [...panel.children].indexOf(t);
+    e.dataTransfer!.effectAllowed = "move";
+    e.dataTransfer!.setData("text/plain", String(from + 1));
+  });
+  panel.addEventListener("dragover", (e) => {
+    const t = thumbAt(e);
+    if (from < 0 || !t) return;
+    e.preventDefault();
+    const r = t.getBoundingClientRect(), after = e.clientY > r.top + r.height / 2;
+    to = [...panel.children].indexOf(t) + (after ? 1 : 0);
+    unmark();
+    t.classList.add(after ? "drop-after" : "drop-before");
+  });
+  panel.addEventListener("drop", (e) => {
+    e.preventDefault();
+    unmark();
+    // Before itself or after itself: the slide stays where it is.
+    if (from >= 0 && to >= 0 && to !== from && to !== from + 1) api.send(movePartsCommand(from, to));
+    from = to = -1;
+  });
+  panel.addEventListener("dragend", () => { unmark(); from = to = -1; });
+}
+
 /** The panel follows the status: a button per slide, the current one marked. */
 export function renderSlidePanel(st: DocStatus): void {
   if (!slidePanel) return;
@@ -73,7 +109,7 @@ export function renderSlidePanel(st: DocStatus): void {
     panel.innerHTML = ""; thumbs = {};
     for (let i = 0; i < count; i++) {
       const img = el("img", { alt: "", width: "160" });
-      const b = el("button", { type: "button", "class": "thumb", "aria-label": T.slide + " " + (i + 1), title: T.slide + " " + (i + 1) }, [el("span", { "class": "thumb-n", text: String(i + 1) }), img]);
+      const b = el("button", { type: "button", "class": "thumb", draggable: "true", "aria-label": T.slide + " " + (i + 1), title: T.slide + " " + (i + 1) }, [el("span", { "class": "thumb-n", text: String(i + 1) }), img]);
       b.addEventListener("click", () => { api.switchPart(i); });
       thumbs[i] = img; thumbDirty[i] = true;
       panel.appendChild(b);

@@ -23,6 +23,8 @@ export interface Comment {
   html?: string;
   resolved?: string;
   anchorPos?: string;
+  /** Writer: the commented text's rectangles (twips, "x, y, w, h; …"). */
+  textRange?: string;
 }
 
 /** `.uno:ViewRowColumnHeaders`: each row's and column's end (twips at 100 %) and its label. */
