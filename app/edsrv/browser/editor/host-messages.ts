@@ -121,8 +121,10 @@ export function installHostMessages(): void {
         else sendInput("insertgraphicurl url=" + encodeURIComponent(v.url));
         break;
       case "Action_SaveAs":
-        // Save As is not offered (UserCanNotWriteRelative): Collabora answers a host without it so.
-        post("Action_Save_Resp", { success: false, result: "notsupported", errorMsg: "Save As is not supported" });
+        // Save As is not in v1 (UserCanNotWriteRelative). Collabora, when the copy cannot be made in
+        // the host's storage, sends `error: cmd=saveas kind=saveasfailed` (DocumentBroker), which its
+        // page posts as Action_Save_Resp {success: false, result: <kind>}: the same answer here.
+        post("Action_Save_Resp", { success: false, result: "saveasfailed" });
         break;
     }
   });
