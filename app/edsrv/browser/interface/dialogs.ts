@@ -39,6 +39,8 @@ const open = new Map<string, OpenDialog>();
  * Alt+Down opens a cell's validity list): a drop-down opened from it is placed there.
  */
 let pressedAt = { x: 0, y: 0 };
+/** The last press on the document was a key, not the mouse. */
+let byKey = false;
 const counted = () => { S.modalWindows = open.size + tunnelledCount() + asked; };
 /** The page's own small forms open (ask.ts: a sheet's name, a link): modal too. */
 let asked = 0;
@@ -184,6 +186,11 @@ function place(box: HTMLElement, m: JsWidget, existing: OpenDialog | undefined, 
   const old = existing?.root.querySelector<HTMLElement>(".jsd-dialog");
   // Another drop-down, not this one (already among the open windows): the first has no parent.
   const parent = [...open.values()].reverse().find((o) => o.dropDown && o !== self)?.root.querySelector<HTMLElement>(".jsd-dialog");
+  const cell = document.getElementById("cellcursor");
+  if (byKey && cell?.offsetParent) {
+    const r = cell.getBoundingClientRect();
+    pressedAt = { x: r.left, y: r.bottom - 4 };
+  }
   let x = pressedAt.x, y = pressedAt.y + 4;
   if (old) { x = old.offsetLeft; y = old.offsetTop; }
   else if (parent) {
@@ -239,13 +246,9 @@ export function onJsDialog({ message: m }: { message: JsDialogMessage }): void {
 
 export function installDialogs(): void {
   api.on("jsdialog", onJsDialog);
-  document.addEventListener("mousedown", (e) => { if (!(e.target as Element).closest?.(".jsd-overlay")) pressedAt = { x: e.clientX, y: e.clientY }; }, true);
-  document.addEventListener("keydown", (e) => {
-    const cell = document.getElementById("cellcursor");
-    if ((e.target as Element).closest?.(".jsd-overlay") || !cell?.offsetParent) return;
-    const r = cell.getBoundingClientRect();
-    pressedAt = { x: r.left, y: r.bottom - 4 };
-  }, true);
+  document.addEventListener("mousedown", (e) => { if (!(e.target as Element).closest?.(".jsd-overlay")) { pressedAt = { x: e.clientX, y: e.clientY }; byKey = false; } }, true);
+  // Only noted on a key (typing reads no layout): the cell cursor's place is read when a drop-down opens.
+  document.addEventListener("keydown", (e) => { if (!(e.target as Element).closest?.(".jsd-overlay")) byKey = true; }, true);
   // A reconnection (the engine recovered) brings a new engine, where no dialog is open.
   api.on("reconnected", () => { for (const id of [...open.keys()]) close(id); });
 }
