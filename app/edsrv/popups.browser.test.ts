@@ -11,6 +11,7 @@ import { FIXTURES, startEditorEnv, type EditorEnv } from "./testing/editor-env";
 import { control, openFixture, part, press, saveAndRead } from "./testing/interface";
 import { goTo, sheetCells } from "./testing/stored";
 import { scaled, until } from "../testing/until";
+import { seriousViolations } from "../testing/axe";
 
 let env: EditorEnv;
 beforeAll(async () => {
@@ -50,6 +51,8 @@ describe("LibreOffice's popups (issue 45)", () => {
     const cherry = dropDown.getByRole("checkbox", { name: "Cherry", exact: true });
     await cherry.waitFor();
     expect(await cherry.isChecked()).toBe(true);
+    // Every value a labelled checkbox, every button named: axe-core finds nothing serious.
+    expect(await seriousViolations(frame)).toEqual([]);
     await cherry.uncheck();
     // The tick and then OK go to LibreOffice in this order (the kit runs a view's events in turn).
     await dropDown.getByRole("button", { name: "OK", exact: true }).click();
@@ -87,6 +90,7 @@ describe("LibreOffice's popups (issue 45)", () => {
     const drop = frame.locator("#validity-list");
     await goTo(frame, "A6");
     await drop.waitFor({ state: "visible", timeout: scaled(30_000) });
+    expect(await seriousViolations(frame)).toEqual([]);
     // Right of the cell cursor, not elsewhere on the page.
     const cell = (await frame.locator("#cellcursor").boundingBox())!, button = (await drop.boundingBox())!;
     expect(Math.abs(button.x - (cell.x + cell.width))).toBeLessThan(24);
@@ -111,6 +115,8 @@ describe("LibreOffice's popups (issue 45)", () => {
     await palette.waitFor({ state: "hidden" });
     await press(frame, ".uno:Color");
     await palette.waitFor();
+    // Each colour named as LibreOffice names it, the close box too: nothing serious for axe-core.
+    expect(await seriousViolations(frame)).toEqual([]);
     await page.keyboard.press("Escape");
     await palette.waitFor({ state: "hidden" });
     // The first word selected, then Red.

@@ -1,7 +1,6 @@
 // Every English string of the editor page, its interface, api.js's own messages and the demo
 // (issue 23): the one table per language. vi.ts has the same keys (its type is this table's,
 // widened), so a key missing in either fails the type check; i18n.test.ts checks it at run time too.
-import { EN_UI_FORMATS } from "./ui-formats";
 
 /** The editor page as the server renders it (page.ts): the opening indicator, the failures, the top bar. */
 export const enPage = {
@@ -41,7 +40,6 @@ export const enPage = {
 
 /** The interface (ui.js): toolbar tabs, controls, panels, status bar. */
 export const enUi = {
-  ...EN_UI_FORMATS,
   toolbar: "Formatting", tabs: "Toolbar tabs", more: "More", share: "Share", home: "Home", insert: "Insert", layout: "Layout", data: "Data",
   slideTab: "Slide", formatTab: "Format", review: "Review", view: "View",
   bold: "Bold", italic: "Italic", underline: "Underline", strike: "Strikethrough", superscript: "Superscript", subscript: "Subscript",
@@ -164,4 +162,5 @@ export const enDemo = {
   samples: { docx: "Text document (docx)", xlsx: "Spreadsheet (xlsx)", pptx: "Presentation (pptx)", odt: "OpenDocument (odt)", vi: "Vietnamese contract (docx)" },
 };
 
+// Plain literals only (the formats join in index.ts): a bundle importing only enApi (api.js) leaves the rest out.
 export const en = { page: enPage, ui: enUi, api: enApi, demo: enDemo };

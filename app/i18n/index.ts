@@ -6,8 +6,12 @@ import { en } from "./en";
 import type { Language } from "./language";
 import type { Texts } from "./texts";
 import { vi } from "./vi";
+import { EN_UI_FORMATS, VI_UI_FORMATS } from "./ui-formats";
 
 export type { Texts } from "./texts";
 export { languageOf, type Language } from "./language";
 
-export const TEXTS: Record<Language, Texts> = { en, vi };
+export const TEXTS: Record<Language, Texts> = {
+  en: { ...en, ui: { ...en.ui, ...EN_UI_FORMATS } },
+  vi: { ...vi, ui: { ...vi.ui, ...VI_UI_FORMATS } },
+};

@@ -1,6 +1,6 @@
 // The interface's texts that are formats (a number or two put into words), by language: code,
 // so they travel in ui.js, while the interface's plain texts come with the page in its language
-// only (page.ts, browser/interface/texts.ts). en.ts and vi.ts take theirs from here.
+// only (page.ts, browser/interface/texts.ts). index.ts joins them to en.ts's and vi.ts's tables.
 
 export const EN_UI_FORMATS = {
   tableColumnsRows: (c: number, r: number) => c + " × " + r + " table",

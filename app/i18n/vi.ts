@@ -1,8 +1,6 @@
 // Every Vietnamese string of the editor page, its interface, api.js's own messages and the demo:
 // the same keys as en.ts (the type says so).
-import { VI_UI_FORMATS } from "./ui-formats";
-
-import type { Texts } from "./texts";
+import type { PlainTexts, Texts } from "./texts";
 
 export const viPage: Texts["page"] = {
   title: "Trình soạn thảo",
@@ -39,8 +37,7 @@ export const viPage: Texts["page"] = {
   close: "Đóng",
 };
 
-export const viUi: Texts["ui"] = {
-  ...VI_UI_FORMATS,
+export const viUi: PlainTexts["ui"] = {
   toolbar: "Định dạng", tabs: "Các thẻ của thanh công cụ", more: "Thêm", share: "Chia sẻ", home: "Trang đầu", insert: "Chèn", layout: "Bố cục", data: "Dữ liệu",
   slideTab: "Trang chiếu", formatTab: "Định dạng", review: "Xem lại", view: "Hiển thị",
   bold: "Đậm", italic: "Nghiêng", underline: "Gạch chân", strike: "Gạch ngang", superscript: "Chỉ số trên", subscript: "Chỉ số dưới",
@@ -157,4 +154,4 @@ export const viDemo: Texts["demo"] = {
   samples: { docx: "Văn bản (docx)", xlsx: "Bảng tính (xlsx)", pptx: "Trình chiếu (pptx)", odt: "OpenDocument (odt)", vi: "Hợp đồng tiếng Việt (docx)" },
 };
 
-export const vi: Texts = { page: viPage, ui: viUi, api: viApi, demo: viDemo };
+export const vi: PlainTexts = { page: viPage, ui: viUi, api: viApi, demo: viDemo };
