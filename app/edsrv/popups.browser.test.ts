@@ -71,12 +71,12 @@ describe("LibreOffice's popups (issue 45)", () => {
     await frame.focus("#ime");
     await page.keyboard.press("Alt+ArrowDown");
     const list = frame.locator(".jsd-dropdown");
-    await list.getByRole("option", { name: "Green", exact: true }).waitFor({ timeout: scaled(30_000) });
+    await list.getByRole("menuitem", { name: "Green", exact: true }).waitFor({ timeout: scaled(30_000) });
     // At the cell, not in a corner of the page.
     const cell = (await frame.locator("#cellcursor").boundingBox())!, box = (await list.boundingBox())!;
     expect(Math.abs(box.x - cell.x)).toBeLessThan(40);
     expect(Math.abs(box.y - (cell.y + cell.height))).toBeLessThan(40);
-    await list.getByRole("option", { name: "Green", exact: true }).click();
+    await list.getByRole("menuitem", { name: "Green", exact: true }).click();
     await until(() => list.count(), (n) => n === 0, "the list closed");
     expect(await frame.evaluate(() => window.edState.modalWindows)).toBe(0);
     expect(sheetCells(await saveAndRead(env, page, f.id)).get("A6")?.value).toBe("Green");
@@ -97,7 +97,7 @@ describe("LibreOffice's popups (issue 45)", () => {
     expect(Math.abs(button.y - cell.y)).toBeLessThan(8);
     await drop.click();
     const list = frame.locator(".jsd-dropdown");
-    await list.getByRole("option", { name: "Blue", exact: true }).click({ timeout: scaled(30_000) });
+    await list.getByRole("menuitem", { name: "Blue", exact: true }).click({ timeout: scaled(30_000) });
     await until(() => list.count(), (n) => n === 0, "the list closed");
     // A cell without a list has no button.
     await goTo(frame, "B6");

@@ -132,9 +132,16 @@ export const unfilled = (t: string): string => t.includes("%") ? t.replace(/\s+(
 function labelled(input: HTMLElement, w: JsWidget, host: WidgetHost): void {
   input.id = host.domId(w.id);
   if (w.labelledBy) input.setAttribute("aria-labelledby", host.domId(w.labelledBy) + "-label");
-  const name = accessibleName(w);
+  const name = accessibleName(w) || unlabelledName(w);
   if (name && !w.labelledBy) input.setAttribute("aria-label", name);
 }
+
+/**
+ * A name for a field LibreOffice gives none, where its id says what it is for in words the page
+ * has in its language: a search field (the AutoFilter's). Ids themselves are never shown: they are
+ * English and no words (`trWestFontName`).
+ */
+const unlabelledName = (w: JsWidget): string => (/search/i.test(String(w.id ?? "")) ? T.find : "");
 
 function buildEdit(w: JsWidget, host: WidgetHost): HTMLElement {
   const multiline = w.type === "multilineedit";
@@ -351,11 +358,14 @@ function buildTree(w: JsWidget, host: WidgetHost): HTMLElement {
   const flatten = (entries: JsTreeEntry[]) => { for (const e of entries) { rows.push(e); if (e.children) flatten(e.children); } };
   flatten((w.entries ?? []).filter((e): e is JsTreeEntry => typeof e !== "string"));
   if (rows.some((r) => r.state !== undefined)) return buildCheckTree(w, host, rows);
-  const list = el("div", { role: "listbox", "class": "jsd-tree", tabindex: "0" });
-  list.id = host.domId(w.id);
-  const name = accessibleName(w);
-  if (name) list.setAttribute("aria-label", name);
   const menu = w.singleclickactivate === true;
+  // A menu (the AutoFilter's: acts on a single click, has separator lines) is a menu of items, a
+  // list a listbox of options; the current row is marked as each role allows.
+  const itemRole = menu ? "menuitem" : "option", current = menu ? "data-current" : "aria-selected";
+  const list = el("div", { role: menu ? "menu" : "listbox", "class": "jsd-tree", tabindex: "0" });
+  list.id = host.domId(w.id);
+  const name = accessibleName(w) || unlabelledName(w);
+  if (name) list.setAttribute("aria-label", name);
   const options = rows.map((r, i) => {
     const text = rowText(r);
     if (menu && text === "Separator") {
@@ -363,7 +373,7 @@ function buildTree(w: JsWidget, host: WidgetHost): HTMLElement {
       list.appendChild(line);
       return line;
     }
-    const o = el("div", { role: "option", "class": "jsd-row-item", "aria-selected": String(r.selected === true), text });
+    const o = el("div", { role: itemRole, "class": "jsd-row-item", [current]: String(r.selected === true), text });
     o.addEventListener("click", () => {
       select(i);
       if (menu) host.send({ id: w.id, cmd: "activate", data: String(i), type: "treeview" });
@@ -373,12 +383,12 @@ function buildTree(w: JsWidget, host: WidgetHost): HTMLElement {
     return o;
   });
   const select = (i: number) => {
-    options.forEach((o, j) => { if (o.role === "option") o.setAttribute("aria-selected", String(i === j)); });
+    options.forEach((o, j) => { if (o.role === itemRole) o.setAttribute(current, String(i === j)); });
     options[i]?.scrollIntoView({ block: "nearest" });
     host.send({ id: w.id, cmd: "select", data: String(i), type: "treeview" });
   };
   list.addEventListener("keydown", (e) => {
-    const at = options.findIndex((o) => o.getAttribute("aria-selected") === "true");
+    const at = options.findIndex((o) => o.getAttribute(current) === "true");
     if (e.key === "ArrowDown" || e.key === "ArrowUp") {
       e.preventDefault();
       const step = e.key === "ArrowDown" ? 1 : -1;
