@@ -1,8 +1,9 @@
 // Takes the editor's screenshots in docs/img/ (docs/editing-server.md, "The interface"): a text
 // document, a spreadsheet and a deck, each as a person sees it after a few actions, in the real
-// editor with real kits and Debian's Chromium. Run: bun run scripts/screenshots.ts
+// editor with real kits and Debian's Chromium. Run: bun run scripts/screenshots.ts [file.png …]
 import path from "node:path";
 import { startEditorEnv } from "../app/edsrv/testing/editor-env";
+import { press } from "../app/edsrv/testing/interface";
 
 const out = path.resolve(import.meta.dir, "../docs/img");
 const env = await startEditorEnv({ idleKits: 1 });
@@ -53,7 +54,25 @@ try {
       await frame.click('[data-cmd=".uno:ConditionalFormatDialog"]');
       await frame.locator(".jsd-tunnelled canvas").waitFor();
     }],
+    ["popup-colour-palette.png", "hello.docx", async ({ frame }) => {
+      await press(frame, ".uno:Color");
+      await frame.locator(".tb-palette:not([hidden])").waitFor();
+    }],
+    ["popup-autofilter.png", "hello.xlsx", async ({ page, frame }) => {
+      await frame.fill("#address", "A1:C4");
+      await frame.press("#address", "Enter");
+      await press(frame, ".uno:DataFilterAutoFilter");
+      await frame.fill("#address", "A1");
+      await frame.press("#address", "Enter");
+      await page.waitForTimeout(500);
+      const r = (await frame.locator("#cellcursor").boundingBox())!;
+      await page.mouse.click(r.x + r.width - 6, r.y + r.height - 6);
+      await frame.locator(".jsd-dropdown .jsd-checktree").waitFor();
+    }],
   ];
+  // Only the shots named on the command line, when some are.
+  const only = new Set(process.argv.slice(2));
+  if (only.size) for (const list of [shots]) list.splice(0, list.length, ...list.filter(([file]) => only.has(file)));
   // The same families on a phone (390 × 844, touch), and a dialog there.
   const phone: Array<[string, string, (p: Awaited<ReturnType<typeof env.openEditor>>) => Promise<void>]> = [
     ["phone-text.png", "hello.docx", async () => {}],
@@ -64,7 +83,7 @@ try {
       await frame.locator(".jsd-dialog").waitFor();
     }],
   ];
-  for (const [file, fixture, act] of phone) {
+  for (const [file, fixture, act] of phone.filter(([file]) => !only.size || only.has(file))) {
     const ctx = await env.browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
     const f = env.newFile(fixture);
     const editor = await env.openEditor(ctx, f.src, "tok_alice");
