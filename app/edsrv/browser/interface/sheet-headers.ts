@@ -9,6 +9,9 @@ interface Headers {
   rows: HTMLCanvasElement;
   viewport: HTMLElement;
   data: SheetHeaders | null;
+  /** The zoom (twips a pixel) the engine measured `data` at, and the one the last request was made at. */
+  dataTpp: number;
+  askedTpp: number;
   timer: ReturnType<typeof setTimeout> | undefined;
 }
 let headers: Headers | null = null;
@@ -20,13 +23,14 @@ export function buildHeaders(): void {
   const corner = el("div", { "class": "hdr-corner" });
   const cols = el("canvas", { id: "colheaders", "aria-hidden": "true" }), rows = el("canvas", { id: "rowheaders", "aria-hidden": "true" });
   grid.appendChild(corner); grid.appendChild(cols); grid.appendChild(rows); grid.appendChild(viewport);
-  const h: Headers = (headers = { cols, rows, viewport, data: null, timer: undefined });
+  const h: Headers = (headers = { cols, rows, viewport, data: null, dataTpp: 15, askedTpp: 15, timer: undefined });
   viewport.addEventListener("scroll", () => { drawHeaders(); askHeaders(120); });
   window.addEventListener("resize", () => { askHeaders(50); });
   api.on("invalidatetiles", () => { askHeaders(300); });
   api.on("commandvalues", (f) => {
     if (f.command !== ".uno:ViewRowColumnHeaders") return;
     h.data = UI.headers = f.json as SheetHeaders;
+    h.dataTpp = h.askedTpp;
     drawHeaders();
   });
 }
@@ -37,16 +41,20 @@ export function askHeaders(ms: number): void {
   const h = headers;
   clearTimeout(h.timer);
   h.timer = setTimeout(() => {
-    const v = h.viewport, tpp = api.zoom();
+    const v = h.viewport, tpp = (h.askedTpp = api.zoom());
     const x = Math.floor(v.scrollLeft * tpp), y = Math.floor(v.scrollTop * tpp), w = Math.ceil(v.clientWidth * tpp), hh = Math.ceil(v.clientHeight * tpp);
     api.send(commandValuesCommand(encodeURIComponent(".uno:ViewRowColumnHeaders?x=" + x + "&y=" + y + "&width=" + w + "&height=" + hh)));
   }, ms);
 }
 
-/** The engine gives each row's and column's end at its own 100 % (15 twips a pixel); the page draws at its zoom. */
+/**
+ * The engine gives each row's and column's end in pixels at the zoom the page told it (clientzoom,
+ * editor/zoom.ts: 100 % until told); headers asked before a zoom change are drawn scaled to it
+ * until the new ones come.
+ */
 function drawHeaders(): void {
   if (!headers || !headers.data) return;
-  const v = headers.viewport, k = 15 / api.zoom(), dpr = window.devicePixelRatio || 1;
+  const v = headers.viewport, k = headers.dataTpp / api.zoom(), dpr = window.devicePixelRatio || 1;
   const draw = (canvas: HTMLCanvasElement, list: SheetHeaders["rows"], across: boolean, scroll: number, length: number) => {
     const thick = across ? 20 : 40;
     canvas.width = (across ? length : thick) * dpr; canvas.height = (across ? thick : length) * dpr;
