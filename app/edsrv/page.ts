@@ -89,12 +89,7 @@ export function cspFor(config: Config, requestHost: string, wopiSrc: string | nu
  * (app/i18n). The script reads the failure texts from data-text-* attributes.
  */
 const PAGE_TEXTS = { en: TEXTS.en.page, vi: TEXTS.vi.page };
-/**
- * LibreOffice's strings that its Vietnamese translation lacks or gets wrong, with svc's Vietnamese
- * (app/i18n/vi-office.ts), as data in a Vietnamese page only (the page's interface reads it:
- * browser/interface/office-text.ts); an English page, and ui.js, carry none of it. A JSON
- * script is not run, so the page's CSP needs nothing for it.
- */
+
 /** The interface's texts (app/i18n, `ui`) of each language as a JSON block the page reads (interface/texts.ts). */
 const uiTextsScript = (() => {
   const scripts = new Map<Language, string>();
@@ -105,6 +100,12 @@ const uiTextsScript = (() => {
   };
 })();
 
+/**
+ * LibreOffice's strings that its Vietnamese translation lacks or gets wrong, with svc's Vietnamese
+ * (app/i18n/vi-office.ts), as data in a Vietnamese page only (the page's interface reads it:
+ * browser/interface/office-text.ts); an English page, and ui.js, carry none of it. A JSON
+ * script is not run, so the page's CSP needs nothing for it.
+ */
 const officeTextsScript = (() => {
   let script: string | null = null;
   return () => (script ??= `<script type="application/json" id="office-texts">${JSON.stringify({ ...VI_OFFICE, ...VI_OFFICE_FIXES }).replace(/</g, "\\u003c")}</script>\n`);
