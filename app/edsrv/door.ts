@@ -14,7 +14,7 @@
 
 import type { ClientSession, SaveOutcome, ViewDocument } from "./session";
 import type { Kit } from "./kits";
-import type { KitFields } from "../../workers/kit-protocol";
+import { clientZoomInRange, type KitFields } from "../../workers/kit-protocol";
 import type { TileRequest } from "./tile-push";
 import { EXPORT_FORMATS } from "./exports";
 import { decideUno, isDialogCommand, MAX_UNO_ARGUMENT_BYTES } from "./protocol/uno-commands";
@@ -274,7 +274,7 @@ export const DOOR: Record<ClientCommand, DoorRow> = {
     who: "anyone",
     handler: async ({ kit, session: s }, args) => {
       const pixels = intArg(args.tilepixelwidth, NaN), twips = intArg(args.tiletwipwidth, NaN);
-      if (!(pixels >= 1 && pixels <= 4096 && twips >= 1 && twips <= 100_000)) return s.send(errorFrame("clientzoom", "badzoom"));
+      if (!clientZoomInRange(pixels, twips)) return s.send(errorFrame("clientzoom", "badzoom"));
       await kit.request("clientzoom", { viewId: s.viewId!, pixels, twips });
     },
   },

@@ -2,7 +2,7 @@
 // leaving (one `views.delete`: everything the kit keeps for a view is in its record, state.ts).
 
 import { LOK_DOCTYPE } from "../lok";
-import type { KitRequestOf, KitResult } from "../kit-protocol";
+import { clientZoomInRange, type KitRequestOf, type KitResult } from "../kit-protocol";
 import { engineIdle } from "../kit-loop";
 import { forgetView, windowsOf } from "./windows";
 import { pump } from "./callbacks";
@@ -138,7 +138,7 @@ export function visiblearea(req: KitRequestOf<"visiblearea">): KitResult<"visibl
  */
 export function clientzoom(req: KitRequestOf<"clientzoom">): KitResult<"clientzoom"> {
   const pixels = num(req.pixels, "pixels"), twips = num(req.twips, "twips");
-  if (pixels < 1 || pixels > 4096 || twips < 1 || twips > 100_000) throw new Error("zoom out of range");
+  if (!clientZoomInRange(pixels, twips)) throw new Error("zoom out of range");
   useView(req.viewId).setClientZoom(pixels, pixels, twips, twips);
   return {};
 }

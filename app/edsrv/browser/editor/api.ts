@@ -4,7 +4,7 @@ import type { UnoArguments } from "../../protocol/frames";
 import { insertGraphic, pasteData } from "./clipboard";
 import { doSave, uno } from "./commands";
 import { on } from "./events";
-import { scrollIntoView, visible } from "./geometry";
+import { inTwips, scrollIntoView, visible } from "./geometry";
 import { showMarks } from "./marks";
 import { viewColor } from "./other-views";
 import { focusDocument, viewport } from "./page";
@@ -56,7 +56,7 @@ export function installApi(): void {
     marks: showMarks,
     viewColor,
     viewportPx: () => ({ w: viewport.clientWidth, h: viewport.clientHeight }),
-    shown: () => { const v = visible(), k = S.twipsPerPx; return { x: v.x * k, y: v.y * k, w: v.w * k, h: v.h * k }; },
+    shown: () => inTwips(visible()),
     on,
     save: () => { doSave(true, false, false, ""); },
     setScreenReader,

@@ -2,10 +2,10 @@
 // from the tile cache; the server is told that area (it pushes the tiles an edit invalidates there).
 
 import { clientVisibleAreaCommand } from "../../protocol/frames";
-import { eachTile, visible, type Area } from "./geometry";
+import { eachTile, inTwips, visible, type Area } from "./geometry";
 import { canvas, canvasContext as ctx } from "./page";
 import { send } from "./outbox";
-import { currentPart, edState as S, TILE_PX } from "./state";
+import { currentPart, TILE_PX } from "./state";
 import { cache, type TilePixels } from "./tile-cache";
 
 let sentArea = "";
@@ -33,8 +33,8 @@ export function layout(): void {
   });
   canvas._v = v;
   // The server pushes the tiles of this area that an edit invalidates (twips, Collabora's frame).
-  const tpp = S.twipsPerPx;
-  const area = clientVisibleAreaCommand(Math.round(v.x * tpp), Math.round(v.y * tpp), Math.round(v.w * tpp), Math.round(v.h * tpp));
+  const t = inTwips(v);
+  const area = clientVisibleAreaCommand(Math.round(t.x), Math.round(t.y), Math.round(t.w), Math.round(t.h));
   if (area !== sentArea && v.w > 0 && v.h > 0) { sentArea = area; send(area); }
 }
 

@@ -53,6 +53,12 @@ export function visible(): Area {
   return { x: x0, y: y0, w: Math.max(0, x1 - x0), h: Math.max(0, y1 - y0) };
 }
 
+/** An area of the document's pixels in twips, at the current zoom (what the engine is told of). */
+export function inTwips(a: Area): Area {
+  const k = S.twipsPerPx;
+  return { x: a.x * k, y: a.y * k, w: a.w * k, h: a.h * k };
+}
+
 /** Calls `fn` with the grid position of every tile over an area (px). */
 export function eachTile(v: Area, fn: (tx: number, ty: number) => void): void {
   const x0 = Math.floor(v.x / TILE_PX), y0 = Math.floor(v.y / TILE_PX);

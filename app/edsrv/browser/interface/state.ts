@@ -27,7 +27,7 @@ export interface Comment {
   textRange?: string;
 }
 
-/** `.uno:ViewRowColumnHeaders`: each row's and column's end (twips at 100 %) and its label. */
+/** `.uno:ViewRowColumnHeaders`: each row's and column's end (pixels at the zoom the engine was told, sheet-headers.ts) and its label. */
 export interface SheetHeaders {
   columns?: { size: number | string; text: string | number }[];
   rows?: { size: number | string; text: string | number }[];
