@@ -96,6 +96,11 @@ describe("a Vietnamese session shows no English where Vietnamese can be had", ()
       await frame.waitForFunction(() => window.edState.firstPaintAt > 0);
       const found: string[] = [];
       found.push(...englishOf("main screen", await shownStrings(frame, "body")));
+      // What the live region says once the caret rests, each of its parts (a document's style and
+      // its page are told as one line, and either may come first alone).
+      await frame.waitForFunction(() => document.getElementById("announce")?.textContent);
+      const said = await frame.evaluate(() => document.getElementById("announce")!.textContent!);
+      found.push(...englishOf("screen reader", said.split(" · ")));
       for (const cmd of dialogs) {
         await frame.evaluate((c) => (window as any).edApi.uno(c), cmd);
         const dialog = frame.locator(".jsd-dialog");

@@ -3,6 +3,7 @@
 // sheet the cell and its content, in a deck the slide, in text the paragraph's style and the page.
 
 import { on } from "./events";
+import { officeText } from "./office-text";
 import { pageData } from "./page";
 import { edState as S } from "./state";
 
@@ -38,11 +39,12 @@ export function installAnnouncements(): void {
     say(`${pageData.textSlide ?? "Slide"} ${part + 1} / ${st.parts ?? 1}`);
   });
 
-  // Text: the paragraph's style and the page, as the engine names them ("Heading 1 · Page 2 of 3").
+  // Text: the paragraph's style and the page, as the engine names them ("Heading 1 · Page 2 of 3"),
+  // in the page's language (a style's name is English in every engine language until svc's overlay).
   let style = "", page = "";
   on("statechanged", (f) => {
     if (!f.command || S.status?.type !== "text") return;
-    const name = f.command, value = f.value.trim();
+    const name = f.command, value = officeText(f.value.trim());
     if (name === ".uno:StyleApply" && value !== style) style = value;
     else if (name === ".uno:StatePageNumber" && value !== page) page = value;
     else return;

@@ -5,7 +5,7 @@ import type { ContextMenuItem } from "../../protocol/server-frames";
 import { el, icon, iconName, run } from "./controls";
 import { api } from "./state";
 import { T } from "./texts";
-import { officeText } from "./office-text";
+import { officeText } from "../editor/office-text";
 
 type MenuItem = ContextMenuItem;
 

@@ -4,7 +4,7 @@
 
 import type { UnoArguments } from "../../protocol/frames";
 import { api, watch } from "./state";
-import { officeText } from "./office-text";
+import { officeText } from "../editor/office-text";
 import { T } from "./texts";
 
 type Listeners = Record<string, (e: Event) => void>;

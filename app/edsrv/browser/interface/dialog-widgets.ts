@@ -6,7 +6,7 @@
 // Collabora's browser client (browser/src/control/jsdialog/) does the same with its own widgets.
 
 import { T } from "./texts";
-import { officeText, officeTip } from "./office-text";
+import { officeText, officeTip } from "../editor/office-text";
 import type { DialogEvent, JsTreeEntry, JsWidget } from "../../protocol/dialog-frames";
 import { el, icon, iconName, run } from "./controls";
 import { watch } from "./state";

@@ -1,7 +1,7 @@
 // The status bar: position (page, sheet, slide), word count or cell, language, save state, zoom;
 // and the engine's state changes (`statechanged:`) shown by every control that watches them.
 
-import { officeText } from "./office-text";
+import { officeText } from "../editor/office-text";
 import type { DocStatus, SaveResult } from "../../protocol/frames";
 import { parseRects, type Rect } from "../../protocol/server-frames";
 import { el } from "./controls";

@@ -3,7 +3,7 @@
 // the pixels and sends the person's mouse and keys back in window pixels (Collabora's LokDialog,
 // written anew). A window's child (a list box's drop-down) is drawn over its parent at its place.
 
-import { officeText } from "./office-text";
+import { officeText } from "../editor/office-text";
 import { T } from "./texts";
 import {
   paintWindowCommand,
