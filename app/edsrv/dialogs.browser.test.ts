@@ -330,6 +330,36 @@ describe("LibreOffice's windows never lock the document (issue 45)", () => {
     await close();
   }, scaled(90_000));
 
+  // Issue 45, item 6: a painted dialog is read control by control. The kit describes its controls
+  // from VCL; the page mirrors them for a screen reader, names the one LibreOffice's keyboard is on,
+  // and presses one activated in the mirror where it is painted.
+  test("a painted dialog is read control by control: named controls with their values, the one Tab reaches said, one pressed from the mirror", async () => {
+    const { page, frame, close } = await openFixture(env, "hello.xlsx");
+    await conditionalFormatting(frame);
+    const window = frame.locator('.jsd-tunnelled[data-dialog="ConditionalFormatDialog"]');
+    const controls = window.locator(".jsd-window-controls");
+    // Out of sight (a screen reader's, not the eye's): attached, not visible.
+    await controls.getByRole("button", { name: "OK", exact: true }).waitFor({ state: "attached" });
+    for (const name of ["Add", "Delete", "Cancel"]) expect(await controls.getByRole("button", { name, exact: true }).count()).toBe(1);
+    // A field is named by its label and holds its value; a list says the entry chosen.
+    expect(await controls.getByRole("textbox", { name: "Range:", exact: true }).textContent()).toBe("B2:B4");
+    expect(await controls.getByRole("combobox").first().textContent()).toBe("Cell value");
+    expect(await controls.getByText("Condition 2").count()).toBe(0);
+    // Activated as a screen reader activates it: the condition is added in LibreOffice's dialog.
+    await controls.getByRole("button", { name: "Add", exact: true }).dispatchEvent("click");
+    await controls.getByText("Condition 2").waitFor({ state: "attached" });
+    // The keyboard is the painted window's; its field names the control LibreOffice focused.
+    const keyboard = window.locator(".jsd-window-input");
+    const focusedName = () => keyboard.evaluate((k) => document.getElementById(k.getAttribute("aria-activedescendant") ?? "")?.getAttribute("aria-label") ?? "");
+    await until(focusedName, (n) => n === "Add", "Add said as focused");
+    await page.keyboard.press("Tab");
+    await until(focusedName, (n) => n === "Delete", "Tab's next control said");
+    expect(await seriousViolations(frame)).toEqual([]);
+    await controls.getByRole("button", { name: "Cancel", exact: true }).dispatchEvent("click");
+    await window.waitFor({ state: "detached" });
+    await close();
+  }, scaled(90_000));
+
   // Issue 45, item 2: the keyboard and text input in a dialog are the dialog's. Insert > Table is a
   // window LibreOffice paints (25.2 does not describe it as JSDialog): what is typed while its Name
   // field has the focus names the table, and nothing of it reaches the document behind.

@@ -8,6 +8,7 @@ import { drainCallbacks, LOK_CALLBACK, LOK_DOCTYPE, LOK_WINDOW_CLOSE, type Queue
 import { FORWARDED_CALLBACKS } from "../kit-protocol";
 import { parseTileInvalidation } from "../tile-invalidation";
 import { noteDialogCallback, offeredSidebar, screenWindow, type UnaskedWindow } from "./windows";
+import { noteWindowCallback, tellRepaintedWidgets } from "./window-widgets";
 import { kit, log, lookKey, send, unpainted, useView, views } from "./state";
 
 /** Document callbacks worth forwarding (kit-protocol.ts); the rest (sidebar JSON…) is dropped. */
@@ -68,7 +69,10 @@ export function pump(): void {
     }
     noteDialogCallback(e.tag, e.type, payload);
     send({ type: "cb", viewId: e.tag, cb: e.type, payload });
+    if (e.type === LOK_CALLBACK.WINDOW) noteWindowCallback(e.tag, payload);
   }
+  // A tunnelled dialog's controls, after its pixels (a screen reader's view of the picture).
+  tellRepaintedWidgets();
   // Closed after the pump's caller is done (a paint for another view may be under way); the kit
   // has no timers (kit-loop.ts), its loop drains the promise jobs right after.
   if (toClose) {

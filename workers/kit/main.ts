@@ -18,7 +18,8 @@
 //
 // The kit by idea: state.ts (the process's context and one record per view), dispatch.ts (order
 // and the op → handler table), callbacks.ts (the pump), input.ts (input and its waits), tiles.ts,
-// views.ts, files.ts (load, save, CSV), clipboard.ts, dialogs.ts, slideshow.ts, warmup.ts.
+// views.ts, files.ts (load, save, CSV), clipboard.ts, dialogs.ts, window-widgets.ts (a painted dialog's
+// controls, for a screen reader), slideshow.ts, warmup.ts.
 
 import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -32,6 +33,7 @@ import { dieWithParent } from "../parent-death";
 import { pump } from "./callbacks";
 import { onNestedPoll } from "./modal-wall";
 import { canListWindows } from "./unannounced-windows";
+import { canDescribeWindows } from "./window-widgets";
 import { start } from "./dispatch";
 import { kit, log, send } from "./state";
 import { WARM_DOCUMENTS, warmUp } from "./warmup";
@@ -79,6 +81,7 @@ function main(): void {
     // The page lists the comments (its panel) and must hear of each one another person adds,
     // changes or removes: LibreOffice reports them only to a client that shows comments itself.
     office.setOptionalFeatures(LOK_FEATURE_NO_TILED_ANNOTATIONS);
+    if (!canDescribeWindows(programDir)) log("warn", "kit_windows_undescribed", { reason: "this LibreOffice does not export VCL's window description: a painted dialog stays a picture to a screen reader" });
     if (!canListWindows(programDir)) log("warn", "kit_windows_unlisted", { reason: "this LibreOffice does not export VCL's window list: a window no view is told of is ended by the watchdog" });
   } catch (err) {
     log("error", "kit_start_failed", { message: String((err as Error)?.message ?? err) });

@@ -143,10 +143,22 @@ export interface WindowPaint {
   png: string;
 }
 
-/** A `window:` frame: a tunnelled window's life (created, invalidate, size_changed, title_changed, cursor_*, close). */
+/** A control of a tunnelled dialog as the kit describes it (workers/kit/window-widgets.ts): JSDialog's form, and where it is painted. */
+export interface WindowControl extends JsWidget {
+  /** svc's own: the control's place in the window's pixels, [x, y, width, height] (shown controls with an id). */
+  rect?: [number, number, number, number];
+  children?: WindowControl[];
+}
+
+/**
+ * A `window:` frame: a tunnelled window's life (created, invalidate, size_changed, title_changed,
+ * cursor_*, close), and svc's own `widgets`: the dialog's controls and the one with the keyboard.
+ */
 export interface WindowMessage {
   id: string;
   action: string;
+  widgets?: WindowControl;
+  focused?: string;
   type?: string;
   size?: string;
   title?: string;

@@ -17,6 +17,7 @@ import {
 import { CHARS, KEYS, MOD1, MOD2, SHIFT } from "../../protocol/keys";
 import { el } from "./controls";
 import { countTunnelled } from "./dialogs";
+import { mirrorControls } from "./window-controls";
 import { api } from "./state";
 
 interface TunnelledWindow {
@@ -30,6 +31,8 @@ interface TunnelledWindow {
   /** What has the keyboard in the window: a hidden field, so that an input method composes here. */
   input: HTMLTextAreaElement;
   paintAsked: boolean;
+  /** A dialog's controls for a screen reader (window-controls.ts), once the kit described them. */
+  controls: HTMLElement | null;
 }
 
 const windows = new Map<string, TunnelledWindow>();
@@ -142,7 +145,7 @@ function created(m: WindowMessage): void {
     holder.style.left = x + "px";
     holder.style.top = y + "px";
     parent.canvas.parentElement!.appendChild(holder);
-    w = { id: m.id, canvas, box: null, root: holder, title: null, caret, input, paintAsked: false };
+    w = { id: m.id, canvas, box: null, root: holder, title: null, caret, input, paintAsked: false, controls: null };
   } else {
     const title = el("h2", { text: officeText(m.title) });
     const close = el("button", { type: "button", "class": "jsd-close", "aria-label": T.close, title: T.close, text: "✕" });
@@ -165,13 +168,32 @@ function created(m: WindowMessage): void {
       if (e.key === "Escape" && e.target !== canvas && e.target !== input) api.send(windowCloseCommand(m.id));
     });
     document.body.appendChild(root);
-    w = { id: m.id, canvas, box, root, title, caret, input, paintAsked: false };
+    w = { id: m.id, canvas, box, root, title, caret, input, paintAsked: false, controls: null };
   }
   windows.set(m.id, w);
   drive(w);
   countTunnelled(modalCount);
   if (!parent) input.focus();
   askPaint(w);
+}
+
+/**
+ * A dialog's controls, described by the kit: mirrored for a screen reader, which from then on reads
+ * them rather than the picture's description.
+ */
+function describe(w: TunnelledWindow, m: WindowMessage): void {
+  if (!w.box) return;
+  if (!w.controls) {
+    w.controls = el("div", { "class": "sr-only jsd-window-controls", role: "group", "aria-labelledby": "jsd-window-title-" + w.id });
+    w.box.appendChild(w.controls);
+    w.canvas.setAttribute("aria-hidden", "true");
+    w.box.removeAttribute("aria-description");
+  }
+  const press = (x: number, y: number) => {
+    api.send(windowMouseCommand(w.id, "buttondown", x, y, 1, 1, 0));
+    api.send(windowMouseCommand(w.id, "buttonup", x, y, 1, 1, 0));
+  };
+  mirrorControls({ id: w.id, press, keyboard: w.input }, m.widgets!, m.focused, w.controls);
 }
 
 function closed(id: string): void {
@@ -219,6 +241,7 @@ function onWindow({ message: m }: { message: WindowMessage }): void {
       break;
     }
     case "cursor_visible": w.caret.hidden = m.visible !== "true"; break;
+    case "widgets": if (m.widgets) describe(w, m); break;
     case "close": closed(id); break;
   }
 }
