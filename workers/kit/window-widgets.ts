@@ -18,36 +18,27 @@ import { join } from "node:path";
 import { LOK_CALLBACK } from "../lok";
 import { findWindow as findOpenWindow } from "./windows";
 import { send } from "./state";
+import { bindVcl, DIALOG_TYPES, topLevelWindows, VCL_BASE, withSolarMutex } from "./vcl";
 
 const SYMBOLS = {
-  _ZN11Application22GetFirstTopLevelWindowEv: { args: [], returns: FFIType.ptr },
-  _ZN11Application21GetNextTopLevelWindowEPKN3vcl6WindowE: { args: [FFIType.ptr], returns: FFIType.ptr },
-  _ZNK3vcl6Window14GetLOKWindowIdEv: { args: [FFIType.ptr], returns: FFIType.u32 },
-  _ZNK3vcl6Window7GetTypeEv: { args: [FFIType.ptr], returns: FFIType.u16 },
+  ...VCL_BASE,
   _ZNK3vcl6Window9GetWindowE13GetWindowType: { args: [FFIType.ptr, FFIType.u16], returns: FFIType.ptr },
   _ZNK3vcl6Window6get_idEv: { args: [FFIType.ptr], returns: FFIType.ptr },
   _ZNK3vcl6Window15IsReallyVisibleEv: { args: [FFIType.ptr], returns: FFIType.bool },
   _ZNK3vcl6Window8HasFocusEv: { args: [FFIType.ptr], returns: FFIType.bool },
-  // Answers a tools::Rectangle (four longs, in memory): by a hidden pointer, as above.
+  // Answers a tools::Rectangle (four longs, in memory): by a hidden pointer to where it is written,
+  // the window after it (the Itanium ABI's way for a result over 16 bytes).
   _ZNK3vcl6Window24GetWindowExtentsRelativeERKS0_: { args: [FFIType.ptr, FFIType.ptr, FFIType.ptr], returns: FFIType.ptr },
   _ZN6Dialog18DumpAsPropertyTreeERN5tools10JsonWriterE: { args: [FFIType.ptr, FFIType.ptr], returns: FFIType.void },
   _ZN5tools10JsonWriterC1Ev: { args: [FFIType.ptr], returns: FFIType.void },
   _ZN5tools10JsonWriterD1Ev: { args: [FFIType.ptr], returns: FFIType.void },
-  // Answers an OString: by a hidden pointer to where it is written (the Itanium ABI's way for a
-  // class with a destructor), the writer after it.
+  // Answers an OString: by a hidden pointer too (a class with a destructor), the writer after it.
   _ZN5tools10JsonWriter21finishAndGetAsOStringEv: { args: [FFIType.ptr, FFIType.ptr], returns: FFIType.ptr },
-  _ZN11Application17ReleaseSolarMutexEv: { args: [], returns: FFIType.u32 },
-  _ZN11Application17AcquireSolarMutexEj: { args: [FFIType.u32], returns: FFIType.void },
 } as const;
 const SAL = { rtl_string_release: { args: [FFIType.ptr], returns: FFIType.void } } as const;
 
-type Bound = { vcl: ReturnType<typeof dlopen<typeof SYMBOLS>>["symbols"]; sal: ReturnType<typeof dlopen<typeof SAL>>["symbols"] };
+type Bound = { vcl: NonNullable<ReturnType<typeof bindVcl<typeof SYMBOLS>>>; sal: ReturnType<typeof dlopen<typeof SAL>>["symbols"] };
 
-/**
- * VCL's window types (include/tools/wintypes.hxx) of the windows that are Dialogs, which alone are
- * written as one: the message boxes (MESSBOX … QUERYBOX), DIALOG and MODELESSDIALOG.
- */
-const DIALOG_TYPES = new Set([0x130, 0x131, 0x132, 0x133, 0x134, 0x139, 0x13a]);
 /** Larger than tools::JsonWriter (two pointers, two ints, two flags), zeroed. */
 const WRITER_BYTES = 256;
 /** A dialog's description is a few tens of kilobytes; one past this is not sent (a picture's pixels inside, a list of thousands). */
@@ -56,18 +47,14 @@ export const MAX_WIDGETS_JSON = 512 * 1024;
 let bound: Bound | null | undefined;
 
 function bind(programDir: string): Bound | null {
-  const sal = ["libuno_sal.so.3"].map((n) => join(programDir, n)).find(existsSync);
-  if (!sal) return null;
-  for (const name of ["libmergedlo.so", "libvcllo.so"]) {
-    const file = join(programDir, name);
-    if (!existsSync(file)) continue;
-    try {
-      return { vcl: dlopen(file, SYMBOLS).symbols, sal: dlopen(sal, SAL).symbols };
-    } catch {
-      // a build that does not export one of them: try the next library
-    }
+  const salFile = join(programDir, "libuno_sal.so.3");
+  const vcl = bindVcl(programDir, SYMBOLS);
+  if (!vcl || !existsSync(salFile)) return null;
+  try {
+    return { vcl, sal: dlopen(salFile, SAL).symbols };
+  } catch {
+    return null;
   }
-  return null;
 }
 
 /** Whether tunnelled windows can be described; the first call binds the functions. */
@@ -88,8 +75,7 @@ const MAX_WINDOWS_WALKED = 20_000;
  * children and overlapping windows both, is walked.
  */
 function findWindow(v: Bound["vcl"], windowId: number): Pointer | null {
-  const pending: Pointer[] = [];
-  for (let w = v._ZN11Application22GetFirstTopLevelWindowEv() as Pointer | null; w; w = v._ZN11Application21GetNextTopLevelWindowEPKN3vcl6WindowE(w) as Pointer | null) pending.push(w);
+  const pending = topLevelWindows(v);
   for (let walked = 0; pending.length && walked < MAX_WINDOWS_WALKED; walked++) {
     const w = pending.pop()!;
     if ((v._ZNK3vcl6Window14GetLOKWindowIdEv(w) as number) === windowId) return w;
@@ -153,10 +139,7 @@ interface Described {
 export function describeDialog(windowId: number): DialogDescription | null {
   if (!bound) return null;
   const { vcl: v, sal } = bound;
-  v._ZN11Application17AcquireSolarMutexEj(1);
-  const depth = (v._ZN11Application17ReleaseSolarMutexEv() as number) - 1;
-  v._ZN11Application17AcquireSolarMutexEj(depth + 1);
-  try {
+  return withSolarMutex(v, () => {
     const dialog = findWindow(v, windowId);
     if (!dialog || !DIALOG_TYPES.has(v._ZNK3vcl6Window7GetTypeEv(dialog) as number)) return null;
     const writer = new BigUint64Array(WRITER_BYTES / 8);
@@ -176,7 +159,12 @@ export function describeDialog(windowId: number): DialogDescription | null {
     } finally {
       sal.rtl_string_release(data);
     }
-    const widgets = JSON.parse(json) as Described & Record<string, unknown>;
+    let widgets: Described & Record<string, unknown>;
+    try {
+      widgets = JSON.parse(json);
+    } catch {
+      return null;
+    }
     const { places, focused } = controlPlaces(v, dialog);
     const place = (n: Described): void => {
       const at = n.id ? places.get(n.id) : undefined;
@@ -185,12 +173,7 @@ export function describeDialog(windowId: number): DialogDescription | null {
     };
     place(widgets);
     return { widgets, focused };
-  } catch {
-    return null;
-  } finally {
-    v._ZN11Application17ReleaseSolarMutexEv();
-    if (depth) v._ZN11Application17AcquireSolarMutexEj(depth);
-  }
+  });
 }
 
 /** The tunnelled windows repainted since the last pump (id → view), and what each view was last told of each. */
