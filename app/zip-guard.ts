@@ -244,12 +244,13 @@ const RESAVE = "hãy mở tài liệu bằng ứng dụng văn phòng, lưu lạ
  * past what they declare; also a file that starts like a zip but whose directory cannot be read.
  * Anything that is not a zip passes untouched: legacy binary formats, text, PDF.
  */
-export async function checkZipContainer(file: string, limits: ZipLimits = ZIP_LIMITS, xmlLimits: XmlLimits = XML_LIMITS): Promise<PackageSize> {
+export async function checkZipContainer(file: string, limits: ZipLimits = ZIP_LIMITS, xmlLimits: XmlLimits = XML_LIMITS, known?: Buffer): Promise<PackageSize> {
   // A document of ordinary size is judged in memory, read once: a read and a zlib stream per part
   // cost more than the checks (38 ms for a 44 kB deck of 65 parts, against 2 ms in memory), and
   // so do the directory's own reads (1–2 ms of a small document's conversion, bench:corpus).
-  const bytes = (await stat(file)).size;
-  const inMemory = bytes <= IN_MEMORY_BYTES ? await readFile(file) : null;
+  // `known`: the file's bytes, when the caller holds them already (an upload read whole).
+  const bytes = known ? known.length : (await stat(file)).size;
+  const inMemory = known ?? (bytes <= IN_MEMORY_BYTES ? await readFile(file) : null);
   let entries: ZipEntry[] | null;
   try {
     entries = await (inMemory ? directoryIn(inMemory) : readDirectory(file));

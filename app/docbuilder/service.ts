@@ -1,6 +1,7 @@
 // DocBuilder's domain: conversion, builds, template filling and extraction on the worker pool,
 // jobs and result files. It takes web-standard Requests and returns plain data; it knows no Hono.
 
+import { readFileSync, statSync } from "node:fs";
 import { mkdtemp, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
@@ -347,7 +348,8 @@ export class DocBuilderService {
       // The engine counts pages exactly as a conversion counts its source, and does nothing else.
       pagesOf: async (file) => (await run<PagesResult>({ op: "pages", input: file })).pages,
       output: async (file, filename, format, pages) => {
-        const size = (await stat(file)).size;
+        // Synchronous: a file system call on the event loop costs less than a hop to the I/O threads and back.
+        const size = statSync(file).size;
         if (size > limits.max_file_mb * 1024 * 1024) throw tooLarge(limits.max_file_mb);
         this.deps.jobs.addOutput(jobId, limits.result_ttl_minutes, { path: file, filename, format, contentType: contentTypeOf(format), size, sha256: await sha256File(file, size), pages });
         files.push(file);
@@ -422,7 +424,7 @@ export class DocBuilderService {
     }
     // Here, at intake, so that a zip bomb never reaches the queue, a job or the engine; the check
     // reads the package's directory, which gives the size the engine's budget is reckoned on.
-    return { path: target, size: await checkZipContainer(target) };
+    return { path: target, size: await checkZipContainer(target, undefined, undefined, source.type === "upload" ? source.bytes : undefined) };
   }
 
   /**
@@ -539,9 +541,9 @@ function toServiceError(err: unknown): ServiceError {
 }
 
 export async function sha256File(file: string, size?: number): Promise<string> {
-  // A result of ordinary size is hashed from one read (a stream's chunks cost more than the hash
-  // of a small PDF); a large one as it is read.
-  if (size !== undefined && size <= 8 * 1024 * 1024) return new Bun.CryptoHasher("sha256").update(await Bun.file(file).bytes()).digest("hex");
+  // A result of ordinary size is hashed from one read, synchronous (a stream's chunks, or a hop to
+  // the I/O threads and back, cost more than the hash of a small PDF); a large one as it is read.
+  if (size !== undefined && size <= 8 * 1024 * 1024) return new Bun.CryptoHasher("sha256").update(readFileSync(file)).digest("hex");
   const hasher = new Bun.CryptoHasher("sha256");
   for await (const chunk of Bun.file(file).stream()) hasher.update(chunk);
   return hasher.digest("hex");
