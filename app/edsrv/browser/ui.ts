@@ -85,7 +85,7 @@ function install(): void {
   // The tabs beside the document's name, before undo, redo and save (Collabora's top bar).
   toolbar.insertBefore(head, document.getElementById("undo"));
   ribbon.after(buildFindBar());
-  document.body.appendChild(statusbar);
+  document.body.append(statusbar);
   api.on("firststatus", (st) => {
     if (family) return;
     family = st.type;
@@ -105,15 +105,15 @@ function install(): void {
     if (family === "text") addTo("view", sep(), button(".uno:ControlCodes", T.formattingMarks, { toggle: true }));
     addTo("view", sep(), screenReaderButton(), sidebarButton());
     if (family === "spreadsheet") addTo("view", sep(), button(".uno:ToggleSheetGrid", T.gridLines, { toggle: true }));
-    quick.appendChild(button("find", T.find, { view: true, icon: "recsearch", click: () => { openFind(false); } }));
-    buildDownload().forEach((c) => quick.appendChild(c));
+    quick.append(button("find", T.find, { view: true, icon: "recsearch", click: () => { openFind(false); } }));
+    buildDownload().forEach((c) => quick.append(c));
     // On a phone, find, download and print are one "actions" button's sheet (the header row
     // would not hold them beside undo, redo and save).
-    head.appendChild(actionsButton());
+    head.append(actionsButton());
     fillDownload(family);
     applyWopi();
     startTab();
-    toolbar.appendChild(people);
+    toolbar.append(people);
     showZoom();
     // A slide is shown whole, as in every presentation program (before the first tiles are asked).
     if (family === "presentation" || family === "drawing") { fitPage(); keepFitted(); }

@@ -5,8 +5,10 @@ import { insertGraphic, pasteData } from "./clipboard";
 import { doSave, uno } from "./commands";
 import { on } from "./events";
 import { inTwips, scrollIntoView, visible } from "./geometry";
+import { officeText, officeTip } from "./office-text";
 import { showMarks } from "./marks";
 import { viewColor } from "./other-views";
+import { CHARS, KEYS } from "./keyboard";
 import { focusDocument, viewport } from "./page";
 import { switchPart } from "./parts";
 import { send } from "./outbox";
@@ -40,6 +42,12 @@ export interface EditorApi {
   post(id: string, values?: unknown): void;
   /** A person's UI_* action posted to the host; true when the editor then acts itself (Disable_Default_UIAction). */
   uiAction(id: string, values?: unknown): boolean;
+  /** LibreOffice's texts in the page's language (office-text.ts): ed.js has them, ui.js uses them without a second copy. */
+  officeText: typeof officeText;
+  officeTip: typeof officeTip;
+  /** VCL's key codes and the characters some keys carry (protocol/keys.ts), for the tunnelled windows' keys. */
+  vclKeys: typeof KEYS;
+  vclChars: typeof CHARS;
 }
 
 export function installApi(): void {
@@ -63,5 +71,9 @@ export function installApi(): void {
     screenReader: screenReaderOn,
     post,
     uiAction,
+    officeText,
+    officeTip,
+    vclKeys: KEYS,
+    vclChars: CHARS,
   };
 }

@@ -16,14 +16,14 @@ let panelChosen = false;
 
 export function buildComments(): HTMLElement[] {
   const panel = (commentsPanel = el("aside", { id: "comments", "aria-label": T.comments, hidden: "" }));
-  document.body.appendChild(panel);
+  document.body.append(panel);
   const toggle = button("comments", T.comments, { view: true, icon: "showannotations", click: () => {
     panelChosen = true;
     panel.hidden = !panel.hidden;
     if (!panel.hidden) refreshComments();
   } });
   const badge = el("span", { "class": "tb-count", hidden: "" });
-  toggle.appendChild(badge);
+  toggle.append(badge);
   api.on("commandvalues", (f) => {
     const j = f.json as { comments?: Comment[] };
     if (!j.comments) return;
@@ -96,18 +96,18 @@ function refreshComments(): void {
 function renderComments(): void {
   const panel = commentsPanel!;
   panel.innerHTML = "";
-  panel.appendChild(el("h2", { text: T.comments }));
-  if (!UI.comments.length) panel.appendChild(el("p", { text: T.noComments }));
+  panel.append(el("h2", { text: T.comments }));
+  if (!UI.comments.length) panel.append(el("p", { text: T.noComments }));
   UI.comments.forEach((c) => {
     const act = (cmd: string, label: string) =>
-      el("button", { type: "button", "class": "edit-only", text: label, on: { click: () => {
+      el("button", { "class": "edit-only", text: label, on: { click: () => {
         if (cmd === ".uno:ReplyComment") {
           ask(T.reply, [{ label: T.commentText }]).then((v) => { if (v && v[0]) { replyTo(c, v[0]); refreshComments(); } });
         } else { toComment(c); run(cmd, { Id: arg("string", String(c.id)) }); refreshComments(); }
       } } });
     // The text of the comment a person points at or tabs to is marked more strongly.
     const mark = (on: boolean) => () => { api.marks("comment", on ? parseRects(c.textRange) : []); };
-    panel.appendChild(el("article", { "class": "comment" + (c.resolved === "true" ? " resolved" : ""), "data-id": String(c.id),
+    panel.append(el("article", { "class": "comment" + (c.resolved === "true" ? " resolved" : ""), "data-id": String(c.id),
       on: { mouseenter: mark(true), mouseleave: mark(false), focusin: mark(true), focusout: mark(false) } }, [
       el("div", { "class": "comment-head", text: (c.author || "") + (c.resolved === "true" ? " · " + T.resolved : "") }),
       el("div", { "class": "comment-text", text: c.text || "" }),

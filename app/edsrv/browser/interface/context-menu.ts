@@ -3,9 +3,9 @@
 
 import type { ContextMenuItem } from "../../protocol/server-frames";
 import { el, icon, iconName, run } from "./controls";
-import { api } from "./state";
+import { api, officeText } from "./state";
 import { T } from "./texts";
-import { officeText } from "../editor/office-text";
+import { listen } from "./listen";
 
 type MenuItem = ContextMenuItem;
 
@@ -14,27 +14,27 @@ let lastRightClick: { x: number; y: number } | null = null;
 
 function addMenuItems(box: HTMLElement, items: MenuItem[]): void {
   items.forEach((it) => {
-    if (it.type === "separator") { box.appendChild(el("div", { "class": "menu-sep", role: "separator" })); return; }
+    if (it.type === "separator") { box.append(el("div", { "class": "menu-sep", role: "separator" })); return; }
     const label = officeText(String(it.text || ""));
     if (it.type === "menu") {
       const sub = el("div", { "class": "submenu", role: "menu", "aria-label": label });
       addMenuItems(sub, it.menu || []);
-      const opener = el("button", { type: "button", role: "menuitem", "aria-haspopup": "true", "aria-expanded": "false", text: label + " ▸" });
+      const opener = el("button", { role: "menuitem", "aria-haspopup": "true", "aria-expanded": "false", text: label + " ▸" });
       const group = el("div", { "class": "menu-group" }, [opener, sub]);
-      opener.addEventListener("click", () => { openSubmenu(opener, sub); focusIn(sub, 0); });
-      group.addEventListener("mouseenter", () => openSubmenu(opener, sub));
-      group.addEventListener("mouseleave", () => closeSubmenu(opener, sub));
-      box.appendChild(group);
+      listen(opener, "click", () => { openSubmenu(opener, sub); focusIn(sub, 0); });
+      listen(group, "mouseenter", () => openSubmenu(opener, sub));
+      listen(group, "mouseleave", () => closeSubmenu(opener, sub));
+      box.append(group);
       return;
     }
     const command = it.command;
     if (!command) return;
     // The command's small Colibre icon (hidden when the theme has none), then its label.
-    const b = el("button", { type: "button", role: "menuitem", "data-cmd": command }, [icon(iconName(command), "sc"), el("span", { text: label })]);
+    const b = el("button", { role: "menuitem", "data-cmd": command }, [icon(iconName(command), "sc"), el("span", { text: label })]);
     if (it.enabled === "false") b.disabled = true;
     if (it.checked === "true") b.setAttribute("aria-checked", "true");
-    b.addEventListener("click", () => { closeMenu(); run(command); });
-    box.appendChild(b);
+    listen(b, "click", () => { closeMenu(); run(command); });
+    box.append(b);
   });
 }
 function closeMenu(): void {
@@ -99,13 +99,13 @@ export function installContextMenu(): void {
     if (!j.menu.length) return;
     const menu = (menuEl = el("div", { id: "contextmenu", role: "menu", "aria-label": T.contextMenu }));
     addMenuItems(menu, j.menu);
-    document.body.appendChild(menu);
+    document.body.append(menu);
     const at = lastRightClick || { x: 40, y: 80 };
     placeOnScreen(menu, at.x, at.y);
-    menu.addEventListener("keydown", onMenuKey);
+    listen(menu, "keydown", onMenuKey);
     focusIn(menu, 0);
   });
-  window.addEventListener("contextmenu", (e) => { lastRightClick = { x: e.clientX, y: e.clientY }; }, true);
-  window.addEventListener("mousedown", (e) => { if (menuEl && !menuEl.contains(e.target as Node)) closeMenu(); }, true);
-  window.addEventListener("keydown", (e) => { if (menuEl && e.key === "Escape") { closeMenu(); api.focus(); } }, true);
+  listen(window, "contextmenu", (e) => { lastRightClick = { x: e.clientX, y: e.clientY }; }, true);
+  listen(window, "mousedown", (e) => { if (menuEl && !menuEl.contains(e.target as Node)) closeMenu(); }, true);
+  listen(window, "keydown", (e) => { if (menuEl && e.key === "Escape") { closeMenu(); api.focus(); } }, true);
 }

@@ -3,9 +3,9 @@
 // menus), menu buttons, pickers, colour drop-downs, and the tooltips that name a command and its shortcut.
 
 import type { UnoArguments } from "../../protocol/frames";
-import { api, watch } from "./state";
-import { officeText } from "../editor/office-text";
+import { api, watch, officeText } from "./state";
 import { T } from "./texts";
+import { listen } from "./listen";
 
 type Listeners = Record<string, (e: Event) => void>;
 /** Attribute values; `text` the element's text, `on` its listeners. */
@@ -15,16 +15,18 @@ interface Attributes {
   [name: string]: string | null | undefined | Listeners;
 }
 
-/** An element with attributes (`text`: its text, `on`: its listeners) and children. */
+/** An element with attributes (`text`: its text, `on`: its listeners) and children; a button is `type=button`. */
 export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attributes, children?: (Node | null | undefined)[]): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
+  // The interface's buttons act through their listeners: none submits a form.
+  if (tag === "button") e.setAttribute("type", "button");
   const a = attrs || {};
   for (const k in a) {
     if (k === "text") e.textContent = a.text!;
     else if (k === "on") for (const ev in a.on) e.addEventListener(ev, a.on[ev]!);
     else if (a[k] !== undefined && a[k] !== null) e.setAttribute(k, a[k] as string); // every other value is a string
   }
-  (children || []).forEach((c) => { if (c) e.appendChild(c); });
+  (children || []).forEach((c) => { if (c) e.append(c); });
   return e;
 }
 
@@ -60,7 +62,7 @@ export function icon(name: string, size: "lc" | "sc" = "lc"): HTMLImageElement {
   const px = size === "lc" ? "24" : "16";
   const src = "icons/" + size + "_" + name + ".svg";
   const img = el("img", { alt: "", width: px, height: px, draggable: "false", "class": "ic", "data-src": src });
-  img.addEventListener("error", () => { img.hidden = true; });
+  listen(img, "error", () => { img.hidden = true; });
   if (picturesShown) img.src = src;
   else picturesWaiting.push(img);
   return img;
@@ -95,10 +97,10 @@ export interface ButtonOptions {
 }
 /** A command button with the command's icon; `toggle` shows the command's on/off state at the cursor (aria-pressed). */
 export function button(cmd: string, label: string, opts: ButtonOptions = {}): HTMLButtonElement {
-  const b = el("button", { type: "button", "class": "tb" + (opts.view ? "" : " edit-only"), "aria-label": label, title: tooltip(cmd, label), "data-cmd": cmd });
-  b.appendChild(icon(opts.icon || iconName(cmd)));
+  const b = el("button", { "class": "tb" + (opts.view ? "" : " edit-only"), "aria-label": label, title: tooltip(cmd, label), "data-cmd": cmd });
+  b.append(icon(opts.icon || iconName(cmd)));
   if (opts.toggle) b.setAttribute("aria-pressed", "false");
-  b.addEventListener("click", () => { if (opts.click) opts.click(); else run(cmd, opts.args && opts.args()); });
+  listen(b, "click", () => { if (opts.click) opts.click(); else run(cmd, opts.args && opts.args()); });
   if (!opts.click) watch(cmd, (v) => {
     if (opts.toggle) b.setAttribute("aria-pressed", String(v === "true"));
     b.disabled = v === "disabled";
@@ -127,15 +129,14 @@ export function closeMenus(): void {
  * keyboard when it opens.
  */
 export function popupButton(cmd: string, label: string, popup: HTMLElement, opts: { icon?: string; view?: boolean; menuCmds?: string; focusFirst?: () => HTMLElement | null } = {}): HTMLButtonElement {
-  const b = el("button", {
-    type: "button", "class": "tb tb-menu" + (opts.view ? "" : " edit-only"), "aria-label": label, title: tooltip(cmd, label), "data-cmd": cmd,
+  const b = el("button", { "class": "tb tb-menu" + (opts.view ? "" : " edit-only"), "aria-label": label, title: tooltip(cmd, label), "data-cmd": cmd,
     "aria-haspopup": popup.getAttribute("role") === "menu" ? "menu" : "dialog", "aria-expanded": "false", "data-menu-cmds": opts.menuCmds ?? null,
   });
-  b.appendChild(icon(opts.icon || iconName(cmd)));
-  b.appendChild(el("span", { "class": "tb-caret", "aria-hidden": "true" }));
+  b.append(icon(opts.icon || iconName(cmd)));
+  b.append(el("span", { "class": "tb-caret", "aria-hidden": "true" }));
   popup.hidden = true;
-  document.body.appendChild(popup);
-  b.addEventListener("click", () => {
+  document.body.append(popup);
+  listen(b, "click", () => {
     const wasOpen = openMenu && openMenu.popup === popup;
     closeMenus();
     if (wasOpen) return;
@@ -157,27 +158,27 @@ export function popupButton(cmd: string, label: string, popup: HTMLElement, opts
 export function menuButton(cmd: string, label: string, entries: MenuEntry[], opts: { icon?: string; view?: boolean } = {}): HTMLButtonElement {
   const popup = el("div", { "class": "tb-popup", role: "menu", "aria-label": label });
   entries.forEach((e) => {
-    const item = el("button", { type: "button", role: "menuitem", "data-cmd": e.cmd }, [icon(e.icon || iconName(e.cmd), "sc"), el("span", { text: e.label })]);
-    item.addEventListener("click", () => { closeMenus(); if (e.click) e.click(); else run(e.cmd, e.args); });
-    popup.appendChild(item);
+    const item = el("button", { role: "menuitem", "data-cmd": e.cmd }, [icon(e.icon || iconName(e.cmd), "sc"), el("span", { text: e.label })]);
+    listen(item, "click", () => { closeMenus(); if (e.click) e.click(); else run(e.cmd, e.args); });
+    popup.append(item);
   });
   return popupButton(cmd, label, popup, { ...opts, menuCmds: entries.map((e) => e.cmd).join(" ") });
 }
-window.addEventListener("mousedown", (e) => {
+listen(window, "mousedown", (e) => {
   if (openMenu && !openMenu.popup.contains(e.target as Node) && !openMenu.opener.contains(e.target as Node)) closeMenus();
 }, true);
-window.addEventListener("keydown", (e) => {
+listen(window, "keydown", (e) => {
   if (openMenu && e.key === "Escape") { const o = openMenu.opener; closeMenus(); o.focus(); e.stopImmediatePropagation(); }
 }, true);
 
 export function picker(label: string, cls: string, onChange: (value: string) => void): HTMLSelectElement {
   const s = el("select", { "class": "tb-select edit-only " + cls, "aria-label": label, title: label });
-  s.addEventListener("change", () => { onChange(s.value); api.focus(); });
+  listen(s, "change", () => { onChange(s.value); api.focus(); });
   return s;
 }
 export function setOptions(s: HTMLSelectElement, values: string[], current?: string, labels?: Record<string, string>): void {
   s.innerHTML = "";
-  values.forEach((v) => { s.appendChild(el("option", { value: v, text: (labels && labels[v]) || v })); });
+  values.forEach((v) => { s.append(el("option", { value: v, text: (labels && labels[v]) || v })); });
   // Nothing shown until the engine reports the state (not the list's first entry: a font box said
   // "DejaVu Math TeX Gyre 8" for a second after opening).
   if (current !== undefined) showValue(s, current);
@@ -185,7 +186,7 @@ export function setOptions(s: HTMLSelectElement, values: string[], current?: str
 }
 export function showValue(s: HTMLSelectElement, v: string | undefined | null): void {
   if (v === undefined || v === null) return;
-  if (v !== "" && !Array.prototype.some.call(s.options, (o: HTMLOptionElement) => o.value === v)) s.appendChild(el("option", { value: v, text: v }));
+  if (v !== "" && !Array.prototype.some.call(s.options, (o: HTMLOptionElement) => o.value === v)) s.append(el("option", { value: v, text: v }));
   s.value = v;
 }
 /**
@@ -207,10 +208,10 @@ export function colour(cmd: string, label: string, onPick: (rgb: number) => void
   const pick = (rgb: number) => { closeMenus(); onPick(rgb); api.focus(); };
   const swatches = el("div", { "class": "tb-swatches" }, PALETTE.map(([name, rgb]) => {
     const hex = "#" + rgb.toString(16).padStart(6, "0");
-    return el("button", { type: "button", "class": "tb-swatch", "aria-label": officeText(name), title: officeText(name), style: "background:" + hex, on: { click: () => { pick(rgb); } } });
+    return el("button", { "class": "tb-swatch", "aria-label": officeText(name), title: officeText(name), style: "background:" + hex, on: { click: () => { pick(rgb); } } });
   }));
   const other = el("input", { type: "color", value: "#c01c28", on: { change: (e) => { pick(parseInt((e.target as HTMLInputElement).value.slice(1), 16)); } } });
-  const closeBox = el("button", { type: "button", "class": "tb-palette-close", "aria-label": T.close, title: T.close, text: "✕", on: { click: () => { closeMenus(); api.focus(); } } });
+  const closeBox = el("button", { "class": "tb-palette-close", "aria-label": T.close, title: T.close, text: "✕", on: { click: () => { closeMenus(); api.focus(); } } });
   const popup = el("div", { "class": "tb-popup tb-palette", role: "dialog", "aria-label": label }, [closeBox, swatches, el("label", { "class": "tb-other" }, [other, el("span", { text: T.customColour })])]);
   const b = popupButton(cmd, label, popup, { focusFirst: () => swatches.querySelector("button") });
   // As narrow as the colour input it replaces (no caret): the toolbar's row keeps what it fitted.

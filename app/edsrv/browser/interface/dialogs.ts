@@ -18,6 +18,7 @@ import { applyWidgetAction, buildWidget, plain, type WidgetHost } from "./dialog
 import { el } from "./controls";
 import { api, S } from "./state";
 import { scopeIds, stepList, wizardPages } from "./wizard";
+import { listen } from "./listen";
 
 interface OpenDialog {
   windowId: string;
@@ -99,7 +100,7 @@ function show(message: JsWidget & { jsontype: string }): void {
   const body = el("div", { "class": "jsd-body" });
   for (const c of message.children ?? []) {
     const e = buildWidget(c, h);
-    if (e) body.appendChild(e);
+    if (e) body.append(e);
   }
   // The dialog's own buttons (OK, Cancel; a wizard's Back, Next, Finish) stay in view below its
   // scrolling body, however long the page.
@@ -113,13 +114,13 @@ function show(message: JsWidget & { jsontype: string }): void {
     d.refresh = steps.refresh;
     main = el("div", { "class": "jsd-wizard" }, [steps.nav, body]);
   }
-  const closeBox = el("button", { type: "button", "class": "jsd-close", "aria-label": T.close, title: T.close, text: "✕" });
-  closeBox.addEventListener("click", () => { cancel(d); });
+  const closeBox = el("button", { "class": "jsd-close", "aria-label": T.close, title: T.close, text: "✕" });
+  listen(closeBox, "click", () => { cancel(d); });
   const box = el("div", { role: "dialog", "aria-modal": "true", "aria-labelledby": titleId, "class": "jsd-dialog" }, [
     el("header", { "class": "jsd-title" }, [el("h2", { id: titleId, text: title }), closeBox]),
     main,
   ]);
-  if (buttons) { buttons.classList.add("jsd-footer"); box.appendChild(buttons); }
+  if (buttons) { buttons.classList.add("jsd-footer"); box.append(buttons); }
   box.dataset.dialog = String(message.dialogid ?? (dropDown ? "dropdown" : ""));
   d.root = el("div", { "class": dropDown ? "jsd-overlay jsd-dropdown-layer" : "jsd-overlay" }, [box]);
   d.root.dataset.dialog = box.dataset.dialog;
@@ -129,9 +130,9 @@ function show(message: JsWidget & { jsontype: string }): void {
     if (!title) box.setAttribute("aria-label", plain(message.children?.[0]?.id) || "menu");
     place(box, message, existing, d);
     // A click outside the drop-down closes it (as on a desktop), never reaching the document.
-    d.root.addEventListener("mousedown", (e) => { if (e.target === d.root) { e.preventDefault(); cancel(d); } });
+    listen(d.root, "mousedown", (e) => { if (e.target === d.root) { e.preventDefault(); cancel(d); } });
   }
-  box.addEventListener("keydown", (e) => {
+  listen(box, "keydown", (e) => {
     // The document's shortcuts never see a key typed in a dialog.
     e.stopPropagation();
     if (e.key === "Escape") { e.preventDefault(); cancel(d); return; }
@@ -150,7 +151,7 @@ function show(message: JsWidget & { jsontype: string }): void {
     if (e.shiftKey && document.activeElement === first) { e.preventDefault(); last.focus(); }
     else if (!e.shiftKey && document.activeElement === last) { e.preventDefault(); first.focus(); }
   });
-  document.body.appendChild(d.root);
+  document.body.append(d.root);
   counted();
   nameUnlabelled(box, title);
   const initial = message.init_focus_id ? d.widgets.get(message.init_focus_id) : undefined;
@@ -246,9 +247,9 @@ export function onJsDialog({ message: m }: { message: JsDialogMessage }): void {
 
 export function installDialogs(): void {
   api.on("jsdialog", onJsDialog);
-  document.addEventListener("mousedown", (e) => { if (!(e.target as Element).closest?.(".jsd-overlay")) { pressedAt = { x: e.clientX, y: e.clientY }; byKey = false; } }, true);
+  listen(document, "mousedown", (e) => { if (!(e.target as Element).closest?.(".jsd-overlay")) { pressedAt = { x: e.clientX, y: e.clientY }; byKey = false; } }, true);
   // Only noted on a key (typing reads no layout): the cell cursor's place is read when a drop-down opens.
-  document.addEventListener("keydown", (e) => { if (!(e.target as Element).closest?.(".jsd-overlay")) byKey = true; }, true);
+  listen(document, "keydown", (e) => { if (!(e.target as Element).closest?.(".jsd-overlay")) byKey = true; }, true);
   // A reconnection (the engine recovered) brings a new engine, where no dialog is open.
   api.on("reconnected", () => { for (const id of [...open.keys()]) close(id); });
 }

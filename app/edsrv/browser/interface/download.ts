@@ -5,6 +5,7 @@ import { button, el } from "./controls";
 import { showNote } from "./note";
 import { api, UI } from "./state";
 import { T } from "./texts";
+import { listen } from "./listen";
 
 const FORMATS: Record<string, string[]> = {
   text: ["docx", "odt", "pdf", "rtf", "txt", "html", "epub"],
@@ -17,7 +18,7 @@ let downloadPicker: HTMLSelectElement | undefined, printButton: HTMLButtonElemen
 
 export function buildDownload(): HTMLElement[] {
   const picker = (downloadPicker = el("select", { "class": "tb-select", id: "download", "aria-label": T.download, title: T.download }));
-  picker.addEventListener("change", () => {
+  listen(picker, "change", () => {
     const f = picker.value; picker.value = "";
     if (f) requestDownload(f, "export");
     api.focus();
@@ -34,8 +35,8 @@ export function applyWopi(): void {
 export function fillDownload(type: string): void {
   const picker = downloadPicker!;
   picker.innerHTML = "";
-  picker.appendChild(el("option", { value: "", text: T.download + "…" }));
-  (FORMATS[type] || []).forEach((f) => { picker.appendChild(el("option", { value: f, text: f.toUpperCase() })); });
+  picker.append(el("option", { value: "", text: T.download + "…" }));
+  (FORMATS[type] || []).forEach((f) => { picker.append(el("option", { value: f, text: f.toUpperCase() })); });
 }
 export function requestDownload(format: string, purpose: string): void {
   const name = (wopiInfo.BaseFileName || "document").replace(/\.[^.]*$/, "") + "." + format;
@@ -60,7 +61,7 @@ export function installDownloads(): void {
       window.open(url + "?inline=1", "_blank", "noopener");
     } else {
       const a2 = el("a", { href: url, download: "" });
-      document.body.appendChild(a2); a2.click(); a2.remove();
+      document.body.append(a2); a2.click(); a2.remove();
     }
   });
   api.on("error", (f) => { if (f.command === "downloadas") showNote(T.downloadFailed); });

@@ -5,6 +5,7 @@ import { arg, button, el } from "./controls";
 import { api, S, UI } from "./state";
 import { T } from "./texts";
 import type { Rect } from "../editor/state";
+import { listen } from "./listen";
 
 let findInput: HTMLInputElement, replaceInput: HTMLInputElement, findCount: HTMLSpanElement, findbar: HTMLDivElement;
 
@@ -23,8 +24,8 @@ export function buildFindBar(): HTMLDivElement {
     button("findclose", T.close, { view: true, icon: "exitsearch", click: closeFind }),
   ]);
   let t: ReturnType<typeof setTimeout> | undefined;
-  findInput.addEventListener("input", () => { clearTimeout(t); t = setTimeout(() => { if (findInput.value) search(1, false); else findCount.textContent = ""; }, 250); });
-  findbar.addEventListener("keydown", (e) => {
+  listen(findInput, "input", () => { clearTimeout(t); t = setTimeout(() => { if (findInput.value) search(1, false); else findCount.textContent = ""; }, 250); });
+  listen(findbar, "keydown", (e) => {
     if (e.key === "Escape") { e.preventDefault(); closeFind(); }
     if (e.key === "Enter" && e.target === findInput) { e.preventDefault(); search(0, e.shiftKey); }
     if (e.key === "Enter" && e.target === replaceInput) { e.preventDefault(); search(2, false); }

@@ -11,6 +11,7 @@ import { api } from "./state";
 import { T } from "./texts";
 import { statusbar } from "./status-bar";
 import type { WopiInfo } from "../../protocol/frames";
+import { listen } from "./listen";
 
 /** Collabora's button ids where ours differ. */
 const BUTTON_IDS: Record<string, string> = { downloadas: "download", closebutton: "close", userlist: "people", "save-button": "save" };
@@ -34,11 +35,11 @@ function insertButton(v: Values): void {
   const id = String(v.id);
   if (document.getElementById(id)) return;
   const label = String(v.hint || v.label || id);
-  const b = el("button", { type: "button", "class": "tb", id, title: label, "aria-label": label, "data-host-button": "1" });
+  const b = el("button", { "class": "tb", id, title: label, "aria-label": label, "data-host-button": "1" });
   // The page's CSP allows pictures of its own origin and data: URLs only.
-  if (typeof v.imgurl === "string" && v.imgurl.startsWith("data:image/")) b.appendChild(el("img", { src: v.imgurl, alt: "", width: "24", height: "24" }));
+  if (typeof v.imgurl === "string" && v.imgurl.startsWith("data:image/")) b.append(el("img", { src: v.imgurl, alt: "", width: "24", height: "24" }));
   else b.textContent = String(v.label || v.hint || id);
-  b.addEventListener("click", () => {
+  listen(b, "click", () => {
     if (typeof v.unoCommand === "string" && v.unoCommand) api.uno(v.unoCommand);
     else api.post("Clicked_Button", { id });
   });
@@ -110,7 +111,7 @@ function applyToToolbar(): void {
 }
 
 export function installHostUi(): void {
-  window.addEventListener("message", onHostMessage);
+  listen(window, "message", onHostMessage);
   let share: HTMLButtonElement | null = null;
   // The toolbar of the document's family is built on its first status: the properties apply to it then.
   api.on("status", () => { applyToToolbar(); });

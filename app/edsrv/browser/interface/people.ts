@@ -3,6 +3,7 @@
 import { el } from "./controls";
 import { api } from "./state";
 import { T } from "./texts";
+import { listen } from "./listen";
 
 export const people = el("div", { id: "people", role: "list", "aria-label": T.people });
 
@@ -21,10 +22,10 @@ export function installPeople(): void {
       const avatar = (v.userextrainfo as { avatar?: unknown } | undefined)?.avatar;
       if (typeof avatar === "string" && /^(https?:|data:image\/)/.test(avatar)) {
         const img = el("img", { "class": "avatar", alt: "", referrerpolicy: "no-referrer", src: avatar });
-        img.addEventListener("error", () => { img.remove(); });
-        chip.appendChild(img);
+        listen(img, "error", () => { img.remove(); });
+        chip.append(img);
       }
-      people.appendChild(chip);
+      people.append(chip);
     });
   });
 }

@@ -8,6 +8,7 @@
 import { closeMenus, el, icon } from "./controls";
 import { S } from "./state";
 import { T } from "./texts";
+import { listen } from "./listen";
 
 export type TabId = "home" | "insert" | "format" | "layout" | "data" | "slide" | "review" | "view";
 
@@ -23,7 +24,7 @@ const tabs: Tab[] = [];
 const tablist = el("div", { "class": "tb-tabs", role: "tablist", "aria-label": T.tabs });
 const panels = el("div", { "class": "tb-panels" });
 const moreMenu = el("div", { id: "tb-more-menu", "class": "tb-popup tb-more-menu", role: "group", "aria-label": T.more, hidden: "" });
-const moreButton = el("button", { type: "button", "class": "tb tb-more", "data-cmd": "more", "aria-label": T.more, title: T.more, "aria-haspopup": "true", "aria-expanded": "false", hidden: "" }, [icon("morecontrols")]);
+const moreButton = el("button", { "class": "tb tb-more", "data-cmd": "more", "aria-label": T.more, title: T.more, "aria-haspopup": "true", "aria-expanded": "false", hidden: "" }, [icon("morecontrols")]);
 /** What is always there, at the end of the tab row: find, download, print. */
 export const quick = el("div", { "class": "tb-quick" });
 /** The tabs and the controls always there: in the page's top bar (ui.ts puts them there). */
@@ -38,11 +39,11 @@ const LABELS: Record<TabId, string> = { home: T.home, insert: T.insert, format: 
 function tabOf(id: TabId): Tab {
   let t = tabs.find((x) => x.id === id);
   if (t) return t;
-  const tab = el("button", { type: "button", role: "tab", "class": "tb-tab", id: "tab-" + id, "data-tab": id, "aria-selected": "false", "aria-controls": "panel-" + id, text: LABELS[id] });
+  const tab = el("button", { role: "tab", "class": "tb-tab", id: "tab-" + id, "data-tab": id, "aria-selected": "false", "aria-controls": "panel-" + id, text: LABELS[id] });
   const panel = el("div", { "class": "tb-panel", role: "toolbar", id: "panel-" + id, "data-tab-panel": id, "aria-label": LABELS[id], hidden: "" });
-  tab.addEventListener("click", () => { selectTab(id); });
-  tablist.appendChild(tab);
-  panels.appendChild(panel);
+  listen(tab, "click", () => { selectTab(id); });
+  tablist.append(tab);
+  panels.append(panel);
   t = { id, tab, panel, items: [] };
   tabs.push(t);
   if (!active) selectTab(id);
@@ -52,7 +53,7 @@ function tabOf(id: TabId): Tab {
 /** Adds controls to a tab (made on first use, in the order tabs are first used). */
 export function addTo(id: TabId, ...nodes: Node[]): void {
   const t = tabOf(id);
-  nodes.forEach((n) => { t.items.push(n); t.panel.appendChild(n); });
+  nodes.forEach((n) => { t.items.push(n); t.panel.append(n); });
 }
 
 export function selectTab(id: TabId): void {
@@ -76,9 +77,9 @@ export const isPhone = (): boolean => window.innerWidth <= 600;
  * (find, download as, print) as a sheet under the header.
  */
 export function actionsButton(): HTMLButtonElement {
-  const b = el("button", { type: "button", "class": "tb tb-actions", "data-cmd": "actions", "aria-label": T.more, title: T.more, "aria-haspopup": "true", "aria-expanded": "false" }, [icon("morecontrols")]);
+  const b = el("button", { "class": "tb tb-actions", "data-cmd": "actions", "aria-label": T.more, title: T.more, "aria-haspopup": "true", "aria-expanded": "false" }, [icon("morecontrols")]);
   const close = () => { quick.classList.remove("open"); b.setAttribute("aria-expanded", "false"); };
-  b.addEventListener("click", () => {
+  listen(b, "click", () => {
     const open = !quick.classList.contains("open");
     closeMenus();
     quick.classList.toggle("open", open);
@@ -86,10 +87,10 @@ export function actionsButton(): HTMLButtonElement {
     if (open) quick.querySelector<HTMLElement>("button, select")?.focus();
   });
   // Choosing something in the sheet, or a tap elsewhere, closes it.
-  quick.addEventListener("click", (e) => { if ((e.target as HTMLElement).closest("button")) close(); });
-  quick.addEventListener("change", close);
-  window.addEventListener("mousedown", (e) => { if (!quick.contains(e.target as Node) && !b.contains(e.target as Node)) close(); }, true);
-  window.addEventListener("keydown", (e) => { if (e.key === "Escape" && quick.classList.contains("open")) { close(); b.focus(); } });
+  listen(quick, "click", (e) => { if ((e.target as HTMLElement).closest("button")) close(); });
+  listen(quick, "change", close);
+  listen(window, "mousedown", (e) => { if (!quick.contains(e.target as Node) && !b.contains(e.target as Node)) close(); }, true);
+  listen(window, "keydown", (e) => { if (e.key === "Escape" && quick.classList.contains("open")) { close(); b.focus(); } });
   return b;
 }
 
@@ -153,7 +154,7 @@ function layoutRow(): void {
   if (shown && tabs.some((t) => t.id === active && t.tab.hidden)) return selectTab(shown.id); // lays the row out again
   closeMenus();
   moreMenu.hidden = true; moreButton.setAttribute("aria-expanded", "false");
-  tabs.forEach((t) => { t.items.forEach((n) => { if (n.parentNode !== t.panel) t.panel.appendChild(n); }); });
+  tabs.forEach((t) => { t.items.forEach((n) => { if (n.parentNode !== t.panel) t.panel.append(n); }); });
   const compact = compactForced || window.innerWidth < 768;
   document.body.classList.toggle("phone", isPhone());
   ribbon.classList.toggle("compact", compact);
@@ -182,7 +183,7 @@ function layoutRow(): void {
   if (at < 0) return;
   // A separator does not go into the menu; left in the row without its controls it would be a
   // stray bar (a phone's row showed seven of them), so it is hidden until the next layout.
-  all.slice(at).forEach((n) => { if (n.classList.contains("tb-sep")) n.hidden = true; else moreMenu.appendChild(n); });
+  all.slice(at).forEach((n) => { if (n.classList.contains("tb-sep")) n.hidden = true; else moreMenu.append(n); });
   for (let i = at - 1; i >= 0 && all[i]!.classList.contains("tb-sep"); i--) all[i]!.hidden = true;
 }
 
@@ -205,8 +206,8 @@ function rove(current: Element | null): void {
 }
 
 function rovingToolbar(): void {
-  ribbon.addEventListener("focusin", (e) => rove(e.target as HTMLElement));
-  ribbon.addEventListener("keydown", (e) => {
+  listen(ribbon, "focusin", (e) => rove(e.target as HTMLElement));
+  listen(ribbon, "keydown", (e) => {
     const t = e.target as HTMLElement;
     if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) return;
     // A text field keeps its arrows for its caret, until the caret is at the field's end.
@@ -221,7 +222,7 @@ function rovingToolbar(): void {
     list[next]!.focus();
   });
   // The tabs: arrows move between them and show the one reached (the tablist pattern).
-  tablist.addEventListener("keydown", (e) => {
+  listen(tablist, "keydown", (e) => {
     if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) return;
     const shown = tabs.filter((t) => !t.tab.hidden), at = shown.findIndex((t) => t.tab === document.activeElement);
     if (at < 0) return;
@@ -235,8 +236,8 @@ function rovingToolbar(): void {
 export function installRibbon(): void {
   compactForced = hostWantsCompact();
   rovingToolbar();
-  document.body.appendChild(moreMenu);
-  moreButton.addEventListener("click", () => {
+  document.body.append(moreMenu);
+  listen(moreButton, "click", () => {
     const open = moreMenu.hidden;
     closeMenus();
     moreMenu.hidden = !open;
@@ -249,18 +250,18 @@ export function installRibbon(): void {
     moreMenu.style.right = Math.max(2, window.innerWidth - r.right) + "px";
   });
   // A control used from the menu closes it (a menu button's own menu stays open).
-  moreMenu.addEventListener("click", (e) => {
+  listen(moreMenu, "click", (e) => {
     const b = (e.target as Element).closest("button");
     if (b && !b.hasAttribute("aria-haspopup")) { moreMenu.hidden = true; moreButton.setAttribute("aria-expanded", "false"); }
   });
-  window.addEventListener("mousedown", (e) => {
+  listen(window, "mousedown", (e) => {
     const t = e.target as Node;
     if (!moreMenu.hidden && !moreMenu.contains(t) && !moreButton.contains(t) && !(t instanceof Element && t.closest(".tb-popup"))) {
       moreMenu.hidden = true; moreButton.setAttribute("aria-expanded", "false");
     }
   }, true);
   let pending = 0;
-  window.addEventListener("resize", () => {
+  listen(window, "resize", () => {
     if (pending) return;
     pending = requestAnimationFrame(() => { pending = 0; layoutRibbon(); });
   });

@@ -3,6 +3,7 @@
 import { commandValuesCommand } from "../../protocol/frames";
 import { el } from "./controls";
 import { api, UI, type SheetHeaders } from "./state";
+import { listen } from "./listen";
 
 interface Headers {
   cols: HTMLCanvasElement;
@@ -22,10 +23,10 @@ export function buildHeaders(): void {
   viewport.parentNode!.insertBefore(grid, viewport);
   const corner = el("div", { "class": "hdr-corner" });
   const cols = el("canvas", { id: "colheaders", "aria-hidden": "true" }), rows = el("canvas", { id: "rowheaders", "aria-hidden": "true" });
-  grid.appendChild(corner); grid.appendChild(cols); grid.appendChild(rows); grid.appendChild(viewport);
+  grid.append(corner, cols, rows, viewport);
   const h: Headers = (headers = { cols, rows, viewport, data: null, dataTpp: 15, askedTpp: 15, timer: undefined });
-  viewport.addEventListener("scroll", () => { drawHeaders(); askHeaders(120); });
-  window.addEventListener("resize", () => { askHeaders(50); });
+  listen(viewport, "scroll", () => { drawHeaders(); askHeaders(120); });
+  listen(window, "resize", () => { askHeaders(50); });
   api.on("invalidatetiles", () => { askHeaders(300); });
   api.on("commandvalues", (f) => {
     if (f.command !== ".uno:ViewRowColumnHeaders") return;

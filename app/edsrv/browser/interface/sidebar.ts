@@ -59,7 +59,7 @@ export function toggleSidebar(): boolean {
 }
 
 export function installSidebar(): void {
-  document.body.appendChild(sidebarPanel);
+  document.body.append(sidebarPanel);
   api.on("jsdialog", onSidebar);
   // A new engine (a recovery) has no sidebar until it is asked again.
   api.on("reconnected", () => { if (shown) api.uno(".uno:SidebarShow"); });

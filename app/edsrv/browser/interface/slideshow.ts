@@ -8,6 +8,7 @@ import { presentationInfoCommand, slideImageCommand, type PresentationInfo, type
 import { el } from "./controls";
 import { api, S } from "./state";
 import { T } from "./texts";
+import { listen } from "./listen";
 
 let showing = false;
 /** The slides the show goes through (hidden ones left out), and where it is among them. */
@@ -83,8 +84,8 @@ function stopSlideshow(): void {
 }
 
 export function installSlideshow(): void {
-  document.body.appendChild(show);
-  document.addEventListener("fullscreenchange", () => { if (!document.fullscreenElement && showing) stopSlideshow(); });
+  document.body.append(show);
+  listen(document, "fullscreenchange", () => { if (!document.fullscreenElement && showing) stopSlideshow(); });
   api.on("presentationinfo", (f) => {
     if (!showing) return;
     const info: PresentationInfo = f.info;
@@ -101,9 +102,9 @@ export function installSlideshow(): void {
     images.set(img.part, "data:image/png;base64," + img.png);
     if (showing && order[at] === img.part) display();
   });
-  show.addEventListener("click", (e) => { move(e.button === 2 ? -1 : 1); });
-  show.addEventListener("contextmenu", (e) => { e.preventDefault(); move(-1); });
-  window.addEventListener("keydown", (e) => {
+  listen(show, "click", (e) => { move(e.button === 2 ? -1 : 1); });
+  listen(show, "contextmenu", (e) => { e.preventDefault(); move(-1); });
+  listen(window, "keydown", (e) => {
     if (!showing) return;
     if (["ArrowRight", "ArrowDown", "PageDown", " ", "Enter", "n"].indexOf(e.key) >= 0) move(1);
     else if (["ArrowLeft", "ArrowUp", "PageUp", "Backspace", "p"].indexOf(e.key) >= 0) move(-1);

@@ -1,13 +1,13 @@
 // The status bar: position (page, sheet, slide), word count or cell, language, save state, zoom;
 // and the engine's state changes (`statechanged:`) shown by every control that watches them.
 
-import { officeText } from "../editor/office-text";
 import type { DocStatus, SaveResult } from "../../protocol/frames";
 import { parseRects, type Rect } from "../../protocol/server-frames";
 import { el } from "./controls";
-import { api, S, setState, watch } from "./state";
+import { api, S, setState, watch, officeText } from "./state";
 import { T } from "./texts";
 import { zoomLabel } from "./zoom";
+import { listen } from "./listen";
 
 const bar = {
   position: el("span", { id: "sb-position" }), count: el("span", { id: "sb-count" }),
@@ -48,7 +48,7 @@ function installPageNumber(): void {
   watch(".uno:StatePageNumber", (v) => { const n = numbers(v); if (n.length >= 2) { caretPage = T.page(n[0]!, n[n.length - 1]!); showCaretPage(); } });
   api.on("status", (f) => { pages = f.status.type === "text" ? parseRects(f.status.pageRectangles) : []; });
   api.on("invalidatecursor", () => { if (scrolled) showCaretPage(); });
-  document.getElementById("viewport")!.addEventListener("scroll", () => {
+  listen(document.getElementById("viewport")!, "scroll", () => {
     if (queued || !pages.length) return;
     queued = true;
     requestAnimationFrame(() => {

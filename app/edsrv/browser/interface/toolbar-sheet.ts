@@ -8,6 +8,7 @@ import { buildHeaders } from "./sheet-headers";
 import { api, S, UI, watch } from "./state";
 import { T } from "./texts";
 import { chart, clipboardGroup, insertImage, insertLink, shapes, specialCharacters, spelling, textFormatting } from "./toolbar-text";
+import { listen } from "./listen";
 
 const NUMBER_FORMATS = [[".uno:NumberFormatStandard", T.general], [".uno:NumberFormatDecimal", T.number], [".uno:NumberFormatPercent", T.percent], [".uno:NumberFormatDate", T.date], [".uno:NumberFormatCurrency", T.currency]] as const;
 /** The formats Calc reports at the cell cursor (`statechanged: .uno:NumberFormatPercent=true`…); none is General. */
@@ -22,8 +23,8 @@ const MORE_FORMATS = ".uno:FormatCellDialog";
 function numberFormatPicker(): HTMLSelectElement {
   const show = () => { nf.value = REPORTED_FORMATS.find((c) => UI.state[c] === "true") ?? ".uno:NumberFormatStandard"; };
   const nf = picker(T.numberFormat, "tb-numfmt", (v) => { if (v) run(v); show(); });
-  NUMBER_FORMATS.forEach((f) => { nf.appendChild(el("option", { value: f[0], text: f[1] })); });
-  nf.appendChild(el("option", { value: MORE_FORMATS, text: T.moreFormats }));
+  NUMBER_FORMATS.forEach((f) => { nf.append(el("option", { value: f[0], text: f[1] })); });
+  nf.append(el("option", { value: MORE_FORMATS, text: T.moreFormats }));
   for (const c of REPORTED_FORMATS) watch(c, show);
   show();
   return nf;
@@ -41,7 +42,7 @@ export function buildSheet(): void {
     button(".uno:WrapText", T.wrap, { toggle: true }));
   const nf = numberFormatPicker();
   const borders = picker(T.borders, "tb-borders", (v) => { if (v) run(".uno:SetBorderStyle", borderArgs(v)); borders.value = ""; });
-  [["", T.borders], ["all", T.bordersAll], ["outer", T.bordersOuter], ["none", T.bordersNone]].forEach((f) => { borders.appendChild(el("option", { value: f[0], text: f[1] })); });
+  [["", T.borders], ["all", T.bordersAll], ["outer", T.bordersOuter], ["none", T.bordersNone]].forEach((f) => { borders.append(el("option", { value: f[0], text: f[1] })); });
   addTo("home", nf, borders);
   addTo("insert",
     button(".uno:InsertRowsBefore", T.rowAbove),
@@ -94,11 +95,11 @@ function buildFormulaBar(): void {
   api.on("perm", () => { formula.readOnly = !!S.readOnly; });
   api.on("celladdress", (f) => { if (document.activeElement !== address) address.value = f.address; });
   api.on("cellformula", (f) => { if (document.activeElement !== formula) formula.value = f.formula; });
-  address.addEventListener("keydown", (e) => {
+  listen(address, "keydown", (e) => {
     if (e.key === "Enter") { e.preventDefault(); api.send(unoCommand(".uno:GoToCell", { ToPoint: arg("string", address.value.trim()) })); api.focus(); }
     if (e.key === "Escape") api.focus();
   });
-  formula.addEventListener("keydown", (e) => {
+  listen(formula, "keydown", (e) => {
     if (e.key === "Enter") {
       // Entered as if typed into the cell: the engine keeps its own parsing, undo and recalculation.
       e.preventDefault();
@@ -115,11 +116,11 @@ function buildFormulaBar(): void {
  */
 function buildValidityButton(): void {
   const cell = document.getElementById("cellcursor")!;
-  const drop = el("button", { id: "validity-list", type: "button", "class": "edit-only", "aria-label": T.validityList, title: T.validityList, hidden: "" });
+  const drop = el("button", { id: "validity-list", "class": "edit-only", "aria-label": T.validityList, title: T.validityList, hidden: "" });
   drop.textContent = "\u25BE";
-  cell.appendChild(drop);
-  drop.addEventListener("mousedown", (e) => { e.preventDefault(); e.stopPropagation(); });
-  drop.addEventListener("click", () => { api.uno(".uno:DataSelect"); api.focus(); });
+  cell.append(drop);
+  listen(drop, "mousedown", (e) => { e.preventDefault(); e.stopPropagation(); });
+  listen(drop, "click", () => { api.uno(".uno:DataSelect"); api.focus(); });
   api.on("validitylistbutton", (f) => { drop.hidden = !f.shown; });
   api.on("cellcursor", (f) => { if (!f.rect) drop.hidden = true; });
 }
@@ -141,8 +142,8 @@ function buildSheetTabs(): void {
   ]);
   const tabbar = el("div", { id: "tabbar" });
   parts.parentNode!.insertBefore(tabbar, parts);
-  tabbar.appendChild(parts); tabbar.appendChild(bar);
-  parts.addEventListener("dblclick", (e) => {
+  tabbar.append(parts, bar);
+  listen(parts, "dblclick", (e) => {
     const target = e.target as Element;
     if (target.closest && target.closest("button") && !S.readOnly) renameSheet();
   });

@@ -7,6 +7,7 @@ import { arg, button, closeMenus, colour, el, menuButton, picker, popupButton, r
 import { addTo } from "./ribbon";
 import { api, watch } from "./state";
 import { T } from "./texts";
+import { listen } from "./listen";
 
 /** The font list of a text document's toolbar, once built; filled once the first screen is painted (ui.ts). */
 let fontList: HTMLSelectElement | undefined;
@@ -83,9 +84,9 @@ export function textFormatting(withStyles: boolean, withScripts: boolean): HTMLE
 function stylesGallery(): HTMLElement {
   const g = el("div", { "class": "tb-gallery edit-only", role: "group", "aria-label": T.styles });
   ([["Title", "g-title"], ["Heading 1", "g-h1"], ["Heading 2", "g-h2"], ["Text Body", "g-body"]] as const).forEach(([name, cls]) => {
-    const b = el("button", { type: "button", "class": "tb-gallery-item " + cls, "data-style": name, title: T.style + ": " + T.styleNames[name], text: T.styleNames[name] });
-    b.addEventListener("click", () => { run(".uno:StyleApply", { Style: arg("string", name), FamilyName: arg("string", "ParagraphStyles") }); });
-    g.appendChild(b);
+    const b = el("button", { "class": "tb-gallery-item " + cls, "data-style": name, title: T.style + ": " + T.styleNames[name], text: T.styleNames[name] });
+    listen(b, "click", () => { run(".uno:StyleApply", { Style: arg("string", name), FamilyName: arg("string", "ParagraphStyles") }); });
+    g.append(b);
   });
   return g;
 }
@@ -170,18 +171,18 @@ export function insertTable(): HTMLElement {
   for (let r = 1; r <= TABLE_GRID.rows; r++) {
     const row = el("div", { role: "row", "class": "tb-table-row" });
     for (let c = 1; c <= TABLE_GRID.columns; c++) {
-      const b = el("button", { type: "button", role: "gridcell", "class": "tb-table-cell", "aria-label": T.tableColumnsRows(c, r), "data-size": `${c}x${r}`, tabindex: "-1" });
+      const b = el("button", { role: "gridcell", "class": "tb-table-cell", "aria-label": T.tableColumnsRows(c, r), "data-size": `${c}x${r}`, tabindex: "-1" });
       b.dataset.c = String(c);
       b.dataset.r = String(r);
-      b.addEventListener("mouseenter", () => { light(c, r); });
-      b.addEventListener("focus", () => { light(c, r); });
-      b.addEventListener("click", () => { insert(c, r); });
+      listen(b, "mouseenter", () => { light(c, r); });
+      listen(b, "focus", () => { light(c, r); });
+      listen(b, "click", () => { insert(c, r); });
       cells.push(b);
-      row.appendChild(b);
+      row.append(b);
     }
-    grid.appendChild(row);
+    grid.append(row);
   }
-  grid.addEventListener("keydown", (e) => {
+  listen(grid, "keydown", (e) => {
     const move: Record<string, [number, number]> = { ArrowRight: [1, 0], ArrowLeft: [-1, 0], ArrowDown: [0, 1], ArrowUp: [0, -1] };
     const m = move[e.key];
     if (!m) return;
@@ -189,9 +190,9 @@ export function insertTable(): HTMLElement {
     const c = Math.max(1, Math.min(TABLE_GRID.columns, at.c + m[0])), r = Math.max(1, Math.min(TABLE_GRID.rows, at.r + m[1]));
     cells[(r - 1) * TABLE_GRID.columns + (c - 1)]!.focus();
   });
-  const more = el("button", { type: "button", "class": "tb-table-more", "data-cmd": ".uno:InsertTable", text: T.insertTableDialog });
-  more.addEventListener("click", () => { closeMenus(); run(".uno:InsertTable"); });
-  popup.appendChild(more);
+  const more = el("button", { "class": "tb-table-more", "data-cmd": ".uno:InsertTable", text: T.insertTableDialog });
+  listen(more, "click", () => { closeMenus(); run(".uno:InsertTable"); });
+  popup.append(more);
   light(1, 1);
   return popupButton(".uno:InsertTable", T.table, popup, { focusFirst: () => { light(1, 1); return cells[0]!; } });
 }
@@ -206,14 +207,14 @@ export function insertLink(): HTMLElement {
 
 export function insertImage(): HTMLButtonElement {
   const input = el("input", { type: "file", accept: "image/png,image/jpeg,image/gif,image/webp", hidden: "" });
-  input.addEventListener("change", () => {
+  listen(input, "change", () => {
     const f = input.files && input.files[0];
     input.value = "";
     if (!f || !/^image\/(png|jpeg|gif|webp)$/.test(f.type)) return;
     // Sent as the file is: the engine keeps a JPEG a JPEG.
     f.arrayBuffer().then((buf) => { api.insertGraphic(f.type, new Uint8Array(buf)); api.focus(); });
   });
-  document.body.appendChild(input);
+  document.body.append(input);
   const b = button(".uno:InsertGraphic", T.image, {
     click: () => {
       // A host that keeps the pictures (EnableInsertRemoteImage with DisableInsertLocalImage) is asked instead (host-ui.ts).

@@ -3,7 +3,6 @@
 // the pixels and sends the person's mouse and keys back in window pixels (Collabora's LokDialog,
 // written anew). A window's child (a list box's drop-down) is drawn over its parent at its place.
 
-import { officeText } from "../editor/office-text";
 import { T } from "./texts";
 import {
   paintWindowCommand,
@@ -14,11 +13,12 @@ import {
   type WindowMessage,
   type WindowPaint,
 } from "../../protocol/dialog-frames";
-import { CHARS, KEYS, MOD1, MOD2, SHIFT } from "../../protocol/keys";
+import { MOD1, MOD2, SHIFT } from "../../protocol/keys";
 import { el } from "./controls";
 import { countTunnelled } from "./dialogs";
 import { mirrorControls } from "./window-controls";
-import { api } from "./state";
+import { api, officeText } from "./state";
+import { listen } from "./listen";
 
 interface TunnelledWindow {
   id: string;
@@ -69,23 +69,23 @@ function drive(w: TunnelledWindow): void {
   };
   const modifier = (e: MouseEvent | KeyboardEvent) => (e.shiftKey ? SHIFT : 0) + (e.ctrlKey || e.metaKey ? MOD1 : 0) + (e.altKey ? MOD2 : 0);
   const buttons = (e: MouseEvent) => (e.button === 2 ? 4 : e.button === 1 ? 2 : 1);
-  c.addEventListener("focus", () => { input.focus(); });
-  c.addEventListener("mousedown", (e) => {
+  listen(c, "focus", () => { input.focus(); });
+  listen(c, "mousedown", (e) => {
     e.preventDefault();
     input.focus();
     const [x, y] = at(e);
     api.send(windowMouseCommand(w.id, "buttondown", x, y, e.detail || 1, buttons(e), modifier(e)));
   });
-  c.addEventListener("mouseup", (e) => {
+  listen(c, "mouseup", (e) => {
     const [x, y] = at(e);
     api.send(windowMouseCommand(w.id, "buttonup", x, y, e.detail || 1, buttons(e), modifier(e)));
   });
-  c.addEventListener("mousemove", (e) => {
+  listen(c, "mousemove", (e) => {
     if (!e.buttons) return;
     const [x, y] = at(e);
     api.send(windowMouseCommand(w.id, "move", x, y, 1, buttons(e), modifier(e)));
   });
-  input.addEventListener("keydown", (e) => {
+  listen(input, "keydown", (e) => {
     e.stopPropagation();
     if (composing || e.isComposing || e.keyCode === 229) return;
     const letter = e.key.length === 1 ? e.key.toLowerCase() : "";
@@ -97,12 +97,12 @@ function drive(w: TunnelledWindow): void {
       api.send(windowKeyCommand(w.id, "up", 0, k));
       return;
     }
-    const code = KEYS[e.key];
+    const code = api.vclKeys[e.key];
     if (code) {
       e.preventDefault();
       const k = code + modifier(e);
-      api.send(windowKeyCommand(w.id, "input", CHARS[e.key] || 0, k));
-      api.send(windowKeyCommand(w.id, "up", CHARS[e.key] || 0, k));
+      api.send(windowKeyCommand(w.id, "input", api.vclChars[e.key] || 0, k));
+      api.send(windowKeyCommand(w.id, "up", api.vclChars[e.key] || 0, k));
       return;
     }
     if (Array.from(e.key).length === 1 && !e.metaKey && e.ctrlKey === e.altKey) {
@@ -110,13 +110,13 @@ function drive(w: TunnelledWindow): void {
       api.send(windowTextCommand(w.id, e.key));
     }
   });
-  input.addEventListener("compositionstart", () => { composing = true; });
-  input.addEventListener("compositionend", (e) => {
+  listen(input, "compositionstart", () => { composing = true; });
+  listen(input, "compositionend", (e) => {
     composing = false;
     if (e.data) api.send(windowTextCommand(w.id, e.data));
     input.value = "";
   });
-  input.addEventListener("input", (e) => {
+  listen(input, "input", (e) => {
     const ev = e as InputEvent;
     if (composing || ev.isComposing) return;
     if ((ev.inputType === "insertText" || ev.inputType === "insertReplacementText") && ev.data) api.send(windowTextCommand(w.id, ev.data));
@@ -144,12 +144,12 @@ function created(m: WindowMessage): void {
     const holder = el("div", { "class": "jsd-window-child" }, [canvas, caret, input]);
     holder.style.left = x + "px";
     holder.style.top = y + "px";
-    parent.canvas.parentElement!.appendChild(holder);
+    parent.canvas.parentElement!.append(holder);
     w = { id: m.id, canvas, box: null, root: holder, title: null, caret, input, paintAsked: false, controls: null };
   } else {
     const title = el("h2", { text: officeText(m.title) });
-    const close = el("button", { type: "button", "class": "jsd-close", "aria-label": T.close, title: T.close, text: "✕" });
-    close.addEventListener("click", () => { api.send(windowCloseCommand(m.id)); });
+    const close = el("button", { "class": "jsd-close", "aria-label": T.close, title: T.close, text: "✕" });
+    listen(close, "click", () => { api.send(windowCloseCommand(m.id)); });
     const surface = el("div", { "class": "jsd-window-surface" }, [canvas, caret, input]);
     const box = el("div", { role: "dialog", "aria-modal": "true", "class": "jsd-dialog jsd-tunnelled" }, [el("header", { "class": "jsd-title" }, [title, close]), surface]);
     box.dataset.dialog = m.unique_id ?? "";
@@ -163,11 +163,11 @@ function created(m: WindowMessage): void {
     box.setAttribute("aria-description", T.paintedDialog);
     const root = el("div", { "class": "jsd-overlay" }, [box]);
     root.dataset.window = m.id;
-    box.addEventListener("keydown", (e) => {
+    listen(box, "keydown", (e) => {
       e.stopPropagation();
       if (e.key === "Escape" && e.target !== canvas && e.target !== input) api.send(windowCloseCommand(m.id));
     });
-    document.body.appendChild(root);
+    document.body.append(root);
     w = { id: m.id, canvas, box, root, title, caret, input, paintAsked: false, controls: null };
   }
   windows.set(m.id, w);
@@ -185,7 +185,7 @@ function describe(w: TunnelledWindow, m: WindowMessage): void {
   if (!w.box) return;
   if (!w.controls) {
     w.controls = el("div", { "class": "sr-only jsd-window-controls", role: "group", "aria-labelledby": "jsd-window-title-" + w.id });
-    w.box.appendChild(w.controls);
+    w.box.append(w.controls);
     w.canvas.setAttribute("aria-hidden", "true");
     w.box.removeAttribute("aria-description");
   }

@@ -8,8 +8,9 @@
 // activated in the mirror (a screen reader's click) is pressed where it is painted.
 
 import type { WindowControl } from "../../protocol/dialog-frames";
-import { officeText } from "../editor/office-text";
 import { el } from "./controls";
+import { listen } from "./listen";
+import { officeText } from "./state";
 
 /** The painted window a mirror belongs to. */
 export interface MirroredWindow {
@@ -80,7 +81,7 @@ export function mirrorControls(w: MirroredWindow, root: WindowControl, focused: 
     }
     const rect = n.rect;
     if (rect && n.enabled !== false && role !== "group") {
-      e.addEventListener("click", () => {
+      listen(e, "click", () => {
         w.press(Math.round(rect[0] + rect[2] / 2), Math.round(rect[1] + rect[3] / 2));
         w.keyboard.focus();
       });

@@ -3,6 +3,7 @@
 import { el } from "./controls";
 import { askHeaders } from "./sheet-headers";
 import { api, S } from "./state";
+import { listen } from "./listen";
 
 const ZOOMS = [0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25, 1.5, 1.75, 2, 3, 4];
 
@@ -75,7 +76,7 @@ export function installZoomFollowers(): void {
 }
 
 export function installWheelZoom(): void {
-  document.getElementById("viewport")!.addEventListener("wheel", (e) => {
+  listen(document.getElementById("viewport")!, "wheel", (e) => {
     if (!e.ctrlKey) return;
     e.preventDefault();
     zoomStep(e.deltaY < 0 ? 1 : -1);
