@@ -12,7 +12,7 @@ import { installContextMenu } from "./interface/context-menu";
 import { installDialogs } from "./interface/dialogs";
 import { installTunnelledWindows } from "./interface/tunnelled-windows";
 import { installSidebar, toggleSidebar } from "./interface/sidebar";
-import { button, sep, setOptions, showPictures } from "./interface/controls";
+import { button, sep, setOptions, showPictures, toggleButton } from "./interface/controls";
 import { applyWopi, buildDownload, fillDownload, installDownloads, installWopiInfo } from "./interface/download";
 import { buildFindBar, openFind } from "./interface/find";
 import { installHostUi } from "./interface/host-ui";
@@ -28,6 +28,7 @@ import { buildSheet } from "./interface/toolbar-sheet";
 import { buildText, fontPicker, trackedChanges } from "./interface/toolbar-text";
 import { actionsButton, addTo, head, installRibbon, isPhone, layoutRibbon, quick, ribbon, startTab } from "./interface/ribbon";
 import { fitPage, fitWidth, PHONE_READING_ZOOM, installWheelZoom, installZoomFollowers, keepFitted, showZoom, zoomStep } from "./interface/zoom";
+import { byId } from "./interface/dom";
 
 /** The screen reader's own key in the page's storage: the choice is remembered on this browser. */
 const SCREEN_READER_KEY = "svc-screen-reader";
@@ -80,10 +81,10 @@ function install(): void {
 
   // ---- assembly, once the document's family is known
   let family: string | null = null;
-  const toolbar = document.getElementById("toolbar")!;
+  const toolbar = byId("toolbar")!;
   toolbar.after(ribbon);
   // The tabs beside the document's name, before undo, redo and save (Collabora's top bar).
-  toolbar.insertBefore(head, document.getElementById("undo"));
+  toolbar.insertBefore(head, byId("undo"));
   ribbon.after(buildFindBar());
   document.body.append(statusbar);
   api.on("firststatus", (st) => {
@@ -102,9 +103,9 @@ function install(): void {
       button("zoomin", T.zoomIn, { view: true, click: () => { zoomStep(1); } }),
       button("fitwidth", T.fitWidth, { view: true, click: () => { fitWidth(); } }),
       button("fitpage", T.fitPage, { view: true, click: fitPage }));
-    if (family === "text") addTo("view", sep(), button(".uno:ControlCodes", T.formattingMarks, { toggle: true }));
+    if (family === "text") addTo("view", sep(), toggleButton(".uno:ControlCodes", T.formattingMarks));
     addTo("view", sep(), screenReaderButton(), sidebarButton());
-    if (family === "spreadsheet") addTo("view", sep(), button(".uno:ToggleSheetGrid", T.gridLines, { toggle: true }));
+    if (family === "spreadsheet") addTo("view", sep(), toggleButton(".uno:ToggleSheetGrid", T.gridLines));
     quick.append(button("find", T.find, { view: true, icon: "recsearch", click: () => { openFind(false); } }));
     buildDownload().forEach((c) => quick.append(c));
     // On a phone, find, download and print are one "actions" button's sheet (the header row

@@ -4,7 +4,7 @@ import { el } from "./controls";
 import { api } from "./state";
 import { askedOpen } from "./dialogs";
 import { T } from "./texts";
-import { listen } from "./listen";
+import { focused, listen } from "./dom";
 
 /** Asks for a few values: answers them, or null when cancelled. */
 export function ask(title: string, fields: { label: string; value?: string }[]): Promise<string[] | null> {
@@ -26,8 +26,8 @@ export function ask(title: string, fields: { label: string; value?: string }[]):
       if (e.key !== "Tab") return;
       const all = [...form.querySelectorAll<HTMLElement>("input, button")];
       const first = all[0]!, last = all[all.length - 1]!;
-      if (e.shiftKey && document.activeElement === first) { e.preventDefault(); last.focus(); }
-      else if (!e.shiftKey && document.activeElement === last) { e.preventDefault(); first.focus(); }
+      if (e.shiftKey && focused() === first) { e.preventDefault(); last.focus(); }
+      else if (!e.shiftKey && focused() === last) { e.preventDefault(); first.focus(); }
     });
     document.body.append(layer);
     askedOpen(true);

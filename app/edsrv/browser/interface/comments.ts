@@ -3,7 +3,7 @@
 import { commandValuesCommand, mouseCommand } from "../../protocol/frames";
 import { parseRects } from "../../protocol/server-frames";
 import { ask } from "./ask";
-import { arg, button, el, run } from "./controls";
+import { button, el, run, stringArg } from "./controls";
 import { api, UI, type Comment } from "./state";
 import { T } from "./texts";
 
@@ -47,7 +47,7 @@ export function buildComments(): HTMLElement[] {
   return [
     button(".uno:InsertAnnotation", T.addComment, { click: () => {
       ask(T.addComment, [{ label: T.commentText }]).then((v) => {
-        if (v && v[0]) { run(".uno:InsertAnnotation", { Text: arg("string", v[0]) }); refreshComments(); }
+        if (v && v[0]) { run(".uno:InsertAnnotation", { Text: stringArg(v[0]) }); refreshComments(); }
       });
     } }),
     toggle,
@@ -74,7 +74,7 @@ function withPlainText(c: Comment): Comment {
  */
 function replyTo(c: Comment, text: string): void {
   toComment(c);
-  run(".uno:InsertAnnotation", { Text: arg("string", "@" + (c.author || "") + ": " + text) });
+  run(".uno:InsertAnnotation", { Text: stringArg("@" + (c.author || "") + ": " + text) });
 }
 /**
  * Puts the cursor at a comment's anchor. LibreOffice (7.4, and 25.2 still) resolves the comment last
@@ -103,7 +103,7 @@ function renderComments(): void {
       el("button", { "class": "edit-only", text: label, on: { click: () => {
         if (cmd === ".uno:ReplyComment") {
           ask(T.reply, [{ label: T.commentText }]).then((v) => { if (v && v[0]) { replyTo(c, v[0]); refreshComments(); } });
-        } else { toComment(c); run(cmd, { Id: arg("string", String(c.id)) }); refreshComments(); }
+        } else { toComment(c); run(cmd, { Id: stringArg(String(c.id)) }); refreshComments(); }
       } } });
     // The text of the comment a person points at or tabs to is marked more strongly.
     const mark = (on: boolean) => () => { api.marks("comment", on ? parseRects(c.textRange) : []); };

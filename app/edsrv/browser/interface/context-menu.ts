@@ -5,7 +5,7 @@ import type { ContextMenuItem } from "../../protocol/server-frames";
 import { el, icon, iconName, run } from "./controls";
 import { api, officeText } from "./state";
 import { T } from "./texts";
-import { listen } from "./listen";
+import { focused, listen } from "./dom";
 
 type MenuItem = ContextMenuItem;
 
@@ -77,7 +77,7 @@ function focusIn(menu: HTMLElement, index: number): void {
 
 /** Arrow keys move within a menu; right opens a submenu, left goes back to its entry. */
 function onMenuKey(e: KeyboardEvent): void {
-  const current = document.activeElement as HTMLElement | null;
+  const current = focused() as HTMLElement | null;
   const menu = current?.closest<HTMLElement>("#contextmenu, #contextmenu .submenu");
   if (!menu || !current) return;
   const list = entries(menu), at = list.indexOf(current as HTMLButtonElement);

@@ -5,7 +5,7 @@
 import type { UnoArguments } from "../../protocol/frames";
 import { api, watch, officeText } from "./state";
 import { T } from "./texts";
-import { listen } from "./listen";
+import { listen } from "./dom";
 
 type Listeners = Record<string, (e: Event) => void>;
 /** Attribute values; `text` the element's text, `on` its listeners. */
@@ -34,6 +34,9 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attrib
 export function arg(type: string, value: unknown): { type: string; value: unknown } {
   return { type, value };
 }
+/** The arguments commands take most. */
+export const stringArg = (value: unknown) => arg("string", value);
+export const longArg = (value: unknown) => arg("long", value);
 /** Runs a UNO command and gives the keyboard back to the document. */
 export function run(cmd: string, args?: UnoArguments): void {
   api.uno(cmd, args);
@@ -107,6 +110,9 @@ export function button(cmd: string, label: string, opts: ButtonOptions = {}): HT
   });
   return b;
 }
+
+/** A command's on/off button: aria-pressed shows its state at the cursor. */
+export const toggleButton = (cmd: string, label: string): HTMLButtonElement => button(cmd, label, { toggle: true });
 
 export interface MenuEntry {
   label: string;

@@ -9,7 +9,7 @@ import { T } from "./texts";
 import type { DialogEvent, JsTreeEntry, JsWidget } from "../../protocol/dialog-frames";
 import { el, icon, iconName, run } from "./controls";
 import { watch, officeText, officeTip } from "./state";
-import { listen } from "./listen";
+import { focused, listen } from "./dom";
 
 /** What the widgets of one window need of it. */
 export interface WidgetHost {
@@ -62,7 +62,7 @@ export function applyWidgetAction(e: HTMLElement, data: { action_type: string; [
     case "setText": {
       const input = e.matches("input, textarea") ? (e as HTMLInputElement) : e.querySelector<HTMLInputElement>("input, textarea");
       // Not over what the person is typing.
-      if (input && document.activeElement !== input) input.value = String(data.text ?? "");
+      if (input && focused() !== input) input.value = String(data.text ?? "");
       break;
     }
   }
@@ -295,7 +295,7 @@ function buildTabs(w: JsWidget, host: WidgetHost): HTMLElement {
     panels.forEach((p, j) => { p.hidden = i !== j; });
   };
   listen(list, "keydown", (e) => {
-    const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
+    const at = buttons.indexOf(focused() as HTMLButtonElement);
     if (at < 0 || (e.key !== "ArrowRight" && e.key !== "ArrowLeft")) return;
     e.preventDefault();
     const next = buttons[(at + (e.key === "ArrowRight" ? 1 : buttons.length - 1)) % buttons.length]!;

@@ -18,7 +18,7 @@ import { applyWidgetAction, buildWidget, plain, type WidgetHost } from "./dialog
 import { el } from "./controls";
 import { api, S } from "./state";
 import { scopeIds, stepList, wizardPages } from "./wizard";
-import { listen } from "./listen";
+import { byId, focused, listen } from "./dom";
 
 interface OpenDialog {
   windowId: string;
@@ -91,7 +91,7 @@ function show(message: JsWidget & { jsontype: string }): void {
   const existing = open.get(windowId);
   if (existing) existing.root.remove();
   const dropDown = message.type === "modalpopup" || message.type === "dropdown";
-  const d: OpenDialog = { windowId, kind: message.jsontype, root: el("div"), widgets: new Map(), responses: new Map(), before: existing?.before ?? document.activeElement, dropDown };
+  const d: OpenDialog = { windowId, kind: message.jsontype, root: el("div"), widgets: new Map(), responses: new Map(), before: existing?.before ?? focused(), dropDown };
   for (const r of message.responses ?? []) d.responses.set(r.id, r.response);
   open.set(windowId, d);
   const h = host(d);
@@ -148,8 +148,8 @@ function show(message: JsWidget & { jsontype: string }): void {
     const all = focusable(box);
     if (!all.length) return;
     const first = all[0]!, last = all[all.length - 1]!;
-    if (e.shiftKey && document.activeElement === first) { e.preventDefault(); last.focus(); }
-    else if (!e.shiftKey && document.activeElement === last) { e.preventDefault(); first.focus(); }
+    if (e.shiftKey && focused() === first) { e.preventDefault(); last.focus(); }
+    else if (!e.shiftKey && focused() === last) { e.preventDefault(); first.focus(); }
   });
   document.body.append(d.root);
   counted();
@@ -163,7 +163,7 @@ function show(message: JsWidget & { jsontype: string }): void {
 function update(d: OpenDialog, w: JsWidget): void {
   const old = d.widgets.get(w.id);
   if (!old || !old.isConnected) return;
-  const hadFocus = old.contains(document.activeElement);
+  const hadFocus = old.contains(focused());
   const placed = { column: old.style.gridColumn, row: old.style.gridRow };
   const fresh = buildWidget(w, host(d));
   if (!fresh) return;
@@ -187,7 +187,7 @@ function place(box: HTMLElement, m: JsWidget, existing: OpenDialog | undefined, 
   const old = existing?.root.querySelector<HTMLElement>(".jsd-dialog");
   // Another drop-down, not this one (already among the open windows): the first has no parent.
   const parent = [...open.values()].reverse().find((o) => o.dropDown && o !== self)?.root.querySelector<HTMLElement>(".jsd-dialog");
-  const cell = document.getElementById("cellcursor");
+  const cell = byId("cellcursor");
   if (byKey && cell?.offsetParent) {
     const r = cell.getBoundingClientRect();
     pressedAt = { x: r.left, y: r.bottom - 4 };
@@ -212,7 +212,7 @@ function close(windowId: string): void {
   const d = open.get(windowId);
   if (!d) return;
   open.delete(windowId);
-  const hadFocus = d.root.contains(document.activeElement) || document.activeElement === document.body;
+  const hadFocus = d.root.contains(focused()) || focused() === document.body;
   d.root.remove();
   counted();
   if (!hadFocus) return;

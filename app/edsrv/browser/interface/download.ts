@@ -5,7 +5,7 @@ import { button, el } from "./controls";
 import { showNote } from "./note";
 import { api, UI } from "./state";
 import { T } from "./texts";
-import { listen } from "./listen";
+import { listen } from "./dom";
 
 const FORMATS: Record<string, string[]> = {
   text: ["docx", "odt", "pdf", "rtf", "txt", "html", "epub"],

@@ -11,7 +11,7 @@ import { api } from "./state";
 import { T } from "./texts";
 import { statusbar } from "./status-bar";
 import type { WopiInfo } from "../../protocol/frames";
-import { listen } from "./listen";
+import { byId, listen } from "./dom";
 
 /** Collabora's button ids where ours differ. */
 const BUTTON_IDS: Record<string, string> = { downloadas: "download", closebutton: "close", userlist: "people", "save-button": "save" };
@@ -19,9 +19,9 @@ const BUTTON_IDS: Record<string, string> = { downloadas: "download", closebutton
 /** The controls a Collabora button id names: the element of that id, or those whose command it is. */
 function controls(id: string): HTMLElement[] {
   const ours = BUTTON_IDS[id] || id;
-  const byId = document.getElementById(ours);
+  const named = byId(ours);
   const found = [...document.querySelectorAll<HTMLElement>(`[data-cmd="${CSS.escape(ours)}"]`)];
-  return byId && !found.includes(byId) ? [byId, ...found] : found;
+  return named && !found.includes(named) ? [named, ...found] : found;
 }
 
 /** Hide_Command's id is a UNO command with or without ".uno:". */
@@ -33,7 +33,7 @@ interface Values { id?: unknown; label?: unknown; hint?: unknown; imgurl?: unkno
 /** Insert_Button: a button of the host's beside save; a click posts Clicked_Button (or runs its UNO command). */
 function insertButton(v: Values): void {
   const id = String(v.id);
-  if (document.getElementById(id)) return;
+  if (byId(id)) return;
   const label = String(v.hint || v.label || id);
   const b = el("button", { "class": "tb", id, title: label, "aria-label": label, "data-host-button": "1" });
   // The page's CSP allows pictures of its own origin and data: URLs only.
@@ -43,9 +43,9 @@ function insertButton(v: Values): void {
     if (typeof v.unoCommand === "string" && v.unoCommand) api.uno(v.unoCommand);
     else api.post("Clicked_Button", { id });
   });
-  const before = typeof v.insertBefore === "string" ? document.getElementById(BUTTON_IDS[v.insertBefore] || v.insertBefore) : null;
+  const before = typeof v.insertBefore === "string" ? byId(BUTTON_IDS[v.insertBefore] || v.insertBefore) : null;
   if (before?.parentElement) before.parentElement.insertBefore(b, before);
-  else document.getElementById("toolbar")!.insertBefore(b, document.getElementById("close"));
+  else byId("toolbar")!.insertBefore(b, byId("close"));
 }
 
 function onHostMessage(e: MessageEvent): void {
@@ -82,9 +82,6 @@ function onHostMessage(e: MessageEvent): void {
   }
 }
 
-/** The tracked-changes controls of the Review tab (toolbar-text.ts). */
-const TRACKED_CHANGES = [".uno:TrackChanges", ".uno:ShowTrackedChanges", ".uno:NextTrackedChange", ".uno:AcceptTrackedChange", ".uno:RejectTrackedChange", ".uno:AcceptAllTrackedChanges", ".uno:RejectAllTrackedChanges"].map((c) => `[data-cmd="${c}"]`).join(",");
-
 /** The connector's properties the toolbar's controls follow; applied again once the toolbar of the document's family is built. */
 let info: WopiInfo | null = null;
 
@@ -101,13 +98,13 @@ function applyToToolbar(): void {
     else delete b.dataset.host;
     b.classList.toggle("host-hidden", !remote && f.info.DisableInsertLocalImage === true);
   });
-  if (remote && f.info.DisableInsertLocalImage !== true && !document.getElementById("remote-image")) {
+  if (remote && f.info.DisableInsertLocalImage !== true && !byId("remote-image")) {
     const b = button("remoteimage", T.remoteImage, { icon: "insertgraphic", click: () => { api.uiAction("UI_InsertGraphic"); } });
     b.id = "remote-image";
     document.querySelector('[data-cmd=".uno:InsertGraphic"]')?.after(b);
   }
   // Collabora's HideChangeTrackingControls: no tracked-changes control (the document keeps its changes).
-  document.querySelectorAll<HTMLElement>(TRACKED_CHANGES).forEach((b) => { b.classList.toggle("host-hidden", f.info.HideChangeTrackingControls === true); });
+  document.querySelectorAll(".tracked-changes").forEach((b) => { b.classList.toggle("host-hidden", f.info.HideChangeTrackingControls === true); });
 }
 
 export function installHostUi(): void {
@@ -125,7 +122,7 @@ export function installHostUi(): void {
       // Sharing is the host's: the button only tells it (UI_Share), as Collabora's does.
       share = button("shareas", T.share, { view: true, click: () => { api.uiAction("UI_Share"); } });
       share.id = "share";
-      document.getElementById("toolbar")!.insertBefore(share, document.getElementById("close"));
+      byId("toolbar")!.insertBefore(share, byId("close"));
     }
   });
 }

@@ -3,7 +3,7 @@
 import { el } from "./controls";
 import { api } from "./state";
 import { T } from "./texts";
-import { listen } from "./listen";
+import { listen } from "./dom";
 
 export const people = el("div", { id: "people", role: "list", "aria-label": T.people });
 

@@ -8,7 +8,7 @@
 import { closeMenus, el, icon } from "./controls";
 import { S } from "./state";
 import { T } from "./texts";
-import { listen } from "./listen";
+import { focused, listen } from "./dom";
 
 export type TabId = "home" | "insert" | "format" | "layout" | "data" | "slide" | "review" | "view";
 
@@ -122,7 +122,7 @@ function hasUsableControl(t: Tab): boolean {
 /** Lays the toolbar out for the frame's width: tabs, or one row with the "more" menu. */
 export function layoutRibbon(): void {
   layoutRow();
-  rove(document.activeElement);
+  rove(focused());
 }
 
 /**
@@ -224,7 +224,7 @@ function rovingToolbar(): void {
   // The tabs: arrows move between them and show the one reached (the tablist pattern).
   listen(tablist, "keydown", (e) => {
     if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) return;
-    const shown = tabs.filter((t) => !t.tab.hidden), at = shown.findIndex((t) => t.tab === document.activeElement);
+    const shown = tabs.filter((t) => !t.tab.hidden), at = shown.findIndex((t) => t.tab === focused());
     if (at < 0) return;
     const next = e.key === "Home" ? 0 : e.key === "End" ? shown.length - 1 : (at + (e.key === "ArrowRight" ? 1 : -1) + shown.length) % shown.length;
     e.preventDefault();

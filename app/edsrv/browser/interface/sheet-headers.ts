@@ -3,7 +3,7 @@
 import { commandValuesCommand } from "../../protocol/frames";
 import { el } from "./controls";
 import { api, UI, type SheetHeaders } from "./state";
-import { listen } from "./listen";
+import { byId, listen } from "./dom";
 
 interface Headers {
   cols: HTMLCanvasElement;
@@ -18,7 +18,7 @@ interface Headers {
 let headers: Headers | null = null;
 
 export function buildHeaders(): void {
-  const viewport = document.getElementById("viewport")!;
+  const viewport = byId("viewport")!;
   const grid = el("div", { id: "sheetgrid" });
   viewport.parentNode!.insertBefore(grid, viewport);
   const corner = el("div", { "class": "hdr-corner" });

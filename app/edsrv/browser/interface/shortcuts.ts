@@ -3,7 +3,7 @@
 import { requestDownload } from "./download";
 import { openFind } from "./find";
 import { setZoomFactor, zoomStep } from "./zoom";
-import { listen } from "./listen";
+import { listen } from "./dom";
 
 export function installShortcuts(): void {
   listen(window, "keydown", (e) => {

@@ -2,13 +2,13 @@
 // engine for each slide.
 
 import { movePartsCommand, thumbnailCommand, type DocStatus } from "../../protocol/frames";
-import { arg, button, el, menuButton, sep } from "./controls";
+import { button, el, longArg, menuButton, sep, toggleButton } from "./controls";
 import { addTo } from "./ribbon";
 import { startSlideshow } from "./slideshow";
 import { api, S } from "./state";
 import { T } from "./texts";
 import { chart, clipboardGroup, insertImage, insertLink, insertTable, paragraphAlign, shapes, specialCharacters, spelling, textBox, textFormatting } from "./toolbar-text";
-import { listen } from "./listen";
+import { byId, listen } from "./dom";
 
 let slidePanel: HTMLElement | null = null, thumbTimer: ReturnType<typeof setTimeout> | undefined;
 let thumbs: Record<string, HTMLImageElement> = {}, thumbDirty: Record<string, boolean> = {};
@@ -18,8 +18,8 @@ const LAYOUTS: [keyof typeof T, number][] = [["layoutBlank", 20], ["layoutTitle"
 
 export function buildPresentation(): void {
   addTo("home", ...clipboardGroup(".uno:SetDefault"), sep(), ...textFormatting(false, true), sep(), ...paragraphAlign(),
-    button(".uno:DefaultBullet", T.bullets, { toggle: true }),
-    button(".uno:DefaultNumbering", T.numbering, { toggle: true }));
+    toggleButton(".uno:DefaultBullet", T.bullets),
+    toggleButton(".uno:DefaultNumbering", T.numbering));
   addTo("insert", insertImage(), insertTable(), chart(), shapes(), textBox(".uno:Text"), sep(), insertLink(), specialCharacters());
   // LibreOffice's own dialogs (interface/dialogs.ts shows them).
   addTo("format",
@@ -31,7 +31,7 @@ export function buildPresentation(): void {
     button(".uno:DeletePage", T.deleteSlide),
     button("moveup", T.slideUp, { click: () => { moveSlide(-1); } }),
     button("movedown", T.slideDown, { click: () => { moveSlide(1); } }),
-    menuButton(".uno:AssignLayout", T.slideLayout, LAYOUTS.map(([key, n]) => ({ cmd: ".uno:AssignLayout", label: T[key] as string, icon: "assignlayout", args: { WhatLayout: arg("long", n) } }))),
+    menuButton(".uno:AssignLayout", T.slideLayout, LAYOUTS.map(([key, n]) => ({ cmd: ".uno:AssignLayout", label: T[key] as string, icon: "assignlayout", args: { WhatLayout: longArg(n) } }))),
     sep(),
     button("slideshow", T.slideshow, { view: true, click: startSlideshow }));
   addTo("review", spelling());
@@ -50,7 +50,7 @@ function moveSlide(d: number): void {
 function buildSlidePanel(): void {
   const panel = (slidePanel = el("nav", { id: "slides", "aria-label": T.slides }));
   const main = el("div", { id: "main" });
-  const viewport = document.getElementById("viewport")!;
+  const viewport = byId("viewport")!;
   viewport.parentNode!.insertBefore(main, viewport);
   main.append(panel);
   main.append(viewport);

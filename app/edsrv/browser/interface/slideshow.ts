@@ -8,7 +8,7 @@ import { presentationInfoCommand, slideImageCommand, type PresentationInfo, type
 import { el } from "./controls";
 import { api, S } from "./state";
 import { T } from "./texts";
-import { listen } from "./listen";
+import { listen } from "./dom";
 
 let showing = false;
 /** The slides the show goes through (hidden ones left out), and where it is among them. */

@@ -7,7 +7,7 @@ import { el } from "./controls";
 import { api, S, setState, watch, officeText } from "./state";
 import { T } from "./texts";
 import { zoomLabel } from "./zoom";
-import { listen } from "./listen";
+import { byId, listen } from "./dom";
 
 const bar = {
   position: el("span", { id: "sb-position" }), count: el("span", { id: "sb-count" }),
@@ -48,7 +48,7 @@ function installPageNumber(): void {
   watch(".uno:StatePageNumber", (v) => { const n = numbers(v); if (n.length >= 2) { caretPage = T.page(n[0]!, n[n.length - 1]!); showCaretPage(); } });
   api.on("status", (f) => { pages = f.status.type === "text" ? parseRects(f.status.pageRectangles) : []; });
   api.on("invalidatecursor", () => { if (scrolled) showCaretPage(); });
-  listen(document.getElementById("viewport")!, "scroll", () => {
+  listen(byId("viewport")!, "scroll", () => {
     if (queued || !pages.length) return;
     queued = true;
     requestAnimationFrame(() => {

@@ -18,7 +18,7 @@ import { el } from "./controls";
 import { countTunnelled } from "./dialogs";
 import { mirrorControls } from "./window-controls";
 import { api, officeText } from "./state";
-import { listen } from "./listen";
+import { focused, listen } from "./dom";
 
 interface TunnelledWindow {
   id: string;
@@ -200,7 +200,7 @@ function closed(id: string): void {
   const w = windows.get(id);
   if (!w) return;
   windows.delete(id);
-  const hadFocus = w.root.contains(document.activeElement) || document.activeElement === document.body;
+  const hadFocus = w.root.contains(focused()) || focused() === document.body;
   w.root.remove();
   // Its children go with it.
   for (const [childId, child] of windows) if (!child.root.isConnected) windows.delete(childId);

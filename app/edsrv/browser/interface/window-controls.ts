@@ -9,7 +9,7 @@
 
 import type { WindowControl } from "../../protocol/dialog-frames";
 import { el } from "./controls";
-import { listen } from "./listen";
+import { byId, listen } from "./dom";
 import { officeText } from "./state";
 
 /** The painted window a mirror belongs to. */
@@ -90,7 +90,7 @@ export function mirrorControls(w: MirroredWindow, root: WindowControl, focused: 
   };
   add(root, nodes);
   holder.replaceChildren(...nodes);
-  const active = focused ? document.getElementById(mirrorId(w.id, focused)) : null;
+  const active = focused ? byId(mirrorId(w.id, focused)) : null;
   if (active && holder.contains(active)) w.keyboard.setAttribute("aria-activedescendant", active.id);
   else w.keyboard.removeAttribute("aria-activedescendant");
 }

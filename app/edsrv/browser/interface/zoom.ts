@@ -3,7 +3,7 @@
 import { el } from "./controls";
 import { askHeaders } from "./sheet-headers";
 import { api, S } from "./state";
-import { listen } from "./listen";
+import { byId, listen } from "./dom";
 
 const ZOOMS = [0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25, 1.5, 1.75, 2, 3, 4];
 
@@ -56,7 +56,7 @@ export function fitPage(): void {
  * the slide wider than itself (its right edge cut).
  */
 export function keepFitted(): void {
-  const viewport = document.getElementById("viewport")!;
+  const viewport = byId("viewport")!;
   let size = "", pending = 0;
   new ResizeObserver(() => {
     const now = viewport.clientWidth + "x" + viewport.clientHeight;
@@ -76,7 +76,7 @@ export function installZoomFollowers(): void {
 }
 
 export function installWheelZoom(): void {
-  listen(document.getElementById("viewport")!, "wheel", (e) => {
+  listen(byId("viewport")!, "wheel", (e) => {
     if (!e.ctrlKey) return;
     e.preventDefault();
     zoomStep(e.deltaY < 0 ? 1 : -1);

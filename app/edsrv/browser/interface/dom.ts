@@ -1,0 +1,13 @@
+// What the interface asks of the page's DOM again and again, said once: a listener, an element by
+// id, the focused element. The minifier keeps property names, so each `addEventListener`,
+// `document.getElementById` or `document.activeElement` cost ui.js its full length at every use.
+
+type Events = WindowEventMap & DocumentEventMap & HTMLElementEventMap;
+
+export function listen<K extends keyof Events>(target: EventTarget, type: K, listener: (e: Events[K]) => void, options?: boolean | AddEventListenerOptions): void {
+  target.addEventListener(type, listener as EventListener, options);
+}
+
+export const byId = (id: string): HTMLElement | null => document.getElementById(id);
+
+export const focused = (): Element | null => document.activeElement;
