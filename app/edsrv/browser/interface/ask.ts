@@ -1,10 +1,10 @@
 // A small in-page form (links, table size, sheet names, comments).
 
-import { el } from "./controls";
+import { el, keepTabIn } from "./controls";
 import { api } from "./state";
 import { askedOpen } from "./dialogs";
 import { T } from "./texts";
-import { focused, listen } from "./dom";
+import { listen } from "./dom";
 
 /** Asks for a few values: answers them, or null when cancelled. */
 export function ask(title: string, fields: { label: string; value?: string }[]): Promise<string[] | null> {
@@ -23,11 +23,7 @@ export function ask(title: string, fields: { label: string; value?: string }[]):
     listen(form, "keydown", (e) => {
       e.stopPropagation();
       if (e.key === "Escape") { done(null); return; }
-      if (e.key !== "Tab") return;
-      const all = [...form.querySelectorAll<HTMLElement>("input, button")];
-      const first = all[0]!, last = all[all.length - 1]!;
-      if (e.shiftKey && focused() === first) { e.preventDefault(); last.focus(); }
-      else if (!e.shiftKey && focused() === last) { e.preventDefault(); first.focus(); }
+      if (e.key === "Tab") keepTabIn(e, [...form.querySelectorAll<HTMLElement>("input, button")]);
     });
     document.body.append(layer);
     askedOpen(true);

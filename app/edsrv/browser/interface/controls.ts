@@ -5,7 +5,7 @@
 import type { UnoArguments } from "../../protocol/frames";
 import { api, watch, officeText } from "./state";
 import { T } from "./texts";
-import { listen } from "./dom";
+import { focused, listen } from "./dom";
 
 type Listeners = Record<string, (e: Event) => void>;
 /** Attribute values; `text` the element's text, `on` its listeners. */
@@ -149,15 +149,30 @@ export function popupButton(cmd: string, label: string, popup: HTMLElement, opts
     const r = b.getBoundingClientRect();
     popup.hidden = false;
     popup.style.left = Math.max(2, Math.min(r.left, window.innerWidth - popup.offsetWidth - 4)) + "px";
-    // Under its button, or above it when there is no room below (the phone's tools are at the bottom).
-    const below = r.bottom + 2 + popup.offsetHeight <= window.innerHeight;
-    popup.style.top = (below ? r.bottom + 2 : Math.max(2, r.top - 2 - popup.offsetHeight)) + "px";
+    placeBy(popup, r);
     b.setAttribute("aria-expanded", "true");
     openMenu = { popup, opener: b };
     const first = opts.focusFirst ? opts.focusFirst() : popup.querySelector("button");
     if (first) first.focus();
   });
   return b;
+}
+
+/** A popup under its button (`r`), or above it when there is no room below (the phone's tools are at the bottom). */
+export function placeBy(popup: HTMLElement, r: DOMRect): void {
+  const below = r.bottom + 2 + popup.offsetHeight <= window.innerHeight;
+  popup.style.top = (below ? r.bottom + 2 : Math.max(2, r.top - 2 - popup.offsetHeight)) + "px";
+}
+
+/** A close box (✕), named Close. */
+export const closeButton = (cls: string, click: () => void): HTMLButtonElement => el("button", { "class": cls, "aria-label": T.close, title: T.close, text: "✕", on: { click } });
+
+/** Tab and Shift+Tab go round a modal box's `controls` rather than out of it. */
+export function keepTabIn(e: KeyboardEvent, controls: HTMLElement[]): void {
+  const first = controls[0], last = controls[controls.length - 1];
+  if (!first || !last) return;
+  if (e.shiftKey && focused() === first) { e.preventDefault(); last.focus(); }
+  else if (!e.shiftKey && focused() === last) { e.preventDefault(); first.focus(); }
 }
 
 /** A button that opens a menu of commands (line spacing, shapes, page size…), each with its small icon. */
@@ -217,7 +232,7 @@ export function colour(cmd: string, label: string, onPick: (rgb: number) => void
     return el("button", { "class": "tb-swatch", "aria-label": officeText(name), title: officeText(name), style: "background:" + hex, on: { click: () => { pick(rgb); } } });
   }));
   const other = el("input", { type: "color", value: "#c01c28", on: { change: (e) => { pick(parseInt((e.target as HTMLInputElement).value.slice(1), 16)); } } });
-  const closeBox = el("button", { "class": "tb-palette-close", "aria-label": T.close, title: T.close, text: "✕", on: { click: () => { closeMenus(); api.focus(); } } });
+  const closeBox = closeButton("tb-palette-close", () => { closeMenus(); api.focus(); });
   const popup = el("div", { "class": "tb-popup tb-palette", role: "dialog", "aria-label": label }, [closeBox, swatches, el("label", { "class": "tb-other" }, [other, el("span", { text: T.customColour })])]);
   const b = popupButton(cmd, label, popup, { focusFirst: () => swatches.querySelector("button") });
   // As narrow as the colour input it replaces (no caret): the toolbar's row keeps what it fitted.

@@ -15,7 +15,7 @@
 import { T } from "./texts";
 import { dialogEventCommand, type DialogEvent, type JsDialogMessage, type JsWidget } from "../../protocol/dialog-frames";
 import { applyWidgetAction, buildWidget, plain, type WidgetHost } from "./dialog-widgets";
-import { el } from "./controls";
+import { closeButton, el, keepTabIn } from "./controls";
 import { api, S } from "./state";
 import { scopeIds, stepList, wizardPages } from "./wizard";
 import { byId, focused, listen } from "./dom";
@@ -78,6 +78,14 @@ function nameUnlabelled(root: HTMLElement, fallback: string): void {
   }
 }
 
+/** A modal box as every dialog of the page is drawn: its heading (which names it) and close box, then `content`. */
+export function dialogBox(heading: HTMLHeadingElement, close: () => void, content: HTMLElement, cls = ""): HTMLDivElement {
+  return el("div", { role: "dialog", "aria-modal": "true", "aria-labelledby": heading.id, "class": "jsd-dialog" + cls }, [
+    el("header", { "class": "jsd-title" }, [heading, closeButton("jsd-close", close)]),
+    content,
+  ]);
+}
+
 /** Cancel, as the dialog's own Cancel button (or its close box) would. */
 function cancel(d: OpenDialog): void {
   const h = host(d);
@@ -114,12 +122,7 @@ function show(message: JsWidget & { jsontype: string }): void {
     d.refresh = steps.refresh;
     main = el("div", { "class": "jsd-wizard" }, [steps.nav, body]);
   }
-  const closeBox = el("button", { "class": "jsd-close", "aria-label": T.close, title: T.close, text: "✕" });
-  listen(closeBox, "click", () => { cancel(d); });
-  const box = el("div", { role: "dialog", "aria-modal": "true", "aria-labelledby": titleId, "class": "jsd-dialog" }, [
-    el("header", { "class": "jsd-title" }, [el("h2", { id: titleId, text: title }), closeBox]),
-    main,
-  ]);
+  const box = dialogBox(el("h2", { id: titleId, text: title }), () => { cancel(d); }, main);
   if (buttons) { buttons.classList.add("jsd-footer"); box.append(buttons); }
   box.dataset.dialog = String(message.dialogid ?? (dropDown ? "dropdown" : ""));
   d.root = el("div", { "class": dropDown ? "jsd-overlay jsd-dropdown-layer" : "jsd-overlay" }, [box]);
@@ -145,11 +148,7 @@ function show(message: JsWidget & { jsontype: string }): void {
     }
     if (e.key !== "Tab") return;
     // The keyboard stays inside a modal dialog.
-    const all = focusable(box);
-    if (!all.length) return;
-    const first = all[0]!, last = all[all.length - 1]!;
-    if (e.shiftKey && focused() === first) { e.preventDefault(); last.focus(); }
-    else if (!e.shiftKey && focused() === last) { e.preventDefault(); first.focus(); }
+    keepTabIn(e, focusable(box));
   });
   document.body.append(d.root);
   counted();

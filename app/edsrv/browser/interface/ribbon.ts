@@ -5,7 +5,7 @@
 // `ui.toolbar: "compact"` (ui_defaults UIMode=compact) — shows every tab's controls in that one row,
 // without tabs.
 
-import { closeMenus, el, icon } from "./controls";
+import { closeMenus, el, icon, placeBy } from "./controls";
 import { S } from "./state";
 import { T } from "./texts";
 import { focused, listen } from "./dom";
@@ -244,9 +244,7 @@ export function installRibbon(): void {
     moreButton.setAttribute("aria-expanded", String(open));
     if (!open) return;
     const r = moreButton.getBoundingClientRect();
-    // Under the button, or above it on a phone, where the tools are at the bottom.
-    const below = r.bottom + 2 + moreMenu.offsetHeight <= window.innerHeight;
-    moreMenu.style.top = (below ? r.bottom + 2 : Math.max(2, r.top - 2 - moreMenu.offsetHeight)) + "px";
+    placeBy(moreMenu, r);
     moreMenu.style.right = Math.max(2, window.innerWidth - r.right) + "px";
   });
   // A control used from the menu closes it (a menu button's own menu stays open).

@@ -15,7 +15,7 @@ import {
 } from "../../protocol/dialog-frames";
 import { MOD1, MOD2, SHIFT } from "../../protocol/keys";
 import { el } from "./controls";
-import { countTunnelled } from "./dialogs";
+import { countTunnelled, dialogBox } from "./dialogs";
 import { mirrorControls } from "./window-controls";
 import { api, officeText } from "./state";
 import { focused, listen } from "./dom";
@@ -147,14 +147,10 @@ function created(m: WindowMessage): void {
     parent.canvas.parentElement!.append(holder);
     w = { id: m.id, canvas, box: null, root: holder, title: null, caret, input, paintAsked: false, controls: null };
   } else {
-    const title = el("h2", { text: officeText(m.title) });
-    const close = el("button", { "class": "jsd-close", "aria-label": T.close, title: T.close, text: "✕" });
-    listen(close, "click", () => { api.send(windowCloseCommand(m.id)); });
+    const title = el("h2", { id: "jsd-window-title-" + m.id, text: officeText(m.title) });
     const surface = el("div", { "class": "jsd-window-surface" }, [canvas, caret, input]);
-    const box = el("div", { role: "dialog", "aria-modal": "true", "class": "jsd-dialog jsd-tunnelled" }, [el("header", { "class": "jsd-title" }, [title, close]), surface]);
+    const box = dialogBox(title, () => { api.send(windowCloseCommand(m.id)); }, surface, " jsd-tunnelled");
     box.dataset.dialog = m.unique_id ?? "";
-    title.id = "jsd-window-title-" + m.id;
-    box.setAttribute("aria-labelledby", title.id);
     // LibreOffice 25.2 describes this dialog to no one (no JSDialog, its accessibility tree stays
     // in the kit): a screen reader gets its name and how to use it by keyboard.
     canvas.setAttribute("role", "img");
