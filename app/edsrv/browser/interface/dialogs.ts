@@ -12,7 +12,6 @@
 // While any of these is open the document behind takes no input (S.modalWindows; the server
 // refuses it too).
 
-import { T } from "./texts";
 import { dialogEventCommand, type DialogEvent, type JsDialogMessage, type JsWidget } from "../../protocol/dialog-frames";
 import { applyWidgetAction, buildWidget, plain, type WidgetHost } from "./dialog-widgets";
 import { closeButton, el, keepTabIn } from "./controls";
