@@ -28,7 +28,7 @@ import { buildSheet } from "./interface/toolbar-sheet";
 import { buildText, fontPicker, trackedChanges } from "./interface/toolbar-text";
 import { actionsButton, addTo, head, installRibbon, isPhone, layoutRibbon, quick, ribbon, startTab } from "./interface/ribbon";
 import { fitPage, fitWidth, PHONE_READING_ZOOM, installWheelZoom, installZoomFollowers, keepFitted, showZoom, zoomStep } from "./interface/zoom";
-import { byId } from "./interface/dom";
+import { aria, byId } from "./interface/dom";
 
 /** The screen reader's own key in the page's storage: the choice is remembered on this browser. */
 const SCREEN_READER_KEY = "svc-screen-reader";
@@ -39,10 +39,10 @@ const SCREEN_READER_KEY = "svc-screen-reader";
  */
 function screenReaderButton(): HTMLButtonElement {
   const b = button("screenreader", T.screenReader, { view: true, icon: "insertsound", click: () => { apply(!api.screenReader()); } });
-  b.setAttribute("aria-pressed", "false");
+  aria(b, "pressed", "false");
   const apply = (on: boolean) => {
     api.setScreenReader(on);
-    b.setAttribute("aria-pressed", String(on));
+    aria(b, "pressed", on);
     try { if (on) localStorage.setItem(SCREEN_READER_KEY, "1"); else localStorage.removeItem(SCREEN_READER_KEY); } catch { /* storage refused */ }
     api.focus();
   };
@@ -54,8 +54,8 @@ function screenReaderButton(): HTMLButtonElement {
 
 /** LibreOffice's sidebar (interface/sidebar.ts), shown and hidden from the View tab. */
 function sidebarButton(): HTMLButtonElement {
-  const b = button("sidebar", T.sidebar, { icon: "sidebar", click: () => { b.setAttribute("aria-pressed", String(toggleSidebar())); } });
-  b.setAttribute("aria-pressed", "false");
+  const b = button("sidebar", T.sidebar, { icon: "sidebar", click: () => { aria(b, "pressed", toggleSidebar()); } });
+  aria(b, "pressed", "false");
   return b;
 }
 

@@ -6,6 +6,7 @@ import { ask } from "./ask";
 import { button, el, run, stringArg } from "./controls";
 import { api, UI, type Comment } from "./state";
 import { T } from "./texts";
+import { aria } from "./dom";
 
 let commentsPanel: HTMLElement | null = null;
 
@@ -37,7 +38,7 @@ export function buildComments(): HTMLElement[] {
     // and on a wide screen the panel opens by itself for a document that has some.
     badge.textContent = UI.comments.length ? String(UI.comments.length) : "";
     badge.hidden = UI.comments.length === 0;
-    toggle.setAttribute("aria-label", UI.comments.length ? `${T.comments} (${UI.comments.length})` : T.comments);
+    aria(toggle, "label", UI.comments.length ? `${T.comments} (${UI.comments.length})` : T.comments);
     if (!panelChosen && UI.comments.length && window.innerWidth >= PANEL_OPENS_AT_PX) panel.hidden = false;
   });
   // Asked once the first screen is painted (it does not delay it), and again whenever the engine

@@ -5,7 +5,7 @@ import type { ContextMenuItem } from "../../protocol/server-frames";
 import { el, icon, iconName, run } from "./controls";
 import { api, officeText } from "./state";
 import { T } from "./texts";
-import { focused, listen } from "./dom";
+import { aria, focused, listen } from "./dom";
 
 type MenuItem = ContextMenuItem;
 
@@ -32,7 +32,7 @@ function addMenuItems(box: HTMLElement, items: MenuItem[]): void {
     // The command's small Colibre icon (hidden when the theme has none), then its label.
     const b = el("button", { role: "menuitem", "data-cmd": command }, [icon(iconName(command), "sc"), el("span", { text: label })]);
     if (it.enabled === "false") b.disabled = true;
-    if (it.checked === "true") b.setAttribute("aria-checked", "true");
+    if (it.checked === "true") aria(b, "checked", "true");
     listen(b, "click", () => { closeMenu(); run(command); });
     box.append(b);
   });
@@ -57,13 +57,13 @@ function placeOnScreen(menu: HTMLElement, x: number, y: number, flipFrom?: numbe
 function openSubmenu(opener: HTMLElement, sub: HTMLElement): void {
   // Fixed, not inside the scrolling menu (which would clip it).
   sub.classList.add("open");
-  opener.setAttribute("aria-expanded", "true");
+  aria(opener, "expanded", "true");
   const r = opener.getBoundingClientRect();
   placeOnScreen(sub, r.right, r.top - 4, r.left);
 }
 function closeSubmenu(opener: HTMLElement, sub: HTMLElement): void {
   sub.classList.remove("open");
-  opener.setAttribute("aria-expanded", "false");
+  aria(opener, "expanded", "false");
 }
 
 /** The entries a key moves between in one menu (not those of its submenus). */

@@ -5,7 +5,7 @@
 import type { UnoArguments } from "../../protocol/frames";
 import { api, watch, officeText } from "./state";
 import { T } from "./texts";
-import { focused, listen } from "./dom";
+import { aria, focused, listen } from "./dom";
 
 type Listeners = Record<string, (e: Event) => void>;
 /** Attribute values; `text` the element's text, `on` its listeners. */
@@ -102,10 +102,10 @@ export interface ButtonOptions {
 export function button(cmd: string, label: string, opts: ButtonOptions = {}): HTMLButtonElement {
   const b = el("button", { "class": "tb" + (opts.view ? "" : " edit-only"), "aria-label": label, title: tooltip(cmd, label), "data-cmd": cmd });
   b.append(icon(opts.icon || iconName(cmd)));
-  if (opts.toggle) b.setAttribute("aria-pressed", "false");
+  if (opts.toggle) aria(b, "pressed", "false");
   listen(b, "click", () => { if (opts.click) opts.click(); else run(cmd, opts.args && opts.args()); });
   if (!opts.click) watch(cmd, (v) => {
-    if (opts.toggle) b.setAttribute("aria-pressed", String(v === "true"));
+    if (opts.toggle) aria(b, "pressed", v === "true");
     b.disabled = v === "disabled";
   });
   return b;
@@ -126,7 +126,7 @@ let openMenu: { popup: HTMLElement; opener: HTMLButtonElement } | null = null;
 export function closeMenus(): void {
   if (!openMenu) return;
   openMenu.popup.hidden = true;
-  openMenu.opener.setAttribute("aria-expanded", "false");
+  aria(openMenu.opener, "expanded", "false");
   openMenu = null;
 }
 /**
@@ -150,7 +150,7 @@ export function popupButton(cmd: string, label: string, popup: HTMLElement, opts
     popup.hidden = false;
     popup.style.left = Math.max(2, Math.min(r.left, window.innerWidth - popup.offsetWidth - 4)) + "px";
     placeBy(popup, r);
-    b.setAttribute("aria-expanded", "true");
+    aria(b, "expanded", "true");
     openMenu = { popup, opener: b };
     const first = opts.focusFirst ? opts.focusFirst() : popup.querySelector("button");
     if (first) first.focus();

@@ -9,7 +9,7 @@ import { T } from "./texts";
 import type { DialogEvent, JsTreeEntry, JsWidget } from "../../protocol/dialog-frames";
 import { el, icon, iconName, run } from "./controls";
 import { watch, officeText, officeTip } from "./state";
-import { focused, listen } from "./dom";
+import { aria, focused, listen } from "./dom";
 
 /** What the widgets of one window need of it. */
 export interface WidgetHost {
@@ -113,7 +113,7 @@ function buildFrame(w: JsWidget, host: WidgetHost): HTMLElement {
   // (Format Cells' "Format code").
   const legend = box.querySelector("legend")?.textContent;
   const fields = [...box.querySelectorAll<HTMLElement>("input:not([type=checkbox]):not([type=radio]), select, textarea")];
-  if (legend && fields.length === 1 && !fields[0]!.getAttribute("aria-label") && !fields[0]!.getAttribute("aria-labelledby") && !box.querySelector("label[for]")) fields[0]!.setAttribute("aria-label", legend);
+  if (legend && fields.length === 1 && !fields[0]!.getAttribute("aria-label") && !fields[0]!.getAttribute("aria-labelledby") && !box.querySelector("label[for]")) aria(fields[0]!, "label", legend);
   return box;
 }
 
@@ -134,9 +134,9 @@ export const unfilled = (t: string): string => t.includes("%") ? t.replace(/\s+(
 /** A widget's own input gets the label LibreOffice links to it, or its accessible name. */
 function labelled(input: HTMLElement, w: JsWidget, host: WidgetHost): void {
   input.id = host.domId(w.id);
-  if (w.labelledBy) input.setAttribute("aria-labelledby", host.domId(w.labelledBy) + "-label");
+  if (w.labelledBy) aria(input, "labelledby", host.domId(w.labelledBy) + "-label");
   const name = accessibleName(w) || unlabelledName(w);
-  if (name && !w.labelledBy) input.setAttribute("aria-label", name);
+  if (name && !w.labelledBy) aria(input, "label", name);
 }
 
 /**
@@ -167,10 +167,10 @@ function buildNumber(w: JsWidget, host: WidgetHost): HTMLElement {
   const input = el("input", { "class": "jsd-number", type: "text", inputmode: "decimal", role: "spinbutton" });
   input.value = w.text ?? String(w.value ?? "");
   labelled(input, w, host);
-  if (w.min !== undefined) input.setAttribute("aria-valuemin", String(w.min));
-  if (w.max !== undefined) input.setAttribute("aria-valuemax", String(w.max));
-  if (w.value !== undefined) input.setAttribute("aria-valuenow", String(w.value));
-  input.setAttribute("aria-valuetext", input.value);
+  if (w.min !== undefined) aria(input, "valuemin", w.min);
+  if (w.max !== undefined) aria(input, "valuemax", w.max);
+  if (w.value !== undefined) aria(input, "valuenow", w.value);
+  aria(input, "valuetext", input.value);
   const number = (text: string) => {
     const m = /-?\d+([.,]\d+)?/.exec(text);
     return m ? Number(m[0].replace(",", ".")) : NaN;
@@ -235,12 +235,12 @@ function buildButton(w: JsWidget, host: WidgetHost): HTMLElement {
   // A button of no text and no name of LibreOffice's (the sidebar's deck menu, Format Cells'
   // image buttons): named by what it does, else by its id, never left nameless for a screen reader.
   const name = accessibleName(w) || (w.type === "menubutton" ? T.more : plain(String(w.id ?? "").replace(/[_-]+/g, " ").trim()));
-  if (name && !b.textContent) { b.setAttribute("aria-label", name); b.title = name; }
+  if (name && !b.textContent) { aria(b, "label", name); b.title = name; }
   // A button LibreOffice draws as a picture (a range chooser, Format Cells' format-code buttons):
   // its picture (named by the button's label), never a blank pill.
   if (!b.textContent && w.image) b.append(el("img", { src: String(w.image), alt: "" }));
   if (w.type === "menubutton") {
-    b.setAttribute("aria-haspopup", "true");
+    aria(b, "haspopup", "true");
     listen(b, "click", () => { act(host, w, "toggle", "menubutton"); });
     return b;
   }
@@ -291,7 +291,7 @@ function buildTabs(w: JsWidget, host: WidgetHost): HTMLElement {
     box.append(panel);
   });
   const show = (i: number) => {
-    buttons.forEach((b, j) => { b.setAttribute("aria-selected", String(i === j)); b.tabIndex = i === j ? 0 : -1; });
+    buttons.forEach((b, j) => { aria(b, "selected", i === j); b.tabIndex = i === j ? 0 : -1; });
     panels.forEach((p, j) => { p.hidden = i !== j; });
   };
   listen(list, "keydown", (e) => {
@@ -337,7 +337,7 @@ function buildCheckTree(w: JsWidget, host: WidgetHost, rows: JsTreeEntry[]): HTM
   const list = el("div", { role: "group", "class": "jsd-tree jsd-checktree" });
   list.id = host.domId(w.id);
   const name = accessibleName(w);
-  if (name) list.setAttribute("aria-label", name);
+  if (name) aria(list, "label", name);
   rows.forEach((r, i) => {
     const input = el("input", { type: "checkbox" });
     input.checked = r.state === true;
@@ -366,7 +366,7 @@ function buildTree(w: JsWidget, host: WidgetHost): HTMLElement {
   const list = el("div", { role: menu ? "menu" : "listbox", "class": "jsd-tree", tabindex: "0" });
   list.id = host.domId(w.id);
   const name = accessibleName(w) || unlabelledName(w);
-  if (name) list.setAttribute("aria-label", name);
+  if (name) aria(list, "label", name);
   const options = rows.map((r, i) => {
     const text = rowText(r);
     if (menu && text === "Separator") {
@@ -453,7 +453,7 @@ function buildToolbox(w: JsWidget, host: WidgetHost): HTMLElement {
     const b = el("button", { "class": "jsd-tool", title: label, "aria-label": label, "data-cmd": command || null });
     if (command.startsWith(".uno:")) b.append(icon(iconName(command), "sc"));
     else b.textContent = label;
-    if ((item as { selected?: unknown }).selected === true || item.checked === true) b.setAttribute("aria-pressed", "true");
+    if ((item as { selected?: unknown }).selected === true || item.checked === true) aria(b, "pressed", "true");
     if (item.enabled === false) b.disabled = true;
     if (item.visible === false) b.hidden = true;
     if (command.startsWith(".uno:")) {
@@ -462,7 +462,7 @@ function buildToolbox(w: JsWidget, host: WidgetHost): HTMLElement {
       listen(b, "click", () => { run(command); });
       const stop = watch(command, (v) => {
         if (!b.isConnected && b.dataset.built) { stop(); return; }
-        b.setAttribute("aria-pressed", String(v === "true"));
+        aria(b, "pressed", v === "true");
         b.disabled = v === "disabled";
       });
       requestAnimationFrame(() => { b.dataset.built = "1"; });

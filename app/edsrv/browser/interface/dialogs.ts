@@ -17,7 +17,7 @@ import { applyWidgetAction, buildWidget, plain, type WidgetHost } from "./dialog
 import { closeButton, el, keepTabIn } from "./controls";
 import { api, S } from "./state";
 import { scopeIds, stepList, wizardPages } from "./wizard";
-import { byId, focused, listen } from "./dom";
+import { aria, byId, focused, listen } from "./dom";
 
 interface OpenDialog {
   windowId: string;
@@ -73,7 +73,7 @@ function nameUnlabelled(root: HTMLElement, fallback: string): void {
     if (f.getAttribute("aria-label") || f.getAttribute("aria-labelledby") || f.closest("label")) continue;
     if (f.id && root.querySelector(`label[for="${CSS.escape(f.id)}"]`)) continue;
     const legend = f.closest("fieldset")?.querySelector("legend")?.textContent;
-    f.setAttribute("aria-label", legend || fallback);
+    aria(f, "label", legend || fallback);
   }
 }
 
@@ -129,7 +129,7 @@ function show(message: JsWidget & { jsontype: string }): void {
   d.root.dataset.window = windowId;
   if (dropDown) {
     box.classList.add("jsd-dropdown");
-    if (!title) box.setAttribute("aria-label", plain(message.children?.[0]?.id) || "menu");
+    if (!title) aria(box, "label", plain(message.children?.[0]?.id) || "menu");
     place(box, message, existing, d);
     // A click outside the drop-down closes it (as on a desktop), never reaching the document.
     listen(d.root, "mousedown", (e) => { if (e.target === d.root) { e.preventDefault(); cancel(d); } });

@@ -1,6 +1,6 @@
 // What the interface asks of the page's DOM again and again, said once: a listener, an element by
-// id, the focused element. The minifier keeps property names, so each `addEventListener`,
-// `document.getElementById` or `document.activeElement` cost ui.js its full length at every use.
+// id, the focused element, an ARIA attribute. The minifier keeps property names, so each
+// `addEventListener`, `document.getElementById` or `setAttribute("aria-…")` cost ui.js its full length at every use.
 
 type Events = WindowEventMap & DocumentEventMap & HTMLElementEventMap;
 
@@ -11,3 +11,6 @@ export function listen<K extends keyof Events>(target: EventTarget, type: K, lis
 export const byId = (id: string): HTMLElement | null => document.getElementById(id);
 
 export const focused = (): Element | null => document.activeElement;
+
+/** Sets an element's ARIA state or property: `aria(b, "pressed", on)` for `aria-pressed="true"`. */
+export const aria = (e: Element, name: string, value: string | number | boolean): void => { e.setAttribute("aria-" + name, String(value)); };

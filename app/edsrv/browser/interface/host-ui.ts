@@ -11,7 +11,7 @@ import { api } from "./state";
 import { T } from "./texts";
 import { statusbar } from "./status-bar";
 import type { WopiInfo } from "../../protocol/frames";
-import { byId, listen } from "./dom";
+import { aria, byId, listen } from "./dom";
 
 /** Collabora's button ids where ours differ. */
 const BUTTON_IDS: Record<string, string> = { downloadas: "download", closebutton: "close", userlist: "people", "save-button": "save" };
@@ -74,7 +74,7 @@ function onHostMessage(e: MessageEvent): void {
     case "Show_Sidebar": case "Hide_Sidebar":
       if (sidebarShown() !== (msg.MessageId === "Show_Sidebar")) {
         const on = toggleSidebar();
-        document.querySelectorAll('[data-cmd="sidebar"]').forEach((b) => { b.setAttribute("aria-pressed", String(on)); });
+        document.querySelectorAll('[data-cmd="sidebar"]').forEach((b) => { aria(b, "pressed", on); });
       }
       break;
     // No ruler is drawn: Show_Ruler and Hide_Ruler change nothing.

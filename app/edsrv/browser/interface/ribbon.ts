@@ -8,7 +8,7 @@
 import { closeMenus, el, icon, placeBy } from "./controls";
 import { S } from "./state";
 import { T } from "./texts";
-import { focused, listen } from "./dom";
+import { aria, focused, listen } from "./dom";
 
 export type TabId = "home" | "insert" | "format" | "layout" | "data" | "slide" | "review" | "view";
 
@@ -62,7 +62,7 @@ export function selectTab(id: TabId): void {
   closeMenus();
   tabs.forEach((t) => {
     const on = t.id === id;
-    t.tab.setAttribute("aria-selected", String(on));
+    aria(t.tab, "selected", on);
     t.tab.tabIndex = on ? 0 : -1;
     t.panel.hidden = !on;
   });
@@ -78,12 +78,12 @@ export const isPhone = (): boolean => window.innerWidth <= 600;
  */
 export function actionsButton(): HTMLButtonElement {
   const b = el("button", { "class": "tb tb-actions", "data-cmd": "actions", "aria-label": T.more, title: T.more, "aria-haspopup": "true", "aria-expanded": "false" }, [icon("morecontrols")]);
-  const close = () => { quick.classList.remove("open"); b.setAttribute("aria-expanded", "false"); };
+  const close = () => { quick.classList.remove("open"); aria(b, "expanded", "false"); };
   listen(b, "click", () => {
     const open = !quick.classList.contains("open");
     closeMenus();
     quick.classList.toggle("open", open);
-    b.setAttribute("aria-expanded", String(open));
+    aria(b, "expanded", open);
     if (open) quick.querySelector<HTMLElement>("button, select")?.focus();
   });
   // Choosing something in the sheet, or a tap elsewhere, closes it.
@@ -153,7 +153,7 @@ function layoutRow(): void {
   const shown = tabs.find((t) => !t.tab.hidden);
   if (shown && tabs.some((t) => t.id === active && t.tab.hidden)) return selectTab(shown.id); // lays the row out again
   closeMenus();
-  moreMenu.hidden = true; moreButton.setAttribute("aria-expanded", "false");
+  moreMenu.hidden = true; aria(moreButton, "expanded", "false");
   tabs.forEach((t) => { t.items.forEach((n) => { if (n.parentNode !== t.panel) t.panel.append(n); }); });
   const compact = compactForced || window.innerWidth < 768;
   document.body.classList.toggle("phone", isPhone());
@@ -241,7 +241,7 @@ export function installRibbon(): void {
     const open = moreMenu.hidden;
     closeMenus();
     moreMenu.hidden = !open;
-    moreButton.setAttribute("aria-expanded", String(open));
+    aria(moreButton, "expanded", open);
     if (!open) return;
     const r = moreButton.getBoundingClientRect();
     placeBy(moreMenu, r);
@@ -250,12 +250,12 @@ export function installRibbon(): void {
   // A control used from the menu closes it (a menu button's own menu stays open).
   listen(moreMenu, "click", (e) => {
     const b = (e.target as Element).closest("button");
-    if (b && !b.hasAttribute("aria-haspopup")) { moreMenu.hidden = true; moreButton.setAttribute("aria-expanded", "false"); }
+    if (b && !b.hasAttribute("aria-haspopup")) { moreMenu.hidden = true; aria(moreButton, "expanded", "false"); }
   });
   listen(window, "mousedown", (e) => {
     const t = e.target as Node;
     if (!moreMenu.hidden && !moreMenu.contains(t) && !moreButton.contains(t) && !(t instanceof Element && t.closest(".tb-popup"))) {
-      moreMenu.hidden = true; moreButton.setAttribute("aria-expanded", "false");
+      moreMenu.hidden = true; aria(moreButton, "expanded", "false");
     }
   }, true);
   let pending = 0;

@@ -8,7 +8,7 @@ import { startSlideshow } from "./slideshow";
 import { api, S } from "./state";
 import { T } from "./texts";
 import { chart, clipboardGroup, insertImage, insertLink, insertTable, paragraphAlign, shapes, specialCharacters, spelling, textBox, textFormatting } from "./toolbar-text";
-import { byId, listen } from "./dom";
+import { aria, byId, listen } from "./dom";
 
 let slidePanel: HTMLElement | null = null, thumbTimer: ReturnType<typeof setTimeout> | undefined;
 let thumbs: Record<string, HTMLImageElement> = {}, thumbDirty: Record<string, boolean> = {};
@@ -116,7 +116,7 @@ export function renderSlidePanel(st: DocStatus): void {
       panel.append(b);
     }
   }
-  Array.prototype.forEach.call(panel.children, (b: Element, i: number) => { b.classList.toggle("active", i === st.selectedPart); b.setAttribute("aria-current", i === st.selectedPart ? "true" : "false"); });
+  Array.prototype.forEach.call(panel.children, (b: Element, i: number) => { b.classList.toggle("active", i === st.selectedPart); aria(b, "current", i === st.selectedPart ? "true" : "false"); });
   scheduleThumbs(50);
 }
 

@@ -18,7 +18,7 @@ import { el } from "./controls";
 import { countTunnelled, dialogBox } from "./dialogs";
 import { mirrorControls } from "./window-controls";
 import { api, officeText } from "./state";
-import { focused, listen } from "./dom";
+import { aria, focused, listen } from "./dom";
 
 interface TunnelledWindow {
   id: string;
@@ -154,9 +154,9 @@ function created(m: WindowMessage): void {
     // LibreOffice 25.2 describes this dialog to no one (no JSDialog, its accessibility tree stays
     // in the kit): a screen reader gets its name and how to use it by keyboard.
     canvas.setAttribute("role", "img");
-    canvas.setAttribute("aria-labelledby", title.id);
-    canvas.setAttribute("aria-description", T.paintedDialog);
-    box.setAttribute("aria-description", T.paintedDialog);
+    aria(canvas, "labelledby", title.id);
+    aria(canvas, "description", T.paintedDialog);
+    aria(box, "description", T.paintedDialog);
     const root = el("div", { "class": "jsd-overlay" }, [box]);
     root.dataset.window = m.id;
     listen(box, "keydown", (e) => {
@@ -182,7 +182,7 @@ function describe(w: TunnelledWindow, m: WindowMessage): void {
   if (!w.controls) {
     w.controls = el("div", { "class": "sr-only jsd-window-controls", role: "group", "aria-labelledby": "jsd-window-title-" + w.id });
     w.box.append(w.controls);
-    w.canvas.setAttribute("aria-hidden", "true");
+    aria(w.canvas, "hidden", "true");
     w.box.removeAttribute("aria-description");
   }
   const press = (x: number, y: number) => {
