@@ -14,3 +14,9 @@ export const focused = (): Element | null => document.activeElement;
 
 /** Sets an element's ARIA state or property: `aria(b, "pressed", on)` for `aria-pressed="true"`. */
 export const aria = (e: Element, name: string, value: string | number | boolean): void => { e.setAttribute("aria-" + name, String(value)); };
+
+/** `f` at most once a frame, however often the function returned is called before it. */
+export function perFrame(f: () => void): () => void {
+  let pending = 0;
+  return () => { if (!pending) pending = requestAnimationFrame(() => { pending = 0; f(); }); };
+}

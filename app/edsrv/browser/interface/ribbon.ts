@@ -8,7 +8,7 @@
 import { closeMenus, el, icon, placeBy } from "./controls";
 import { S } from "./state";
 import { T } from "./texts";
-import { aria, focused, listen } from "./dom";
+import { aria, focused, listen, perFrame } from "./dom";
 
 export type TabId = "home" | "insert" | "format" | "layout" | "data" | "slide" | "review" | "view";
 
@@ -205,11 +205,15 @@ function rove(current: Element | null): void {
   list.forEach((c) => { c.tabIndex = c === at ? 0 : -1; });
 }
 
+/** Where Home, End, ArrowLeft or ArrowRight goes from `at` in a row of `n` (round at its ends); -1 for another key. */
+const rowStep = (key: string, at: number, n: number): number =>
+  key === "Home" ? 0 : key === "End" ? n - 1 : key === "ArrowRight" ? (at + 1) % n : key === "ArrowLeft" ? (at + n - 1) % n : -1;
+
 function rovingToolbar(): void {
   listen(ribbon, "focusin", (e) => rove(e.target as HTMLElement));
   listen(ribbon, "keydown", (e) => {
     const t = e.target as HTMLElement;
-    if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) return;
+    if (rowStep(e.key, 0, 1) < 0) return;
     // A text field keeps its arrows for its caret, until the caret is at the field's end.
     if (t instanceof HTMLInputElement) {
       const atEnd = e.key === "ArrowRight" && t.selectionStart === t.value.length, atStart = e.key === "ArrowLeft" && t.selectionStart === 0;
@@ -217,16 +221,14 @@ function rovingToolbar(): void {
     }
     const list = rowControls(), at = list.indexOf(t);
     if (at < 0) return;
-    const next = e.key === "Home" ? 0 : e.key === "End" ? list.length - 1 : (at + (e.key === "ArrowRight" ? 1 : -1) + list.length) % list.length;
     e.preventDefault();
-    list[next]!.focus();
+    list[rowStep(e.key, at, list.length)]!.focus();
   });
   // The tabs: arrows move between them and show the one reached (the tablist pattern).
   listen(tablist, "keydown", (e) => {
-    if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) return;
     const shown = tabs.filter((t) => !t.tab.hidden), at = shown.findIndex((t) => t.tab === focused());
-    if (at < 0) return;
-    const next = e.key === "Home" ? 0 : e.key === "End" ? shown.length - 1 : (at + (e.key === "ArrowRight" ? 1 : -1) + shown.length) % shown.length;
+    const next = rowStep(e.key, at, shown.length);
+    if (at < 0 || next < 0) return;
     e.preventDefault();
     selectTab(shown[next]!.id);
     shown[next]!.tab.focus();
@@ -258,16 +260,9 @@ export function installRibbon(): void {
       moreMenu.hidden = true; aria(moreButton, "expanded", "false");
     }
   }, true);
-  let pending = 0;
-  listen(window, "resize", () => {
-    if (pending) return;
-    pending = requestAnimationFrame(() => { pending = 0; layoutRibbon(); });
-  });
+  listen(window, "resize", perFrame(layoutRibbon));
   // The top bar's other contents change its room for the tabs: the modified mark, the people.
-  let placing = 0;
-  if (window.ResizeObserver) new ResizeObserver(() => {
-    if (!placing) placing = requestAnimationFrame(() => { placing = 0; placeTabs(); });
-  }).observe(tablist);
+  if (window.ResizeObserver) new ResizeObserver(perFrame(placeTabs)).observe(tablist);
 }
 
 /** Read-only views have nothing to edit: they open on the View tab. */

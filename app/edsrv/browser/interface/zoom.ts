@@ -3,7 +3,7 @@
 import { el } from "./controls";
 import { askHeaders } from "./sheet-headers";
 import { api, S } from "./state";
-import { byId, listen } from "./dom";
+import { byId, listen, perFrame } from "./dom";
 
 const ZOOMS = [0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25, 1.5, 1.75, 2, 3, 4];
 
@@ -57,13 +57,13 @@ export function fitPage(): void {
  */
 export function keepFitted(): void {
   const viewport = byId("viewport")!;
-  let size = "", pending = 0;
+  let size = "";
+  const fitAgain = perFrame(() => { if (fitted) fitPage(); });
   new ResizeObserver(() => {
     const now = viewport.clientWidth + "x" + viewport.clientHeight;
     if (now === size) return;
     size = now;
-    if (!fitted || pending) return;
-    pending = requestAnimationFrame(() => { pending = 0; if (fitted) fitPage(); });
+    if (fitted) fitAgain();
   }).observe(viewport);
 }
 
