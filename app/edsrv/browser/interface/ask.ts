@@ -1,6 +1,6 @@
 // A small in-page form (links, table size, sheet names, comments).
 
-import { el, keepTabIn } from "./controls";
+import { div, el, keepTabIn } from "./controls";
 import { api } from "./state";
 import { askedOpen } from "./dialogs";
 import { T } from "./texts";
@@ -12,10 +12,10 @@ export function ask(title: string, fields: { label: string; value?: string }[]):
     const inputs = fields.map((f) => el("input", { type: "text", value: f.value || "", "aria-label": f.label, placeholder: f.label }));
     const form = el("form", { "class": "ask", role: "dialog", "aria-modal": "true", "aria-label": title }, [el("strong", { text: title }) as Node].concat(inputs.map((i, n) =>
       el("label", {}, [el("span", { text: fields[n]!.label }), i]),
-    )).concat([el("div", { "class": "ask-buttons" }, [el("button", { type: "submit", text: T.ok }), el("button", { "class": "ask-cancel", text: T.cancel })])]));
+    )).concat([div("ask-buttons", [el("button", { type: "submit", text: T.ok }), el("button", { "class": "ask-cancel", text: T.cancel })])]));
     // Modal, as LibreOffice's own dialogs: a layer over the document takes its clicks, the
     // keyboard stays in the form, the document takes no input until it closes.
-    const layer = el("div", { "class": "ask-layer" }, [form]);
+    const layer = div("ask-layer", [form]);
     listen(layer, "mousedown", (e) => { if (e.target === layer) { e.preventDefault(); inputs[0]!.focus(); } });
     function done(v: string[] | null) { layer.remove(); askedOpen(false); resolve(v); api.focus(); }
     listen(form, "submit", (e) => { e.preventDefault(); done(inputs.map((i) => i.value)); });

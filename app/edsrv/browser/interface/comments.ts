@@ -3,7 +3,7 @@
 import { commandValuesCommand, mouseCommand } from "../../protocol/frames";
 import { parseRects } from "../../protocol/server-frames";
 import { ask } from "./ask";
-import { button, el, run, stringArg } from "./controls";
+import { button, div, el, run, stringArg } from "./controls";
 import { api, UI, type Comment } from "./state";
 import { T } from "./texts";
 import { aria } from "./dom";
@@ -112,7 +112,7 @@ function renderComments(): void {
       on: { mouseenter: mark(true), mouseleave: mark(false), focusin: mark(true), focusout: mark(false) } }, [
       el("div", { "class": "comment-head", text: (c.author || "") + (c.resolved === "true" ? " · " + T.resolved : "") }),
       el("div", { "class": "comment-text", text: c.text || "" }),
-      el("div", { "class": "comment-actions" }, [act(".uno:ReplyComment", T.reply), act(".uno:ResolveComment", c.resolved === "true" ? T.reopen : T.resolve), act(".uno:DeleteComment", T.remove)]),
+      div("comment-actions", [act(".uno:ReplyComment", T.reply), act(".uno:ResolveComment", c.resolved === "true" ? T.reopen : T.resolve), act(".uno:DeleteComment", T.remove)]),
     ]));
   });
 }

@@ -2,7 +2,7 @@
 // icons; LibreOffice writes its labels in the view's language (workers/kit/views.ts sets it from `lang`).
 
 import type { ContextMenuItem } from "../../protocol/server-frames";
-import { el, icon, iconName, run } from "./controls";
+import { div, el, icon, iconName, run } from "./controls";
 import { api, officeText } from "./state";
 import { T } from "./texts";
 import { aria, focused, listen } from "./dom";
@@ -20,7 +20,7 @@ function addMenuItems(box: HTMLElement, items: MenuItem[]): void {
       const sub = el("div", { "class": "submenu", role: "menu", "aria-label": label });
       addMenuItems(sub, it.menu || []);
       const opener = el("button", { role: "menuitem", "aria-haspopup": "true", "aria-expanded": "false", text: label + " ▸" });
-      const group = el("div", { "class": "menu-group" }, [opener, sub]);
+      const group = div("menu-group", [opener, sub]);
       listen(opener, "click", () => { openSubmenu(opener, sub); focusIn(sub, 0); });
       listen(group, "mouseenter", () => openSubmenu(opener, sub));
       listen(group, "mouseleave", () => closeSubmenu(opener, sub));

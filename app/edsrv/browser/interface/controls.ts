@@ -30,6 +30,9 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attrib
   return e;
 }
 
+/** A div of a class (the interface's boxes), with its children. */
+export const div = (cls: string, children?: (Node | null | undefined)[]): HTMLDivElement => el("div", { "class": cls }, children);
+
 /** One argument of a UNO command, as Collabora sends it. */
 export function arg(type: string, value: unknown): { type: string; value: unknown } {
   return { type, value };
@@ -227,7 +230,7 @@ const PALETTE: [string, number][] = [
  */
 export function colour(cmd: string, label: string, onPick: (rgb: number) => void): HTMLButtonElement {
   const pick = (rgb: number) => { closeMenus(); onPick(rgb); api.focus(); };
-  const swatches = el("div", { "class": "tb-swatches" }, PALETTE.map(([name, rgb]) => {
+  const swatches = div("tb-swatches", PALETTE.map(([name, rgb]) => {
     const hex = "#" + rgb.toString(16).padStart(6, "0");
     return el("button", { "class": "tb-swatch", "aria-label": officeText(name), title: officeText(name), style: "background:" + hex, on: { click: () => { pick(rgb); } } });
   }));

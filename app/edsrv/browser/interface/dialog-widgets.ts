@@ -7,7 +7,7 @@
 
 import { T } from "./texts";
 import type { DialogEvent, JsTreeEntry, JsWidget } from "../../protocol/dialog-frames";
-import { el, icon, iconName, run } from "./controls";
+import { div, el, icon, iconName, run } from "./controls";
 import { watch, officeText, officeTip } from "./state";
 import { aria, focused, listen } from "./dom";
 
@@ -91,11 +91,11 @@ function children(w: JsWidget, host: WidgetHost, into: HTMLElement): HTMLElement
 }
 
 function buildContainer(w: JsWidget, host: WidgetHost): HTMLElement {
-  return children(w, host, el("div", { "class": "jsd-box" + (w.vertical === false ? " jsd-row" : " jsd-col") }));
+  return children(w, host, div("jsd-box" + (w.vertical === false ? " jsd-row" : " jsd-col")));
 }
 
 function buildGrid(w: JsWidget, host: WidgetHost): HTMLElement {
-  return children(w, host, el("div", { "class": "jsd-grid" }));
+  return children(w, host, div("jsd-grid"));
 }
 
 /** A frame: its first text is its caption (a fieldset's legend). */
@@ -255,7 +255,7 @@ const symbolText = (symbol: string | undefined): string => SYMBOLS[symbol ?? ""]
 
 /** The dialog's OK, Cancel…: Help is left out (LibreOffice's help is not served here). */
 function buildButtonBox(w: JsWidget, host: WidgetHost): HTMLElement {
-  const box = el("div", { "class": "jsd-buttons" });
+  const box = div("jsd-buttons");
   for (const c of w.children ?? []) {
     if (c.id === "help") continue;
     const e = buildWidget(c, host);
@@ -272,7 +272,7 @@ function buildTabs(w: JsWidget, host: WidgetHost): HTMLElement {
   const tabPages = (w.children ?? []).filter((c) => c.type === "tabpage");
   const pages = tabPages.length ? tabPages : (w.children ?? []);
   const list = el("div", { role: "tablist", "class": "jsd-tablist" });
-  const box = el("div", { "class": "jsd-tabs" }, [list]);
+  const box = div("jsd-tabs", [list]);
   const selectedAt = Math.max(0, tabs.findIndex((t) => String(t.id) === String(w.selected)));
   const panels: HTMLElement[] = [];
   const buttons: HTMLButtonElement[] = [];

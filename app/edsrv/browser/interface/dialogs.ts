@@ -14,7 +14,7 @@
 
 import { dialogEventCommand, type DialogEvent, type JsDialogMessage, type JsWidget } from "../../protocol/dialog-frames";
 import { applyWidgetAction, buildWidget, plain, type WidgetHost } from "./dialog-widgets";
-import { closeButton, el, keepTabIn } from "./controls";
+import { closeButton, div, el, keepTabIn } from "./controls";
 import { api, S } from "./state";
 import { scopeIds, stepList, wizardPages } from "./wizard";
 import { aria, byId, focused, listen } from "./dom";
@@ -104,7 +104,7 @@ function show(message: JsWidget & { jsontype: string }): void {
   const h = host(d);
   const title = plain(message.title || message.text);
   const titleId = h.domId("title");
-  const body = el("div", { "class": "jsd-body" });
+  const body = div("jsd-body");
   for (const c of message.children ?? []) {
     const e = buildWidget(c, h);
     if (e) body.append(e);
@@ -119,12 +119,12 @@ function show(message: JsWidget & { jsontype: string }): void {
     pageElements.forEach((e, i) => { e.dataset.idScope = String(i); scopeIds(e, e); });
     const steps = stepList(pages, (p) => pageElements.find((e) => e.dataset.widget === String(p.id)));
     d.refresh = steps.refresh;
-    main = el("div", { "class": "jsd-wizard" }, [steps.nav, body]);
+    main = div("jsd-wizard", [steps.nav, body]);
   }
   const box = dialogBox(el("h2", { id: titleId, text: title }), () => { cancel(d); }, main);
   if (buttons) { buttons.classList.add("jsd-footer"); box.append(buttons); }
   box.dataset.dialog = String(message.dialogid ?? (dropDown ? "dropdown" : ""));
-  d.root = el("div", { "class": dropDown ? "jsd-overlay jsd-dropdown-layer" : "jsd-overlay" }, [box]);
+  d.root = div(dropDown ? "jsd-overlay jsd-dropdown-layer" : "jsd-overlay", [box]);
   d.root.dataset.dialog = box.dataset.dialog;
   d.root.dataset.window = windowId;
   if (dropDown) {

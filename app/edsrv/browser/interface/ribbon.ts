@@ -5,7 +5,7 @@
 // `ui.toolbar: "compact"` (ui_defaults UIMode=compact) — shows every tab's controls in that one row,
 // without tabs.
 
-import { closeMenus, el, icon, placeBy } from "./controls";
+import { closeMenus, div, el, icon, placeBy } from "./controls";
 import { S } from "./state";
 import { T } from "./texts";
 import { aria, focused, listen, perFrame } from "./dom";
@@ -22,15 +22,15 @@ interface Tab {
 
 const tabs: Tab[] = [];
 const tablist = el("div", { "class": "tb-tabs", role: "tablist", "aria-label": T.tabs });
-const panels = el("div", { "class": "tb-panels" });
+const panels = div("tb-panels");
 const moreMenu = el("div", { id: "tb-more-menu", "class": "tb-popup tb-more-menu", role: "group", "aria-label": T.more, hidden: "" });
 const moreButton = el("button", { "class": "tb tb-more", "data-cmd": "more", "aria-label": T.more, title: T.more, "aria-haspopup": "true", "aria-expanded": "false", hidden: "" }, [icon("morecontrols")]);
 /** What is always there, at the end of the tab row: find, download, print. */
-export const quick = el("div", { "class": "tb-quick" });
+export const quick = div("tb-quick");
 /** The tabs and the controls always there: in the page's top bar (ui.ts puts them there). */
-export const head = el("div", { "class": "tb-head" }, [tablist, quick]);
+export const head = div("tb-head", [tablist, quick]);
 /** The toolbar: the chosen tab's controls (every tab's, in one row, in compact mode). */
-export const ribbon = el("div", { id: "ribbon", "aria-label": T.toolbar }, [el("div", { "class": "tb-body" }, [panels, moreButton])]);
+export const ribbon = el("div", { id: "ribbon", "aria-label": T.toolbar }, [div("tb-body", [panels, moreButton])]);
 let active: TabId | null = null;
 let compactForced = false;
 

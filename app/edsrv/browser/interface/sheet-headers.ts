@@ -1,7 +1,7 @@
 // A sheet's column letters and row numbers: the engine's own sizes and labels for what is visible.
 
 import { commandValuesCommand } from "../../protocol/frames";
-import { el } from "./controls";
+import { div, el } from "./controls";
 import { api, UI, type SheetHeaders } from "./state";
 import { byId, listen } from "./dom";
 
@@ -21,7 +21,7 @@ export function buildHeaders(): void {
   const viewport = byId("viewport")!;
   const grid = el("div", { id: "sheetgrid" });
   viewport.parentNode!.insertBefore(grid, viewport);
-  const corner = el("div", { "class": "hdr-corner" });
+  const corner = div("hdr-corner");
   const cols = el("canvas", { id: "colheaders", "aria-hidden": "true" }), rows = el("canvas", { id: "rowheaders", "aria-hidden": "true" });
   grid.append(corner, cols, rows, viewport);
   const h: Headers = (headers = { cols, rows, viewport, data: null, dataTpp: 15, askedTpp: 15, timer: undefined });

@@ -14,7 +14,7 @@ import {
   type WindowPaint,
 } from "../../protocol/dialog-frames";
 import { MOD1, MOD2, SHIFT } from "../../protocol/keys";
-import { el } from "./controls";
+import { div, el } from "./controls";
 import { countTunnelled, dialogBox } from "./dialogs";
 import { mirrorControls } from "./window-controls";
 import { api, officeText } from "./state";
@@ -133,7 +133,7 @@ function created(m: WindowMessage): void {
   const canvas = el("canvas", { "class": "jsd-window", tabindex: "0", role: "application" });
   canvas.width = Math.max(1, width);
   canvas.height = Math.max(1, height);
-  const caret = el("div", { "class": "jsd-window-caret" });
+  const caret = div("jsd-window-caret");
   caret.hidden = true;
   const input = el("textarea", { "class": "jsd-window-input", "aria-label": officeText(m.title), autocomplete: "off", autocapitalize: "off", spellcheck: "false" });
   const parent = parentWindow;
@@ -141,14 +141,14 @@ function created(m: WindowMessage): void {
   if (parent) {
     // A drop-down or a popup of a dialog: over the parent, at its position in the parent.
     const [x, y] = pair(m.position);
-    const holder = el("div", { "class": "jsd-window-child" }, [canvas, caret, input]);
+    const holder = div("jsd-window-child", [canvas, caret, input]);
     holder.style.left = x + "px";
     holder.style.top = y + "px";
     parent.canvas.parentElement!.append(holder);
     w = { id: m.id, canvas, box: null, root: holder, title: null, caret, input, paintAsked: false, controls: null };
   } else {
     const title = el("h2", { id: "jsd-window-title-" + m.id, text: officeText(m.title) });
-    const surface = el("div", { "class": "jsd-window-surface" }, [canvas, caret, input]);
+    const surface = div("jsd-window-surface", [canvas, caret, input]);
     const box = dialogBox(title, () => { api.send(windowCloseCommand(m.id)); }, surface, " jsd-tunnelled");
     box.dataset.dialog = m.unique_id ?? "";
     // LibreOffice 25.2 describes this dialog to no one (no JSDialog, its accessibility tree stays
@@ -157,7 +157,7 @@ function created(m: WindowMessage): void {
     aria(canvas, "labelledby", title.id);
     aria(canvas, "description", T.paintedDialog);
     aria(box, "description", T.paintedDialog);
-    const root = el("div", { "class": "jsd-overlay" }, [box]);
+    const root = div("jsd-overlay", [box]);
     root.dataset.window = m.id;
     listen(box, "keydown", (e) => {
       e.stopPropagation();
