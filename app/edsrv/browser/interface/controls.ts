@@ -74,20 +74,21 @@ export function icon(name: string, size: "lc" | "sc" = "lc"): HTMLImageElement {
   return img;
 }
 
-/** The keyboard shortcut LibreOffice (and this page) gives a command, named in its tooltip. */
+/** The keyboard shortcut LibreOffice (and this page) gives a command (by its name without ".uno:"), named in its tooltip. */
 const SHORTCUTS: Record<string, string> = {
-  ".uno:Bold": "Ctrl+B", ".uno:Italic": "Ctrl+I", ".uno:Underline": "Ctrl+U", ".uno:SuperScript": "Ctrl+Shift+P",
-  ".uno:SubScript": "Ctrl+Shift+B", ".uno:LeftPara": "Ctrl+L", ".uno:CenterPara": "Ctrl+E", ".uno:RightPara": "Ctrl+R",
-  ".uno:JustifyPara": "Ctrl+J", ".uno:Cut": "Ctrl+X", ".uno:Copy": "Ctrl+C", ".uno:Paste": "Ctrl+V",
-  ".uno:PasteUnformatted": "Ctrl+Alt+Shift+V", ".uno:SetDefault": "Ctrl+M", ".uno:InsertPagebreak": "Ctrl+Enter",
-  ".uno:HyperlinkDialog": "Ctrl+K", ".uno:InsertAnnotation": "Ctrl+Alt+C", ".uno:TrackChanges": "Ctrl+Shift+C",
-  ".uno:DefaultNumbering": "F12", ".uno:DefaultBullet": "Shift+F12", ".uno:SpellOnline": "Shift+F7", ".uno:ControlCodes": "Ctrl+F10",
-  ".uno:SpacePara1": "Ctrl+1", ".uno:SpacePara15": "Ctrl+5", ".uno:SpacePara2": "Ctrl+2",
+  Bold: "Ctrl+B", Italic: "Ctrl+I", Underline: "Ctrl+U", SuperScript: "Ctrl+Shift+P",
+  SubScript: "Ctrl+Shift+B", LeftPara: "Ctrl+L", CenterPara: "Ctrl+E", RightPara: "Ctrl+R",
+  JustifyPara: "Ctrl+J", Cut: "Ctrl+X", Copy: "Ctrl+C", Paste: "Ctrl+V",
+  PasteUnformatted: "Ctrl+Alt+Shift+V", SetDefault: "Ctrl+M", InsertPagebreak: "Ctrl+Enter",
+  HyperlinkDialog: "Ctrl+K", InsertAnnotation: "Ctrl+Alt+C", TrackChanges: "Ctrl+Shift+C",
+  DefaultNumbering: "F12", DefaultBullet: "Shift+F12", SpellOnline: "Shift+F7", ControlCodes: "Ctrl+F10",
+  SpacePara1: "Ctrl+1", SpacePara15: "Ctrl+5", SpacePara2: "Ctrl+2",
   find: "Ctrl+F", zoomin: "Ctrl+=", zoomout: "Ctrl+−", print: "Ctrl+P",
 };
 /** A tooltip: the command's name in the page's language and its shortcut. */
 export function tooltip(cmd: string, label: string): string {
-  return SHORTCUTS[cmd] ? label + " (" + SHORTCUTS[cmd] + ")" : label;
+  const shortcut = SHORTCUTS[cmd.replace(/^\.uno:/, "")];
+  return shortcut ? label + " (" + shortcut + ")" : label;
 }
 
 export interface ButtonOptions {

@@ -52,6 +52,15 @@ export function buildWidget(w: JsWidget, host: WidgetHost): HTMLElement | null {
   return e;
 }
 
+/** Builds widgets into `into`, in order (what has nothing to show left out). */
+export function buildInto<E extends HTMLElement>(into: E, widgets: JsWidget[] | undefined, host: WidgetHost): E {
+  for (const c of widgets ?? []) {
+    const e = buildWidget(c, host);
+    if (e) into.append(e);
+  }
+  return into;
+}
+
 /** LibreOffice's act on a widget (`jsdialog:` `"action"`): shown, hidden, enabled, disabled, its text set. */
 export function applyWidgetAction(e: HTMLElement, data: { action_type: string; [k: string]: unknown }): void {
   switch (data.action_type) {
@@ -104,10 +113,7 @@ function buildFrame(w: JsWidget, host: WidgetHost): HTMLElement {
   const [caption, ...rest] = w.children ?? [];
   // The caption keeps the id a field may name as its label (labelledBy).
   if (caption && caption.type === "fixedtext") box.append(el("legend", { id: caption.id ? host.domId(caption.id) + "-label" : null, text: plain(caption.text) }));
-  else if (caption) {
-    const e = buildWidget(caption, host);
-    if (e) box.append(e);
-  }
+  else if (caption) buildInto(box, [caption], host);
   children({ ...w, children: rest }, host, box);
   // A field alone in a frame with no label of its own is named by the frame's caption
   // (Format Cells' "Format code").
@@ -255,13 +261,7 @@ const symbolText = (symbol: string | undefined): string => SYMBOLS[symbol ?? ""]
 
 /** The dialog's OK, Cancel…: Help is left out (LibreOffice's help is not served here). */
 function buildButtonBox(w: JsWidget, host: WidgetHost): HTMLElement {
-  const box = div("jsd-buttons");
-  for (const c of w.children ?? []) {
-    if (c.id === "help") continue;
-    const e = buildWidget(c, host);
-    if (e) box.append(e);
-  }
-  return box;
+  return buildInto(div("jsd-buttons"), w.children?.filter((c) => c.id !== "help"), host);
 }
 
 /** Tabs: one tablist, every page built (LibreOffice sends them all), the selected one shown. */
@@ -426,11 +426,7 @@ function buildExpander(w: JsWidget, host: WidgetHost): HTMLElement {
   const summary = el("summary", { text: plain(caption?.text ?? w.text) });
   listen(summary, "click", () => { act(host, w, "toggle", "expander"); });
   d.append(summary);
-  for (const c of rest) {
-    const e = buildWidget(c, host);
-    if (e) d.append(e);
-  }
-  return d;
+  return buildInto(d, rest, host);
 }
 
 /**
@@ -442,8 +438,7 @@ function buildToolbox(w: JsWidget, host: WidgetHost): HTMLElement {
   const bar = el("div", { role: "toolbar", "class": "jsd-toolbox", "aria-label": accessibleName(w) || null });
   for (const item of w.children ?? []) {
     if (item.type !== "toolitem") {
-      const e = buildWidget(item, host);
-      if (e) bar.append(e);
+      buildInto(bar, [item], host);
       continue;
     }
     const command = typeof item.command === "string" ? item.command : "";

@@ -13,7 +13,7 @@
 // refuses it too).
 
 import { dialogEventCommand, type DialogEvent, type JsDialogMessage, type JsWidget } from "../../protocol/dialog-frames";
-import { applyWidgetAction, buildWidget, plain, type WidgetHost } from "./dialog-widgets";
+import { applyWidgetAction, buildInto, buildWidget, plain, type WidgetHost } from "./dialog-widgets";
 import { closeButton, div, el, keepTabIn } from "./controls";
 import { api, S } from "./state";
 import { scopeIds, stepList, wizardPages } from "./wizard";
@@ -104,11 +104,7 @@ function show(message: JsWidget & { jsontype: string }): void {
   const h = host(d);
   const title = plain(message.title || message.text);
   const titleId = h.domId("title");
-  const body = div("jsd-body");
-  for (const c of message.children ?? []) {
-    const e = buildWidget(c, h);
-    if (e) body.append(e);
-  }
+  const body = buildInto(div("jsd-body"), message.children, h);
   // The dialog's own buttons (OK, Cancel; a wizard's Back, Next, Finish) stay in view below its
   // scrolling body, however long the page.
   const buttons = [...body.querySelectorAll<HTMLElement>(".jsd-buttons")].reverse().find((b) => b.querySelector('[data-widget="ok"], [data-widget="cancel"], [data-widget="finish"], [data-widget="close"]'));
