@@ -2,7 +2,7 @@
 // icons; LibreOffice writes its labels in the view's language (workers/kit/views.ts sets it from `lang`).
 
 import type { ContextMenuItem } from "../../protocol/server-frames";
-import { div, el, icon, iconName, run } from "./controls";
+import { div, el, menuItem, run } from "./controls";
 import { api, officeText } from "./state";
 import { T } from "./texts";
 import { aria, focused, listen } from "./dom";
@@ -30,7 +30,7 @@ function addMenuItems(box: HTMLElement, items: MenuItem[]): void {
     const command = it.command;
     if (!command) return;
     // The command's small Colibre icon (hidden when the theme has none), then its label.
-    const b = el("button", { role: "menuitem", "data-cmd": command }, [icon(iconName(command), "sc"), el("span", { text: label })]);
+    const b = menuItem(command, label);
     if (it.enabled === "false") b.disabled = true;
     if (it.checked === "true") aria(b, "checked", "true");
     listen(b, "click", () => { closeMenu(); run(command); });

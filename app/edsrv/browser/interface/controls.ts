@@ -142,8 +142,7 @@ export function popupButton(cmd: string, label: string, popup: HTMLElement, opts
   const b = el("button", { "class": "tb tb-menu" + (opts.view ? "" : " edit-only"), "aria-label": label, title: tooltip(cmd, label), "data-cmd": cmd,
     "aria-haspopup": popup.getAttribute("role") === "menu" ? "menu" : "dialog", "aria-expanded": "false", "data-menu-cmds": opts.menuCmds ?? null,
   });
-  b.append(icon(opts.icon || iconName(cmd)));
-  b.append(el("span", { "class": "tb-caret", "aria-hidden": "true" }));
+  b.append(icon(opts.icon || iconName(cmd)), el("span", { "class": "tb-caret", "aria-hidden": "true" }));
   popup.hidden = true;
   document.body.append(popup);
   listen(b, "click", () => {
@@ -179,11 +178,15 @@ export function keepTabIn(e: KeyboardEvent, controls: HTMLElement[]): void {
   else if (!e.shiftKey && focused() === last) { e.preventDefault(); first.focus(); }
 }
 
+/** A menu's entry for a command: its small icon (its own or the command's), then its label. */
+export const menuItem = (cmd: string, label: string, picture?: string): HTMLButtonElement =>
+  el("button", { role: "menuitem", "data-cmd": cmd }, [icon(picture || iconName(cmd), "sc"), el("span", { text: label })]);
+
 /** A button that opens a menu of commands (line spacing, shapes, page size…), each with its small icon. */
 export function menuButton(cmd: string, label: string, entries: MenuEntry[], opts: { icon?: string; view?: boolean } = {}): HTMLButtonElement {
   const popup = el("div", { "class": "tb-popup", role: "menu", "aria-label": label });
   entries.forEach((e) => {
-    const item = el("button", { role: "menuitem", "data-cmd": e.cmd }, [icon(e.icon || iconName(e.cmd), "sc"), el("span", { text: e.label })]);
+    const item = menuItem(e.cmd, e.label, e.icon);
     listen(item, "click", () => { closeMenus(); if (e.click) e.click(); else run(e.cmd, e.args); });
     popup.append(item);
   });

@@ -16,6 +16,9 @@ import { aria, byId, listen } from "./dom";
 /** Collabora's button ids where ours differ. */
 const BUTTON_IDS: Record<string, string> = { downloadas: "download", closebutton: "close", userlist: "people", "save-button": "save" };
 
+/** Hidden or shown again at the host's word (`host-hidden`, whatever else hides or shows it). */
+const hide = (e: Element, hidden: boolean): void => { e.classList.toggle("host-hidden", hidden); };
+
 /** The controls a Collabora button id names: the element of that id, or those whose command it is. */
 function controls(id: string): HTMLElement[] {
   const ours = BUTTON_IDS[id] || id;
@@ -57,20 +60,18 @@ function onHostMessage(e: MessageEvent): void {
   const id = typeof v.id === "string" ? v.id : "";
   switch (msg.MessageId) {
     case "Hide_Button": case "Show_Button":
-      controls(id).forEach((c) => { c.classList.toggle("host-hidden", msg!.MessageId === "Hide_Button"); });
+      controls(id).forEach((c) => { hide(c, msg!.MessageId === "Hide_Button"); });
       break;
     case "Remove_Button": controls(id).forEach((c) => { c.remove(); }); break;
     case "Insert_Button": if (id) insertButton(v); break;
     case "Hide_Command": case "Show_Command":
-      commandControls(id).forEach((c) => { c.classList.toggle("host-hidden", msg!.MessageId === "Hide_Command"); });
+      commandControls(id).forEach((c) => { hide(c, msg!.MessageId === "Hide_Command"); });
       break;
     // Collabora's menu items live in its menubar; this interface has none (its tabs are Collabora's
     // notebookbar), so, as Collabora does in notebookbar mode, there is nothing to show or hide.
     case "Show_Menu_Item": case "Hide_Menu_Item": break;
-    case "Show_StatusBar": statusbar.classList.remove("host-hidden"); break;
-    case "Hide_StatusBar": statusbar.classList.add("host-hidden"); break;
-    case "Show_Menubar": ribbon.classList.remove("host-hidden"); break;
-    case "Hide_Menubar": ribbon.classList.add("host-hidden"); break;
+    case "Show_StatusBar": case "Hide_StatusBar": hide(statusbar, msg.MessageId === "Hide_StatusBar"); break;
+    case "Show_Menubar": case "Hide_Menubar": hide(ribbon, msg.MessageId === "Hide_Menubar"); break;
     case "Show_Sidebar": case "Hide_Sidebar":
       if (sidebarShown() !== (msg.MessageId === "Show_Sidebar")) {
         const on = toggleSidebar();
@@ -96,7 +97,7 @@ function applyToToolbar(): void {
   document.querySelectorAll<HTMLElement>('[data-cmd=".uno:InsertGraphic"]').forEach((b) => {
     if (remote && f.info.DisableInsertLocalImage === true) b.dataset.host = "UI_InsertGraphic";
     else delete b.dataset.host;
-    b.classList.toggle("host-hidden", !remote && f.info.DisableInsertLocalImage === true);
+    hide(b, !remote && f.info.DisableInsertLocalImage === true);
   });
   if (remote && f.info.DisableInsertLocalImage !== true && !byId("remote-image")) {
     const b = button("remoteimage", T.remoteImage, { icon: "insertgraphic", click: () => { api.uiAction("UI_InsertGraphic"); } });
@@ -104,7 +105,7 @@ function applyToToolbar(): void {
     document.querySelector('[data-cmd=".uno:InsertGraphic"]')?.after(b);
   }
   // Collabora's HideChangeTrackingControls: no tracked-changes control (the document keeps its changes).
-  document.querySelectorAll(".tracked-changes").forEach((b) => { b.classList.toggle("host-hidden", f.info.HideChangeTrackingControls === true); });
+  document.querySelectorAll(".tracked-changes").forEach((b) => { hide(b, f.info.HideChangeTrackingControls === true); });
 }
 
 export function installHostUi(): void {
@@ -115,7 +116,7 @@ export function installHostUi(): void {
   api.on("wopi", (f) => {
     const list = f.info.HideUserList;
     const device = matchMedia("(max-width: 767px)").matches ? "mobile" : "desktop";
-    people.classList.toggle("host-hidden", list === "true" || (typeof list === "string" && list.split(",").includes(device)));
+    hide(people, list === "true" || (typeof list === "string" && list.split(",").includes(device)));
     info = f.info;
     applyToToolbar();
     if (f.info.EnableShare === true && !share) {

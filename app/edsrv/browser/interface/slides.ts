@@ -52,8 +52,7 @@ function buildSlidePanel(): void {
   const main = el("div", { id: "main" });
   const viewport = byId("viewport")!;
   viewport.parentNode!.insertBefore(main, viewport);
-  main.append(panel);
-  main.append(viewport);
+  main.append(panel, viewport);
   dragToReorder(panel);
   api.on("thumbnail", (f) => {
     const img = thumbs[f.part];
@@ -116,7 +115,7 @@ export function renderSlidePanel(st: DocStatus): void {
       panel.append(b);
     }
   }
-  Array.prototype.forEach.call(panel.children, (b: Element, i: number) => { b.classList.toggle("active", i === st.selectedPart); aria(b, "current", i === st.selectedPart ? "true" : "false"); });
+  Array.prototype.forEach.call(panel.children, (b: Element, i: number) => { b.classList.toggle("active", i === st.selectedPart); aria(b, "current", i === st.selectedPart); });
   scheduleThumbs(50);
 }
 
