@@ -6,7 +6,7 @@
 // the document. Each part lives in interface/; they are installed here in the order their
 // listeners must run (the capturing keydown listeners: slideshow, menu, shortcuts).
 
-import { commandValuesCommand, type DocStatus } from "../protocol/frames";
+import type { DocStatus } from "../protocol/frames";
 import { buildComments } from "./interface/comments";
 import { installContextMenu } from "./interface/context-menu";
 import { installDialogs } from "./interface/dialogs";
@@ -125,7 +125,7 @@ function install(): void {
   // The font list is long to make; asked once the first screen is painted, it does not delay it.
   api.on("firstpaint", () => {
     showPictures();
-    if (fontPicker()) api.send(commandValuesCommand(".uno:CharFontName"));
+    if (fontPicker()) api.send(api.frames.commandValues(".uno:CharFontName"));
     // The menus LibreOffice makes for this view (the spelling context menu) in the session's
     // language; English is the engine's own. After the first screen, which it does not delay.
     const lang = new URLSearchParams(location.search).get("lang");

@@ -1,6 +1,7 @@
 // window.edApi: the hooks the interface (ui.js) is built on, one place where every command leaves.
 
-import type { UnoArguments } from "../../protocol/frames";
+import { commandValuesCommand, downloadAsCommand, mouseCommand, slideImageCommand, unoCommand, type UnoArguments } from "../../protocol/frames";
+import { parseRects } from "../../protocol/server-frames";
 import { insertGraphic, pasteData } from "./clipboard";
 import { doSave, uno } from "./commands";
 import { on } from "./events";
@@ -48,6 +49,15 @@ export interface EditorApi {
   /** VCL's key codes and the characters some keys carry (protocol/keys.ts), for the tunnelled windows' keys. */
   vclKeys: typeof KEYS;
   vclChars: typeof CHARS;
+  /** The wire's commands and rectangles as ed.js writes and reads them (protocol/), for ui.js: bundled in both, they travelled twice. */
+  frames: {
+    mouse: typeof mouseCommand;
+    uno: typeof unoCommand;
+    commandValues: typeof commandValuesCommand;
+    downloadAs: typeof downloadAsCommand;
+    slideImage: typeof slideImageCommand;
+    rects: typeof parseRects;
+  };
 }
 
 export function installApi(): void {
@@ -75,5 +85,13 @@ export function installApi(): void {
     officeTip,
     vclKeys: KEYS,
     vclChars: CHARS,
+    frames: {
+      mouse: mouseCommand,
+      uno: unoCommand,
+      commandValues: commandValuesCommand,
+      downloadAs: downloadAsCommand,
+      slideImage: slideImageCommand,
+      rects: parseRects,
+    },
   };
 }

@@ -1,7 +1,5 @@
 // Comments: the engine's own, listed from .uno:ViewAnnotations and changed with UNO commands.
 
-import { commandValuesCommand, mouseCommand } from "../../protocol/frames";
-import { parseRects } from "../../protocol/server-frames";
 import { ask } from "./ask";
 import { button, div, el, run, stringArg } from "./controls";
 import { api, UI, type Comment } from "./state";
@@ -32,7 +30,7 @@ export function buildComments(): HTMLElement[] {
     renderComments();
     // Our kit asks for no comments in the tiles (NO_TILED_ANNOTATIONS): the commented text is
     // marked here instead, as Collabora draws it, from each comment's anchor (Writer's textRange).
-    api.marks("comments", UI.comments.flatMap((c) => parseRects(c.textRange)));
+    api.marks("comments", UI.comments.flatMap((c) => api.frames.rects(c.textRange)));
     api.marks("comment", []);
     // Comments were invisible until the person found the panel: their number is on its button,
     // and on a wide screen the panel opens by itself for a document that has some.
@@ -43,7 +41,7 @@ export function buildComments(): HTMLElement[] {
   });
   // Asked once the first screen is painted (it does not delay it), and again whenever the engine
   // says a comment was added, changed or removed (by this person or another).
-  api.on("firstpaint", () => { api.send(commandValuesCommand(".uno:ViewAnnotations")); });
+  api.on("firstpaint", () => { api.send(api.frames.commandValues(".uno:ViewAnnotations")); });
   api.on("comment", () => { refreshComments(); });
   return [
     button(".uno:InsertAnnotation", T.addComment, { click: () => {
@@ -85,14 +83,14 @@ function toComment(c: Comment): void {
   const r = String(c.anchorPos || "").split(",").map(Number);
   if (r.length < 4 || isNaN(r[0]!)) return;
   const x = r[0]! + 1, y = r[1]! + Math.round(r[3]! / 2);
-  api.send(mouseCommand("buttondown", x, y, 1, 1, 0));
-  api.send(mouseCommand("buttonup", x, y, 1, 1, 0));
+  api.send(api.frames.mouse("buttondown", x, y, 1, 1, 0));
+  api.send(api.frames.mouse("buttonup", x, y, 1, 1, 0));
 }
 let refreshPending: ReturnType<typeof setTimeout> | null = null;
 /** The list asked again shortly (a burst of changes asks once). */
 function refreshComments(): void {
   if (refreshPending) return;
-  refreshPending = setTimeout(() => { refreshPending = null; api.send(commandValuesCommand(".uno:ViewAnnotations")); }, 300);
+  refreshPending = setTimeout(() => { refreshPending = null; api.send(api.frames.commandValues(".uno:ViewAnnotations")); }, 300);
 }
 function renderComments(): void {
   const panel = commentsPanel!;
@@ -107,7 +105,7 @@ function renderComments(): void {
         } else { toComment(c); run(cmd, { Id: stringArg(String(c.id)) }); refreshComments(); }
       } } });
     // The text of the comment a person points at or tabs to is marked more strongly.
-    const mark = (on: boolean) => () => { api.marks("comment", on ? parseRects(c.textRange) : []); };
+    const mark = (on: boolean) => () => { api.marks("comment", on ? api.frames.rects(c.textRange) : []); };
     panel.append(el("article", { "class": "comment" + (c.resolved === "true" ? " resolved" : ""), "data-id": String(c.id),
       on: { mouseenter: mark(true), mouseleave: mark(false), focusin: mark(true), focusout: mark(false) } }, [
       el("div", { "class": "comment-head", text: (c.author || "") + (c.resolved === "true" ? " · " + T.resolved : "") }),

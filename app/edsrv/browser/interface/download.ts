@@ -1,6 +1,6 @@
 // Download as and print: the server exports the document, the page fetches the file.
 
-import { downloadAsCommand, type WopiInfo } from "../../protocol/frames";
+import type { WopiInfo } from "../../protocol/frames";
 import { button, el } from "./controls";
 import { showNote } from "./note";
 import { api, UI } from "./state";
@@ -40,7 +40,7 @@ export function fillDownload(type: string): void {
 }
 export function requestDownload(format: string, purpose: string): void {
   const name = (wopiInfo.BaseFileName || "document").replace(/\.[^.]*$/, "") + "." + format;
-  api.send(downloadAsCommand(name, purpose, format));
+  api.send(api.frames.downloadAs(name, purpose, format));
 }
 
 export function installWopiInfo(): void {

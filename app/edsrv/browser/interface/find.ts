@@ -1,6 +1,5 @@
 // Find and replace, with every match highlighted on the current part.
 
-import { unoCommand } from "../../protocol/frames";
 import { arg, button, el, longArg, stringArg } from "./controls";
 import { api, S, UI } from "./state";
 import { T } from "./texts";
@@ -58,11 +57,11 @@ function search(command: number, backward: boolean): void {
     "SearchItem.Command": longArg(command),
   };
   // Sent as is: finding is allowed in read-only views (the server lets find commands through).
-  api.send(unoCommand(".uno:ExecuteSearch", args));
+  api.send(api.frames.uno(".uno:ExecuteSearch", args));
   // A replace all's own answer (the replaced places, or nothing, as LibreOffice has it) is no
   // count of what is left: a find all sent right behind it, worked after it, has the last word
   // ("No matches" once every one is replaced).
-  if (command === 3) api.send(unoCommand(".uno:ExecuteSearch", { ...args, "SearchItem.Command": longArg(1) }));
+  if (command === 3) api.send(api.frames.uno(".uno:ExecuteSearch", { ...args, "SearchItem.Command": longArg(1) }));
 }
 export function openFind(withReplace: boolean): void {
   findbar.hidden = false;

@@ -1,6 +1,5 @@
 // A sheet's column letters and row numbers: the engine's own sizes and labels for what is visible.
 
-import { commandValuesCommand } from "../../protocol/frames";
 import { div, el } from "./controls";
 import { api, UI, type SheetHeaders } from "./state";
 import { byId, listen } from "./dom";
@@ -44,7 +43,7 @@ export function askHeaders(ms: number): void {
   h.timer = setTimeout(() => {
     const v = h.viewport, tpp = (h.askedTpp = api.zoom());
     const x = Math.floor(v.scrollLeft * tpp), y = Math.floor(v.scrollTop * tpp), w = Math.ceil(v.clientWidth * tpp), hh = Math.ceil(v.clientHeight * tpp);
-    api.send(commandValuesCommand(encodeURIComponent(".uno:ViewRowColumnHeaders?x=" + x + "&y=" + y + "&width=" + w + "&height=" + hh)));
+    api.send(api.frames.commandValues(encodeURIComponent(".uno:ViewRowColumnHeaders?x=" + x + "&y=" + y + "&width=" + w + "&height=" + hh)));
   }, ms);
 }
 

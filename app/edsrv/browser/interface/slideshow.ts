@@ -4,7 +4,7 @@
 // The slide after the one shown is asked for ahead, so moving on shows it at once. A slide is
 // drawn once per show (another person's edit during it shows in the next show).
 
-import { presentationInfoCommand, slideImageCommand, type PresentationInfo, type SlideImage } from "../../protocol/frames";
+import { presentationInfoCommand, type PresentationInfo, type SlideImage } from "../../protocol/frames";
 import { el } from "./controls";
 import { api, S } from "./state";
 import { T } from "./texts";
@@ -30,7 +30,7 @@ function ask(part: number): void {
   if (part === undefined || asked.has(part) || images.has(part)) return;
   asked.add(part);
   const { width, height } = wanted();
-  api.send(slideImageCommand(part, width, height));
+  api.send(api.frames.slideImage(part, width, height));
 }
 
 function display(): void {

@@ -2,7 +2,7 @@
 // and the engine's state changes (`statechanged:`) shown by every control that watches them.
 
 import type { DocStatus, SaveResult } from "../../protocol/frames";
-import { parseRects, type Rect } from "../../protocol/server-frames";
+import type { Rect } from "../../protocol/server-frames";
 import { el } from "./controls";
 import { api, S, setState, watch, officeText } from "./state";
 import { T } from "./texts";
@@ -46,7 +46,7 @@ function installPageNumber(): void {
   let pages: Rect[] = [], caretPage = "", scrolled = false;
   const showCaretPage = () => { scrolled = false; bar.position.textContent = caretPage; };
   watch(".uno:StatePageNumber", (v) => { const n = numbers(v); if (n.length >= 2) { caretPage = T.page(n[0]!, n[n.length - 1]!); showCaretPage(); } });
-  api.on("status", (f) => { pages = f.status.type === "text" ? parseRects(f.status.pageRectangles) : []; });
+  api.on("status", (f) => { pages = f.status.type === "text" ? api.frames.rects(f.status.pageRectangles) : []; });
   api.on("invalidatecursor", () => { if (scrolled) showCaretPage(); });
   const showPageInView = perFrame(() => {
     // The caret in view (the view followed it, or scrolled a little): its page is the one meant.

@@ -1,6 +1,6 @@
 // The tabs of spreadsheets, the formula bar, and the sheet tabs' actions.
 
-import { unoCommand, type UnoArguments } from "../../protocol/frames";
+import type { UnoArguments } from "../../protocol/frames";
 import { ask } from "./ask";
 import { arg, button, colour, el, icon, longArg, picker, run, sep, stringArg, toggleButton } from "./controls";
 import { addTo, ribbon } from "./ribbon";
@@ -96,7 +96,7 @@ function buildFormulaBar(): void {
   api.on("celladdress", (f) => { if (focused() !== address) address.value = f.address; });
   api.on("cellformula", (f) => { if (focused() !== formula) formula.value = f.formula; });
   listen(address, "keydown", (e) => {
-    if (e.key === "Enter") { e.preventDefault(); api.send(unoCommand(".uno:GoToCell", { ToPoint: stringArg(address.value.trim()) })); api.focus(); }
+    if (e.key === "Enter") { e.preventDefault(); api.send(api.frames.uno(".uno:GoToCell", { ToPoint: stringArg(address.value.trim()) })); api.focus(); }
     if (e.key === "Escape") api.focus();
   });
   listen(formula, "keydown", (e) => {
