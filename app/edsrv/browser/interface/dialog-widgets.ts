@@ -23,8 +23,8 @@ export interface WidgetHost {
   remember(w: JsWidget, e: HTMLElement): void;
 }
 
-/** Sends a person's act on a widget, as LibreOffice's JSDialog executor takes it. */
-const act = (host: WidgetHost, w: JsWidget, cmd: DialogEvent["cmd"], type: DialogEvent["type"], data = ""): void => { host.send({ id: w.id, cmd, data, type }); };
+/** Sends a person's act on a widget (or on the window: `__DIALOG__`), as LibreOffice's JSDialog executor takes it. */
+export const act = (host: WidgetHost, w: { id: string }, cmd: DialogEvent["cmd"], type: DialogEvent["type"], data = ""): void => { host.send({ id: w.id, cmd, data, type }); };
 
 /** A label without LibreOffice's mnemonic marks, in the page's language (office-text.ts). */
 export const plain = officeText;

@@ -13,7 +13,7 @@
 // refuses it too).
 
 import { dialogEventCommand, type DialogEvent, type JsDialogMessage, type JsWidget } from "../../protocol/dialog-frames";
-import { applyWidgetAction, buildInto, buildWidget, plain, type WidgetHost } from "./dialog-widgets";
+import { act, applyWidgetAction, buildInto, buildWidget, plain, type WidgetHost } from "./dialog-widgets";
 import { closeButton, div, el, keepTabIn } from "./controls";
 import { api, S } from "./state";
 import { scopeIds, stepList, wizardPages } from "./wizard";
@@ -88,9 +88,9 @@ export function dialogBox(heading: HTMLHeadingElement, close: () => void, conten
 /** Cancel, as the dialog's own Cancel button (or its close box) would. */
 function cancel(d: OpenDialog): void {
   const h = host(d);
-  if (d.dropDown) h.send({ id: "__POPOVER__", cmd: "close", data: "", type: "popover" });
-  else if (d.responses.has("cancel")) h.send({ id: "cancel", cmd: "click", data: "", type: "responsebutton" });
-  else h.send({ id: "__DIALOG__", cmd: "close", data: "", type: "dialog" });
+  if (d.dropDown) act(h, { id: "__POPOVER__" }, "close", "popover");
+  else if (d.responses.has("cancel")) act(h, { id: "cancel" }, "click", "responsebutton");
+  else act(h, { id: "__DIALOG__" }, "close", "dialog");
 }
 
 function show(message: JsWidget & { jsontype: string }): void {
@@ -138,7 +138,7 @@ function show(message: JsWidget & { jsontype: string }): void {
       // Enter in a field: the field's value first (its change), then OK, as on a desktop.
       (e.target as HTMLInputElement).dispatchEvent(new Event("change"));
       e.preventDefault();
-      h.send({ id: "ok", cmd: "click", data: "", type: "responsebutton" });
+      act(h, { id: "ok" }, "click", "responsebutton");
       return;
     }
     if (e.key !== "Tab") return;

@@ -31,7 +31,7 @@ export function buildPresentation(): void {
     button(".uno:DeletePage", T.deleteSlide),
     button("moveup", T.slideUp, { click: () => { moveSlide(-1); } }),
     button("movedown", T.slideDown, { click: () => { moveSlide(1); } }),
-    menuButton(".uno:AssignLayout", T.slideLayout, LAYOUTS.map(([key, n]) => ({ cmd: ".uno:AssignLayout", label: T[key] as string, icon: "assignlayout", args: { WhatLayout: longArg(n) } }))),
+    menuButton(".uno:AssignLayout", T.slideLayout, LAYOUTS.map(([key, n]) => ({ cmd: ".uno:AssignLayout", label: T[key] as string, args: { WhatLayout: longArg(n) } }))),
     sep(),
     button("slideshow", T.slideshow, { view: true, click: startSlideshow }));
   addTo("review", spelling());

@@ -60,7 +60,7 @@ export function clipboardGroup(clearCommand: string): HTMLElement[] {
 export function textFormatting(withStyles: boolean, withScripts: boolean): HTMLElement[] {
   const items: HTMLElement[] = [];
   if (withStyles) {
-    const stylePicker = picker(T.style, "tb-style", (v) => { run(".uno:StyleApply", { Style: stringArg(v), FamilyName: stringArg("ParagraphStyles") }); });
+    const stylePicker = picker(T.style, "tb-style", applyStyle);
     setOptions(stylePicker, PARAGRAPH_STYLES, undefined, T.styleNames);
     watch(".uno:StyleApply", (v) => { showValue(stylePicker, v); });
     items.push(stylePicker, stylesGallery());
@@ -80,12 +80,15 @@ export function textFormatting(withStyles: boolean, withScripts: boolean): HTMLE
   return items;
 }
 
+/** Applies a paragraph style by its programmatic name. */
+const applyStyle = (name: string): void => { run(".uno:StyleApply", { Style: stringArg(name), FamilyName: stringArg("ParagraphStyles") }); };
+
 /** The styles gallery: the most used paragraph styles, each shown in its own look. */
 function stylesGallery(): HTMLElement {
   const g = el("div", { "class": "tb-gallery edit-only", role: "group", "aria-label": T.styles });
   ([["Title", "g-title"], ["Heading 1", "g-h1"], ["Heading 2", "g-h2"], ["Text Body", "g-body"]] as const).forEach(([name, cls]) => {
     const b = el("button", { "class": "tb-gallery-item " + cls, "data-style": name, title: T.style + ": " + T.styleNames[name], text: T.styleNames[name] });
-    listen(b, "click", () => { run(".uno:StyleApply", { Style: stringArg(name), FamilyName: stringArg("ParagraphStyles") }); });
+    listen(b, "click", () => { applyStyle(name); });
     g.append(b);
   });
   return g;
@@ -112,7 +115,8 @@ export function lineSpacing(): HTMLElement {
  * A shape inserted at once, at its default size (Ctrl held, KEY_MOD1: Collabora's way; without it
  * the engine waits for the shape to be drawn with the mouse).
  */
-const shape = (cmd: string, label: string, icon: string): MenuEntry => ({ cmd, label, icon, args: { KeyModifier: arg("unsigned short", 8192) } });
+const atOnce = (): UnoArguments => ({ KeyModifier: arg("unsigned short", 8192) });
+const shape = (cmd: string, label: string, icon: string): MenuEntry => ({ cmd, label, icon, args: atOnce() });
 export function shapes(): HTMLElement {
   return menuButton(".uno:BasicShapes", T.shapes, [
     shape(".uno:BasicShapes.rectangle", T.rectangle, "rect"),
@@ -122,13 +126,13 @@ export function shapes(): HTMLElement {
   ]);
 }
 export function textBox(cmd: string): HTMLElement {
-  return button(cmd, T.textBox, { icon: "text", args: () => ({ KeyModifier: arg("unsigned short", 8192) }) });
+  return button(cmd, T.textBox, { icon: "text", args: atOnce });
 }
 
 /** Special characters, inserted as the engine's own symbol insertion does (no dialog). */
 export function specialCharacters(): HTMLElement {
   const chars = ["©", "®", "™", "€", "£", "¥", "§", "¶", "°", "±", "×", "÷", "–", "—", "…", "«", "»", "→", "←", "✓"];
-  const entries: MenuEntry[] = chars.map((c) => ({ cmd: ".uno:InsertSymbol", label: c, icon: "insertsymbol", args: { Symbols: stringArg(c) } }));
+  const entries: MenuEntry[] = chars.map((c) => ({ cmd: ".uno:InsertSymbol", label: c, args: { Symbols: stringArg(c) } }));
   // Without a character, LibreOffice's Special Characters dialog (every character of every font).
   entries.push({ cmd: ".uno:InsertSymbol", label: T.moreCharacters, icon: "charmapcontrol" });
   const b = menuButton(".uno:CharmapControl", T.specialChar, entries);
@@ -272,13 +276,13 @@ export function buildText(): void {
     button(".uno:BulletsAndNumberingDialog", T.bulletsDialog),
     button(".uno:PageDialog", T.pageDialog));
   addTo("layout",
-    menuButton(".uno:AttributePageSize", T.pageSize, PAGE_SIZES.map(([name, w, h]) => ({ cmd: ".uno:AttributePageSize", label: name, icon: "attributepagesize",
+    menuButton(".uno:AttributePageSize", T.pageSize, PAGE_SIZES.map(([name, w, h]) => ({ cmd: ".uno:AttributePageSize", label: name,
       click: () => { page.size = [w, h]; setPage(); } }))),
     menuButton(".uno:Orientation", T.orientation, [
-      { cmd: ".uno:Orientation", label: T.portrait, icon: "orientation", click: () => { page.landscape = false; setPage(); } },
-      { cmd: ".uno:Orientation", label: T.landscape, icon: "orientation", click: () => { page.landscape = true; setPage(); } },
+      { cmd: ".uno:Orientation", label: T.portrait, click: () => { page.landscape = false; setPage(); } },
+      { cmd: ".uno:Orientation", label: T.landscape, click: () => { page.landscape = true; setPage(); } },
     ]),
-    menuButton(".uno:PageMargin", T.margins, MARGINS.map(([key, l, r, t, b]) => ({ cmd: ".uno:PageMargin", label: T[key] as string, icon: "pagemargin", click: () => {
+    menuButton(".uno:PageMargin", T.margins, MARGINS.map(([key, l, r, t, b]) => ({ cmd: ".uno:PageMargin", label: T[key] as string, click: () => {
       api.uno(".uno:PageLRMargin", { "Page.Left": longArg(l), "Page.Right": longArg(r) });
       run(".uno:PageULMargin", { "Page.Upper": longArg(t), "Page.Lower": longArg(b) });
     } }))),
