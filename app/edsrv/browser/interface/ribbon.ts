@@ -148,13 +148,27 @@ function placeSidePanels(): void {
 const COMMON = [".uno:Bold", ".uno:Italic", ".uno:Underline", ".uno:DefaultBullet", ".uno:DefaultNumbering"];
 const rank = (n: HTMLElement) => { const i = COMMON.indexOf(n.dataset.cmd ?? ""); return i < 0 ? COMMON.length : i; };
 
+function closeMore(): void {
+  moreMenu.hidden = true;
+  aria(moreButton, "expanded", "false");
+}
+
 function layoutRow(): void {
   tabs.forEach((t) => { t.tab.hidden = !hasUsableControl(t); });
   const shown = tabs.find((t) => !t.tab.hidden);
   if (shown && tabs.some((t) => t.id === active && t.tab.hidden)) return selectTab(shown.id); // lays the row out again
   closeMenus();
-  moreMenu.hidden = true; aria(moreButton, "expanded", "false");
-  tabs.forEach((t) => { t.items.forEach((n) => { if (n.parentNode !== t.panel) t.panel.append(n); }); });
+  closeMore();
+  // Every control back in its tab, shown and in the DOM's order: separators hidden by the last
+  // layout (they stood between controls that went into "more") shown again.
+  tabs.forEach((t) => {
+    t.items.forEach((n) => {
+      if (n.parentNode !== t.panel) t.panel.append(n);
+      if (!(n instanceof HTMLElement)) return;
+      n.style.order = "";
+      if (n.classList.contains("tb-sep")) n.hidden = false;
+    });
+  });
   const compact = compactForced || window.innerWidth < 768;
   document.body.classList.toggle("phone", isPhone());
   ribbon.classList.toggle("compact", compact);
@@ -162,14 +176,11 @@ function layoutRow(): void {
   // One row, always as tall (a tab taller than another moved the document under the pointer): the
   // chosen tab's controls, or every tab's in compact mode; from the first that does not fit, the
   // rest go into "more" (its button shown only then, so a row that fits uses the whole width).
-  // Separators hidden by the last layout (they stood between controls that went into "more").
-  tabs.forEach((t) => { t.items.forEach((n) => { if (n instanceof HTMLElement && n.classList.contains("tb-sep")) n.hidden = false; }); });
   placeTabs();
   let all: HTMLElement[] = [];
   tabs.forEach((t) => { if (compact || t.id === active) t.items.forEach((n) => { if (n instanceof HTMLElement && n.getClientRects().length) all.push(n); }); });
   // In the one row of compact mode, the common commands first (a phone's row showed the clipboard's
   // and put Bold and Italic under "more"); the row's order is the flex order, the DOM's is kept.
-  tabs.forEach((t) => { t.items.forEach((n) => { if (n instanceof HTMLElement) n.style.order = ""; }); });
   if (compact) {
     all = all.map((n, i) => [n, i] as const).sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1]).map(([n]) => n);
     all.forEach((n, i) => { n.style.order = String(i); });
@@ -252,13 +263,11 @@ export function installRibbon(): void {
   // A control used from the menu closes it (a menu button's own menu stays open).
   listen(moreMenu, "click", (e) => {
     const b = (e.target as Element).closest("button");
-    if (b && !b.hasAttribute("aria-haspopup")) { moreMenu.hidden = true; aria(moreButton, "expanded", "false"); }
+    if (b && !b.hasAttribute("aria-haspopup")) closeMore();
   });
   listen(window, "mousedown", (e) => {
     const t = e.target as Node;
-    if (!moreMenu.hidden && !moreMenu.contains(t) && !moreButton.contains(t) && !(t instanceof Element && t.closest(".tb-popup"))) {
-      moreMenu.hidden = true; aria(moreButton, "expanded", "false");
-    }
+    if (!moreMenu.hidden && !moreMenu.contains(t) && !moreButton.contains(t) && !(t instanceof Element && t.closest(".tb-popup"))) closeMore();
   }, true);
   listen(window, "resize", perFrame(layoutRibbon));
   // The top bar's other contents change its room for the tabs: the modified mark, the people.
