@@ -206,7 +206,7 @@ export function picker(label: string, cls: string, onChange: (value: string) => 
 }
 export function setOptions(s: HTMLSelectElement, values: string[], current?: string, labels?: Record<string, string>): void {
   s.innerHTML = "";
-  values.forEach((v) => { s.append(el("option", { value: v, text: (labels && labels[v]) || v })); });
+  values.forEach((v) => { s.append(new Option((labels && labels[v]) || v, v)); });
   // Nothing shown until the engine reports the state (not the list's first entry: a font box said
   // "DejaVu Math TeX Gyre 8" for a second after opening).
   if (current !== undefined) showValue(s, current);
@@ -214,7 +214,7 @@ export function setOptions(s: HTMLSelectElement, values: string[], current?: str
 }
 export function showValue(s: HTMLSelectElement, v: string | undefined | null): void {
   if (v === undefined || v === null) return;
-  if (v !== "" && !Array.prototype.some.call(s.options, (o: HTMLOptionElement) => o.value === v)) s.append(el("option", { value: v, text: v }));
+  if (v !== "" && !Array.prototype.some.call(s.options, (o: HTMLOptionElement) => o.value === v)) s.append(new Option(v, v));
   s.value = v;
 }
 /**

@@ -226,7 +226,7 @@ function buildList(w: JsWidget, host: WidgetHost): HTMLElement {
     return el("span", { "class": "jsd-combo" }, [input, el("datalist", { id: listId }, entries.map((t) => el("option", { value: t })))]);
   }
   const select = el("select", { "class": "jsd-select" });
-  entries.forEach((t, i) => { select.append(el("option", { value: String(i), text: t })); });
+  entries.forEach((t, i) => { select.append(new Option(t, String(i))); });
   select.selectedIndex = selected;
   labelled(select, w, host);
   listen(select, "change", () => {

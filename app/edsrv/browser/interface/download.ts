@@ -35,8 +35,8 @@ export function applyWopi(): void {
 export function fillDownload(type: string): void {
   const picker = downloadPicker!;
   picker.innerHTML = "";
-  picker.append(el("option", { value: "", text: T.download + "…" }));
-  (FORMATS[type] || []).forEach((f) => { picker.append(el("option", { value: f, text: f.toUpperCase() })); });
+  picker.append(new Option(T.download + "…", ""));
+  (FORMATS[type] || []).forEach((f) => { picker.append(new Option(f.toUpperCase(), f)); });
 }
 export function requestDownload(format: string, purpose: string): void {
   const name = (wopiInfo.BaseFileName || "document").replace(/\.[^.]*$/, "") + "." + format;

@@ -23,8 +23,8 @@ const MORE_FORMATS = ".uno:FormatCellDialog";
 function numberFormatPicker(): HTMLSelectElement {
   const show = () => { nf.value = REPORTED_FORMATS.find((c) => UI.state[c] === "true") ?? ".uno:NumberFormatStandard"; };
   const nf = picker(T.numberFormat, "tb-numfmt", (v) => { if (v) run(v); show(); });
-  NUMBER_FORMATS.forEach((f) => { nf.append(el("option", { value: f[0], text: f[1] })); });
-  nf.append(el("option", { value: MORE_FORMATS, text: T.moreFormats }));
+  NUMBER_FORMATS.forEach((f) => { nf.append(new Option(f[1], f[0])); });
+  nf.append(new Option(T.moreFormats, MORE_FORMATS));
   for (const c of REPORTED_FORMATS) watch(c, show);
   show();
   return nf;
@@ -42,7 +42,7 @@ export function buildSheet(): void {
     toggleButton(".uno:WrapText", T.wrap));
   const nf = numberFormatPicker();
   const borders = picker(T.borders, "tb-borders", (v) => { if (v) run(".uno:SetBorderStyle", borderArgs(v)); borders.value = ""; });
-  [["", T.borders], ["all", T.bordersAll], ["outer", T.bordersOuter], ["none", T.bordersNone]].forEach((f) => { borders.append(el("option", { value: f[0], text: f[1] })); });
+  [["", T.borders], ["all", T.bordersAll], ["outer", T.bordersOuter], ["none", T.bordersNone]].forEach((f) => { borders.append(new Option(f[1], f[0])); });
   addTo("home", nf, borders);
   addTo("insert",
     button(".uno:InsertRowsBefore", T.rowAbove),
