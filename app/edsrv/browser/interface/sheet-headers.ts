@@ -57,21 +57,24 @@ function drawHeaders(): void {
   const v = headers.viewport, k = headers.dataTpp / api.zoom(), dpr = window.devicePixelRatio || 1;
   const draw = (canvas: HTMLCanvasElement, list: SheetHeaders["rows"], across: boolean, scroll: number, length: number) => {
     const thick = across ? 20 : 40;
-    canvas.width = (across ? length : thick) * dpr; canvas.height = (across ? thick : length) * dpr;
-    canvas.style.width = (across ? length : thick) + "px"; canvas.style.height = (across ? thick : length) + "px";
+    // A point along the header and across it, as the canvas's x and y.
+    const xy = (along: number, over: number): [number, number] => (across ? [along, over] : [over, along]);
+    const [w, h] = xy(length, thick);
+    canvas.width = w * dpr; canvas.height = h * dpr;
+    canvas.style.width = w + "px"; canvas.style.height = h + "px";
     const c = canvas.getContext("2d")!;
     c.scale(dpr, dpr);
-    c.fillStyle = "#f0f0f0"; c.fillRect(0, 0, across ? length : thick, across ? thick : length);
+    c.fillStyle = "#f0f0f0"; c.fillRect(0, 0, w, h);
     c.strokeStyle = "#c0c0c0"; c.fillStyle = "#333"; c.font = "11px system-ui, sans-serif"; c.textAlign = "center"; c.textBaseline = "middle";
     let prev: number | null = null;
     (list || []).forEach((e) => {
       const end = Number(e.size) * k - scroll;
       if (prev !== null && e.text !== 0 && e.text !== "0") {
         c.beginPath();
-        if (across) { c.moveTo(end + 0.5, 0); c.lineTo(end + 0.5, thick); } else { c.moveTo(0, end + 0.5); c.lineTo(thick, end + 0.5); }
+        c.moveTo(...xy(end + 0.5, 0));
+        c.lineTo(...xy(end + 0.5, thick));
         c.stroke();
-        const mid = (prev + end) / 2;
-        if (end - prev > 8) { if (across) c.fillText(String(e.text), mid, thick / 2); else c.fillText(String(e.text), thick / 2, mid); }
+        if (end - prev > 8) c.fillText(String(e.text), ...xy((prev + end) / 2, thick / 2));
       }
       prev = end;
     });
