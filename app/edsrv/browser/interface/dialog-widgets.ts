@@ -24,7 +24,7 @@ export interface WidgetHost {
 }
 
 /** Sends a person's act on a widget (or on the window: `__DIALOG__`), as LibreOffice's JSDialog executor takes it. */
-export const act = (host: WidgetHost, w: { id: string }, cmd: DialogEvent["cmd"], type: DialogEvent["type"], data = ""): void => { host.send({ id: w.id, cmd, data, type }); };
+export const act = (host: WidgetHost, w: { id: string }, cmd: DialogEvent["cmd"], type: DialogEvent["type"], data: string | number = ""): void => { host.send({ id: w.id, cmd, data: String(data), type }); };
 
 /** A label without LibreOffice's mnemonic marks, in the page's language (office-text.ts). */
 export const plain = officeText;
@@ -182,7 +182,7 @@ function buildNumber(w: JsWidget, host: WidgetHost): HTMLElement {
     return m ? Number(m[0].replace(",", ".")) : NaN;
   };
   const sendValue = (v: number) => {
-    if (Number.isFinite(v)) act(host, w, "value", "spinfield", String(v));
+    if (Number.isFinite(v)) act(host, w, "value", "spinfield", v);
   };
   listen(input, "change", () => { sendValue(number(input.value)); });
   listen(input, "keydown", (e) => {
@@ -281,7 +281,7 @@ function buildTabs(w: JsWidget, host: WidgetHost): HTMLElement {
     const panelId = host.domId(w.id + "-page-" + i);
     const b = el("button", { role: "tab", id: tabId, "aria-controls": panelId, "aria-selected": String(i === selectedAt), tabindex: i === selectedAt ? "0" : "-1", text: plain(t.text) });
     b.dataset.tab = t.name;
-    listen(b, "click", () => { show(i); act(host, w, "selecttab", "tabcontrol", String(i)); });
+    listen(b, "click", () => { show(i); act(host, w, "selecttab", "tabcontrol", i); });
     buttons.push(b);
     list.append(b);
     const page = pages[i];
@@ -334,10 +334,7 @@ const rowText = (r: JsTreeEntry): string => plain(r.text ?? r.columns?.map((c) =
  * URI-encoded JSON, which LibreOffice's executor decodes and sets (and then tells its handler).
  */
 function buildCheckTree(w: JsWidget, host: WidgetHost, rows: JsTreeEntry[]): HTMLElement {
-  const list = el("div", { role: "group", "class": "jsd-tree jsd-checktree" });
-  list.id = host.domId(w.id);
-  const name = accessibleName(w);
-  if (name) aria(list, "label", name);
+  const list = el("div", { role: "group", "class": "jsd-tree jsd-checktree", id: host.domId(w.id), "aria-label": accessibleName(w) || null });
   rows.forEach((r, i) => {
     const input = el("input", { type: "checkbox" });
     input.checked = r.state === true;
@@ -363,10 +360,7 @@ function buildTree(w: JsWidget, host: WidgetHost): HTMLElement {
   // A menu (the AutoFilter's: acts on a single click, has separator lines) is a menu of items, a
   // list a listbox of options; the current row is marked as each role allows.
   const itemRole = menu ? "menuitem" : "option", current = menu ? "data-current" : "aria-selected";
-  const list = el("div", { role: menu ? "menu" : "listbox", "class": "jsd-tree", tabindex: "0" });
-  list.id = host.domId(w.id);
-  const name = accessibleName(w) || unlabelledName(w);
-  if (name) aria(list, "label", name);
+  const list = el("div", { role: menu ? "menu" : "listbox", "class": "jsd-tree", tabindex: "0", id: host.domId(w.id), "aria-label": accessibleName(w) || unlabelledName(w) || null });
   const options = rows.map((r, i) => {
     const text = rowText(r);
     if (menu && text === "Separator") {
@@ -377,16 +371,16 @@ function buildTree(w: JsWidget, host: WidgetHost): HTMLElement {
     const o = el("div", { role: itemRole, "class": "jsd-row-item", [current]: String(r.selected === true), text });
     listen(o, "click", () => {
       select(i);
-      if (menu) act(host, w, "activate", "treeview", String(i));
+      if (menu) act(host, w, "activate", "treeview", i);
     });
-    listen(o, "dblclick", () => { act(host, w, "activate", "treeview", String(i)); });
+    listen(o, "dblclick", () => { act(host, w, "activate", "treeview", i); });
     list.append(o);
     return o;
   });
   const select = (i: number) => {
     options.forEach((o, j) => { if (o.role === itemRole) o.setAttribute(current, String(i === j)); });
     options[i]?.scrollIntoView({ block: "nearest" });
-    act(host, w, "select", "treeview", String(i));
+    act(host, w, "select", "treeview", i);
   };
   listen(list, "keydown", (e) => {
     const at = options.findIndex((o) => o.getAttribute(current) === "true");
@@ -398,22 +392,21 @@ function buildTree(w: JsWidget, host: WidgetHost): HTMLElement {
       select(next);
     } else if (e.key === "Enter" && at >= 0) {
       e.preventDefault();
-      act(host, w, "activate", "treeview", String(at));
+      act(host, w, "activate", "treeview", at);
     }
   });
   return list;
 }
 
 function buildIconView(w: JsWidget, host: WidgetHost): HTMLElement {
-  const list = el("div", { role: "listbox", "class": "jsd-icons", "aria-label": accessibleName(w) });
-  list.id = host.domId(w.id);
+  const list = el("div", { role: "listbox", "class": "jsd-icons", id: host.domId(w.id), "aria-label": accessibleName(w) });
   (w.entries ?? []).forEach((entry, i) => {
     const e = typeof entry === "string" ? { text: entry } : entry;
     const o = el("button", { role: "option", "class": "jsd-icon", "aria-selected": String(e.selected === true), title: officeTip(e.tooltip ?? e.text) });
     if (e.image) o.append(el("img", { src: e.image, alt: plain(e.text ?? e.tooltip) }));
     else o.textContent = plain(e.text);
-    listen(o, "click", () => { act(host, w, "select", "iconview", String(i)); });
-    listen(o, "dblclick", () => { act(host, w, "activate", "iconview", String(i)); });
+    listen(o, "click", () => { act(host, w, "select", "iconview", i); });
+    listen(o, "dblclick", () => { act(host, w, "activate", "iconview", i); });
     list.append(o);
   });
   return list;
