@@ -63,28 +63,26 @@ function askPaint(w: TunnelledWindow): void {
 function drive(w: TunnelledWindow): void {
   const c = w.canvas, input = w.input;
   let composing = false;
-  const at = (e: MouseEvent): [number, number] => {
-    const r = c.getBoundingClientRect();
-    return [Math.round(((e.clientX - r.left) * c.width) / r.width), Math.round(((e.clientY - r.top) * c.height) / r.height)];
-  };
   const modifier = (e: MouseEvent | KeyboardEvent) => (e.shiftKey ? SHIFT : 0) + (e.ctrlKey || e.metaKey ? MOD1 : 0) + (e.altKey ? MOD2 : 0);
-  const buttons = (e: MouseEvent) => (e.button === 2 ? 4 : e.button === 1 ? 2 : 1);
+  /** The mouse at its place in the window's pixels, with its button and modifiers. */
+  const mouse = (type: "buttondown" | "buttonup" | "move", e: MouseEvent, count: number) => {
+    const r = c.getBoundingClientRect();
+    const x = Math.round(((e.clientX - r.left) * c.width) / r.width), y = Math.round(((e.clientY - r.top) * c.height) / r.height);
+    api.send(windowMouseCommand(w.id, type, x, y, count, e.button === 2 ? 4 : e.button === 1 ? 2 : 1, modifier(e)));
+  };
+  /** A key pressed and released. */
+  const key = (char: number, code: number) => {
+    api.send(windowKeyCommand(w.id, "input", char, code));
+    api.send(windowKeyCommand(w.id, "up", char, code));
+  };
   listen(c, "focus", () => { input.focus(); });
   listen(c, "mousedown", (e) => {
     e.preventDefault();
     input.focus();
-    const [x, y] = at(e);
-    api.send(windowMouseCommand(w.id, "buttondown", x, y, e.detail || 1, buttons(e), modifier(e)));
+    mouse("buttondown", e, e.detail || 1);
   });
-  listen(c, "mouseup", (e) => {
-    const [x, y] = at(e);
-    api.send(windowMouseCommand(w.id, "buttonup", x, y, e.detail || 1, buttons(e), modifier(e)));
-  });
-  listen(c, "mousemove", (e) => {
-    if (!e.buttons) return;
-    const [x, y] = at(e);
-    api.send(windowMouseCommand(w.id, "move", x, y, 1, buttons(e), modifier(e)));
-  });
+  listen(c, "mouseup", (e) => { mouse("buttonup", e, e.detail || 1); });
+  listen(c, "mousemove", (e) => { if (e.buttons) mouse("move", e, 1); });
   listen(input, "keydown", (e) => {
     e.stopPropagation();
     if (composing || e.isComposing || e.keyCode === 229) return;
@@ -92,17 +90,13 @@ function drive(w: TunnelledWindow): void {
     if ((e.ctrlKey || e.metaKey) && !e.altKey && /^[a-z]$/.test(letter)) {
       // LibreOffice's own shortcut in its field (select all, copy, paste, undo), never the page's.
       e.preventDefault();
-      const k = 512 + letter.charCodeAt(0) - 97 + modifier(e);
-      api.send(windowKeyCommand(w.id, "input", 0, k));
-      api.send(windowKeyCommand(w.id, "up", 0, k));
+      key(0, 512 + letter.charCodeAt(0) - 97 + modifier(e));
       return;
     }
     const code = api.vclKeys[e.key];
     if (code) {
       e.preventDefault();
-      const k = code + modifier(e);
-      api.send(windowKeyCommand(w.id, "input", api.vclChars[e.key] || 0, k));
-      api.send(windowKeyCommand(w.id, "up", api.vclChars[e.key] || 0, k));
+      key(api.vclChars[e.key] || 0, code + modifier(e));
       return;
     }
     if (Array.from(e.key).length === 1 && !e.metaKey && e.ctrlKey === e.altKey) {
