@@ -139,13 +139,8 @@ export function closeMenus(): void {
  * keyboard when it opens.
  */
 export function popupButton(cmd: string, label: string, popup: HTMLElement, opts: { icon?: string; view?: boolean; menuCmds?: string; focusFirst?: () => HTMLElement | null } = {}): HTMLButtonElement {
-  const b = el("button", { "class": "tb tb-menu" + (opts.view ? "" : " edit-only"), "aria-label": label, title: tooltip(cmd, label), "data-cmd": cmd,
-    "aria-haspopup": popup.getAttribute("role") === "menu" ? "menu" : "dialog", "aria-expanded": "false", "data-menu-cmds": opts.menuCmds ?? null,
-  });
-  b.append(icon(opts.icon || iconName(cmd)), el("span", { "class": "tb-caret", "aria-hidden": "true" }));
-  popup.hidden = true;
-  document.body.append(popup);
-  listen(b, "click", () => {
+  // The command's button, which opens the popup rather than running the command.
+  const b = button(cmd, label, { ...opts, click: () => {
     const wasOpen = openMenu && openMenu.popup === popup;
     closeMenus();
     if (wasOpen) return;
@@ -157,7 +152,14 @@ export function popupButton(cmd: string, label: string, popup: HTMLElement, opts
     openMenu = { popup, opener: b };
     const first = opts.focusFirst ? opts.focusFirst() : popup.querySelector("button");
     if (first) first.focus();
-  });
+  } });
+  b.classList.add("tb-menu");
+  b.append(el("span", { "class": "tb-caret", "aria-hidden": "true" }));
+  aria(b, "haspopup", popup.getAttribute("role") === "menu" ? "menu" : "dialog");
+  aria(b, "expanded", false);
+  if (opts.menuCmds !== undefined) b.dataset.menuCmds = opts.menuCmds;
+  popup.hidden = true;
+  document.body.append(popup);
   return b;
 }
 
