@@ -30,6 +30,9 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attrib
   return e;
 }
 
+/** A control's name, for a screen reader and as its tooltip alike. */
+export const named = (label: string): Attributes => ({ "aria-label": label, title: label });
+
 /** A div of a class (the interface's boxes), with its children. */
 export const div = (cls: string, children?: (Node | null | undefined)[]): HTMLDivElement => el("div", { "class": cls }, children);
 
@@ -170,7 +173,7 @@ export function placeBy(popup: HTMLElement, r: DOMRect): void {
 }
 
 /** A close box (✕), named Close. */
-export const closeButton = (cls: string, click: () => void): HTMLButtonElement => el("button", { "class": cls, "aria-label": T.close, title: T.close, text: "✕", on: { click } });
+export const closeButton = (cls: string, click: () => void): HTMLButtonElement => el("button", { "class": cls, ...named(T.close), text: "✕", on: { click } });
 
 /** Tab and Shift+Tab go round a modal box's `controls` rather than out of it. */
 export function keepTabIn(e: KeyboardEvent, controls: HTMLElement[]): void {
@@ -202,7 +205,7 @@ listen(window, "keydown", (e) => {
 }, true);
 
 export function picker(label: string, cls: string, onChange: (value: string) => void): HTMLSelectElement {
-  const s = el("select", { "class": "tb-select edit-only " + cls, "aria-label": label, title: label });
+  const s = el("select", { "class": "tb-select edit-only " + cls, ...named(label) });
   listen(s, "change", () => { onChange(s.value); api.focus(); });
   return s;
 }
@@ -216,7 +219,7 @@ export function setOptions(s: HTMLSelectElement, values: string[], current?: str
 }
 export function showValue(s: HTMLSelectElement, v: string | undefined | null): void {
   if (v === undefined || v === null) return;
-  if (v !== "" && !Array.prototype.some.call(s.options, (o: HTMLOptionElement) => o.value === v)) s.append(new Option(v, v));
+  if (v !== "" && ![...s.options].some((o) => o.value === v)) s.append(new Option(v, v));
   s.value = v;
 }
 /**
@@ -238,7 +241,7 @@ export function colour(cmd: string, label: string, onPick: (rgb: number) => void
   const pick = (rgb: number) => { closeMenus(); onPick(rgb); api.focus(); };
   const swatches = div("tb-swatches", PALETTE.map(([name, rgb]) => {
     const hex = "#" + rgb.toString(16).padStart(6, "0");
-    return el("button", { "class": "tb-swatch", "aria-label": officeText(name), title: officeText(name), style: "background:" + hex, on: { click: () => { pick(rgb); } } });
+    return el("button", { "class": "tb-swatch", ...named(officeText(name)), style: "background:" + hex, on: { click: () => { pick(rgb); } } });
   }));
   const other = el("input", { type: "color", value: "#c01c28", on: { change: (e) => { pick(parseInt((e.target as HTMLInputElement).value.slice(1), 16)); } } });
   const closeBox = closeButton("tb-palette-close", () => { closeMenus(); api.focus(); });

@@ -7,7 +7,7 @@
 
 import { T } from "./texts";
 import type { DialogEvent, JsTreeEntry, JsWidget } from "../../protocol/dialog-frames";
-import { div, el, icon, iconName, run } from "./controls";
+import { div, el, icon, iconName, named, run } from "./controls";
 import { watch, officeText, officeTip } from "./state";
 import { aria, focused, listen } from "./dom";
 
@@ -438,7 +438,7 @@ function buildToolbox(w: JsWidget, host: WidgetHost): HTMLElement {
     // A deck's own title-bar toggle (command "toggle", no id) has nothing to do here.
     if (!command.startsWith(".uno:") && !item.id) continue;
     const label = plain(item.text) || plain(item.aria?.label) || command || String(item.id ?? "");
-    const b = el("button", { "class": "jsd-tool", title: label, "aria-label": label, "data-cmd": command || null });
+    const b = el("button", { "class": "jsd-tool", ...named(label), "data-cmd": command || null });
     if (command.startsWith(".uno:")) b.append(icon(iconName(command), "sc"));
     else b.textContent = label;
     if ((item as { selected?: unknown }).selected === true || item.checked === true) aria(b, "pressed", "true");

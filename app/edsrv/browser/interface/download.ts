@@ -1,7 +1,7 @@
 // Download as and print: the server exports the document, the page fetches the file.
 
 import type { WopiInfo } from "../../protocol/frames";
-import { button, el } from "./controls";
+import { button, el, named } from "./controls";
 import { showNote } from "./note";
 import { api, UI } from "./state";
 import { T } from "./texts";
@@ -17,7 +17,7 @@ let wopiInfo: WopiInfo = {};
 let downloadPicker: HTMLSelectElement | undefined, printButton: HTMLButtonElement | undefined;
 
 export function buildDownload(): HTMLElement[] {
-  const picker = (downloadPicker = el("select", { "class": "tb-select", id: "download", "aria-label": T.download, title: T.download }));
+  const picker = (downloadPicker = el("select", { "class": "tb-select", id: "download", ...named(T.download) }));
   listen(picker, "change", () => {
     const f = picker.value; picker.value = "";
     if (f) requestDownload(f, "export");

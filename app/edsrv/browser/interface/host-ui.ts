@@ -3,7 +3,7 @@
 // CheckFileInfo asks of it (EnableShare, HideUserList). Accepted before Host_PostmessageReady, as
 // Collabora accepts them; the editor's own messages (saving, closing, exports) are ed.js's.
 
-import { button, el } from "./controls";
+import { button, el, named } from "./controls";
 import { people } from "./people";
 import { ribbon } from "./ribbon";
 import { sidebarShown, toggleSidebar } from "./sidebar";
@@ -38,7 +38,7 @@ function insertButton(v: Values): void {
   const id = String(v.id);
   if (byId(id)) return;
   const label = String(v.hint || v.label || id);
-  const b = el("button", { "class": "tb", id, title: label, "aria-label": label, "data-host-button": "1" });
+  const b = el("button", { "class": "tb", id, ...named(label), "data-host-button": "1" });
   // The page's CSP allows pictures of its own origin and data: URLs only.
   if (typeof v.imgurl === "string" && v.imgurl.startsWith("data:image/")) b.append(el("img", { src: v.imgurl, alt: "", width: "24", height: "24" }));
   else b.textContent = String(v.label || v.hint || id);

@@ -115,7 +115,7 @@ export function renderSlidePanel(st: DocStatus): void {
       panel.append(b);
     }
   }
-  Array.prototype.forEach.call(panel.children, (b: Element, i: number) => { b.classList.toggle("active", i === st.selectedPart); aria(b, "current", i === st.selectedPart); });
+  [...panel.children].forEach((b, i) => { b.classList.toggle("active", i === st.selectedPart); aria(b, "current", i === st.selectedPart); });
   scheduleThumbs(50);
 }
 

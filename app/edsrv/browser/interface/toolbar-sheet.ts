@@ -2,7 +2,7 @@
 
 import type { UnoArguments } from "../../protocol/frames";
 import { ask } from "./ask";
-import { arg, button, colour, el, icon, longArg, picker, run, sep, stringArg, toggleButton } from "./controls";
+import { arg, button, colour, el, icon, longArg, named, picker, run, sep, stringArg, toggleButton } from "./controls";
 import { addTo, ribbon } from "./ribbon";
 import { buildHeaders } from "./sheet-headers";
 import { api, S, UI, watch } from "./state";
@@ -86,8 +86,8 @@ function borderArgs(kind: string): UnoArguments {
 }
 
 function buildFormulaBar(): void {
-  const address = el("input", { id: "address", type: "text", "aria-label": T.address, title: T.address, spellcheck: "false", autocomplete: "off" });
-  const formula = el("input", { id: "formula", type: "text", "class": "edit-only-input", "aria-label": T.formula, title: T.formula, spellcheck: "false", autocomplete: "off" });
+  const address = el("input", { id: "address", type: "text", ...named(T.address), spellcheck: "false", autocomplete: "off" });
+  const formula = el("input", { id: "formula", type: "text", "class": "edit-only-input", ...named(T.formula), spellcheck: "false", autocomplete: "off" });
   const bar = el("div", { id: "formulabar" }, [address, Object.assign(icon("functiondialog", "sc"), { className: "fx" }), formula]);
   ribbon.after(bar);
   // A read-only view moves around with the address box but does not edit through the formula bar.
@@ -116,7 +116,7 @@ function buildFormulaBar(): void {
  */
 function buildValidityButton(): void {
   const cell = byId("cellcursor")!;
-  const drop = el("button", { id: "validity-list", "class": "edit-only", "aria-label": T.validityList, title: T.validityList, hidden: "" });
+  const drop = el("button", { id: "validity-list", "class": "edit-only", ...named(T.validityList), hidden: "" });
   drop.textContent = "\u25BE";
   cell.append(drop);
   listen(drop, "mousedown", (e) => { e.preventDefault(); e.stopPropagation(); });
