@@ -38,8 +38,7 @@ const SCREEN_READER_KEY = "svc-screen-reader";
  * from the first screen when it was on before.
  */
 function screenReaderButton(): HTMLButtonElement {
-  const b = button("screenreader", T.screenReader, { view: true, icon: "insertsound", click: () => { apply(!api.screenReader()); } });
-  aria(b, "pressed", "false");
+  const b = button("screenreader", T.screenReader, { view: true, toggle: true, icon: "insertsound", click: () => { apply(!api.screenReader()); } });
   const apply = (on: boolean) => {
     api.setScreenReader(on);
     aria(b, "pressed", on);
@@ -54,8 +53,7 @@ function screenReaderButton(): HTMLButtonElement {
 
 /** LibreOffice's sidebar (interface/sidebar.ts), shown and hidden from the View tab. */
 function sidebarButton(): HTMLButtonElement {
-  const b = button("sidebar", T.sidebar, { icon: "sidebar", click: () => { aria(b, "pressed", toggleSidebar()); } });
-  aria(b, "pressed", "false");
+  const b = button("sidebar", T.sidebar, { toggle: true, icon: "sidebar", click: () => { aria(b, "pressed", toggleSidebar()); } });
   return b;
 }
 
@@ -98,11 +96,12 @@ function install(): void {
       const [addComment, commentsPanel] = buildComments();
       addTo("review", addComment!, commentsPanel!, sep(), ...trackedChanges());
     }
+    const viewButton = (id: string, label: string, click: () => void) => button(id, label, { view: true, click });
     addTo("view",
-      button("zoomout", T.zoomOut, { view: true, click: () => { zoomStep(-1); } }),
-      button("zoomin", T.zoomIn, { view: true, click: () => { zoomStep(1); } }),
-      button("fitwidth", T.fitWidth, { view: true, click: () => { fitWidth(); } }),
-      button("fitpage", T.fitPage, { view: true, click: fitPage }));
+      viewButton("zoomout", T.zoomOut, () => { zoomStep(-1); }),
+      viewButton("zoomin", T.zoomIn, () => { zoomStep(1); }),
+      viewButton("fitwidth", T.fitWidth, () => { fitWidth(); }),
+      viewButton("fitpage", T.fitPage, fitPage));
     if (family === "text") addTo("view", sep(), toggleButton(".uno:ControlCodes", T.formattingMarks));
     addTo("view", sep(), screenReaderButton(), sidebarButton());
     if (family === "spreadsheet") addTo("view", sep(), toggleButton(".uno:ToggleSheetGrid", T.gridLines));

@@ -94,8 +94,7 @@ function refreshComments(): void {
 }
 function renderComments(): void {
   const panel = commentsPanel!;
-  panel.innerHTML = "";
-  panel.append(el("h2", { text: T.comments }));
+  panel.replaceChildren(el("h2", { text: T.comments }));
   if (!UI.comments.length) panel.append(el("p", { text: T.noComments }));
   UI.comments.forEach((c) => {
     const act = (cmd: string, label: string) =>

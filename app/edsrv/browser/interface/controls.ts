@@ -95,7 +95,7 @@ export function tooltip(cmd: string, label: string): string {
 }
 
 export interface ButtonOptions {
-  /** Shows the command's on/off state at the cursor (aria-pressed). */
+  /** Shows the command's on/off state at the cursor (aria-pressed); with `click`, the button says its state itself. */
   toggle?: boolean;
   /** Shown in read-only views too. */
   view?: boolean;

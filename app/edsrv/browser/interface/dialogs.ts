@@ -167,7 +167,7 @@ function update(d: OpenDialog, w: JsWidget): void {
   old.replaceWith(fresh);
   const scope = fresh.closest<HTMLElement>("[data-id-scope]");
   if (scope) scopeIds(fresh, scope);
-  const box = d.root.querySelector<HTMLElement>(".jsd-dialog");
+  const box = boxOf(d);
   if (box) nameUnlabelled(box, box.querySelector("h2")?.textContent ?? "");
   if (hadFocus) (focusable(fresh)[0] ?? fresh).focus();
 }
@@ -177,10 +177,14 @@ function update(d: OpenDialog, w: JsWidget): void {
  * A drop-down at its place: the first over the document where the person pressed it (Calc's
  * filter arrow), a submenu beside the drop-down it came from; kept inside the window.
  */
+/** An open dialog's box (its overlay holds nothing else). */
+const boxOf = (d: OpenDialog): HTMLElement | null => d.root.querySelector(".jsd-dialog");
+
 function place(box: HTMLElement, m: JsWidget, existing: OpenDialog | undefined, self: OpenDialog): void {
-  const old = existing?.root.querySelector<HTMLElement>(".jsd-dialog");
+  const old = existing && boxOf(existing);
   // Another drop-down, not this one (already among the open windows): the first has no parent.
-  const parent = [...open.values()].reverse().find((o) => o.dropDown && o !== self)?.root.querySelector<HTMLElement>(".jsd-dialog");
+  const above = [...open.values()].reverse().find((o) => o.dropDown && o !== self);
+  const parent = above && boxOf(above);
   const cell = byId("cellcursor");
   if (byKey && cell?.offsetParent) {
     const r = cell.getBoundingClientRect();
@@ -214,7 +218,7 @@ function close(windowId: string): void {
   // never to the page's body (where Escape and typing would reach nothing).
   const top = [...open.values()].pop();
   if (top) {
-    const box = top.root.querySelector<HTMLElement>(".jsd-dialog")!;
+    const box = boxOf(top)!;
     (focusable(box)[0] ?? box).focus();
   } else if (d.before instanceof HTMLElement && d.before.isConnected && d.before !== document.body && !d.before.closest(".jsd-overlay")) d.before.focus();
   else api.focus();

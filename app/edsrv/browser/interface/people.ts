@@ -1,6 +1,6 @@
 // The people in the document: one chip per view, in its colour.
 
-import { el } from "./controls";
+import { el, named } from "./controls";
 import { api } from "./state";
 import { T } from "./texts";
 import { listen } from "./dom";
@@ -15,7 +15,7 @@ export function installPeople(): void {
       const name = v.username || v.userid || "?";
       const initials = name.split(/\s+/).filter(Boolean).slice(0, 2).map((w) => w[0]!.toUpperCase()).join("");
       const title = name + (v.current ? " (" + T.you + ")" : "") + (v.readonly ? " — " + T.readonly : "");
-      const chip = el("span", { "class": "person", role: "listitem", title, "aria-label": title, "data-view": String(v.viewid), text: initials });
+      const chip = el("span", { "class": "person", role: "listitem", ...named(title), "data-view": String(v.viewid), text: initials });
       chip.style.background = api.viewColor(v.viewid);
       // Their picture (CheckFileInfo's UserExtraInfo.avatar, checked by the server), over the
       // initials, as Collabora's list shows it; initials again if it does not load.

@@ -115,8 +115,8 @@ function hostWantsCompact(): boolean {
  */
 function hasUsableControl(t: Tab): boolean {
   const readOnly = document.body.classList.contains("readonly");
-  const CONTROL = "button, select, input";
-  return t.items.some((n) => n instanceof HTMLElement && [n, ...n.querySelectorAll<HTMLElement>(CONTROL)].some((c) => c.matches(CONTROL) && !(readOnly && c.closest(".edit-only"))));
+  const usable = (c: Element) => c.matches("button, select, input") && !(readOnly && c.closest(".edit-only"));
+  return t.items.some((n) => n instanceof HTMLElement && (usable(n) || [...n.querySelectorAll("*")].some(usable)));
 }
 
 /** Lays the toolbar out for the frame's width: tabs, or one row with the "more" menu. */

@@ -2,7 +2,7 @@
 // engine for each slide.
 
 import { movePartsCommand, thumbnailCommand, type DocStatus } from "../../protocol/frames";
-import { button, el, longArg, menuButton, sep, toggleButton } from "./controls";
+import { button, el, longArg, menuButton, named, sep, toggleButton } from "./controls";
 import { addTo } from "./ribbon";
 import { startSlideshow } from "./slideshow";
 import { api, S } from "./state";
@@ -109,7 +109,7 @@ export function renderSlidePanel(st: DocStatus): void {
     panel.innerHTML = ""; thumbs = {};
     for (let i = 0; i < count; i++) {
       const img = el("img", { alt: "", width: "160" });
-      const b = el("button", { "class": "thumb", draggable: "true", "aria-label": T.slide + " " + (i + 1), title: T.slide + " " + (i + 1) }, [el("span", { "class": "thumb-n", text: String(i + 1) }), img]);
+      const b = el("button", { "class": "thumb", draggable: "true", ...named(T.slide + " " + (i + 1)) }, [el("span", { "class": "thumb-n", text: String(i + 1) }), img]);
       listen(b, "click", () => { api.switchPart(i); });
       thumbs[i] = img; thumbDirty[i] = true;
       panel.append(b);

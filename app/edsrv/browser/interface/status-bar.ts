@@ -19,7 +19,7 @@ type SaveState = "" | "saving" | "saved" | "failed" | "unsaved";
 let saveState: SaveState = "";
 function showSave(s: SaveState): void {
   saveState = s;
-  bar.save.textContent = s === "saving" ? T.saving : s === "saved" ? T.saved : s === "failed" ? T.notSaved : s === "unsaved" ? T.unsaved : "";
+  bar.save.textContent = s && { saving: T.saving, saved: T.saved, failed: T.notSaved, unsaved: T.unsaved }[s];
   bar.save.dataset.state = s;
 }
 function numbers(v: string): number[] {
