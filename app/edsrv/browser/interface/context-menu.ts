@@ -5,7 +5,7 @@ import type { ContextMenuItem } from "../../protocol/server-frames";
 import { div, el, menuItem, run } from "./controls";
 import { api, officeText } from "./state";
 import { T } from "./texts";
-import { aria, focused, listen } from "./dom";
+import { aria, focused, listen, moveTo } from "./dom";
 
 type MenuItem = ContextMenuItem;
 
@@ -50,8 +50,7 @@ function placeOnScreen(menu: HTMLElement, x: number, y: number, flipFrom?: numbe
   const w = menu.offsetWidth, h = menu.offsetHeight;
   // A submenu opens to the right of its entry, or to its left when there is no room.
   const left = x + w > window.innerWidth - 4 && flipFrom !== undefined ? flipFrom - w : x;
-  menu.style.left = Math.max(4, Math.min(left, window.innerWidth - w - 4)) + "px";
-  menu.style.top = Math.max(4, Math.min(y, window.innerHeight - h - 4)) + "px";
+  moveTo(menu, Math.max(4, Math.min(left, window.innerWidth - w - 4)), Math.max(4, Math.min(y, window.innerHeight - h - 4)));
 }
 
 function openSubmenu(opener: HTMLElement, sub: HTMLElement): void {

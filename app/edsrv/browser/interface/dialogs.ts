@@ -17,7 +17,7 @@ import { act, applyWidgetAction, buildInto, buildWidget, plain, type WidgetHost 
 import { closeButton, div, el, keepTabIn } from "./controls";
 import { api, S } from "./state";
 import { scopeIds, stepList, wizardPages } from "./wizard";
-import { aria, byId, focused, listen } from "./dom";
+import { aria, byId, focused, listen, moveTo } from "./dom";
 
 interface OpenDialog {
   windowId: string;
@@ -197,8 +197,7 @@ function place(box: HTMLElement, m: JsWidget, existing: OpenDialog | undefined, 
     x = r.right;
     y = r.top + Math.max(0, Number(m.posy) || 0) / 2;
   }
-  box.style.left = x + "px";
-  box.style.top = y + "px";
+  moveTo(box, x, y);
   requestAnimationFrame(() => {
     const r = box.getBoundingClientRect();
     if (r.right > innerWidth) box.style.left = Math.max(0, innerWidth - r.width - 4) + "px";

@@ -1,6 +1,7 @@
 // What the interface asks of the page's DOM again and again, said once: a listener, an element by
-// id, the focused element, an ARIA attribute. The minifier keeps property names, so each
-// `addEventListener`, `document.getElementById` or `setAttribute("aria-…")` cost ui.js its full length at every use.
+// id, the focused element, an ARIA attribute, work once a frame, a place. The minifier keeps
+// property names, so each `addEventListener`, `document.getElementById` or `setAttribute("aria-…")`
+// cost ui.js its full length at every use.
 
 type Events = WindowEventMap & DocumentEventMap & HTMLElementEventMap;
 
@@ -20,3 +21,6 @@ export function perFrame(f: () => void): () => void {
   let pending = 0;
   return () => { if (!pending) pending = requestAnimationFrame(() => { pending = 0; f(); }); };
 }
+
+/** Places a positioned element at (x, y), in CSS pixels. */
+export const moveTo = (e: HTMLElement, x: number, y: number): void => { e.style.left = x + "px"; e.style.top = y + "px"; };

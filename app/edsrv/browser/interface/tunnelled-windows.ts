@@ -18,7 +18,7 @@ import { div, el } from "./controls";
 import { countTunnelled, dialogBox } from "./dialogs";
 import { mirrorControls } from "./window-controls";
 import { api, officeText } from "./state";
-import { aria, focused, listen } from "./dom";
+import { aria, focused, listen, moveTo } from "./dom";
 
 interface TunnelledWindow {
   id: string;
@@ -136,8 +136,7 @@ function created(m: WindowMessage): void {
     // A drop-down or a popup of a dialog: over the parent, at its position in the parent.
     const [x, y] = pair(m.position);
     const holder = div("jsd-window-child", [canvas, caret, input]);
-    holder.style.left = x + "px";
-    holder.style.top = y + "px";
+    moveTo(holder, x, y);
     parent.canvas.parentElement!.append(holder);
     w = { id: m.id, canvas, box: null, root: holder, title: null, caret, input, paintAsked: false, controls: null };
   } else {
@@ -222,12 +221,10 @@ function onWindow({ message: m }: { message: WindowMessage }): void {
     case "cursor_invalidate": {
       const [x, y] = pair(m.rectangle);
       const [, , , h] = (m.rectangle ?? "").split(",").map((v) => Number(v.trim()));
-      w.caret.style.left = x + "px";
-      w.caret.style.top = y + "px";
+      moveTo(w.caret, x, y);
       w.caret.style.height = (h || 16) + "px";
       // The input method's window shows where the caret is.
-      w.input.style.left = x + "px";
-      w.input.style.top = y + "px";
+      moveTo(w.input, x, y);
       break;
     }
     case "cursor_visible": w.caret.hidden = m.visible !== "true"; break;
