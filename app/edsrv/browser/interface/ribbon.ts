@@ -24,7 +24,11 @@ const tabs: Tab[] = [];
 const tablist = el("div", { "class": "tb-tabs", role: "tablist", "aria-label": T.tabs });
 const panels = div("tb-panels");
 const moreMenu = el("div", { id: "tb-more-menu", "class": "tb-popup tb-more-menu", role: "group", "aria-label": T.more, hidden: "" });
-const moreButton = el("button", { "class": "tb tb-more", "data-cmd": "more", ...named(T.more), "aria-haspopup": "true", "aria-expanded": "false", hidden: "" }, [icon("morecontrols")]);
+/** A "more" button (`cmd` its name in data-cmd) that opens what does not fit. */
+const moreOpener = (cmd: string): HTMLButtonElement =>
+  el("button", { "class": "tb tb-" + cmd, "data-cmd": cmd, ...named(T.more), "aria-haspopup": "true", "aria-expanded": "false" }, [icon("morecontrols")]);
+const moreButton = moreOpener("more");
+moreButton.hidden = true;
 /** What is always there, at the end of the tab row: find, download, print. */
 export const quick = div("tb-quick");
 /** The tabs and the controls always there: in the page's top bar (ui.ts puts them there). */
@@ -77,7 +81,7 @@ export const isPhone = (): boolean => window.innerWidth <= 600;
  * (find, download as, print) as a sheet under the header.
  */
 export function actionsButton(): HTMLButtonElement {
-  const b = el("button", { "class": "tb tb-actions", "data-cmd": "actions", ...named(T.more), "aria-haspopup": "true", "aria-expanded": "false" }, [icon("morecontrols")]);
+  const b = moreOpener("actions");
   const close = () => { quick.classList.remove("open"); aria(b, "expanded", "false"); };
   listen(b, "click", () => {
     const open = !quick.classList.contains("open");

@@ -106,8 +106,8 @@ export function installSlideshow(): void {
   listen(show, "contextmenu", (e) => { e.preventDefault(); move(-1); });
   listen(window, "keydown", (e) => {
     if (!showing) return;
-    if (["ArrowRight", "ArrowDown", "PageDown", " ", "Enter", "n"].indexOf(e.key) >= 0) move(1);
-    else if (["ArrowLeft", "ArrowUp", "PageUp", "Backspace", "p"].indexOf(e.key) >= 0) move(-1);
+    if (["ArrowRight", "ArrowDown", "PageDown", " ", "Enter", "n"].includes(e.key)) move(1);
+    else if (["ArrowLeft", "ArrowUp", "PageUp", "Backspace", "p"].includes(e.key)) move(-1);
     else if (e.key === "Home") { at = 0; display(); }
     else if (e.key === "End") { at = order.length - 1; display(); }
     else if (e.key === "Escape") stopSlideshow();
