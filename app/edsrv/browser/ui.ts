@@ -6,13 +6,13 @@
 // the document. Each part lives in interface/; they are installed here in the order their
 // listeners must run (the capturing keydown listeners: slideshow, menu, shortcuts).
 
-import { commandValuesCommand, type DocStatus } from "../protocol/frames";
+import type { DocStatus } from "../protocol/frames";
 import { buildComments } from "./interface/comments";
 import { installContextMenu } from "./interface/context-menu";
 import { installDialogs } from "./interface/dialogs";
 import { installTunnelledWindows } from "./interface/tunnelled-windows";
 import { installSidebar, toggleSidebar } from "./interface/sidebar";
-import { button, sep, setOptions, showPictures } from "./interface/controls";
+import { button, sep, setOptions, showPictures, toggleButton } from "./interface/controls";
 import { applyWopi, buildDownload, fillDownload, installDownloads, installWopiInfo } from "./interface/download";
 import { buildFindBar, openFind } from "./interface/find";
 import { installHostUi } from "./interface/host-ui";
@@ -28,6 +28,7 @@ import { buildSheet } from "./interface/toolbar-sheet";
 import { buildText, fontPicker, trackedChanges } from "./interface/toolbar-text";
 import { actionsButton, addTo, head, installRibbon, isPhone, layoutRibbon, quick, ribbon, startTab } from "./interface/ribbon";
 import { fitPage, fitWidth, PHONE_READING_ZOOM, installWheelZoom, installZoomFollowers, keepFitted, showZoom, zoomStep } from "./interface/zoom";
+import { aria, byId } from "./interface/dom";
 
 /** The screen reader's own key in the page's storage: the choice is remembered on this browser. */
 const SCREEN_READER_KEY = "svc-screen-reader";
@@ -37,11 +38,10 @@ const SCREEN_READER_KEY = "svc-screen-reader";
  * from the first screen when it was on before.
  */
 function screenReaderButton(): HTMLButtonElement {
-  const b = button("screenreader", T.screenReader, { view: true, icon: "insertsound", click: () => { apply(!api.screenReader()); } });
-  b.setAttribute("aria-pressed", "false");
+  const b = button("screenreader", T.screenReader, { view: true, toggle: true, icon: "insertsound", click: () => { apply(!api.screenReader()); } });
   const apply = (on: boolean) => {
     api.setScreenReader(on);
-    b.setAttribute("aria-pressed", String(on));
+    aria(b, "pressed", on);
     try { if (on) localStorage.setItem(SCREEN_READER_KEY, "1"); else localStorage.removeItem(SCREEN_READER_KEY); } catch { /* storage refused */ }
     api.focus();
   };
@@ -53,8 +53,7 @@ function screenReaderButton(): HTMLButtonElement {
 
 /** LibreOffice's sidebar (interface/sidebar.ts), shown and hidden from the View tab. */
 function sidebarButton(): HTMLButtonElement {
-  const b = button("sidebar", T.sidebar, { icon: "sidebar", click: () => { b.setAttribute("aria-pressed", String(toggleSidebar())); } });
-  b.setAttribute("aria-pressed", "false");
+  const b = button("sidebar", T.sidebar, { toggle: true, icon: "sidebar", click: () => { aria(b, "pressed", toggleSidebar()); } });
   return b;
 }
 
@@ -80,12 +79,12 @@ function install(): void {
 
   // ---- assembly, once the document's family is known
   let family: string | null = null;
-  const toolbar = document.getElementById("toolbar")!;
+  const toolbar = byId("toolbar")!;
   toolbar.after(ribbon);
   // The tabs beside the document's name, before undo, redo and save (Collabora's top bar).
-  toolbar.insertBefore(head, document.getElementById("undo"));
+  toolbar.insertBefore(head, byId("undo"));
   ribbon.after(buildFindBar());
-  document.body.appendChild(statusbar);
+  document.body.append(statusbar);
   api.on("firststatus", (st) => {
     if (family) return;
     family = st.type;
@@ -97,23 +96,24 @@ function install(): void {
       const [addComment, commentsPanel] = buildComments();
       addTo("review", addComment!, commentsPanel!, sep(), ...trackedChanges());
     }
+    const viewButton = (id: string, label: string, click: () => void) => button(id, label, { view: true, click });
     addTo("view",
-      button("zoomout", T.zoomOut, { view: true, click: () => { zoomStep(-1); } }),
-      button("zoomin", T.zoomIn, { view: true, click: () => { zoomStep(1); } }),
-      button("fitwidth", T.fitWidth, { view: true, click: () => { fitWidth(); } }),
-      button("fitpage", T.fitPage, { view: true, click: fitPage }));
-    if (family === "text") addTo("view", sep(), button(".uno:ControlCodes", T.formattingMarks, { toggle: true }));
+      viewButton("zoomout", T.zoomOut, () => { zoomStep(-1); }),
+      viewButton("zoomin", T.zoomIn, () => { zoomStep(1); }),
+      viewButton("fitwidth", T.fitWidth, () => { fitWidth(); }),
+      viewButton("fitpage", T.fitPage, fitPage));
+    if (family === "text") addTo("view", sep(), toggleButton(".uno:ControlCodes", T.formattingMarks));
     addTo("view", sep(), screenReaderButton(), sidebarButton());
-    if (family === "spreadsheet") addTo("view", sep(), button(".uno:ToggleSheetGrid", T.gridLines, { toggle: true }));
-    quick.appendChild(button("find", T.find, { view: true, icon: "recsearch", click: () => { openFind(false); } }));
-    buildDownload().forEach((c) => quick.appendChild(c));
+    if (family === "spreadsheet") addTo("view", sep(), toggleButton(".uno:ToggleSheetGrid", T.gridLines));
+    quick.append(button("find", T.find, { view: true, icon: "recsearch", click: () => { openFind(false); } }));
+    buildDownload().forEach((c) => quick.append(c));
     // On a phone, find, download and print are one "actions" button's sheet (the header row
     // would not hold them beside undo, redo and save).
-    head.appendChild(actionsButton());
+    head.append(actionsButton());
     fillDownload(family);
     applyWopi();
     startTab();
-    toolbar.appendChild(people);
+    toolbar.append(people);
     showZoom();
     // A slide is shown whole, as in every presentation program (before the first tiles are asked).
     if (family === "presentation" || family === "drawing") { fitPage(); keepFitted(); }
@@ -124,7 +124,7 @@ function install(): void {
   // The font list is long to make; asked once the first screen is painted, it does not delay it.
   api.on("firstpaint", () => {
     showPictures();
-    if (fontPicker()) api.send(commandValuesCommand(".uno:CharFontName"));
+    if (fontPicker()) api.send(api.frames.commandValues(".uno:CharFontName"));
     // The menus LibreOffice makes for this view (the spelling context menu) in the session's
     // language; English is the engine's own. After the first screen, which it does not delay.
     const lang = new URLSearchParams(location.search).get("lang");

@@ -1,12 +1,15 @@
 // window.edApi: the hooks the interface (ui.js) is built on, one place where every command leaves.
 
-import type { UnoArguments } from "../../protocol/frames";
+import { commandValuesCommand, downloadAsCommand, mouseCommand, slideImageCommand, unoCommand, type UnoArguments } from "../../protocol/frames";
+import { parseRects } from "../../protocol/server-frames";
 import { insertGraphic, pasteData } from "./clipboard";
 import { doSave, uno } from "./commands";
 import { on } from "./events";
 import { inTwips, scrollIntoView, visible } from "./geometry";
+import { officeText, officeTip } from "./office-text";
 import { showMarks } from "./marks";
 import { viewColor } from "./other-views";
+import { CHARS, KEYS } from "./keyboard";
 import { focusDocument, viewport } from "./page";
 import { switchPart } from "./parts";
 import { send } from "./outbox";
@@ -40,6 +43,21 @@ export interface EditorApi {
   post(id: string, values?: unknown): void;
   /** A person's UI_* action posted to the host; true when the editor then acts itself (Disable_Default_UIAction). */
   uiAction(id: string, values?: unknown): boolean;
+  /** LibreOffice's texts in the page's language (office-text.ts): ed.js has them, ui.js uses them without a second copy. */
+  officeText: typeof officeText;
+  officeTip: typeof officeTip;
+  /** VCL's key codes and the characters some keys carry (protocol/keys.ts), for the tunnelled windows' keys. */
+  vclKeys: typeof KEYS;
+  vclChars: typeof CHARS;
+  /** The wire's commands and rectangles as ed.js writes and reads them (protocol/), for ui.js: bundled in both, they travelled twice. */
+  frames: {
+    mouse: typeof mouseCommand;
+    uno: typeof unoCommand;
+    commandValues: typeof commandValuesCommand;
+    downloadAs: typeof downloadAsCommand;
+    slideImage: typeof slideImageCommand;
+    rects: typeof parseRects;
+  };
 }
 
 export function installApi(): void {
@@ -63,5 +81,17 @@ export function installApi(): void {
     screenReader: screenReaderOn,
     post,
     uiAction,
+    officeText,
+    officeTip,
+    vclKeys: KEYS,
+    vclChars: CHARS,
+    frames: {
+      mouse: mouseCommand,
+      uno: unoCommand,
+      commandValues: commandValuesCommand,
+      downloadAs: downloadAsCommand,
+      slideImage: slideImageCommand,
+      rects: parseRects,
+    },
   };
 }

@@ -1,9 +1,10 @@
 // A small in-page form (links, table size, sheet names, comments).
 
-import { el } from "./controls";
+import { div, el, keepTabIn } from "./controls";
 import { api } from "./state";
 import { askedOpen } from "./dialogs";
 import { T } from "./texts";
+import { listen } from "./dom";
 
 /** Asks for a few values: answers them, or null when cancelled. */
 export function ask(title: string, fields: { label: string; value?: string }[]): Promise<string[] | null> {
@@ -11,24 +12,20 @@ export function ask(title: string, fields: { label: string; value?: string }[]):
     const inputs = fields.map((f) => el("input", { type: "text", value: f.value || "", "aria-label": f.label, placeholder: f.label }));
     const form = el("form", { "class": "ask", role: "dialog", "aria-modal": "true", "aria-label": title }, [el("strong", { text: title }) as Node].concat(inputs.map((i, n) =>
       el("label", {}, [el("span", { text: fields[n]!.label }), i]),
-    )).concat([el("div", { "class": "ask-buttons" }, [el("button", { type: "submit", text: T.ok }), el("button", { type: "button", "class": "ask-cancel", text: T.cancel })])]));
+    )).concat([div("ask-buttons", [el("button", { type: "submit", text: T.ok }), el("button", { "class": "ask-cancel", text: T.cancel })])]));
     // Modal, as LibreOffice's own dialogs: a layer over the document takes its clicks, the
     // keyboard stays in the form, the document takes no input until it closes.
-    const layer = el("div", { "class": "ask-layer" }, [form]);
-    layer.addEventListener("mousedown", (e) => { if (e.target === layer) { e.preventDefault(); inputs[0]!.focus(); } });
+    const layer = div("ask-layer", [form]);
+    listen(layer, "mousedown", (e) => { if (e.target === layer) { e.preventDefault(); inputs[0]!.focus(); } });
     function done(v: string[] | null) { layer.remove(); askedOpen(false); resolve(v); api.focus(); }
-    form.addEventListener("submit", (e) => { e.preventDefault(); done(inputs.map((i) => i.value)); });
-    form.querySelector(".ask-cancel")!.addEventListener("click", () => { done(null); });
-    form.addEventListener("keydown", (e) => {
+    listen(form, "submit", (e) => { e.preventDefault(); done(inputs.map((i) => i.value)); });
+    listen(form.querySelector(".ask-cancel")!, "click", () => { done(null); });
+    listen(form, "keydown", (e) => {
       e.stopPropagation();
       if (e.key === "Escape") { done(null); return; }
-      if (e.key !== "Tab") return;
-      const all = [...form.querySelectorAll<HTMLElement>("input, button")];
-      const first = all[0]!, last = all[all.length - 1]!;
-      if (e.shiftKey && document.activeElement === first) { e.preventDefault(); last.focus(); }
-      else if (!e.shiftKey && document.activeElement === last) { e.preventDefault(); first.focus(); }
+      if (e.key === "Tab") keepTabIn(e, [...form.querySelectorAll<HTMLElement>("input, button")]);
     });
-    document.body.appendChild(layer);
+    document.body.append(layer);
     askedOpen(true);
     inputs[0]!.focus();
     inputs[0]!.select();

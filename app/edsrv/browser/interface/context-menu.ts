@@ -2,10 +2,10 @@
 // icons; LibreOffice writes its labels in the view's language (workers/kit/views.ts sets it from `lang`).
 
 import type { ContextMenuItem } from "../../protocol/server-frames";
-import { el, icon, iconName, run } from "./controls";
-import { api } from "./state";
+import { div, el, menuItem, run } from "./controls";
+import { api, officeText } from "./state";
 import { T } from "./texts";
-import { officeText } from "../editor/office-text";
+import { aria, focused, listen, moveTo } from "./dom";
 
 type MenuItem = ContextMenuItem;
 
@@ -14,27 +14,27 @@ let lastRightClick: { x: number; y: number } | null = null;
 
 function addMenuItems(box: HTMLElement, items: MenuItem[]): void {
   items.forEach((it) => {
-    if (it.type === "separator") { box.appendChild(el("div", { "class": "menu-sep", role: "separator" })); return; }
+    if (it.type === "separator") { box.append(el("div", { "class": "menu-sep", role: "separator" })); return; }
     const label = officeText(String(it.text || ""));
     if (it.type === "menu") {
       const sub = el("div", { "class": "submenu", role: "menu", "aria-label": label });
       addMenuItems(sub, it.menu || []);
-      const opener = el("button", { type: "button", role: "menuitem", "aria-haspopup": "true", "aria-expanded": "false", text: label + " ▸" });
-      const group = el("div", { "class": "menu-group" }, [opener, sub]);
-      opener.addEventListener("click", () => { openSubmenu(opener, sub); focusIn(sub, 0); });
-      group.addEventListener("mouseenter", () => openSubmenu(opener, sub));
-      group.addEventListener("mouseleave", () => closeSubmenu(opener, sub));
-      box.appendChild(group);
+      const opener = el("button", { role: "menuitem", "aria-haspopup": "true", "aria-expanded": "false", text: label + " ▸" });
+      const group = div("menu-group", [opener, sub]);
+      listen(opener, "click", () => { openSubmenu(opener, sub); focusIn(sub, 0); });
+      listen(group, "mouseenter", () => openSubmenu(opener, sub));
+      listen(group, "mouseleave", () => closeSubmenu(opener, sub));
+      box.append(group);
       return;
     }
     const command = it.command;
     if (!command) return;
     // The command's small Colibre icon (hidden when the theme has none), then its label.
-    const b = el("button", { type: "button", role: "menuitem", "data-cmd": command }, [icon(iconName(command), "sc"), el("span", { text: label })]);
+    const b = menuItem(command, label);
     if (it.enabled === "false") b.disabled = true;
-    if (it.checked === "true") b.setAttribute("aria-checked", "true");
-    b.addEventListener("click", () => { closeMenu(); run(command); });
-    box.appendChild(b);
+    if (it.checked === "true") aria(b, "checked", "true");
+    listen(b, "click", () => { closeMenu(); run(command); });
+    box.append(b);
   });
 }
 function closeMenu(): void {
@@ -50,20 +50,19 @@ function placeOnScreen(menu: HTMLElement, x: number, y: number, flipFrom?: numbe
   const w = menu.offsetWidth, h = menu.offsetHeight;
   // A submenu opens to the right of its entry, or to its left when there is no room.
   const left = x + w > window.innerWidth - 4 && flipFrom !== undefined ? flipFrom - w : x;
-  menu.style.left = Math.max(4, Math.min(left, window.innerWidth - w - 4)) + "px";
-  menu.style.top = Math.max(4, Math.min(y, window.innerHeight - h - 4)) + "px";
+  moveTo(menu, Math.max(4, Math.min(left, window.innerWidth - w - 4)), Math.max(4, Math.min(y, window.innerHeight - h - 4)));
 }
 
 function openSubmenu(opener: HTMLElement, sub: HTMLElement): void {
   // Fixed, not inside the scrolling menu (which would clip it).
   sub.classList.add("open");
-  opener.setAttribute("aria-expanded", "true");
+  aria(opener, "expanded", "true");
   const r = opener.getBoundingClientRect();
   placeOnScreen(sub, r.right, r.top - 4, r.left);
 }
 function closeSubmenu(opener: HTMLElement, sub: HTMLElement): void {
   sub.classList.remove("open");
-  opener.setAttribute("aria-expanded", "false");
+  aria(opener, "expanded", "false");
 }
 
 /** The entries a key moves between in one menu (not those of its submenus). */
@@ -77,7 +76,7 @@ function focusIn(menu: HTMLElement, index: number): void {
 
 /** Arrow keys move within a menu; right opens a submenu, left goes back to its entry. */
 function onMenuKey(e: KeyboardEvent): void {
-  const current = document.activeElement as HTMLElement | null;
+  const current = focused() as HTMLElement | null;
   const menu = current?.closest<HTMLElement>("#contextmenu, #contextmenu .submenu");
   if (!menu || !current) return;
   const list = entries(menu), at = list.indexOf(current as HTMLButtonElement);
@@ -99,13 +98,13 @@ export function installContextMenu(): void {
     if (!j.menu.length) return;
     const menu = (menuEl = el("div", { id: "contextmenu", role: "menu", "aria-label": T.contextMenu }));
     addMenuItems(menu, j.menu);
-    document.body.appendChild(menu);
+    document.body.append(menu);
     const at = lastRightClick || { x: 40, y: 80 };
     placeOnScreen(menu, at.x, at.y);
-    menu.addEventListener("keydown", onMenuKey);
+    listen(menu, "keydown", onMenuKey);
     focusIn(menu, 0);
   });
-  window.addEventListener("contextmenu", (e) => { lastRightClick = { x: e.clientX, y: e.clientY }; }, true);
-  window.addEventListener("mousedown", (e) => { if (menuEl && !menuEl.contains(e.target as Node)) closeMenu(); }, true);
-  window.addEventListener("keydown", (e) => { if (menuEl && e.key === "Escape") { closeMenu(); api.focus(); } }, true);
+  listen(window, "contextmenu", (e) => { lastRightClick = { x: e.clientX, y: e.clientY }; }, true);
+  listen(window, "mousedown", (e) => { if (menuEl && !menuEl.contains(e.target as Node)) closeMenu(); }, true);
+  listen(window, "keydown", (e) => { if (menuEl && e.key === "Escape") { closeMenu(); api.focus(); } }, true);
 }

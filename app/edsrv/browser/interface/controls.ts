@@ -3,9 +3,9 @@
 // menus), menu buttons, pickers, colour drop-downs, and the tooltips that name a command and its shortcut.
 
 import type { UnoArguments } from "../../protocol/frames";
-import { api, watch } from "./state";
-import { officeText } from "../editor/office-text";
+import { api, watch, officeText } from "./state";
 import { T } from "./texts";
+import { aria, focused, listen } from "./dom";
 
 type Listeners = Record<string, (e: Event) => void>;
 /** Attribute values; `text` the element's text, `on` its listeners. */
@@ -15,23 +15,34 @@ interface Attributes {
   [name: string]: string | null | undefined | Listeners;
 }
 
-/** An element with attributes (`text`: its text, `on`: its listeners) and children. */
+/** An element with attributes (`text`: its text, `on`: its listeners) and children; a button is `type=button`. */
 export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attributes, children?: (Node | null | undefined)[]): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
+  // The interface's buttons act through their listeners: none submits a form.
+  if (tag === "button") e.setAttribute("type", "button");
   const a = attrs || {};
   for (const k in a) {
     if (k === "text") e.textContent = a.text!;
     else if (k === "on") for (const ev in a.on) e.addEventListener(ev, a.on[ev]!);
     else if (a[k] !== undefined && a[k] !== null) e.setAttribute(k, a[k] as string); // every other value is a string
   }
-  (children || []).forEach((c) => { if (c) e.appendChild(c); });
+  (children || []).forEach((c) => { if (c) e.append(c); });
   return e;
 }
+
+/** A control's name, for a screen reader and as its tooltip alike. */
+export const named = (label: string): Attributes => ({ "aria-label": label, title: label });
+
+/** A div of a class (the interface's boxes), with its children. */
+export const div = (cls: string, children?: (Node | null | undefined)[]): HTMLDivElement => el("div", { "class": cls }, children);
 
 /** One argument of a UNO command, as Collabora sends it. */
 export function arg(type: string, value: unknown): { type: string; value: unknown } {
   return { type, value };
 }
+/** The arguments commands take most. */
+export const stringArg = (value: unknown) => arg("string", value);
+export const longArg = (value: unknown) => arg("long", value);
 /** Runs a UNO command and gives the keyboard back to the document. */
 export function run(cmd: string, args?: UnoArguments): void {
   api.uno(cmd, args);
@@ -60,30 +71,31 @@ export function icon(name: string, size: "lc" | "sc" = "lc"): HTMLImageElement {
   const px = size === "lc" ? "24" : "16";
   const src = "icons/" + size + "_" + name + ".svg";
   const img = el("img", { alt: "", width: px, height: px, draggable: "false", "class": "ic", "data-src": src });
-  img.addEventListener("error", () => { img.hidden = true; });
+  listen(img, "error", () => { img.hidden = true; });
   if (picturesShown) img.src = src;
   else picturesWaiting.push(img);
   return img;
 }
 
-/** The keyboard shortcut LibreOffice (and this page) gives a command, named in its tooltip. */
+/** The keyboard shortcut LibreOffice (and this page) gives a command (by its name without ".uno:"), named in its tooltip. */
 const SHORTCUTS: Record<string, string> = {
-  ".uno:Bold": "Ctrl+B", ".uno:Italic": "Ctrl+I", ".uno:Underline": "Ctrl+U", ".uno:SuperScript": "Ctrl+Shift+P",
-  ".uno:SubScript": "Ctrl+Shift+B", ".uno:LeftPara": "Ctrl+L", ".uno:CenterPara": "Ctrl+E", ".uno:RightPara": "Ctrl+R",
-  ".uno:JustifyPara": "Ctrl+J", ".uno:Cut": "Ctrl+X", ".uno:Copy": "Ctrl+C", ".uno:Paste": "Ctrl+V",
-  ".uno:PasteUnformatted": "Ctrl+Alt+Shift+V", ".uno:SetDefault": "Ctrl+M", ".uno:InsertPagebreak": "Ctrl+Enter",
-  ".uno:HyperlinkDialog": "Ctrl+K", ".uno:InsertAnnotation": "Ctrl+Alt+C", ".uno:TrackChanges": "Ctrl+Shift+C",
-  ".uno:DefaultNumbering": "F12", ".uno:DefaultBullet": "Shift+F12", ".uno:SpellOnline": "Shift+F7", ".uno:ControlCodes": "Ctrl+F10",
-  ".uno:SpacePara1": "Ctrl+1", ".uno:SpacePara15": "Ctrl+5", ".uno:SpacePara2": "Ctrl+2",
+  Bold: "Ctrl+B", Italic: "Ctrl+I", Underline: "Ctrl+U", SuperScript: "Ctrl+Shift+P",
+  SubScript: "Ctrl+Shift+B", LeftPara: "Ctrl+L", CenterPara: "Ctrl+E", RightPara: "Ctrl+R",
+  JustifyPara: "Ctrl+J", Cut: "Ctrl+X", Copy: "Ctrl+C", Paste: "Ctrl+V",
+  PasteUnformatted: "Ctrl+Alt+Shift+V", SetDefault: "Ctrl+M", InsertPagebreak: "Ctrl+Enter",
+  HyperlinkDialog: "Ctrl+K", InsertAnnotation: "Ctrl+Alt+C", TrackChanges: "Ctrl+Shift+C",
+  DefaultNumbering: "F12", DefaultBullet: "Shift+F12", SpellOnline: "Shift+F7", ControlCodes: "Ctrl+F10",
+  SpacePara1: "Ctrl+1", SpacePara15: "Ctrl+5", SpacePara2: "Ctrl+2",
   find: "Ctrl+F", zoomin: "Ctrl+=", zoomout: "Ctrl+−", print: "Ctrl+P",
 };
 /** A tooltip: the command's name in the page's language and its shortcut. */
 export function tooltip(cmd: string, label: string): string {
-  return SHORTCUTS[cmd] ? label + " (" + SHORTCUTS[cmd] + ")" : label;
+  const shortcut = SHORTCUTS[cmd.replace(/^\.uno:/, "")];
+  return shortcut ? label + " (" + shortcut + ")" : label;
 }
 
 export interface ButtonOptions {
-  /** Shows the command's on/off state at the cursor (aria-pressed). */
+  /** Shows the command's on/off state at the cursor (aria-pressed); with `click`, the button says its state itself. */
   toggle?: boolean;
   /** Shown in read-only views too. */
   view?: boolean;
@@ -95,16 +107,19 @@ export interface ButtonOptions {
 }
 /** A command button with the command's icon; `toggle` shows the command's on/off state at the cursor (aria-pressed). */
 export function button(cmd: string, label: string, opts: ButtonOptions = {}): HTMLButtonElement {
-  const b = el("button", { type: "button", "class": "tb" + (opts.view ? "" : " edit-only"), "aria-label": label, title: tooltip(cmd, label), "data-cmd": cmd });
-  b.appendChild(icon(opts.icon || iconName(cmd)));
-  if (opts.toggle) b.setAttribute("aria-pressed", "false");
-  b.addEventListener("click", () => { if (opts.click) opts.click(); else run(cmd, opts.args && opts.args()); });
+  const b = el("button", { "class": "tb" + (opts.view ? "" : " edit-only"), "aria-label": label, title: tooltip(cmd, label), "data-cmd": cmd });
+  b.append(icon(opts.icon || iconName(cmd)));
+  if (opts.toggle) aria(b, "pressed", "false");
+  listen(b, "click", () => { if (opts.click) opts.click(); else run(cmd, opts.args && opts.args()); });
   if (!opts.click) watch(cmd, (v) => {
-    if (opts.toggle) b.setAttribute("aria-pressed", String(v === "true"));
+    if (opts.toggle) aria(b, "pressed", v === "true");
     b.disabled = v === "disabled";
   });
   return b;
 }
+
+/** A command's on/off button: aria-pressed shows its state at the cursor. */
+export const toggleButton = (cmd: string, label: string): HTMLButtonElement => button(cmd, label, { toggle: true });
 
 export interface MenuEntry {
   label: string;
@@ -118,7 +133,7 @@ let openMenu: { popup: HTMLElement; opener: HTMLButtonElement } | null = null;
 export function closeMenus(): void {
   if (!openMenu) return;
   openMenu.popup.hidden = true;
-  openMenu.opener.setAttribute("aria-expanded", "false");
+  aria(openMenu.opener, "expanded", "false");
   openMenu = null;
 }
 /**
@@ -127,57 +142,76 @@ export function closeMenus(): void {
  * keyboard when it opens.
  */
 export function popupButton(cmd: string, label: string, popup: HTMLElement, opts: { icon?: string; view?: boolean; menuCmds?: string; focusFirst?: () => HTMLElement | null } = {}): HTMLButtonElement {
-  const b = el("button", {
-    type: "button", "class": "tb tb-menu" + (opts.view ? "" : " edit-only"), "aria-label": label, title: tooltip(cmd, label), "data-cmd": cmd,
-    "aria-haspopup": popup.getAttribute("role") === "menu" ? "menu" : "dialog", "aria-expanded": "false", "data-menu-cmds": opts.menuCmds ?? null,
-  });
-  b.appendChild(icon(opts.icon || iconName(cmd)));
-  b.appendChild(el("span", { "class": "tb-caret", "aria-hidden": "true" }));
-  popup.hidden = true;
-  document.body.appendChild(popup);
-  b.addEventListener("click", () => {
+  // The command's button, which opens the popup rather than running the command.
+  const b = button(cmd, label, { ...opts, click: () => {
     const wasOpen = openMenu && openMenu.popup === popup;
     closeMenus();
     if (wasOpen) return;
     const r = b.getBoundingClientRect();
     popup.hidden = false;
     popup.style.left = Math.max(2, Math.min(r.left, window.innerWidth - popup.offsetWidth - 4)) + "px";
-    // Under its button, or above it when there is no room below (the phone's tools are at the bottom).
-    const below = r.bottom + 2 + popup.offsetHeight <= window.innerHeight;
-    popup.style.top = (below ? r.bottom + 2 : Math.max(2, r.top - 2 - popup.offsetHeight)) + "px";
-    b.setAttribute("aria-expanded", "true");
+    placeBy(popup, r);
+    aria(b, "expanded", "true");
     openMenu = { popup, opener: b };
     const first = opts.focusFirst ? opts.focusFirst() : popup.querySelector("button");
     if (first) first.focus();
-  });
+  } });
+  b.classList.add("tb-menu");
+  b.append(el("span", { "class": "tb-caret", "aria-hidden": "true" }));
+  aria(b, "haspopup", popup.getAttribute("role") === "menu" ? "menu" : "dialog");
+  aria(b, "expanded", false);
+  if (opts.menuCmds !== undefined) b.dataset.menuCmds = opts.menuCmds;
+  popup.hidden = true;
+  document.body.append(popup);
   return b;
 }
+
+/** A popup under its button (`r`), or above it when there is no room below (the phone's tools are at the bottom). */
+export function placeBy(popup: HTMLElement, r: DOMRect): void {
+  const below = r.bottom + 2 + popup.offsetHeight <= window.innerHeight;
+  popup.style.top = (below ? r.bottom + 2 : Math.max(2, r.top - 2 - popup.offsetHeight)) + "px";
+}
+
+/** A close box (✕), named Close. */
+export const closeButton = (cls: string, click: () => void): HTMLButtonElement => el("button", { "class": cls, ...named(T.close), text: "✕", on: { click } });
+
+/** Tab and Shift+Tab go round a modal box's `controls` rather than out of it. */
+export function keepTabIn(e: KeyboardEvent, controls: HTMLElement[]): void {
+  const first = controls[0], last = controls[controls.length - 1];
+  if (!first || !last) return;
+  if (e.shiftKey && focused() === first) { e.preventDefault(); last.focus(); }
+  else if (!e.shiftKey && focused() === last) { e.preventDefault(); first.focus(); }
+}
+
+/** A menu's entry for a command: its small icon (its own or the command's), then its label. */
+export const menuItem = (cmd: string, label: string, picture?: string): HTMLButtonElement =>
+  el("button", { role: "menuitem", "data-cmd": cmd }, [icon(picture || iconName(cmd), "sc"), el("span", { text: label })]);
 
 /** A button that opens a menu of commands (line spacing, shapes, page size…), each with its small icon. */
 export function menuButton(cmd: string, label: string, entries: MenuEntry[], opts: { icon?: string; view?: boolean } = {}): HTMLButtonElement {
   const popup = el("div", { "class": "tb-popup", role: "menu", "aria-label": label });
   entries.forEach((e) => {
-    const item = el("button", { type: "button", role: "menuitem", "data-cmd": e.cmd }, [icon(e.icon || iconName(e.cmd), "sc"), el("span", { text: e.label })]);
-    item.addEventListener("click", () => { closeMenus(); if (e.click) e.click(); else run(e.cmd, e.args); });
-    popup.appendChild(item);
+    const item = menuItem(e.cmd, e.label, e.icon);
+    listen(item, "click", () => { closeMenus(); if (e.click) e.click(); else run(e.cmd, e.args); });
+    popup.append(item);
   });
   return popupButton(cmd, label, popup, { ...opts, menuCmds: entries.map((e) => e.cmd).join(" ") });
 }
-window.addEventListener("mousedown", (e) => {
+listen(window, "mousedown", (e) => {
   if (openMenu && !openMenu.popup.contains(e.target as Node) && !openMenu.opener.contains(e.target as Node)) closeMenus();
 }, true);
-window.addEventListener("keydown", (e) => {
+listen(window, "keydown", (e) => {
   if (openMenu && e.key === "Escape") { const o = openMenu.opener; closeMenus(); o.focus(); e.stopImmediatePropagation(); }
 }, true);
 
 export function picker(label: string, cls: string, onChange: (value: string) => void): HTMLSelectElement {
-  const s = el("select", { "class": "tb-select edit-only " + cls, "aria-label": label, title: label });
-  s.addEventListener("change", () => { onChange(s.value); api.focus(); });
+  const s = el("select", { "class": "tb-select edit-only " + cls, ...named(label) });
+  listen(s, "change", () => { onChange(s.value); api.focus(); });
   return s;
 }
 export function setOptions(s: HTMLSelectElement, values: string[], current?: string, labels?: Record<string, string>): void {
   s.innerHTML = "";
-  values.forEach((v) => { s.appendChild(el("option", { value: v, text: (labels && labels[v]) || v })); });
+  values.forEach((v) => { s.append(new Option((labels && labels[v]) || v, v)); });
   // Nothing shown until the engine reports the state (not the list's first entry: a font box said
   // "DejaVu Math TeX Gyre 8" for a second after opening).
   if (current !== undefined) showValue(s, current);
@@ -185,7 +219,7 @@ export function setOptions(s: HTMLSelectElement, values: string[], current?: str
 }
 export function showValue(s: HTMLSelectElement, v: string | undefined | null): void {
   if (v === undefined || v === null) return;
-  if (v !== "" && !Array.prototype.some.call(s.options, (o: HTMLOptionElement) => o.value === v)) s.appendChild(el("option", { value: v, text: v }));
+  if (v !== "" && ![...s.options].some((o) => o.value === v)) s.append(new Option(v, v));
   s.value = v;
 }
 /**
@@ -205,12 +239,12 @@ const PALETTE: [string, number][] = [
  */
 export function colour(cmd: string, label: string, onPick: (rgb: number) => void): HTMLButtonElement {
   const pick = (rgb: number) => { closeMenus(); onPick(rgb); api.focus(); };
-  const swatches = el("div", { "class": "tb-swatches" }, PALETTE.map(([name, rgb]) => {
+  const swatches = div("tb-swatches", PALETTE.map(([name, rgb]) => {
     const hex = "#" + rgb.toString(16).padStart(6, "0");
-    return el("button", { type: "button", "class": "tb-swatch", "aria-label": officeText(name), title: officeText(name), style: "background:" + hex, on: { click: () => { pick(rgb); } } });
+    return el("button", { "class": "tb-swatch", ...named(officeText(name)), style: "background:" + hex, on: { click: () => { pick(rgb); } } });
   }));
   const other = el("input", { type: "color", value: "#c01c28", on: { change: (e) => { pick(parseInt((e.target as HTMLInputElement).value.slice(1), 16)); } } });
-  const closeBox = el("button", { type: "button", "class": "tb-palette-close", "aria-label": T.close, title: T.close, text: "✕", on: { click: () => { closeMenus(); api.focus(); } } });
+  const closeBox = closeButton("tb-palette-close", () => { closeMenus(); api.focus(); });
   const popup = el("div", { "class": "tb-popup tb-palette", role: "dialog", "aria-label": label }, [closeBox, swatches, el("label", { "class": "tb-other" }, [other, el("span", { text: T.customColour })])]);
   const b = popupButton(cmd, label, popup, { focusFirst: () => swatches.querySelector("button") });
   // As narrow as the colour input it replaces (no caret): the toolbar's row keeps what it fitted.

@@ -6,10 +6,10 @@
 // Collabora's browser client (browser/src/control/jsdialog/) does the same with its own widgets.
 
 import { T } from "./texts";
-import { officeText, officeTip } from "../editor/office-text";
 import type { DialogEvent, JsTreeEntry, JsWidget } from "../../protocol/dialog-frames";
-import { el, icon, iconName, run } from "./controls";
-import { watch } from "./state";
+import { div, el, icon, iconName, named, run } from "./controls";
+import { watch, officeText, officeTip } from "./state";
+import { aria, focused, listen } from "./dom";
 
 /** What the widgets of one window need of it. */
 export interface WidgetHost {
@@ -22,6 +22,9 @@ export interface WidgetHost {
   /** Registers a built widget for the updates and actions that name it. */
   remember(w: JsWidget, e: HTMLElement): void;
 }
+
+/** Sends a person's act on a widget (or on the window: `__DIALOG__`), as LibreOffice's JSDialog executor takes it. */
+export const act = (host: WidgetHost, w: { id: string }, cmd: DialogEvent["cmd"], type: DialogEvent["type"], data: string | number = ""): void => { host.send({ id: w.id, cmd, data: String(data), type }); };
 
 /** A label without LibreOffice's mnemonic marks, in the page's language (office-text.ts). */
 export const plain = officeText;
@@ -49,6 +52,15 @@ export function buildWidget(w: JsWidget, host: WidgetHost): HTMLElement | null {
   return e;
 }
 
+/** Builds widgets into `into`, in order (what has nothing to show left out). */
+export function buildInto<E extends HTMLElement>(into: E, widgets: JsWidget[] | undefined, host: WidgetHost): E {
+  for (const c of widgets ?? []) {
+    const e = buildWidget(c, host);
+    if (e) into.append(e);
+  }
+  return into;
+}
+
 /** LibreOffice's act on a widget (`jsdialog:` `"action"`): shown, hidden, enabled, disabled, its text set. */
 export function applyWidgetAction(e: HTMLElement, data: { action_type: string; [k: string]: unknown }): void {
   switch (data.action_type) {
@@ -59,7 +71,7 @@ export function applyWidgetAction(e: HTMLElement, data: { action_type: string; [
     case "setText": {
       const input = e.matches("input, textarea") ? (e as HTMLInputElement) : e.querySelector<HTMLInputElement>("input, textarea");
       // Not over what the person is typing.
-      if (input && document.activeElement !== input) input.value = String(data.text ?? "");
+      if (input && focused() !== input) input.value = String(data.text ?? "");
       break;
     }
   }
@@ -82,17 +94,17 @@ function children(w: JsWidget, host: WidgetHost, into: HTMLElement): HTMLElement
     const e = buildWidget(c, host);
     if (!e) continue;
     if (c.type === "radiobutton") e.querySelector("input")!.name = group;
-    into.appendChild(e);
+    into.append(e);
   }
   return into;
 }
 
 function buildContainer(w: JsWidget, host: WidgetHost): HTMLElement {
-  return children(w, host, el("div", { "class": "jsd-box" + (w.vertical === false ? " jsd-row" : " jsd-col") }));
+  return children(w, host, div("jsd-box" + (w.vertical === false ? " jsd-row" : " jsd-col")));
 }
 
 function buildGrid(w: JsWidget, host: WidgetHost): HTMLElement {
-  return children(w, host, el("div", { "class": "jsd-grid" }));
+  return children(w, host, div("jsd-grid"));
 }
 
 /** A frame: its first text is its caption (a fieldset's legend). */
@@ -100,17 +112,14 @@ function buildFrame(w: JsWidget, host: WidgetHost): HTMLElement {
   const box = el("fieldset", { "class": "jsd-frame" });
   const [caption, ...rest] = w.children ?? [];
   // The caption keeps the id a field may name as its label (labelledBy).
-  if (caption && caption.type === "fixedtext") box.appendChild(el("legend", { id: caption.id ? host.domId(caption.id) + "-label" : null, text: plain(caption.text) }));
-  else if (caption) {
-    const e = buildWidget(caption, host);
-    if (e) box.appendChild(e);
-  }
+  if (caption && caption.type === "fixedtext") box.append(el("legend", { id: caption.id ? host.domId(caption.id) + "-label" : null, text: plain(caption.text) }));
+  else if (caption) buildInto(box, [caption], host);
   children({ ...w, children: rest }, host, box);
   // A field alone in a frame with no label of its own is named by the frame's caption
   // (Format Cells' "Format code").
   const legend = box.querySelector("legend")?.textContent;
   const fields = [...box.querySelectorAll<HTMLElement>("input:not([type=checkbox]):not([type=radio]), select, textarea")];
-  if (legend && fields.length === 1 && !fields[0]!.getAttribute("aria-label") && !fields[0]!.getAttribute("aria-labelledby") && !box.querySelector("label[for]")) fields[0]!.setAttribute("aria-label", legend);
+  if (legend && fields.length === 1 && !fields[0]!.getAttribute("aria-label") && !fields[0]!.getAttribute("aria-labelledby") && !box.querySelector("label[for]")) aria(fields[0]!, "label", legend);
   return box;
 }
 
@@ -131,9 +140,9 @@ export const unfilled = (t: string): string => t.includes("%") ? t.replace(/\s+(
 /** A widget's own input gets the label LibreOffice links to it, or its accessible name. */
 function labelled(input: HTMLElement, w: JsWidget, host: WidgetHost): void {
   input.id = host.domId(w.id);
-  if (w.labelledBy) input.setAttribute("aria-labelledby", host.domId(w.labelledBy) + "-label");
+  if (w.labelledBy) aria(input, "labelledby", host.domId(w.labelledBy) + "-label");
   const name = accessibleName(w) || unlabelledName(w);
-  if (name && !w.labelledBy) input.setAttribute("aria-label", name);
+  if (name && !w.labelledBy) aria(input, "label", name);
 }
 
 /**
@@ -148,11 +157,11 @@ function buildEdit(w: JsWidget, host: WidgetHost): HTMLElement {
   const input = multiline ? el("textarea", { "class": "jsd-edit", rows: "4" }) : el("input", { "class": "jsd-edit", type: "text" });
   input.value = w.text ?? "";
   labelled(input, w, host);
-  const sendText = () => host.send({ id: w.id, cmd: "change", data: input.value, type: "edit" });
-  input.addEventListener("change", sendText);
+  const sendText = () => act(host, w, "change", "edit", input.value);
+  listen(input, "change", sendText);
   // LibreOffice filters some lists as one types (Special Character's search).
   let typing: ReturnType<typeof setTimeout> | undefined;
-  input.addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(sendText, 300); });
+  listen(input, "input", () => { clearTimeout(typing); typing = setTimeout(sendText, 300); });
   return input;
 }
 
@@ -164,19 +173,19 @@ function buildNumber(w: JsWidget, host: WidgetHost): HTMLElement {
   const input = el("input", { "class": "jsd-number", type: "text", inputmode: "decimal", role: "spinbutton" });
   input.value = w.text ?? String(w.value ?? "");
   labelled(input, w, host);
-  if (w.min !== undefined) input.setAttribute("aria-valuemin", String(w.min));
-  if (w.max !== undefined) input.setAttribute("aria-valuemax", String(w.max));
-  if (w.value !== undefined) input.setAttribute("aria-valuenow", String(w.value));
-  input.setAttribute("aria-valuetext", input.value);
+  if (w.min !== undefined) aria(input, "valuemin", w.min);
+  if (w.max !== undefined) aria(input, "valuemax", w.max);
+  if (w.value !== undefined) aria(input, "valuenow", w.value);
+  aria(input, "valuetext", input.value);
   const number = (text: string) => {
     const m = /-?\d+([.,]\d+)?/.exec(text);
     return m ? Number(m[0].replace(",", ".")) : NaN;
   };
   const sendValue = (v: number) => {
-    if (Number.isFinite(v)) host.send({ id: w.id, cmd: "value", data: String(v), type: "spinfield" });
+    if (Number.isFinite(v)) act(host, w, "value", "spinfield", v);
   };
-  input.addEventListener("change", () => { sendValue(number(input.value)); });
-  input.addEventListener("keydown", (e) => {
+  listen(input, "change", () => { sendValue(number(input.value)); });
+  listen(input, "keydown", (e) => {
     if (e.key !== "ArrowUp" && e.key !== "ArrowDown") return;
     e.preventDefault();
     const step = Number(w.step) || 1;
@@ -192,8 +201,8 @@ function buildCheck(w: JsWidget, host: WidgetHost): HTMLElement {
   const input = el("input", { type: w.type === "radiobutton" ? "radio" : "checkbox" });
   input.id = host.domId(w.id);
   input.checked = w.checked === true;
-  input.addEventListener("change", () => {
-    host.send({ id: w.id, cmd: "change", data: input.checked ? "true" : "false", type: w.type === "radiobutton" ? "radiobutton" : "checkbox" });
+  listen(input, "change", () => {
+    act(host, w, "change", w.type === "radiobutton" ? "radiobutton" : "checkbox", input.checked ? "true" : "false");
   });
   const label = el("label", { "class": "jsd-check", for: input.id }, [input, el("span", { text: plain(w.text) })]);
   return label;
@@ -209,39 +218,40 @@ function buildList(w: JsWidget, host: WidgetHost): HTMLElement {
     input.setAttribute("list", listId);
     input.value = w.text ?? entries[selected] ?? "";
     labelled(input, w, host);
-    input.addEventListener("change", () => {
+    listen(input, "change", () => {
       const at = entries.indexOf(input.value);
-      host.send(at >= 0 ? { id: w.id, cmd: "selected", data: `${at};${input.value}`, type: "combobox" } : { id: w.id, cmd: "change", data: input.value, type: "combobox" });
+      if (at >= 0) act(host, w, "selected", "combobox", `${at};${input.value}`);
+      else act(host, w, "change", "combobox", input.value);
     });
     return el("span", { "class": "jsd-combo" }, [input, el("datalist", { id: listId }, entries.map((t) => el("option", { value: t })))]);
   }
   const select = el("select", { "class": "jsd-select" });
-  entries.forEach((t, i) => { select.appendChild(el("option", { value: String(i), text: t })); });
+  entries.forEach((t, i) => { select.append(new Option(t, String(i))); });
   select.selectedIndex = selected;
   labelled(select, w, host);
-  select.addEventListener("change", () => {
-    host.send({ id: w.id, cmd: "selected", data: `${select.selectedIndex};${entries[select.selectedIndex] ?? ""}`, type: "combobox" });
+  listen(select, "change", () => {
+    act(host, w, "selected", "combobox", `${select.selectedIndex};${entries[select.selectedIndex] ?? ""}`);
   });
   return select;
 }
 
 function buildButton(w: JsWidget, host: WidgetHost): HTMLElement {
-  const b = el("button", { type: "button", "class": "jsd-button" + (w.has_default ? " jsd-default" : ""), text: plain(w.text) || symbolText(w.symbol) });
+  const b = el("button", { "class": "jsd-button" + (w.has_default ? " jsd-default" : ""), text: plain(w.text) || symbolText(w.symbol) });
   b.id = host.domId(w.id);
   // A button of no text and no name of LibreOffice's (the sidebar's deck menu, Format Cells'
   // image buttons): named by what it does, else by its id, never left nameless for a screen reader.
   const name = accessibleName(w) || (w.type === "menubutton" ? T.more : plain(String(w.id ?? "").replace(/[_-]+/g, " ").trim()));
-  if (name && !b.textContent) { b.setAttribute("aria-label", name); b.title = name; }
+  if (name && !b.textContent) { aria(b, "label", name); b.title = name; }
   // A button LibreOffice draws as a picture (a range chooser, Format Cells' format-code buttons):
   // its picture (named by the button's label), never a blank pill.
-  if (!b.textContent && w.image) b.appendChild(el("img", { src: String(w.image), alt: "" }));
+  if (!b.textContent && w.image) b.append(el("img", { src: String(w.image), alt: "" }));
   if (w.type === "menubutton") {
-    b.setAttribute("aria-haspopup", "true");
-    b.addEventListener("click", () => { host.send({ id: w.id, cmd: "toggle", data: "", type: "menubutton" }); });
+    aria(b, "haspopup", "true");
+    listen(b, "click", () => { act(host, w, "toggle", "menubutton"); });
     return b;
   }
-  b.addEventListener("click", () => {
-    host.send({ id: w.id, cmd: "click", data: "", type: host.responses.has(w.id) ? "responsebutton" : "pushbutton" });
+  listen(b, "click", () => {
+    act(host, w, "click", host.responses.has(w.id) ? "responsebutton" : "pushbutton");
   });
   return b;
 }
@@ -251,13 +261,7 @@ const symbolText = (symbol: string | undefined): string => SYMBOLS[symbol ?? ""]
 
 /** The dialog's OK, Cancel…: Help is left out (LibreOffice's help is not served here). */
 function buildButtonBox(w: JsWidget, host: WidgetHost): HTMLElement {
-  const box = el("div", { "class": "jsd-buttons" });
-  for (const c of w.children ?? []) {
-    if (c.id === "help") continue;
-    const e = buildWidget(c, host);
-    if (e) box.appendChild(e);
-  }
-  return box;
+  return buildInto(div("jsd-buttons"), w.children?.filter((c) => c.id !== "help"), host);
 }
 
 /** Tabs: one tablist, every page built (LibreOffice sends them all), the selected one shown. */
@@ -268,30 +272,30 @@ function buildTabs(w: JsWidget, host: WidgetHost): HTMLElement {
   const tabPages = (w.children ?? []).filter((c) => c.type === "tabpage");
   const pages = tabPages.length ? tabPages : (w.children ?? []);
   const list = el("div", { role: "tablist", "class": "jsd-tablist" });
-  const box = el("div", { "class": "jsd-tabs" }, [list]);
+  const box = div("jsd-tabs", [list]);
   const selectedAt = Math.max(0, tabs.findIndex((t) => String(t.id) === String(w.selected)));
   const panels: HTMLElement[] = [];
   const buttons: HTMLButtonElement[] = [];
   tabs.forEach((t, i) => {
     const tabId = host.domId(w.id + "-tab-" + i);
     const panelId = host.domId(w.id + "-page-" + i);
-    const b = el("button", { type: "button", role: "tab", id: tabId, "aria-controls": panelId, "aria-selected": String(i === selectedAt), tabindex: i === selectedAt ? "0" : "-1", text: plain(t.text) });
+    const b = el("button", { role: "tab", id: tabId, "aria-controls": panelId, "aria-selected": String(i === selectedAt), tabindex: i === selectedAt ? "0" : "-1", text: plain(t.text) });
     b.dataset.tab = t.name;
-    b.addEventListener("click", () => { show(i); host.send({ id: w.id, cmd: "selecttab", data: String(i), type: "tabcontrol" }); });
+    listen(b, "click", () => { show(i); act(host, w, "selecttab", "tabcontrol", i); });
     buttons.push(b);
-    list.appendChild(b);
+    list.append(b);
     const page = pages[i];
     const panel = page ? children(page, host, el("div", { role: "tabpanel", "class": "jsd-page", id: panelId, "aria-labelledby": tabId })) : el("div", { role: "tabpanel", id: panelId });
     panel.hidden = i !== selectedAt;
     panels.push(panel);
-    box.appendChild(panel);
+    box.append(panel);
   });
   const show = (i: number) => {
-    buttons.forEach((b, j) => { b.setAttribute("aria-selected", String(i === j)); b.tabIndex = i === j ? 0 : -1; });
+    buttons.forEach((b, j) => { aria(b, "selected", i === j); b.tabIndex = i === j ? 0 : -1; });
     panels.forEach((p, j) => { p.hidden = i !== j; });
   };
-  list.addEventListener("keydown", (e) => {
-    const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
+  listen(list, "keydown", (e) => {
+    const at = buttons.indexOf(focused() as HTMLButtonElement);
     if (at < 0 || (e.key !== "ArrowRight" && e.key !== "ArrowLeft")) return;
     e.preventDefault();
     const next = buttons[(at + (e.key === "ArrowRight" ? 1 : buttons.length - 1)) % buttons.length]!;
@@ -311,16 +315,13 @@ function buildDrawing(w: JsWidget, host: WidgetHost): HTMLElement {
   if (w.imagewidth) img.width = Number(w.imagewidth);
   if (w.imageheight) img.height = Number(w.imageheight);
   img.tabIndex = 0;
-  img.addEventListener("click", (e) => {
-    const r = img.getBoundingClientRect();
-    const x = r.width ? (e.clientX - r.left) / r.width : 0, y = r.height ? (e.clientY - r.top) / r.height : 0;
-    host.send({ id: w.id, cmd: "click", data: `${x.toFixed(4)};${y.toFixed(4)}`, type: "drawingarea" });
-  });
-  img.addEventListener("dblclick", (e) => {
-    const r = img.getBoundingClientRect();
-    const x = r.width ? (e.clientX - r.left) / r.width : 0, y = r.height ? (e.clientY - r.top) / r.height : 0;
-    host.send({ id: w.id, cmd: "dblclick", data: `${x.toFixed(4)};${y.toFixed(4)}`, type: "drawingarea" });
-  });
+  for (const cmd of ["click", "dblclick"] as const) {
+    listen(img, cmd, (e) => {
+      const r = img.getBoundingClientRect();
+      const x = r.width ? (e.clientX - r.left) / r.width : 0, y = r.height ? (e.clientY - r.top) / r.height : 0;
+      act(host, w, cmd, "drawingarea", `${x.toFixed(4)};${y.toFixed(4)}`);
+    });
+  }
   return img;
 }
 
@@ -333,17 +334,14 @@ const rowText = (r: JsTreeEntry): string => plain(r.text ?? r.columns?.map((c) =
  * URI-encoded JSON, which LibreOffice's executor decodes and sets (and then tells its handler).
  */
 function buildCheckTree(w: JsWidget, host: WidgetHost, rows: JsTreeEntry[]): HTMLElement {
-  const list = el("div", { role: "group", "class": "jsd-tree jsd-checktree" });
-  list.id = host.domId(w.id);
-  const name = accessibleName(w);
-  if (name) list.setAttribute("aria-label", name);
+  const list = el("div", { role: "group", "class": "jsd-tree jsd-checktree", id: host.domId(w.id), "aria-label": accessibleName(w) || null });
   rows.forEach((r, i) => {
     const input = el("input", { type: "checkbox" });
     input.checked = r.state === true;
-    input.addEventListener("change", () => {
-      host.send({ id: w.id, cmd: "change", data: encodeURIComponent(JSON.stringify({ row: Number(r.row ?? i), value: input.checked })), type: "treeview" });
+    listen(input, "change", () => {
+      act(host, w, "change", "treeview", encodeURIComponent(JSON.stringify({ row: Number(r.row ?? i), value: input.checked })));
     });
-    list.appendChild(el("label", { "class": "jsd-check jsd-row-item" }, [input, el("span", { text: rowText(r) })]));
+    list.append(el("label", { "class": "jsd-check jsd-row-item" }, [input, el("span", { text: rowText(r) })]));
   });
   return list;
 }
@@ -362,32 +360,29 @@ function buildTree(w: JsWidget, host: WidgetHost): HTMLElement {
   // A menu (the AutoFilter's: acts on a single click, has separator lines) is a menu of items, a
   // list a listbox of options; the current row is marked as each role allows.
   const itemRole = menu ? "menuitem" : "option", current = menu ? "data-current" : "aria-selected";
-  const list = el("div", { role: menu ? "menu" : "listbox", "class": "jsd-tree", tabindex: "0" });
-  list.id = host.domId(w.id);
-  const name = accessibleName(w) || unlabelledName(w);
-  if (name) list.setAttribute("aria-label", name);
+  const list = el("div", { role: menu ? "menu" : "listbox", "class": "jsd-tree", tabindex: "0", id: host.domId(w.id), "aria-label": accessibleName(w) || unlabelledName(w) || null });
   const options = rows.map((r, i) => {
     const text = rowText(r);
     if (menu && text === "Separator") {
       const line = el("div", { role: "separator", "class": "jsd-menu-separator" });
-      list.appendChild(line);
+      list.append(line);
       return line;
     }
     const o = el("div", { role: itemRole, "class": "jsd-row-item", [current]: String(r.selected === true), text });
-    o.addEventListener("click", () => {
+    listen(o, "click", () => {
       select(i);
-      if (menu) host.send({ id: w.id, cmd: "activate", data: String(i), type: "treeview" });
+      if (menu) act(host, w, "activate", "treeview", i);
     });
-    o.addEventListener("dblclick", () => { host.send({ id: w.id, cmd: "activate", data: String(i), type: "treeview" }); });
-    list.appendChild(o);
+    listen(o, "dblclick", () => { act(host, w, "activate", "treeview", i); });
+    list.append(o);
     return o;
   });
   const select = (i: number) => {
     options.forEach((o, j) => { if (o.role === itemRole) o.setAttribute(current, String(i === j)); });
     options[i]?.scrollIntoView({ block: "nearest" });
-    host.send({ id: w.id, cmd: "select", data: String(i), type: "treeview" });
+    act(host, w, "select", "treeview", i);
   };
-  list.addEventListener("keydown", (e) => {
+  listen(list, "keydown", (e) => {
     const at = options.findIndex((o) => o.getAttribute(current) === "true");
     if (e.key === "ArrowDown" || e.key === "ArrowUp") {
       e.preventDefault();
@@ -397,23 +392,22 @@ function buildTree(w: JsWidget, host: WidgetHost): HTMLElement {
       select(next);
     } else if (e.key === "Enter" && at >= 0) {
       e.preventDefault();
-      host.send({ id: w.id, cmd: "activate", data: String(at), type: "treeview" });
+      act(host, w, "activate", "treeview", at);
     }
   });
   return list;
 }
 
 function buildIconView(w: JsWidget, host: WidgetHost): HTMLElement {
-  const list = el("div", { role: "listbox", "class": "jsd-icons", "aria-label": accessibleName(w) });
-  list.id = host.domId(w.id);
+  const list = el("div", { role: "listbox", "class": "jsd-icons", id: host.domId(w.id), "aria-label": accessibleName(w) });
   (w.entries ?? []).forEach((entry, i) => {
     const e = typeof entry === "string" ? { text: entry } : entry;
-    const o = el("button", { type: "button", role: "option", "class": "jsd-icon", "aria-selected": String(e.selected === true), title: officeTip(e.tooltip ?? e.text) });
-    if (e.image) o.appendChild(el("img", { src: e.image, alt: plain(e.text ?? e.tooltip) }));
+    const o = el("button", { role: "option", "class": "jsd-icon", "aria-selected": String(e.selected === true), title: officeTip(e.tooltip ?? e.text) });
+    if (e.image) o.append(el("img", { src: e.image, alt: plain(e.text ?? e.tooltip) }));
     else o.textContent = plain(e.text);
-    o.addEventListener("click", () => { host.send({ id: w.id, cmd: "select", data: String(i), type: "iconview" }); });
-    o.addEventListener("dblclick", () => { host.send({ id: w.id, cmd: "activate", data: String(i), type: "iconview" }); });
-    list.appendChild(o);
+    listen(o, "click", () => { act(host, w, "select", "iconview", i); });
+    listen(o, "dblclick", () => { act(host, w, "activate", "iconview", i); });
+    list.append(o);
   });
   return list;
 }
@@ -423,13 +417,9 @@ function buildExpander(w: JsWidget, host: WidgetHost): HTMLElement {
   const d = el("details", { "class": "jsd-expander" });
   if (w.expanded === true) d.open = true;
   const summary = el("summary", { text: plain(caption?.text ?? w.text) });
-  summary.addEventListener("click", () => { host.send({ id: w.id, cmd: "toggle", data: "", type: "expander" }); });
-  d.appendChild(summary);
-  for (const c of rest) {
-    const e = buildWidget(c, host);
-    if (e) d.appendChild(e);
-  }
-  return d;
+  listen(summary, "click", () => { act(host, w, "toggle", "expander"); });
+  d.append(summary);
+  return buildInto(d, rest, host);
 }
 
 /**
@@ -441,34 +431,33 @@ function buildToolbox(w: JsWidget, host: WidgetHost): HTMLElement {
   const bar = el("div", { role: "toolbar", "class": "jsd-toolbox", "aria-label": accessibleName(w) || null });
   for (const item of w.children ?? []) {
     if (item.type !== "toolitem") {
-      const e = buildWidget(item, host);
-      if (e) bar.appendChild(e);
+      buildInto(bar, [item], host);
       continue;
     }
     const command = typeof item.command === "string" ? item.command : "";
     // A deck's own title-bar toggle (command "toggle", no id) has nothing to do here.
     if (!command.startsWith(".uno:") && !item.id) continue;
     const label = plain(item.text) || plain(item.aria?.label) || command || String(item.id ?? "");
-    const b = el("button", { type: "button", "class": "jsd-tool", title: label, "aria-label": label, "data-cmd": command || null });
-    if (command.startsWith(".uno:")) b.appendChild(icon(iconName(command), "sc"));
+    const b = el("button", { "class": "jsd-tool", ...named(label), "data-cmd": command || null });
+    if (command.startsWith(".uno:")) b.append(icon(iconName(command), "sc"));
     else b.textContent = label;
-    if ((item as { selected?: unknown }).selected === true || item.checked === true) b.setAttribute("aria-pressed", "true");
+    if ((item as { selected?: unknown }).selected === true || item.checked === true) aria(b, "pressed", "true");
     if (item.enabled === false) b.disabled = true;
     if (item.visible === false) b.hidden = true;
     if (command.startsWith(".uno:")) {
       // A command goes through the door as the toolbar's do (Collabora's sidebar sends it so too),
       // and shows the engine's state at the cursor; the watch ends once the button is gone.
-      b.addEventListener("click", () => { run(command); });
+      listen(b, "click", () => { run(command); });
       const stop = watch(command, (v) => {
         if (!b.isConnected && b.dataset.built) { stop(); return; }
-        b.setAttribute("aria-pressed", String(v === "true"));
+        aria(b, "pressed", v === "true");
         b.disabled = v === "disabled";
       });
       requestAnimationFrame(() => { b.dataset.built = "1"; });
     } else {
-      b.addEventListener("click", () => { host.send({ id: w.id, cmd: "click", data: String(item.id ?? ""), type: "toolbox" }); });
+      listen(b, "click", () => { act(host, w, "click", "toolbox", String(item.id ?? "")); });
     }
-    bar.appendChild(b);
+    bar.append(b);
   }
   return bar;
 }
@@ -477,7 +466,7 @@ function buildToolbox(w: JsWidget, host: WidgetHost): HTMLElement {
 function buildPanel(w: JsWidget, host: WidgetHost): HTMLElement {
   const title = plain(w.text);
   const section = el("section", { "class": "jsd-panel", "aria-label": title || null });
-  if (title) section.appendChild(el("h3", { text: title }));
+  if (title) section.append(el("h3", { text: title }));
   return children(w, host, section);
 }
 

@@ -12,12 +12,12 @@
 // While any of these is open the document behind takes no input (S.modalWindows; the server
 // refuses it too).
 
-import { T } from "./texts";
 import { dialogEventCommand, type DialogEvent, type JsDialogMessage, type JsWidget } from "../../protocol/dialog-frames";
-import { applyWidgetAction, buildWidget, plain, type WidgetHost } from "./dialog-widgets";
-import { el } from "./controls";
+import { act, applyWidgetAction, buildInto, buildWidget, plain, type WidgetHost } from "./dialog-widgets";
+import { closeButton, div, el, keepTabIn } from "./controls";
 import { api, S } from "./state";
 import { scopeIds, stepList, wizardPages } from "./wizard";
+import { aria, byId, focused, listen, moveTo } from "./dom";
 
 interface OpenDialog {
   windowId: string;
@@ -73,16 +73,24 @@ function nameUnlabelled(root: HTMLElement, fallback: string): void {
     if (f.getAttribute("aria-label") || f.getAttribute("aria-labelledby") || f.closest("label")) continue;
     if (f.id && root.querySelector(`label[for="${CSS.escape(f.id)}"]`)) continue;
     const legend = f.closest("fieldset")?.querySelector("legend")?.textContent;
-    f.setAttribute("aria-label", legend || fallback);
+    aria(f, "label", legend || fallback);
   }
+}
+
+/** A modal box as every dialog of the page is drawn: its heading (which names it) and close box, then `content`. */
+export function dialogBox(heading: HTMLHeadingElement, close: () => void, content: HTMLElement, cls = ""): HTMLDivElement {
+  return el("div", { role: "dialog", "aria-modal": "true", "aria-labelledby": heading.id, "class": "jsd-dialog" + cls }, [
+    el("header", { "class": "jsd-title" }, [heading, closeButton("jsd-close", close)]),
+    content,
+  ]);
 }
 
 /** Cancel, as the dialog's own Cancel button (or its close box) would. */
 function cancel(d: OpenDialog): void {
   const h = host(d);
-  if (d.dropDown) h.send({ id: "__POPOVER__", cmd: "close", data: "", type: "popover" });
-  else if (d.responses.has("cancel")) h.send({ id: "cancel", cmd: "click", data: "", type: "responsebutton" });
-  else h.send({ id: "__DIALOG__", cmd: "close", data: "", type: "dialog" });
+  if (d.dropDown) act(h, { id: "__POPOVER__" }, "close", "popover");
+  else if (d.responses.has("cancel")) act(h, { id: "cancel" }, "click", "responsebutton");
+  else act(h, { id: "__DIALOG__" }, "close", "dialog");
 }
 
 function show(message: JsWidget & { jsontype: string }): void {
@@ -90,17 +98,13 @@ function show(message: JsWidget & { jsontype: string }): void {
   const existing = open.get(windowId);
   if (existing) existing.root.remove();
   const dropDown = message.type === "modalpopup" || message.type === "dropdown";
-  const d: OpenDialog = { windowId, kind: message.jsontype, root: el("div"), widgets: new Map(), responses: new Map(), before: existing?.before ?? document.activeElement, dropDown };
+  const d: OpenDialog = { windowId, kind: message.jsontype, root: el("div"), widgets: new Map(), responses: new Map(), before: existing?.before ?? focused(), dropDown };
   for (const r of message.responses ?? []) d.responses.set(r.id, r.response);
   open.set(windowId, d);
   const h = host(d);
   const title = plain(message.title || message.text);
   const titleId = h.domId("title");
-  const body = el("div", { "class": "jsd-body" });
-  for (const c of message.children ?? []) {
-    const e = buildWidget(c, h);
-    if (e) body.appendChild(e);
-  }
+  const body = buildInto(div("jsd-body"), message.children, h);
   // The dialog's own buttons (OK, Cancel; a wizard's Back, Next, Finish) stay in view below its
   // scrolling body, however long the page.
   const buttons = [...body.querySelectorAll<HTMLElement>(".jsd-buttons")].reverse().find((b) => b.querySelector('[data-widget="ok"], [data-widget="cancel"], [data-widget="finish"], [data-widget="close"]'));
@@ -111,27 +115,22 @@ function show(message: JsWidget & { jsontype: string }): void {
     pageElements.forEach((e, i) => { e.dataset.idScope = String(i); scopeIds(e, e); });
     const steps = stepList(pages, (p) => pageElements.find((e) => e.dataset.widget === String(p.id)));
     d.refresh = steps.refresh;
-    main = el("div", { "class": "jsd-wizard" }, [steps.nav, body]);
+    main = div("jsd-wizard", [steps.nav, body]);
   }
-  const closeBox = el("button", { type: "button", "class": "jsd-close", "aria-label": T.close, title: T.close, text: "✕" });
-  closeBox.addEventListener("click", () => { cancel(d); });
-  const box = el("div", { role: "dialog", "aria-modal": "true", "aria-labelledby": titleId, "class": "jsd-dialog" }, [
-    el("header", { "class": "jsd-title" }, [el("h2", { id: titleId, text: title }), closeBox]),
-    main,
-  ]);
-  if (buttons) { buttons.classList.add("jsd-footer"); box.appendChild(buttons); }
+  const box = dialogBox(el("h2", { id: titleId, text: title }), () => { cancel(d); }, main);
+  if (buttons) { buttons.classList.add("jsd-footer"); box.append(buttons); }
   box.dataset.dialog = String(message.dialogid ?? (dropDown ? "dropdown" : ""));
-  d.root = el("div", { "class": dropDown ? "jsd-overlay jsd-dropdown-layer" : "jsd-overlay" }, [box]);
+  d.root = div(dropDown ? "jsd-overlay jsd-dropdown-layer" : "jsd-overlay", [box]);
   d.root.dataset.dialog = box.dataset.dialog;
   d.root.dataset.window = windowId;
   if (dropDown) {
     box.classList.add("jsd-dropdown");
-    if (!title) box.setAttribute("aria-label", plain(message.children?.[0]?.id) || "menu");
+    if (!title) aria(box, "label", plain(message.children?.[0]?.id) || "menu");
     place(box, message, existing, d);
     // A click outside the drop-down closes it (as on a desktop), never reaching the document.
-    d.root.addEventListener("mousedown", (e) => { if (e.target === d.root) { e.preventDefault(); cancel(d); } });
+    listen(d.root, "mousedown", (e) => { if (e.target === d.root) { e.preventDefault(); cancel(d); } });
   }
-  box.addEventListener("keydown", (e) => {
+  listen(box, "keydown", (e) => {
     // The document's shortcuts never see a key typed in a dialog.
     e.stopPropagation();
     if (e.key === "Escape") { e.preventDefault(); cancel(d); return; }
@@ -139,18 +138,14 @@ function show(message: JsWidget & { jsontype: string }): void {
       // Enter in a field: the field's value first (its change), then OK, as on a desktop.
       (e.target as HTMLInputElement).dispatchEvent(new Event("change"));
       e.preventDefault();
-      h.send({ id: "ok", cmd: "click", data: "", type: "responsebutton" });
+      act(h, { id: "ok" }, "click", "responsebutton");
       return;
     }
     if (e.key !== "Tab") return;
     // The keyboard stays inside a modal dialog.
-    const all = focusable(box);
-    if (!all.length) return;
-    const first = all[0]!, last = all[all.length - 1]!;
-    if (e.shiftKey && document.activeElement === first) { e.preventDefault(); last.focus(); }
-    else if (!e.shiftKey && document.activeElement === last) { e.preventDefault(); first.focus(); }
+    keepTabIn(e, focusable(box));
   });
-  document.body.appendChild(d.root);
+  document.body.append(d.root);
   counted();
   nameUnlabelled(box, title);
   const initial = message.init_focus_id ? d.widgets.get(message.init_focus_id) : undefined;
@@ -162,7 +157,7 @@ function show(message: JsWidget & { jsontype: string }): void {
 function update(d: OpenDialog, w: JsWidget): void {
   const old = d.widgets.get(w.id);
   if (!old || !old.isConnected) return;
-  const hadFocus = old.contains(document.activeElement);
+  const hadFocus = old.contains(focused());
   const placed = { column: old.style.gridColumn, row: old.style.gridRow };
   const fresh = buildWidget(w, host(d));
   if (!fresh) return;
@@ -172,7 +167,7 @@ function update(d: OpenDialog, w: JsWidget): void {
   old.replaceWith(fresh);
   const scope = fresh.closest<HTMLElement>("[data-id-scope]");
   if (scope) scopeIds(fresh, scope);
-  const box = d.root.querySelector<HTMLElement>(".jsd-dialog");
+  const box = boxOf(d);
   if (box) nameUnlabelled(box, box.querySelector("h2")?.textContent ?? "");
   if (hadFocus) (focusable(fresh)[0] ?? fresh).focus();
 }
@@ -182,11 +177,15 @@ function update(d: OpenDialog, w: JsWidget): void {
  * A drop-down at its place: the first over the document where the person pressed it (Calc's
  * filter arrow), a submenu beside the drop-down it came from; kept inside the window.
  */
+/** An open dialog's box (its overlay holds nothing else). */
+const boxOf = (d: OpenDialog): HTMLElement | null => d.root.querySelector(".jsd-dialog");
+
 function place(box: HTMLElement, m: JsWidget, existing: OpenDialog | undefined, self: OpenDialog): void {
-  const old = existing?.root.querySelector<HTMLElement>(".jsd-dialog");
+  const old = existing && boxOf(existing);
   // Another drop-down, not this one (already among the open windows): the first has no parent.
-  const parent = [...open.values()].reverse().find((o) => o.dropDown && o !== self)?.root.querySelector<HTMLElement>(".jsd-dialog");
-  const cell = document.getElementById("cellcursor");
+  const above = [...open.values()].reverse().find((o) => o.dropDown && o !== self);
+  const parent = above && boxOf(above);
+  const cell = byId("cellcursor");
   if (byKey && cell?.offsetParent) {
     const r = cell.getBoundingClientRect();
     pressedAt = { x: r.left, y: r.bottom - 4 };
@@ -198,8 +197,7 @@ function place(box: HTMLElement, m: JsWidget, existing: OpenDialog | undefined, 
     x = r.right;
     y = r.top + Math.max(0, Number(m.posy) || 0) / 2;
   }
-  box.style.left = x + "px";
-  box.style.top = y + "px";
+  moveTo(box, x, y);
   requestAnimationFrame(() => {
     const r = box.getBoundingClientRect();
     if (r.right > innerWidth) box.style.left = Math.max(0, innerWidth - r.width - 4) + "px";
@@ -211,7 +209,7 @@ function close(windowId: string): void {
   const d = open.get(windowId);
   if (!d) return;
   open.delete(windowId);
-  const hadFocus = d.root.contains(document.activeElement) || document.activeElement === document.body;
+  const hadFocus = d.root.contains(focused()) || focused() === document.body;
   d.root.remove();
   counted();
   if (!hadFocus) return;
@@ -219,7 +217,7 @@ function close(windowId: string): void {
   // never to the page's body (where Escape and typing would reach nothing).
   const top = [...open.values()].pop();
   if (top) {
-    const box = top.root.querySelector<HTMLElement>(".jsd-dialog")!;
+    const box = boxOf(top)!;
     (focusable(box)[0] ?? box).focus();
   } else if (d.before instanceof HTMLElement && d.before.isConnected && d.before !== document.body && !d.before.closest(".jsd-overlay")) d.before.focus();
   else api.focus();
@@ -246,9 +244,9 @@ export function onJsDialog({ message: m }: { message: JsDialogMessage }): void {
 
 export function installDialogs(): void {
   api.on("jsdialog", onJsDialog);
-  document.addEventListener("mousedown", (e) => { if (!(e.target as Element).closest?.(".jsd-overlay")) { pressedAt = { x: e.clientX, y: e.clientY }; byKey = false; } }, true);
+  listen(document, "mousedown", (e) => { if (!(e.target as Element).closest?.(".jsd-overlay")) { pressedAt = { x: e.clientX, y: e.clientY }; byKey = false; } }, true);
   // Only noted on a key (typing reads no layout): the cell cursor's place is read when a drop-down opens.
-  document.addEventListener("keydown", (e) => { if (!(e.target as Element).closest?.(".jsd-overlay")) byKey = true; }, true);
+  listen(document, "keydown", (e) => { if (!(e.target as Element).closest?.(".jsd-overlay")) byKey = true; }, true);
   // A reconnection (the engine recovered) brings a new engine, where no dialog is open.
   api.on("reconnected", () => { for (const id of [...open.keys()]) close(id); });
 }

@@ -1,10 +1,11 @@
 // Download as and print: the server exports the document, the page fetches the file.
 
-import { downloadAsCommand, type WopiInfo } from "../../protocol/frames";
-import { button, el } from "./controls";
+import type { WopiInfo } from "../../protocol/frames";
+import { button, el, named } from "./controls";
 import { showNote } from "./note";
 import { api, UI } from "./state";
 import { T } from "./texts";
+import { listen } from "./dom";
 
 const FORMATS: Record<string, string[]> = {
   text: ["docx", "odt", "pdf", "rtf", "txt", "html", "epub"],
@@ -16,8 +17,8 @@ let wopiInfo: WopiInfo = {};
 let downloadPicker: HTMLSelectElement | undefined, printButton: HTMLButtonElement | undefined;
 
 export function buildDownload(): HTMLElement[] {
-  const picker = (downloadPicker = el("select", { "class": "tb-select", id: "download", "aria-label": T.download, title: T.download }));
-  picker.addEventListener("change", () => {
+  const picker = (downloadPicker = el("select", { "class": "tb-select", id: "download", ...named(T.download) }));
+  listen(picker, "change", () => {
     const f = picker.value; picker.value = "";
     if (f) requestDownload(f, "export");
     api.focus();
@@ -34,12 +35,12 @@ export function applyWopi(): void {
 export function fillDownload(type: string): void {
   const picker = downloadPicker!;
   picker.innerHTML = "";
-  picker.appendChild(el("option", { value: "", text: T.download + "…" }));
-  (FORMATS[type] || []).forEach((f) => { picker.appendChild(el("option", { value: f, text: f.toUpperCase() })); });
+  picker.append(new Option(T.download + "…", ""));
+  (FORMATS[type] || []).forEach((f) => { picker.append(new Option(f.toUpperCase(), f)); });
 }
 export function requestDownload(format: string, purpose: string): void {
   const name = (wopiInfo.BaseFileName || "document").replace(/\.[^.]*$/, "") + "." + format;
-  api.send(downloadAsCommand(name, purpose, format));
+  api.send(api.frames.downloadAs(name, purpose, format));
 }
 
 export function installWopiInfo(): void {
@@ -60,7 +61,7 @@ export function installDownloads(): void {
       window.open(url + "?inline=1", "_blank", "noopener");
     } else {
       const a2 = el("a", { href: url, download: "" });
-      document.body.appendChild(a2); a2.click(); a2.remove();
+      document.body.append(a2); a2.click(); a2.remove();
     }
   });
   api.on("error", (f) => { if (f.command === "downloadas") showNote(T.downloadFailed); });

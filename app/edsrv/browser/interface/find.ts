@@ -1,10 +1,10 @@
 // Find and replace, with every match highlighted on the current part.
 
-import { unoCommand } from "../../protocol/frames";
-import { arg, button, el } from "./controls";
+import { arg, button, el, longArg, stringArg } from "./controls";
 import { api, S, UI } from "./state";
 import { T } from "./texts";
 import type { Rect } from "../editor/state";
+import { listen } from "./dom";
 
 let findInput: HTMLInputElement, replaceInput: HTMLInputElement, findCount: HTMLSpanElement, findbar: HTMLDivElement;
 
@@ -23,8 +23,8 @@ export function buildFindBar(): HTMLDivElement {
     button("findclose", T.close, { view: true, icon: "exitsearch", click: closeFind }),
   ]);
   let t: ReturnType<typeof setTimeout> | undefined;
-  findInput.addEventListener("input", () => { clearTimeout(t); t = setTimeout(() => { if (findInput.value) search(1, false); else findCount.textContent = ""; }, 250); });
-  findbar.addEventListener("keydown", (e) => {
+  listen(findInput, "input", () => { clearTimeout(t); t = setTimeout(() => { if (findInput.value) search(1, false); else findCount.textContent = ""; }, 250); });
+  listen(findbar, "keydown", (e) => {
     if (e.key === "Escape") { e.preventDefault(); closeFind(); }
     if (e.key === "Enter" && e.target === findInput) { e.preventDefault(); search(0, e.shiftKey); }
     if (e.key === "Enter" && e.target === replaceInput) { e.preventDefault(); search(2, false); }
@@ -51,17 +51,17 @@ export function buildFindBar(): HTMLDivElement {
 function search(command: number, backward: boolean): void {
   if (!findInput.value) return;
   const args = {
-    "SearchItem.SearchString": arg("string", findInput.value),
-    "SearchItem.ReplaceString": arg("string", replaceInput.value),
+    "SearchItem.SearchString": stringArg(findInput.value),
+    "SearchItem.ReplaceString": stringArg(replaceInput.value),
     "SearchItem.Backward": arg("boolean", !!backward),
-    "SearchItem.Command": arg("long", command),
+    "SearchItem.Command": longArg(command),
   };
   // Sent as is: finding is allowed in read-only views (the server lets find commands through).
-  api.send(unoCommand(".uno:ExecuteSearch", args));
+  api.send(api.frames.uno(".uno:ExecuteSearch", args));
   // A replace all's own answer (the replaced places, or nothing, as LibreOffice has it) is no
   // count of what is left: a find all sent right behind it, worked after it, has the last word
   // ("No matches" once every one is replaced).
-  if (command === 3) api.send(unoCommand(".uno:ExecuteSearch", { ...args, "SearchItem.Command": arg("long", 1) }));
+  if (command === 3) api.send(api.frames.uno(".uno:ExecuteSearch", { ...args, "SearchItem.Command": longArg(1) }));
 }
 export function openFind(withReplace: boolean): void {
   findbar.hidden = false;

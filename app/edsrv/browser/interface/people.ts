@@ -1,8 +1,9 @@
 // The people in the document: one chip per view, in its colour.
 
-import { el } from "./controls";
+import { el, named } from "./controls";
 import { api } from "./state";
 import { T } from "./texts";
+import { listen } from "./dom";
 
 export const people = el("div", { id: "people", role: "list", "aria-label": T.people });
 
@@ -14,17 +15,17 @@ export function installPeople(): void {
       const name = v.username || v.userid || "?";
       const initials = name.split(/\s+/).filter(Boolean).slice(0, 2).map((w) => w[0]!.toUpperCase()).join("");
       const title = name + (v.current ? " (" + T.you + ")" : "") + (v.readonly ? " — " + T.readonly : "");
-      const chip = el("span", { "class": "person", role: "listitem", title, "aria-label": title, "data-view": String(v.viewid), text: initials });
+      const chip = el("span", { "class": "person", role: "listitem", ...named(title), "data-view": String(v.viewid), text: initials });
       chip.style.background = api.viewColor(v.viewid);
       // Their picture (CheckFileInfo's UserExtraInfo.avatar, checked by the server), over the
       // initials, as Collabora's list shows it; initials again if it does not load.
       const avatar = (v.userextrainfo as { avatar?: unknown } | undefined)?.avatar;
       if (typeof avatar === "string" && /^(https?:|data:image\/)/.test(avatar)) {
         const img = el("img", { "class": "avatar", alt: "", referrerpolicy: "no-referrer", src: avatar });
-        img.addEventListener("error", () => { img.remove(); });
-        chip.appendChild(img);
+        listen(img, "error", () => { img.remove(); });
+        chip.append(img);
       }
-      people.appendChild(chip);
+      people.append(chip);
     });
   });
 }

@@ -5,9 +5,10 @@
 // `ui.toolbar: "compact"` (ui_defaults UIMode=compact) — shows every tab's controls in that one row,
 // without tabs.
 
-import { closeMenus, el, icon } from "./controls";
+import { closeMenus, div, el, icon, named, placeBy } from "./controls";
 import { S } from "./state";
 import { T } from "./texts";
+import { aria, focused, listen, perFrame } from "./dom";
 
 export type TabId = "home" | "insert" | "format" | "layout" | "data" | "slide" | "review" | "view";
 
@@ -21,15 +22,19 @@ interface Tab {
 
 const tabs: Tab[] = [];
 const tablist = el("div", { "class": "tb-tabs", role: "tablist", "aria-label": T.tabs });
-const panels = el("div", { "class": "tb-panels" });
+const panels = div("tb-panels");
 const moreMenu = el("div", { id: "tb-more-menu", "class": "tb-popup tb-more-menu", role: "group", "aria-label": T.more, hidden: "" });
-const moreButton = el("button", { type: "button", "class": "tb tb-more", "data-cmd": "more", "aria-label": T.more, title: T.more, "aria-haspopup": "true", "aria-expanded": "false", hidden: "" }, [icon("morecontrols")]);
+/** A "more" button (`cmd` its name in data-cmd) that opens what does not fit. */
+const moreOpener = (cmd: string): HTMLButtonElement =>
+  el("button", { "class": "tb tb-" + cmd, "data-cmd": cmd, ...named(T.more), "aria-haspopup": "true", "aria-expanded": "false" }, [icon("morecontrols")]);
+const moreButton = moreOpener("more");
+moreButton.hidden = true;
 /** What is always there, at the end of the tab row: find, download, print. */
-export const quick = el("div", { "class": "tb-quick" });
+export const quick = div("tb-quick");
 /** The tabs and the controls always there: in the page's top bar (ui.ts puts them there). */
-export const head = el("div", { "class": "tb-head" }, [tablist, quick]);
+export const head = div("tb-head", [tablist, quick]);
 /** The toolbar: the chosen tab's controls (every tab's, in one row, in compact mode). */
-export const ribbon = el("div", { id: "ribbon", "aria-label": T.toolbar }, [el("div", { "class": "tb-body" }, [panels, moreButton])]);
+export const ribbon = el("div", { id: "ribbon", "aria-label": T.toolbar }, [div("tb-body", [panels, moreButton])]);
 let active: TabId | null = null;
 let compactForced = false;
 
@@ -38,11 +43,11 @@ const LABELS: Record<TabId, string> = { home: T.home, insert: T.insert, format: 
 function tabOf(id: TabId): Tab {
   let t = tabs.find((x) => x.id === id);
   if (t) return t;
-  const tab = el("button", { type: "button", role: "tab", "class": "tb-tab", id: "tab-" + id, "data-tab": id, "aria-selected": "false", "aria-controls": "panel-" + id, text: LABELS[id] });
+  const tab = el("button", { role: "tab", "class": "tb-tab", id: "tab-" + id, "data-tab": id, "aria-selected": "false", "aria-controls": "panel-" + id, text: LABELS[id] });
   const panel = el("div", { "class": "tb-panel", role: "toolbar", id: "panel-" + id, "data-tab-panel": id, "aria-label": LABELS[id], hidden: "" });
-  tab.addEventListener("click", () => { selectTab(id); });
-  tablist.appendChild(tab);
-  panels.appendChild(panel);
+  listen(tab, "click", () => { selectTab(id); });
+  tablist.append(tab);
+  panels.append(panel);
   t = { id, tab, panel, items: [] };
   tabs.push(t);
   if (!active) selectTab(id);
@@ -52,7 +57,7 @@ function tabOf(id: TabId): Tab {
 /** Adds controls to a tab (made on first use, in the order tabs are first used). */
 export function addTo(id: TabId, ...nodes: Node[]): void {
   const t = tabOf(id);
-  nodes.forEach((n) => { t.items.push(n); t.panel.appendChild(n); });
+  nodes.forEach((n) => { t.items.push(n); t.panel.append(n); });
 }
 
 export function selectTab(id: TabId): void {
@@ -61,7 +66,7 @@ export function selectTab(id: TabId): void {
   closeMenus();
   tabs.forEach((t) => {
     const on = t.id === id;
-    t.tab.setAttribute("aria-selected", String(on));
+    aria(t.tab, "selected", on);
     t.tab.tabIndex = on ? 0 : -1;
     t.panel.hidden = !on;
   });
@@ -76,20 +81,20 @@ export const isPhone = (): boolean => window.innerWidth <= 600;
  * (find, download as, print) as a sheet under the header.
  */
 export function actionsButton(): HTMLButtonElement {
-  const b = el("button", { type: "button", "class": "tb tb-actions", "data-cmd": "actions", "aria-label": T.more, title: T.more, "aria-haspopup": "true", "aria-expanded": "false" }, [icon("morecontrols")]);
-  const close = () => { quick.classList.remove("open"); b.setAttribute("aria-expanded", "false"); };
-  b.addEventListener("click", () => {
+  const b = moreOpener("actions");
+  const close = () => { quick.classList.remove("open"); aria(b, "expanded", "false"); };
+  listen(b, "click", () => {
     const open = !quick.classList.contains("open");
     closeMenus();
     quick.classList.toggle("open", open);
-    b.setAttribute("aria-expanded", String(open));
+    aria(b, "expanded", open);
     if (open) quick.querySelector<HTMLElement>("button, select")?.focus();
   });
   // Choosing something in the sheet, or a tap elsewhere, closes it.
-  quick.addEventListener("click", (e) => { if ((e.target as HTMLElement).closest("button")) close(); });
-  quick.addEventListener("change", close);
-  window.addEventListener("mousedown", (e) => { if (!quick.contains(e.target as Node) && !b.contains(e.target as Node)) close(); }, true);
-  window.addEventListener("keydown", (e) => { if (e.key === "Escape" && quick.classList.contains("open")) { close(); b.focus(); } });
+  listen(quick, "click", (e) => { if ((e.target as HTMLElement).closest("button")) close(); });
+  listen(quick, "change", close);
+  listen(window, "mousedown", (e) => { if (!quick.contains(e.target as Node) && !b.contains(e.target as Node)) close(); }, true);
+  listen(window, "keydown", (e) => { if (e.key === "Escape" && quick.classList.contains("open")) { close(); b.focus(); } });
   return b;
 }
 
@@ -114,14 +119,14 @@ function hostWantsCompact(): boolean {
  */
 function hasUsableControl(t: Tab): boolean {
   const readOnly = document.body.classList.contains("readonly");
-  const CONTROL = "button, select, input";
-  return t.items.some((n) => n instanceof HTMLElement && [n, ...n.querySelectorAll<HTMLElement>(CONTROL)].some((c) => c.matches(CONTROL) && !(readOnly && c.closest(".edit-only"))));
+  const usable = (c: Element) => c.matches("button, select, input") && !(readOnly && c.closest(".edit-only"));
+  return t.items.some((n) => n instanceof HTMLElement && (usable(n) || [...n.querySelectorAll("*")].some(usable)));
 }
 
 /** Lays the toolbar out for the frame's width: tabs, or one row with the "more" menu. */
 export function layoutRibbon(): void {
   layoutRow();
-  rove(document.activeElement);
+  rove(focused());
 }
 
 /**
@@ -147,13 +152,27 @@ function placeSidePanels(): void {
 const COMMON = [".uno:Bold", ".uno:Italic", ".uno:Underline", ".uno:DefaultBullet", ".uno:DefaultNumbering"];
 const rank = (n: HTMLElement) => { const i = COMMON.indexOf(n.dataset.cmd ?? ""); return i < 0 ? COMMON.length : i; };
 
+function closeMore(): void {
+  moreMenu.hidden = true;
+  aria(moreButton, "expanded", "false");
+}
+
 function layoutRow(): void {
   tabs.forEach((t) => { t.tab.hidden = !hasUsableControl(t); });
   const shown = tabs.find((t) => !t.tab.hidden);
   if (shown && tabs.some((t) => t.id === active && t.tab.hidden)) return selectTab(shown.id); // lays the row out again
   closeMenus();
-  moreMenu.hidden = true; moreButton.setAttribute("aria-expanded", "false");
-  tabs.forEach((t) => { t.items.forEach((n) => { if (n.parentNode !== t.panel) t.panel.appendChild(n); }); });
+  closeMore();
+  // Every control back in its tab, shown and in the DOM's order: separators hidden by the last
+  // layout (they stood between controls that went into "more") shown again.
+  tabs.forEach((t) => {
+    t.items.forEach((n) => {
+      if (n.parentNode !== t.panel) t.panel.append(n);
+      if (!(n instanceof HTMLElement)) return;
+      n.style.order = "";
+      if (n.classList.contains("tb-sep")) n.hidden = false;
+    });
+  });
   const compact = compactForced || window.innerWidth < 768;
   document.body.classList.toggle("phone", isPhone());
   ribbon.classList.toggle("compact", compact);
@@ -161,14 +180,11 @@ function layoutRow(): void {
   // One row, always as tall (a tab taller than another moved the document under the pointer): the
   // chosen tab's controls, or every tab's in compact mode; from the first that does not fit, the
   // rest go into "more" (its button shown only then, so a row that fits uses the whole width).
-  // Separators hidden by the last layout (they stood between controls that went into "more").
-  tabs.forEach((t) => { t.items.forEach((n) => { if (n instanceof HTMLElement && n.classList.contains("tb-sep")) n.hidden = false; }); });
   placeTabs();
   let all: HTMLElement[] = [];
   tabs.forEach((t) => { if (compact || t.id === active) t.items.forEach((n) => { if (n instanceof HTMLElement && n.getClientRects().length) all.push(n); }); });
   // In the one row of compact mode, the common commands first (a phone's row showed the clipboard's
   // and put Bold and Italic under "more"); the row's order is the flex order, the DOM's is kept.
-  tabs.forEach((t) => { t.items.forEach((n) => { if (n instanceof HTMLElement) n.style.order = ""; }); });
   if (compact) {
     all = all.map((n, i) => [n, i] as const).sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1]).map(([n]) => n);
     all.forEach((n, i) => { n.style.order = String(i); });
@@ -182,7 +198,7 @@ function layoutRow(): void {
   if (at < 0) return;
   // A separator does not go into the menu; left in the row without its controls it would be a
   // stray bar (a phone's row showed seven of them), so it is hidden until the next layout.
-  all.slice(at).forEach((n) => { if (n.classList.contains("tb-sep")) n.hidden = true; else moreMenu.appendChild(n); });
+  all.slice(at).forEach((n) => { if (n.classList.contains("tb-sep")) n.hidden = true; else moreMenu.append(n); });
   for (let i = at - 1; i >= 0 && all[i]!.classList.contains("tb-sep"); i--) all[i]!.hidden = true;
 }
 
@@ -204,11 +220,15 @@ function rove(current: Element | null): void {
   list.forEach((c) => { c.tabIndex = c === at ? 0 : -1; });
 }
 
+/** Where Home, End, ArrowLeft or ArrowRight goes from `at` in a row of `n` (round at its ends); -1 for another key. */
+const rowStep = (key: string, at: number, n: number): number =>
+  key === "Home" ? 0 : key === "End" ? n - 1 : key === "ArrowRight" ? (at + 1) % n : key === "ArrowLeft" ? (at + n - 1) % n : -1;
+
 function rovingToolbar(): void {
-  ribbon.addEventListener("focusin", (e) => rove(e.target as HTMLElement));
-  ribbon.addEventListener("keydown", (e) => {
+  listen(ribbon, "focusin", (e) => rove(e.target as HTMLElement));
+  listen(ribbon, "keydown", (e) => {
     const t = e.target as HTMLElement;
-    if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) return;
+    if (rowStep(e.key, 0, 1) < 0) return;
     // A text field keeps its arrows for its caret, until the caret is at the field's end.
     if (t instanceof HTMLInputElement) {
       const atEnd = e.key === "ArrowRight" && t.selectionStart === t.value.length, atStart = e.key === "ArrowLeft" && t.selectionStart === 0;
@@ -216,16 +236,14 @@ function rovingToolbar(): void {
     }
     const list = rowControls(), at = list.indexOf(t);
     if (at < 0) return;
-    const next = e.key === "Home" ? 0 : e.key === "End" ? list.length - 1 : (at + (e.key === "ArrowRight" ? 1 : -1) + list.length) % list.length;
     e.preventDefault();
-    list[next]!.focus();
+    list[rowStep(e.key, at, list.length)]!.focus();
   });
   // The tabs: arrows move between them and show the one reached (the tablist pattern).
-  tablist.addEventListener("keydown", (e) => {
-    if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) return;
-    const shown = tabs.filter((t) => !t.tab.hidden), at = shown.findIndex((t) => t.tab === document.activeElement);
-    if (at < 0) return;
-    const next = e.key === "Home" ? 0 : e.key === "End" ? shown.length - 1 : (at + (e.key === "ArrowRight" ? 1 : -1) + shown.length) % shown.length;
+  listen(tablist, "keydown", (e) => {
+    const shown = tabs.filter((t) => !t.tab.hidden), at = shown.findIndex((t) => t.tab === focused());
+    const next = rowStep(e.key, at, shown.length);
+    if (at < 0 || next < 0) return;
     e.preventDefault();
     selectTab(shown[next]!.id);
     shown[next]!.tab.focus();
@@ -235,40 +253,29 @@ function rovingToolbar(): void {
 export function installRibbon(): void {
   compactForced = hostWantsCompact();
   rovingToolbar();
-  document.body.appendChild(moreMenu);
-  moreButton.addEventListener("click", () => {
+  document.body.append(moreMenu);
+  listen(moreButton, "click", () => {
     const open = moreMenu.hidden;
     closeMenus();
     moreMenu.hidden = !open;
-    moreButton.setAttribute("aria-expanded", String(open));
+    aria(moreButton, "expanded", open);
     if (!open) return;
     const r = moreButton.getBoundingClientRect();
-    // Under the button, or above it on a phone, where the tools are at the bottom.
-    const below = r.bottom + 2 + moreMenu.offsetHeight <= window.innerHeight;
-    moreMenu.style.top = (below ? r.bottom + 2 : Math.max(2, r.top - 2 - moreMenu.offsetHeight)) + "px";
+    placeBy(moreMenu, r);
     moreMenu.style.right = Math.max(2, window.innerWidth - r.right) + "px";
   });
   // A control used from the menu closes it (a menu button's own menu stays open).
-  moreMenu.addEventListener("click", (e) => {
+  listen(moreMenu, "click", (e) => {
     const b = (e.target as Element).closest("button");
-    if (b && !b.hasAttribute("aria-haspopup")) { moreMenu.hidden = true; moreButton.setAttribute("aria-expanded", "false"); }
+    if (b && !b.hasAttribute("aria-haspopup")) closeMore();
   });
-  window.addEventListener("mousedown", (e) => {
+  listen(window, "mousedown", (e) => {
     const t = e.target as Node;
-    if (!moreMenu.hidden && !moreMenu.contains(t) && !moreButton.contains(t) && !(t instanceof Element && t.closest(".tb-popup"))) {
-      moreMenu.hidden = true; moreButton.setAttribute("aria-expanded", "false");
-    }
+    if (!moreMenu.hidden && !moreMenu.contains(t) && !moreButton.contains(t) && !(t instanceof Element && t.closest(".tb-popup"))) closeMore();
   }, true);
-  let pending = 0;
-  window.addEventListener("resize", () => {
-    if (pending) return;
-    pending = requestAnimationFrame(() => { pending = 0; layoutRibbon(); });
-  });
+  listen(window, "resize", perFrame(layoutRibbon));
   // The top bar's other contents change its room for the tabs: the modified mark, the people.
-  let placing = 0;
-  if (window.ResizeObserver) new ResizeObserver(() => {
-    if (!placing) placing = requestAnimationFrame(() => { placing = 0; placeTabs(); });
-  }).observe(tablist);
+  if (window.ResizeObserver) new ResizeObserver(perFrame(placeTabs)).observe(tablist);
 }
 
 /** Read-only views have nothing to edit: they open on the View tab. */

@@ -1,8 +1,8 @@
 // A sheet's column letters and row numbers: the engine's own sizes and labels for what is visible.
 
-import { commandValuesCommand } from "../../protocol/frames";
-import { el } from "./controls";
+import { div, el } from "./controls";
 import { api, UI, type SheetHeaders } from "./state";
+import { byId, listen } from "./dom";
 
 interface Headers {
   cols: HTMLCanvasElement;
@@ -17,15 +17,15 @@ interface Headers {
 let headers: Headers | null = null;
 
 export function buildHeaders(): void {
-  const viewport = document.getElementById("viewport")!;
+  const viewport = byId("viewport")!;
   const grid = el("div", { id: "sheetgrid" });
   viewport.parentNode!.insertBefore(grid, viewport);
-  const corner = el("div", { "class": "hdr-corner" });
+  const corner = div("hdr-corner");
   const cols = el("canvas", { id: "colheaders", "aria-hidden": "true" }), rows = el("canvas", { id: "rowheaders", "aria-hidden": "true" });
-  grid.appendChild(corner); grid.appendChild(cols); grid.appendChild(rows); grid.appendChild(viewport);
+  grid.append(corner, cols, rows, viewport);
   const h: Headers = (headers = { cols, rows, viewport, data: null, dataTpp: 15, askedTpp: 15, timer: undefined });
-  viewport.addEventListener("scroll", () => { drawHeaders(); askHeaders(120); });
-  window.addEventListener("resize", () => { askHeaders(50); });
+  listen(viewport, "scroll", () => { drawHeaders(); askHeaders(120); });
+  listen(window, "resize", () => { askHeaders(50); });
   api.on("invalidatetiles", () => { askHeaders(300); });
   api.on("commandvalues", (f) => {
     if (f.command !== ".uno:ViewRowColumnHeaders") return;
@@ -43,7 +43,7 @@ export function askHeaders(ms: number): void {
   h.timer = setTimeout(() => {
     const v = h.viewport, tpp = (h.askedTpp = api.zoom());
     const x = Math.floor(v.scrollLeft * tpp), y = Math.floor(v.scrollTop * tpp), w = Math.ceil(v.clientWidth * tpp), hh = Math.ceil(v.clientHeight * tpp);
-    api.send(commandValuesCommand(encodeURIComponent(".uno:ViewRowColumnHeaders?x=" + x + "&y=" + y + "&width=" + w + "&height=" + hh)));
+    api.send(api.frames.commandValues(encodeURIComponent(".uno:ViewRowColumnHeaders?x=" + x + "&y=" + y + "&width=" + w + "&height=" + hh)));
   }, ms);
 }
 
@@ -57,21 +57,24 @@ function drawHeaders(): void {
   const v = headers.viewport, k = headers.dataTpp / api.zoom(), dpr = window.devicePixelRatio || 1;
   const draw = (canvas: HTMLCanvasElement, list: SheetHeaders["rows"], across: boolean, scroll: number, length: number) => {
     const thick = across ? 20 : 40;
-    canvas.width = (across ? length : thick) * dpr; canvas.height = (across ? thick : length) * dpr;
-    canvas.style.width = (across ? length : thick) + "px"; canvas.style.height = (across ? thick : length) + "px";
+    // A point along the header and across it, as the canvas's x and y.
+    const xy = (along: number, over: number): [number, number] => (across ? [along, over] : [over, along]);
+    const [w, h] = xy(length, thick);
+    canvas.width = w * dpr; canvas.height = h * dpr;
+    canvas.style.width = w + "px"; canvas.style.height = h + "px";
     const c = canvas.getContext("2d")!;
     c.scale(dpr, dpr);
-    c.fillStyle = "#f0f0f0"; c.fillRect(0, 0, across ? length : thick, across ? thick : length);
+    c.fillStyle = "#f0f0f0"; c.fillRect(0, 0, w, h);
     c.strokeStyle = "#c0c0c0"; c.fillStyle = "#333"; c.font = "11px system-ui, sans-serif"; c.textAlign = "center"; c.textBaseline = "middle";
     let prev: number | null = null;
     (list || []).forEach((e) => {
       const end = Number(e.size) * k - scroll;
       if (prev !== null && e.text !== 0 && e.text !== "0") {
         c.beginPath();
-        if (across) { c.moveTo(end + 0.5, 0); c.lineTo(end + 0.5, thick); } else { c.moveTo(0, end + 0.5); c.lineTo(thick, end + 0.5); }
+        c.moveTo(...xy(end + 0.5, 0));
+        c.lineTo(...xy(end + 0.5, thick));
         c.stroke();
-        const mid = (prev + end) / 2;
-        if (end - prev > 8) { if (across) c.fillText(String(e.text), mid, thick / 2); else c.fillText(String(e.text), thick / 2, mid); }
+        if (end - prev > 8) c.fillText(String(e.text), ...xy((prev + end) / 2, thick / 2));
       }
       prev = end;
     });

@@ -3,9 +3,10 @@
 import { requestDownload } from "./download";
 import { openFind } from "./find";
 import { setZoomFactor, zoomStep } from "./zoom";
+import { listen } from "./dom";
 
 export function installShortcuts(): void {
-  window.addEventListener("keydown", (e) => {
+  listen(window, "keydown", (e) => {
     const mod = e.ctrlKey || e.metaKey;
     if (!mod || e.altKey) return;
     const k = e.key.toLowerCase();

@@ -6,7 +6,7 @@
 // `dialogevent` to the sidebar's window, and LibreOffice answers with what changed.
 
 import { dialogEventCommand, type DialogEvent, type JsDialogMessage, type JsWidget } from "../../protocol/dialog-frames";
-import { applyWidgetAction, buildWidget, type WidgetHost } from "./dialog-widgets";
+import { applyWidgetAction, buildInto, buildWidget, type WidgetHost } from "./dialog-widgets";
 import { el } from "./controls";
 import { api } from "./state";
 import { T } from "./texts";
@@ -26,7 +26,8 @@ const host: WidgetHost = {
 function build(message: JsWidget): void {
   windowId = String(message.id);
   widgets.clear();
-  sidebarPanel.replaceChildren(...(message.children ?? []).map((c) => buildWidget(c, host)).filter((e): e is HTMLElement => e !== null));
+  sidebarPanel.replaceChildren();
+  buildInto(sidebarPanel, message.children, host);
   sidebarPanel.hidden = !shown;
 }
 
@@ -59,7 +60,7 @@ export function toggleSidebar(): boolean {
 }
 
 export function installSidebar(): void {
-  document.body.appendChild(sidebarPanel);
+  document.body.append(sidebarPanel);
   api.on("jsdialog", onSidebar);
   // A new engine (a recovery) has no sidebar until it is asked again.
   api.on("reconnected", () => { if (shown) api.uno(".uno:SidebarShow"); });

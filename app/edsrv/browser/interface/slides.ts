@@ -2,12 +2,13 @@
 // engine for each slide.
 
 import { movePartsCommand, thumbnailCommand, type DocStatus } from "../../protocol/frames";
-import { arg, button, el, menuButton, sep } from "./controls";
+import { button, el, longArg, menuButton, named, sep, toggleButton } from "./controls";
 import { addTo } from "./ribbon";
 import { startSlideshow } from "./slideshow";
 import { api, S } from "./state";
 import { T } from "./texts";
 import { chart, clipboardGroup, insertImage, insertLink, insertTable, paragraphAlign, shapes, specialCharacters, spelling, textBox, textFormatting } from "./toolbar-text";
+import { aria, byId, listen } from "./dom";
 
 let slidePanel: HTMLElement | null = null, thumbTimer: ReturnType<typeof setTimeout> | undefined;
 let thumbs: Record<string, HTMLImageElement> = {}, thumbDirty: Record<string, boolean> = {};
@@ -17,8 +18,8 @@ const LAYOUTS: [keyof typeof T, number][] = [["layoutBlank", 20], ["layoutTitle"
 
 export function buildPresentation(): void {
   addTo("home", ...clipboardGroup(".uno:SetDefault"), sep(), ...textFormatting(false, true), sep(), ...paragraphAlign(),
-    button(".uno:DefaultBullet", T.bullets, { toggle: true }),
-    button(".uno:DefaultNumbering", T.numbering, { toggle: true }));
+    toggleButton(".uno:DefaultBullet", T.bullets),
+    toggleButton(".uno:DefaultNumbering", T.numbering));
   addTo("insert", insertImage(), insertTable(), chart(), shapes(), textBox(".uno:Text"), sep(), insertLink(), specialCharacters());
   // LibreOffice's own dialogs (interface/dialogs.ts shows them).
   addTo("format",
@@ -30,7 +31,7 @@ export function buildPresentation(): void {
     button(".uno:DeletePage", T.deleteSlide),
     button("moveup", T.slideUp, { click: () => { moveSlide(-1); } }),
     button("movedown", T.slideDown, { click: () => { moveSlide(1); } }),
-    menuButton(".uno:AssignLayout", T.slideLayout, LAYOUTS.map(([key, n]) => ({ cmd: ".uno:AssignLayout", label: T[key] as string, icon: "assignlayout", args: { WhatLayout: arg("long", n) } }))),
+    menuButton(".uno:AssignLayout", T.slideLayout, LAYOUTS.map(([key, n]) => ({ cmd: ".uno:AssignLayout", label: T[key] as string, args: { WhatLayout: longArg(n) } }))),
     sep(),
     button("slideshow", T.slideshow, { view: true, click: startSlideshow }));
   addTo("review", spelling());
@@ -49,10 +50,9 @@ function moveSlide(d: number): void {
 function buildSlidePanel(): void {
   const panel = (slidePanel = el("nav", { id: "slides", "aria-label": T.slides }));
   const main = el("div", { id: "main" });
-  const viewport = document.getElementById("viewport")!;
+  const viewport = byId("viewport")!;
   viewport.parentNode!.insertBefore(main, viewport);
-  main.appendChild(panel);
-  main.appendChild(viewport);
+  main.append(panel, viewport);
   dragToReorder(panel);
   api.on("thumbnail", (f) => {
     const img = thumbs[f.part];
@@ -74,14 +74,14 @@ function dragToReorder(panel: HTMLElement): void {
   let from = -1, to = -1;
   const thumbAt = (e: DragEvent) => (e.target as Element).closest<HTMLElement>(".thumb");
   const unmark = () => { panel.querySelectorAll(".drop-before, .drop-after").forEach((t) => { t.classList.remove("drop-before", "drop-after"); }); };
-  panel.addEventListener("dragstart", (e) => {
+  listen(panel, "dragstart", (e) => {
     const t = thumbAt(e);
     if (!t || S.readOnly) { e.preventDefault(); return; }
     from = [...panel.children].indexOf(t);
     e.dataTransfer!.effectAllowed = "move";
     e.dataTransfer!.setData("text/plain", String(from + 1));
   });
-  panel.addEventListener("dragover", (e) => {
+  listen(panel, "dragover", (e) => {
     const t = thumbAt(e);
     if (from < 0 || !t) return;
     e.preventDefault();
@@ -90,14 +90,14 @@ function dragToReorder(panel: HTMLElement): void {
     unmark();
     t.classList.add(after ? "drop-after" : "drop-before");
   });
-  panel.addEventListener("drop", (e) => {
+  listen(panel, "drop", (e) => {
     e.preventDefault();
     unmark();
     // Before itself or after itself: the slide stays where it is.
     if (from >= 0 && to >= 0 && to !== from && to !== from + 1) api.send(movePartsCommand(from, to));
     from = to = -1;
   });
-  panel.addEventListener("dragend", () => { unmark(); from = to = -1; });
+  listen(panel, "dragend", () => { unmark(); from = to = -1; });
 }
 
 /** The panel follows the status: a button per slide, the current one marked. */
@@ -109,13 +109,13 @@ export function renderSlidePanel(st: DocStatus): void {
     panel.innerHTML = ""; thumbs = {};
     for (let i = 0; i < count; i++) {
       const img = el("img", { alt: "", width: "160" });
-      const b = el("button", { type: "button", "class": "thumb", draggable: "true", "aria-label": T.slide + " " + (i + 1), title: T.slide + " " + (i + 1) }, [el("span", { "class": "thumb-n", text: String(i + 1) }), img]);
-      b.addEventListener("click", () => { api.switchPart(i); });
+      const b = el("button", { "class": "thumb", draggable: "true", ...named(T.slide + " " + (i + 1)) }, [el("span", { "class": "thumb-n", text: String(i + 1) }), img]);
+      listen(b, "click", () => { api.switchPart(i); });
       thumbs[i] = img; thumbDirty[i] = true;
-      panel.appendChild(b);
+      panel.append(b);
     }
   }
-  Array.prototype.forEach.call(panel.children, (b: Element, i: number) => { b.classList.toggle("active", i === st.selectedPart); b.setAttribute("aria-current", i === st.selectedPart ? "true" : "false"); });
+  [...panel.children].forEach((b, i) => { b.classList.toggle("active", i === st.selectedPart); aria(b, "current", i === st.selectedPart); });
   scheduleThumbs(50);
 }
 

@@ -4,10 +4,11 @@
 // The slide after the one shown is asked for ahead, so moving on shows it at once. A slide is
 // drawn once per show (another person's edit during it shows in the next show).
 
-import { presentationInfoCommand, slideImageCommand, type PresentationInfo, type SlideImage } from "../../protocol/frames";
+import { presentationInfoCommand, type PresentationInfo, type SlideImage } from "../../protocol/frames";
 import { el } from "./controls";
 import { api, S } from "./state";
 import { T } from "./texts";
+import { listen } from "./dom";
 
 let showing = false;
 /** The slides the show goes through (hidden ones left out), and where it is among them. */
@@ -29,7 +30,7 @@ function ask(part: number): void {
   if (part === undefined || asked.has(part) || images.has(part)) return;
   asked.add(part);
   const { width, height } = wanted();
-  api.send(slideImageCommand(part, width, height));
+  api.send(api.frames.slideImage(part, width, height));
 }
 
 function display(): void {
@@ -83,8 +84,8 @@ function stopSlideshow(): void {
 }
 
 export function installSlideshow(): void {
-  document.body.appendChild(show);
-  document.addEventListener("fullscreenchange", () => { if (!document.fullscreenElement && showing) stopSlideshow(); });
+  document.body.append(show);
+  listen(document, "fullscreenchange", () => { if (!document.fullscreenElement && showing) stopSlideshow(); });
   api.on("presentationinfo", (f) => {
     if (!showing) return;
     const info: PresentationInfo = f.info;
@@ -101,12 +102,12 @@ export function installSlideshow(): void {
     images.set(img.part, "data:image/png;base64," + img.png);
     if (showing && order[at] === img.part) display();
   });
-  show.addEventListener("click", (e) => { move(e.button === 2 ? -1 : 1); });
-  show.addEventListener("contextmenu", (e) => { e.preventDefault(); move(-1); });
-  window.addEventListener("keydown", (e) => {
+  listen(show, "click", (e) => { move(e.button === 2 ? -1 : 1); });
+  listen(show, "contextmenu", (e) => { e.preventDefault(); move(-1); });
+  listen(window, "keydown", (e) => {
     if (!showing) return;
-    if (["ArrowRight", "ArrowDown", "PageDown", " ", "Enter", "n"].indexOf(e.key) >= 0) move(1);
-    else if (["ArrowLeft", "ArrowUp", "PageUp", "Backspace", "p"].indexOf(e.key) >= 0) move(-1);
+    if (["ArrowRight", "ArrowDown", "PageDown", " ", "Enter", "n"].includes(e.key)) move(1);
+    else if (["ArrowLeft", "ArrowUp", "PageUp", "Backspace", "p"].includes(e.key)) move(-1);
     else if (e.key === "Home") { at = 0; display(); }
     else if (e.key === "End") { at = order.length - 1; display(); }
     else if (e.key === "Escape") stopSlideshow();

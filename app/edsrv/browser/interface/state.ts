@@ -36,6 +36,9 @@ export interface SheetHeaders {
 /** The editor's hooks (ed.js): ui.ts runs only when they are there. */
 export const api = window.edApi as EditorApi;
 export const S = window.edState;
+/** LibreOffice's texts in the page's language, as ed.js shows them (editor/office-text.ts). */
+export const officeText = (t: string | undefined): string => api.officeText(t);
+export const officeTip = (t: string | undefined): string => api.officeTip(t);
 
 /** Published as window.edUi by ui.ts, once it knows the editor is there. */
 export const UI: InterfaceState = { state: {}, matches: -1, comments: [], lastDownload: null, headers: null };

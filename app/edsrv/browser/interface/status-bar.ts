@@ -1,13 +1,13 @@
 // The status bar: position (page, sheet, slide), word count or cell, language, save state, zoom;
 // and the engine's state changes (`statechanged:`) shown by every control that watches them.
 
-import { officeText } from "../editor/office-text";
 import type { DocStatus, SaveResult } from "../../protocol/frames";
-import { parseRects, type Rect } from "../../protocol/server-frames";
+import type { Rect } from "../../protocol/server-frames";
 import { el } from "./controls";
-import { api, S, setState, watch } from "./state";
+import { api, S, setState, watch, officeText } from "./state";
 import { T } from "./texts";
 import { zoomLabel } from "./zoom";
+import { byId, listen, perFrame } from "./dom";
 
 const bar = {
   position: el("span", { id: "sb-position" }), count: el("span", { id: "sb-count" }),
@@ -19,7 +19,7 @@ type SaveState = "" | "saving" | "saved" | "failed" | "unsaved";
 let saveState: SaveState = "";
 function showSave(s: SaveState): void {
   saveState = s;
-  bar.save.textContent = s === "saving" ? T.saving : s === "saved" ? T.saved : s === "failed" ? T.notSaved : s === "unsaved" ? T.unsaved : "";
+  bar.save.textContent = s && { saving: T.saving, saved: T.saved, failed: T.notSaved, unsaved: T.unsaved }[s];
   bar.save.dataset.state = s;
 }
 function numbers(v: string): number[] {
@@ -43,25 +43,21 @@ function pageInView(pages: Rect[], v: Rect): number {
  * the caret moves or is in view. Nothing per keystroke but a flag's test.
  */
 function installPageNumber(): void {
-  let pages: Rect[] = [], caretPage = "", scrolled = false, queued = false;
+  let pages: Rect[] = [], caretPage = "", scrolled = false;
   const showCaretPage = () => { scrolled = false; bar.position.textContent = caretPage; };
   watch(".uno:StatePageNumber", (v) => { const n = numbers(v); if (n.length >= 2) { caretPage = T.page(n[0]!, n[n.length - 1]!); showCaretPage(); } });
-  api.on("status", (f) => { pages = f.status.type === "text" ? parseRects(f.status.pageRectangles) : []; });
+  api.on("status", (f) => { pages = f.status.type === "text" ? api.frames.rects(f.status.pageRectangles) : []; });
   api.on("invalidatecursor", () => { if (scrolled) showCaretPage(); });
-  document.getElementById("viewport")!.addEventListener("scroll", () => {
-    if (queued || !pages.length) return;
-    queued = true;
-    requestAnimationFrame(() => {
-      queued = false;
-      // The caret in view (the view followed it, or scrolled a little): its page is the one meant.
-      const v = api.shown(), c = S.cursor;
-      if (c && c.y + c.h > v.y && c.y < v.y + v.h) { if (scrolled) showCaretPage(); return; }
-      const i = pageInView(pages, v);
-      if (i < 0) return;
-      scrolled = true;
-      bar.position.textContent = T.page(i + 1, pages.length);
-    });
+  const showPageInView = perFrame(() => {
+    // The caret in view (the view followed it, or scrolled a little): its page is the one meant.
+    const v = api.shown(), c = S.cursor;
+    if (c && c.y + c.h > v.y && c.y < v.y + v.h) { if (scrolled) showCaretPage(); return; }
+    const i = pageInView(pages, v);
+    if (i < 0) return;
+    scrolled = true;
+    bar.position.textContent = T.page(i + 1, pages.length);
   });
+  listen(byId("viewport")!, "scroll", () => { if (pages.length) showPageInView(); });
 }
 
 export function installStatusBar(): void {

@@ -5,8 +5,9 @@
 
 import type { Texts } from "../../../i18n";
 import { EN_UI_FORMATS, VI_UI_FORMATS } from "../../../i18n/ui-formats";
+import { byId } from "./dom";
 
 export const T: Texts["ui"] = {
-  ...JSON.parse(document.getElementById("ui-texts")?.textContent || "{}"),
+  ...JSON.parse(byId("ui-texts")?.textContent || "{}"),
   ...(document.documentElement.lang === "vi" ? VI_UI_FORMATS : EN_UI_FORMATS),
 };

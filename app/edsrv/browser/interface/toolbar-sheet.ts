@@ -1,13 +1,14 @@
 // The tabs of spreadsheets, the formula bar, and the sheet tabs' actions.
 
-import { unoCommand, type UnoArguments } from "../../protocol/frames";
+import type { UnoArguments } from "../../protocol/frames";
 import { ask } from "./ask";
-import { arg, button, colour, el, icon, picker, run, sep } from "./controls";
+import { arg, button, colour, el, icon, longArg, named, picker, run, sep, stringArg, toggleButton } from "./controls";
 import { addTo, ribbon } from "./ribbon";
 import { buildHeaders } from "./sheet-headers";
 import { api, S, UI, watch } from "./state";
 import { T } from "./texts";
 import { chart, clipboardGroup, insertImage, insertLink, shapes, specialCharacters, spelling, textFormatting } from "./toolbar-text";
+import { byId, focused, listen } from "./dom";
 
 const NUMBER_FORMATS = [[".uno:NumberFormatStandard", T.general], [".uno:NumberFormatDecimal", T.number], [".uno:NumberFormatPercent", T.percent], [".uno:NumberFormatDate", T.date], [".uno:NumberFormatCurrency", T.currency]] as const;
 /** The formats Calc reports at the cell cursor (`statechanged: .uno:NumberFormatPercent=true`…); none is General. */
@@ -22,8 +23,8 @@ const MORE_FORMATS = ".uno:FormatCellDialog";
 function numberFormatPicker(): HTMLSelectElement {
   const show = () => { nf.value = REPORTED_FORMATS.find((c) => UI.state[c] === "true") ?? ".uno:NumberFormatStandard"; };
   const nf = picker(T.numberFormat, "tb-numfmt", (v) => { if (v) run(v); show(); });
-  NUMBER_FORMATS.forEach((f) => { nf.appendChild(el("option", { value: f[0], text: f[1] })); });
-  nf.appendChild(el("option", { value: MORE_FORMATS, text: T.moreFormats }));
+  NUMBER_FORMATS.forEach((f) => { nf.append(new Option(f[1], f[0])); });
+  nf.append(new Option(T.moreFormats, MORE_FORMATS));
   for (const c of REPORTED_FORMATS) watch(c, show);
   show();
   return nf;
@@ -32,16 +33,16 @@ function numberFormatPicker(): HTMLSelectElement {
 export function buildSheet(): void {
   // Calc's "clear direct formatting" is .uno:ResetAttributes (Writer's and Impress's .uno:SetDefault).
   addTo("home", ...clipboardGroup(".uno:ResetAttributes"), sep(), ...textFormatting(false, false));
-  addTo("home", colour(".uno:BackgroundColor", T.fill, (c) => { run(".uno:BackgroundColor", { BackgroundColor: arg("long", c) }); }));
+  addTo("home", colour(".uno:BackgroundColor", T.fill, (c) => { run(".uno:BackgroundColor", { BackgroundColor: longArg(c) }); }));
   addTo("home", sep(),
-    button(".uno:AlignLeft", T.left, { toggle: true }),
-    button(".uno:AlignHorizontalCenter", T.center, { toggle: true }),
-    button(".uno:AlignRight", T.right, { toggle: true }),
-    button(".uno:ToggleMergeCells", T.merge, { toggle: true }),
-    button(".uno:WrapText", T.wrap, { toggle: true }));
+    toggleButton(".uno:AlignLeft", T.left),
+    toggleButton(".uno:AlignHorizontalCenter", T.center),
+    toggleButton(".uno:AlignRight", T.right),
+    toggleButton(".uno:ToggleMergeCells", T.merge),
+    toggleButton(".uno:WrapText", T.wrap));
   const nf = numberFormatPicker();
   const borders = picker(T.borders, "tb-borders", (v) => { if (v) run(".uno:SetBorderStyle", borderArgs(v)); borders.value = ""; });
-  [["", T.borders], ["all", T.bordersAll], ["outer", T.bordersOuter], ["none", T.bordersNone]].forEach((f) => { borders.appendChild(el("option", { value: f[0], text: f[1] })); });
+  [["", T.borders], ["all", T.bordersAll], ["outer", T.bordersOuter], ["none", T.bordersNone]].forEach((f) => { borders.append(new Option(f[1], f[0])); });
   addTo("home", nf, borders);
   addTo("insert",
     button(".uno:InsertRowsBefore", T.rowAbove),
@@ -61,7 +62,7 @@ export function buildSheet(): void {
     button(".uno:SortDescending", T.sortDesc),
     // Not a toggle: LibreOffice 7.4 reports no state for the autofilter.
     button(".uno:DataFilterAutoFilter", T.autofilter),
-    button(".uno:FreezePanes", T.freeze, { toggle: true }), sep(),
+    toggleButton(".uno:FreezePanes", T.freeze), sep(),
     button(".uno:DataSort", T.sortDialog),
     button(".uno:DataFilterStandardFilter", T.standardFilterDialog));
   addTo("review", spelling());
@@ -79,30 +80,30 @@ function borderArgs(kind: string): UnoArguments {
   });
   const outer = kind !== "none", inner = kind === "all";
   return {
-    OuterBorder: { type: "[]any", value: [line(outer), line(outer), line(outer), line(outer), arg("long", 0), arg("long", 0), arg("long", 0), arg("long", 0), arg("long", 0)] },
-    InnerBorder: { type: "[]any", value: [line(inner), line(inner), arg("short", 0), arg("short", 127), arg("long", 0)] },
+    OuterBorder: { type: "[]any", value: [line(outer), line(outer), line(outer), line(outer), longArg(0), longArg(0), longArg(0), longArg(0), longArg(0)] },
+    InnerBorder: { type: "[]any", value: [line(inner), line(inner), arg("short", 0), arg("short", 127), longArg(0)] },
   };
 }
 
 function buildFormulaBar(): void {
-  const address = el("input", { id: "address", type: "text", "aria-label": T.address, title: T.address, spellcheck: "false", autocomplete: "off" });
-  const formula = el("input", { id: "formula", type: "text", "class": "edit-only-input", "aria-label": T.formula, title: T.formula, spellcheck: "false", autocomplete: "off" });
+  const address = el("input", { id: "address", type: "text", ...named(T.address), spellcheck: "false", autocomplete: "off" });
+  const formula = el("input", { id: "formula", type: "text", "class": "edit-only-input", ...named(T.formula), spellcheck: "false", autocomplete: "off" });
   const bar = el("div", { id: "formulabar" }, [address, Object.assign(icon("functiondialog", "sc"), { className: "fx" }), formula]);
   ribbon.after(bar);
   // A read-only view moves around with the address box but does not edit through the formula bar.
   formula.readOnly = !!S.readOnly;
   api.on("perm", () => { formula.readOnly = !!S.readOnly; });
-  api.on("celladdress", (f) => { if (document.activeElement !== address) address.value = f.address; });
-  api.on("cellformula", (f) => { if (document.activeElement !== formula) formula.value = f.formula; });
-  address.addEventListener("keydown", (e) => {
-    if (e.key === "Enter") { e.preventDefault(); api.send(unoCommand(".uno:GoToCell", { ToPoint: arg("string", address.value.trim()) })); api.focus(); }
+  api.on("celladdress", (f) => { if (focused() !== address) address.value = f.address; });
+  api.on("cellformula", (f) => { if (focused() !== formula) formula.value = f.formula; });
+  listen(address, "keydown", (e) => {
+    if (e.key === "Enter") { e.preventDefault(); api.send(api.frames.uno(".uno:GoToCell", { ToPoint: stringArg(address.value.trim()) })); api.focus(); }
     if (e.key === "Escape") api.focus();
   });
-  formula.addEventListener("keydown", (e) => {
+  listen(formula, "keydown", (e) => {
     if (e.key === "Enter") {
       // Entered as if typed into the cell: the engine keeps its own parsing, undo and recalculation.
       e.preventDefault();
-      api.uno(".uno:EnterString", { StringName: arg("string", formula.value) });
+      api.uno(".uno:EnterString", { StringName: stringArg(formula.value) });
       api.focus();
     } else if (e.key === "Escape") { api.focus(); }
   });
@@ -114,35 +115,35 @@ function buildFormulaBar(): void {
  * (`.uno:DataSelect`, what Alt+Down runs), whose entries come as a drop-down (interface/dialogs.ts).
  */
 function buildValidityButton(): void {
-  const cell = document.getElementById("cellcursor")!;
-  const drop = el("button", { id: "validity-list", type: "button", "class": "edit-only", "aria-label": T.validityList, title: T.validityList, hidden: "" });
+  const cell = byId("cellcursor")!;
+  const drop = el("button", { id: "validity-list", "class": "edit-only", ...named(T.validityList), hidden: "" });
   drop.textContent = "\u25BE";
-  cell.appendChild(drop);
-  drop.addEventListener("mousedown", (e) => { e.preventDefault(); e.stopPropagation(); });
-  drop.addEventListener("click", () => { api.uno(".uno:DataSelect"); api.focus(); });
+  cell.append(drop);
+  listen(drop, "mousedown", (e) => { e.preventDefault(); e.stopPropagation(); });
+  listen(drop, "click", () => { api.uno(".uno:DataSelect"); api.focus(); });
   api.on("validitylistbutton", (f) => { drop.hidden = !f.shown; });
   api.on("cellcursor", (f) => { if (!f.rect) drop.hidden = true; });
 }
 
 function buildSheetTabs(): void {
-  const parts = document.getElementById("parts")!;
+  const parts = byId("parts")!;
   const bar = el("div", { id: "sheetactions", "class": "edit-only" }, [
     button(".uno:Insert", T.addSheet, { click: () => {
       const n = (S.status && S.status.parts) || 1, names = (S.status && S.status.partNames) || [];
       let i = n + 1;
       while (names.indexOf("Sheet" + i) >= 0) i++;
-      run(".uno:Insert", { Name: arg("string", "Sheet" + i), Index: arg("long", n + 1) });
+      run(".uno:Insert", { Name: stringArg("Sheet" + i), Index: longArg(n + 1) });
     } }),
     button(".uno:Name", T.renameSheet, { icon: "renametable", click: renameSheet }),
     button(".uno:Remove", T.deleteSheet, { click: () => {
       if (!S.status || S.status.parts < 2) return;
-      run(".uno:Remove", { Index: arg("long", S.status.selectedPart + 1) });
+      run(".uno:Remove", { Index: longArg(S.status.selectedPart + 1) });
     } }),
   ]);
   const tabbar = el("div", { id: "tabbar" });
   parts.parentNode!.insertBefore(tabbar, parts);
-  tabbar.appendChild(parts); tabbar.appendChild(bar);
-  parts.addEventListener("dblclick", (e) => {
+  tabbar.append(parts, bar);
+  listen(parts, "dblclick", (e) => {
     const target = e.target as Element;
     if (target.closest && target.closest("button") && !S.readOnly) renameSheet();
   });
@@ -152,6 +153,6 @@ function renameSheet(): void {
   if (!S.status) return;
   const i = S.status.selectedPart, name = (S.status.partNames || [])[i] || "";
   ask(T.renameSheet, [{ label: T.sheetName, value: name }]).then((v) => {
-    if (v && v[0] && v[0] !== name) run(".uno:Name", { Name: arg("string", v[0]), Index: arg("long", i + 1) });
+    if (v && v[0] && v[0] !== name) run(".uno:Name", { Name: stringArg(v[0]), Index: longArg(i + 1) });
   });
 }

@@ -3,10 +3,11 @@
 
 import type { UnoArguments } from "../../protocol/frames";
 import { ask } from "./ask";
-import { arg, button, closeMenus, colour, el, menuButton, picker, popupButton, run, sep, setOptions, showValue, type MenuEntry } from "./controls";
+import { arg, button, closeMenus, colour, el, longArg, menuButton, type MenuEntry, picker, popupButton, run, sep, setOptions, showValue, stringArg, toggleButton } from "./controls";
 import { addTo } from "./ribbon";
 import { api, watch } from "./state";
 import { T } from "./texts";
+import { listen } from "./dom";
 
 /** The font list of a text document's toolbar, once built; filled once the first screen is painted (ui.ts). */
 let fontList: HTMLSelectElement | undefined;
@@ -51,7 +52,7 @@ export function clipboardGroup(clearCommand: string): HTMLElement[] {
     clipboardButton(".uno:Cut", T.cut, () => { document.execCommand("cut"); }),
     clipboardButton(".uno:Copy", T.copy, () => { document.execCommand("copy"); }),
     clipboardButton(".uno:PasteUnformatted", T.pasteSpecial, () => { void pasteFromClipboard(true); }),
-    button(".uno:FormatPaintbrush", T.formatPaintbrush, { toggle: true }),
+    toggleButton(".uno:FormatPaintbrush", T.formatPaintbrush),
     button(clearCommand, T.clearFormatting, { icon: "setdefault" }),
   ];
 }
@@ -59,43 +60,46 @@ export function clipboardGroup(clearCommand: string): HTMLElement[] {
 export function textFormatting(withStyles: boolean, withScripts: boolean): HTMLElement[] {
   const items: HTMLElement[] = [];
   if (withStyles) {
-    const stylePicker = picker(T.style, "tb-style", (v) => { run(".uno:StyleApply", { Style: arg("string", v), FamilyName: arg("string", "ParagraphStyles") }); });
+    const stylePicker = picker(T.style, "tb-style", applyStyle);
     setOptions(stylePicker, PARAGRAPH_STYLES, undefined, T.styleNames);
     watch(".uno:StyleApply", (v) => { showValue(stylePicker, v); });
     items.push(stylePicker, stylesGallery());
   }
-  const fonts = (fontList = picker(T.font, "tb-font", (v) => { run(".uno:CharFontName", { "CharFontName.FamilyName": arg("string", v) }); }));
+  const fonts = (fontList = picker(T.font, "tb-font", (v) => { run(".uno:CharFontName", { "CharFontName.FamilyName": stringArg(v) }); }));
   const sizePicker = picker(T.size, "tb-size", (v) => { run(".uno:FontHeight", { "FontHeight.Height": arg("float", Number(v)) }); });
   setOptions(sizePicker, ["8", "9", "10", "10.5", "11", "12", "14", "16", "18", "20", "24", "28", "32", "36", "48", "72"]);
   watch(".uno:CharFontName", (v) => { showValue(fonts, v); });
   watch(".uno:FontHeight", (v) => { showValue(sizePicker, v); });
   items.push(fonts, sizePicker, sep(),
-    button(".uno:Bold", T.bold, { toggle: true }),
-    button(".uno:Italic", T.italic, { toggle: true }),
-    button(".uno:Underline", T.underline, { toggle: true }),
-    button(".uno:Strikeout", T.strike, { toggle: true }));
-  if (withScripts) items.push(button(".uno:SuperScript", T.superscript, { toggle: true }), button(".uno:SubScript", T.subscript, { toggle: true }));
-  items.push(colour(".uno:Color", T.color, (c) => { run(".uno:Color", { Color: arg("long", c) }); }));
+    toggleButton(".uno:Bold", T.bold),
+    toggleButton(".uno:Italic", T.italic),
+    toggleButton(".uno:Underline", T.underline),
+    toggleButton(".uno:Strikeout", T.strike));
+  if (withScripts) items.push(toggleButton(".uno:SuperScript", T.superscript), toggleButton(".uno:SubScript", T.subscript));
+  items.push(colour(".uno:Color", T.color, (c) => { run(".uno:Color", { Color: longArg(c) }); }));
   return items;
 }
+
+/** Applies a paragraph style by its programmatic name. */
+const applyStyle = (name: string): void => { run(".uno:StyleApply", { Style: stringArg(name), FamilyName: stringArg("ParagraphStyles") }); };
 
 /** The styles gallery: the most used paragraph styles, each shown in its own look. */
 function stylesGallery(): HTMLElement {
   const g = el("div", { "class": "tb-gallery edit-only", role: "group", "aria-label": T.styles });
   ([["Title", "g-title"], ["Heading 1", "g-h1"], ["Heading 2", "g-h2"], ["Text Body", "g-body"]] as const).forEach(([name, cls]) => {
-    const b = el("button", { type: "button", "class": "tb-gallery-item " + cls, "data-style": name, title: T.style + ": " + T.styleNames[name], text: T.styleNames[name] });
-    b.addEventListener("click", () => { run(".uno:StyleApply", { Style: arg("string", name), FamilyName: arg("string", "ParagraphStyles") }); });
-    g.appendChild(b);
+    const b = el("button", { "class": "tb-gallery-item " + cls, "data-style": name, title: T.style + ": " + T.styleNames[name], text: T.styleNames[name] });
+    listen(b, "click", () => { applyStyle(name); });
+    g.append(b);
   });
   return g;
 }
 
 export function paragraphAlign(): HTMLElement[] {
   return [
-    button(".uno:LeftPara", T.left, { toggle: true }),
-    button(".uno:CenterPara", T.center, { toggle: true }),
-    button(".uno:RightPara", T.right, { toggle: true }),
-    button(".uno:JustifyPara", T.justify, { toggle: true }),
+    toggleButton(".uno:LeftPara", T.left),
+    toggleButton(".uno:CenterPara", T.center),
+    toggleButton(".uno:RightPara", T.right),
+    toggleButton(".uno:JustifyPara", T.justify),
   ];
 }
 
@@ -111,7 +115,8 @@ export function lineSpacing(): HTMLElement {
  * A shape inserted at once, at its default size (Ctrl held, KEY_MOD1: Collabora's way; without it
  * the engine waits for the shape to be drawn with the mouse).
  */
-const shape = (cmd: string, label: string, icon: string): MenuEntry => ({ cmd, label, icon, args: { KeyModifier: arg("unsigned short", 8192) } });
+const atOnce = (): UnoArguments => ({ KeyModifier: arg("unsigned short", 8192) });
+const shape = (cmd: string, label: string, icon: string): MenuEntry => ({ cmd, label, icon, args: atOnce() });
 export function shapes(): HTMLElement {
   return menuButton(".uno:BasicShapes", T.shapes, [
     shape(".uno:BasicShapes.rectangle", T.rectangle, "rect"),
@@ -121,13 +126,13 @@ export function shapes(): HTMLElement {
   ]);
 }
 export function textBox(cmd: string): HTMLElement {
-  return button(cmd, T.textBox, { icon: "text", args: () => ({ KeyModifier: arg("unsigned short", 8192) }) });
+  return button(cmd, T.textBox, { icon: "text", args: atOnce });
 }
 
 /** Special characters, inserted as the engine's own symbol insertion does (no dialog). */
 export function specialCharacters(): HTMLElement {
   const chars = ["©", "®", "™", "€", "£", "¥", "§", "¶", "°", "±", "×", "÷", "–", "—", "…", "«", "»", "→", "←", "✓"];
-  const entries: MenuEntry[] = chars.map((c) => ({ cmd: ".uno:InsertSymbol", label: c, icon: "insertsymbol", args: { Symbols: arg("string", c) } }));
+  const entries: MenuEntry[] = chars.map((c) => ({ cmd: ".uno:InsertSymbol", label: c, args: { Symbols: stringArg(c) } }));
   // Without a character, LibreOffice's Special Characters dialog (every character of every font).
   entries.push({ cmd: ".uno:InsertSymbol", label: T.moreCharacters, icon: "charmapcontrol" });
   const b = menuButton(".uno:CharmapControl", T.specialChar, entries);
@@ -165,23 +170,23 @@ export function insertTable(): HTMLElement {
   };
   const insert = (c: number, r: number) => {
     closeMenus();
-    run(".uno:InsertTable", { Columns: arg("long", c), Rows: arg("long", r) });
+    run(".uno:InsertTable", { Columns: longArg(c), Rows: longArg(r) });
   };
   for (let r = 1; r <= TABLE_GRID.rows; r++) {
     const row = el("div", { role: "row", "class": "tb-table-row" });
     for (let c = 1; c <= TABLE_GRID.columns; c++) {
-      const b = el("button", { type: "button", role: "gridcell", "class": "tb-table-cell", "aria-label": T.tableColumnsRows(c, r), "data-size": `${c}x${r}`, tabindex: "-1" });
+      const b = el("button", { role: "gridcell", "class": "tb-table-cell", "aria-label": T.tableColumnsRows(c, r), "data-size": `${c}x${r}`, tabindex: "-1" });
       b.dataset.c = String(c);
       b.dataset.r = String(r);
-      b.addEventListener("mouseenter", () => { light(c, r); });
-      b.addEventListener("focus", () => { light(c, r); });
-      b.addEventListener("click", () => { insert(c, r); });
+      listen(b, "mouseenter", () => { light(c, r); });
+      listen(b, "focus", () => { light(c, r); });
+      listen(b, "click", () => { insert(c, r); });
       cells.push(b);
-      row.appendChild(b);
+      row.append(b);
     }
-    grid.appendChild(row);
+    grid.append(row);
   }
-  grid.addEventListener("keydown", (e) => {
+  listen(grid, "keydown", (e) => {
     const move: Record<string, [number, number]> = { ArrowRight: [1, 0], ArrowLeft: [-1, 0], ArrowDown: [0, 1], ArrowUp: [0, -1] };
     const m = move[e.key];
     if (!m) return;
@@ -189,9 +194,9 @@ export function insertTable(): HTMLElement {
     const c = Math.max(1, Math.min(TABLE_GRID.columns, at.c + m[0])), r = Math.max(1, Math.min(TABLE_GRID.rows, at.r + m[1]));
     cells[(r - 1) * TABLE_GRID.columns + (c - 1)]!.focus();
   });
-  const more = el("button", { type: "button", "class": "tb-table-more", "data-cmd": ".uno:InsertTable", text: T.insertTableDialog });
-  more.addEventListener("click", () => { closeMenus(); run(".uno:InsertTable"); });
-  popup.appendChild(more);
+  const more = el("button", { "class": "tb-table-more", "data-cmd": ".uno:InsertTable", text: T.insertTableDialog });
+  listen(more, "click", () => { closeMenus(); run(".uno:InsertTable"); });
+  popup.append(more);
   light(1, 1);
   return popupButton(".uno:InsertTable", T.table, popup, { focusFirst: () => { light(1, 1); return cells[0]!; } });
 }
@@ -199,21 +204,21 @@ export function insertTable(): HTMLElement {
 export function insertLink(): HTMLElement {
   return button(".uno:HyperlinkDialog", T.link, { click: () => {
     ask(T.link, [{ label: T.linkUrl, value: "https://" }, { label: T.linkText }]).then((v) => {
-      if (v && v[0]) run(".uno:SetHyperlink", { "Hyperlink.Text": arg("string", v[1] || v[0]), "Hyperlink.URL": arg("string", v[0]) });
+      if (v && v[0]) run(".uno:SetHyperlink", { "Hyperlink.Text": stringArg(v[1] || v[0]), "Hyperlink.URL": stringArg(v[0]) });
     });
   } });
 }
 
 export function insertImage(): HTMLButtonElement {
   const input = el("input", { type: "file", accept: "image/png,image/jpeg,image/gif,image/webp", hidden: "" });
-  input.addEventListener("change", () => {
+  listen(input, "change", () => {
     const f = input.files && input.files[0];
     input.value = "";
     if (!f || !/^image\/(png|jpeg|gif|webp)$/.test(f.type)) return;
     // Sent as the file is: the engine keeps a JPEG a JPEG.
     f.arrayBuffer().then((buf) => { api.insertGraphic(f.type, new Uint8Array(buf)); api.focus(); });
   });
-  document.body.appendChild(input);
+  document.body.append(input);
   const b = button(".uno:InsertGraphic", T.image, {
     click: () => {
       // A host that keeps the pictures (EnableInsertRemoteImage with DisableInsertLocalImage) is asked instead (host-ui.ts).
@@ -226,10 +231,10 @@ export function insertImage(): HTMLButtonElement {
 
 /** Automatic spell checking (each view has it on from the start: workers/kit/views.ts). */
 export function spelling(): HTMLElement {
-  return button(".uno:SpellOnline", T.spelling, { toggle: true });
+  return toggleButton(".uno:SpellOnline", T.spelling);
 }
 
-const pageStyle = (on: boolean): UnoArguments => ({ PageStyle: arg("string", "Default Page Style"), On: arg("boolean", on) });
+const pageStyle = (on: boolean): UnoArguments => ({ PageStyle: stringArg("Default Page Style"), On: arg("boolean", on) });
 /** Page sizes in 1/100 mm, as Writer's sidebar sets them. */
 const PAGE_SIZES: [string, number, number][] = [["A4", 21000, 29700], ["A5", 14800, 21000], ["A3", 29700, 42000], ["Letter", 21590, 27940], ["Legal", 21590, 35560]];
 /** Margins in 1/100 mm (Collabora's presets: normal 0.79", narrow 0.5", wide 1" × 2"). */
@@ -244,17 +249,17 @@ const MARGINS: [keyof typeof T, number, number, number, number][] = [["marginNor
 const page = { size: [21000, 29700] as [number, number], landscape: false };
 function setPage(): void {
   const [a, b] = page.size, w = page.landscape ? Math.max(a, b) : Math.min(a, b), h = page.landscape ? Math.min(a, b) : Math.max(a, b);
-  api.uno(".uno:AttributePageSize", { "AttributePageSize.Width": arg("long", w), "AttributePageSize.Height": arg("long", h) });
+  api.uno(".uno:AttributePageSize", { "AttributePageSize.Width": longArg(w), "AttributePageSize.Height": longArg(h) });
   run(".uno:AttributePage", { "AttributePage.Landscape": arg("boolean", page.landscape) });
 }
 
 export function buildText(): void {
   addTo("home", ...clipboardGroup(".uno:SetDefault"), sep(), ...textFormatting(true, true));
   // Writer's highlighting is .uno:BackColor (Collabora's choice too): .uno:CharBackColor does nothing there.
-  addTo("home", colour(".uno:BackColor", T.highlight, (c) => { run(".uno:BackColor", { BackColor: arg("long", c) }); }));
+  addTo("home", colour(".uno:BackColor", T.highlight, (c) => { run(".uno:BackColor", { BackColor: longArg(c) }); }));
   addTo("home", sep(), ...paragraphAlign(), sep(),
-    button(".uno:DefaultBullet", T.bullets, { toggle: true }),
-    button(".uno:DefaultNumbering", T.numbering, { toggle: true }),
+    toggleButton(".uno:DefaultBullet", T.bullets),
+    toggleButton(".uno:DefaultNumbering", T.numbering),
     button(".uno:DecrementIndent", T.outdent),
     button(".uno:IncrementIndent", T.indent),
     lineSpacing());
@@ -271,29 +276,31 @@ export function buildText(): void {
     button(".uno:BulletsAndNumberingDialog", T.bulletsDialog),
     button(".uno:PageDialog", T.pageDialog));
   addTo("layout",
-    menuButton(".uno:AttributePageSize", T.pageSize, PAGE_SIZES.map(([name, w, h]) => ({ cmd: ".uno:AttributePageSize", label: name, icon: "attributepagesize",
+    menuButton(".uno:AttributePageSize", T.pageSize, PAGE_SIZES.map(([name, w, h]) => ({ cmd: ".uno:AttributePageSize", label: name,
       click: () => { page.size = [w, h]; setPage(); } }))),
     menuButton(".uno:Orientation", T.orientation, [
-      { cmd: ".uno:Orientation", label: T.portrait, icon: "orientation", click: () => { page.landscape = false; setPage(); } },
-      { cmd: ".uno:Orientation", label: T.landscape, icon: "orientation", click: () => { page.landscape = true; setPage(); } },
+      { cmd: ".uno:Orientation", label: T.portrait, click: () => { page.landscape = false; setPage(); } },
+      { cmd: ".uno:Orientation", label: T.landscape, click: () => { page.landscape = true; setPage(); } },
     ]),
-    menuButton(".uno:PageMargin", T.margins, MARGINS.map(([key, l, r, t, b]) => ({ cmd: ".uno:PageMargin", label: T[key] as string, icon: "pagemargin", click: () => {
-      api.uno(".uno:PageLRMargin", { "Page.Left": arg("long", l), "Page.Right": arg("long", r) });
-      run(".uno:PageULMargin", { "Page.Upper": arg("long", t), "Page.Lower": arg("long", b) });
+    menuButton(".uno:PageMargin", T.margins, MARGINS.map(([key, l, r, t, b]) => ({ cmd: ".uno:PageMargin", label: T[key] as string, click: () => {
+      api.uno(".uno:PageLRMargin", { "Page.Left": longArg(l), "Page.Right": longArg(r) });
+      run(".uno:PageULMargin", { "Page.Upper": longArg(t), "Page.Lower": longArg(b) });
     } }))),
   );
   addTo("review", spelling(), sep());
 }
 
-/** Review tab of text documents: tracked changes. */
+/** Review tab of text documents: tracked changes (the class is what the host's HideChangeTrackingControls hides, host-ui.ts). */
 export function trackedChanges(): HTMLElement[] {
-  return [
-    button(".uno:TrackChanges", T.trackChanges, { toggle: true }),
-    button(".uno:ShowTrackedChanges", T.showChanges, { toggle: true }),
+  const controls = [
+    toggleButton(".uno:TrackChanges", T.trackChanges),
+    toggleButton(".uno:ShowTrackedChanges", T.showChanges),
     button(".uno:NextTrackedChange", T.nextChange),
     button(".uno:AcceptTrackedChange", T.accept),
     button(".uno:RejectTrackedChange", T.reject),
     button(".uno:AcceptAllTrackedChanges", T.acceptAll),
     button(".uno:RejectAllTrackedChanges", T.rejectAll),
   ];
+  controls.forEach((b) => { b.classList.add("tracked-changes"); });
+  return controls;
 }

@@ -3,7 +3,6 @@
 // the pixels and sends the person's mouse and keys back in window pixels (Collabora's LokDialog,
 // written anew). A window's child (a list box's drop-down) is drawn over its parent at its place.
 
-import { officeText } from "../editor/office-text";
 import { T } from "./texts";
 import {
   paintWindowCommand,
@@ -14,11 +13,12 @@ import {
   type WindowMessage,
   type WindowPaint,
 } from "../../protocol/dialog-frames";
-import { CHARS, KEYS, MOD1, MOD2, SHIFT } from "../../protocol/keys";
-import { el } from "./controls";
-import { countTunnelled } from "./dialogs";
+import { MOD1, MOD2, SHIFT } from "../../protocol/keys";
+import { div, el } from "./controls";
+import { countTunnelled, dialogBox } from "./dialogs";
 import { mirrorControls } from "./window-controls";
-import { api } from "./state";
+import { api, officeText } from "./state";
+import { aria, focused, listen, moveTo } from "./dom";
 
 interface TunnelledWindow {
   id: string;
@@ -63,46 +63,40 @@ function askPaint(w: TunnelledWindow): void {
 function drive(w: TunnelledWindow): void {
   const c = w.canvas, input = w.input;
   let composing = false;
-  const at = (e: MouseEvent): [number, number] => {
-    const r = c.getBoundingClientRect();
-    return [Math.round(((e.clientX - r.left) * c.width) / r.width), Math.round(((e.clientY - r.top) * c.height) / r.height)];
-  };
   const modifier = (e: MouseEvent | KeyboardEvent) => (e.shiftKey ? SHIFT : 0) + (e.ctrlKey || e.metaKey ? MOD1 : 0) + (e.altKey ? MOD2 : 0);
-  const buttons = (e: MouseEvent) => (e.button === 2 ? 4 : e.button === 1 ? 2 : 1);
-  c.addEventListener("focus", () => { input.focus(); });
-  c.addEventListener("mousedown", (e) => {
+  /** The mouse at its place in the window's pixels, with its button and modifiers. */
+  const mouse = (type: "buttondown" | "buttonup" | "move", e: MouseEvent, count: number) => {
+    const r = c.getBoundingClientRect();
+    const x = Math.round(((e.clientX - r.left) * c.width) / r.width), y = Math.round(((e.clientY - r.top) * c.height) / r.height);
+    api.send(windowMouseCommand(w.id, type, x, y, count, e.button === 2 ? 4 : e.button === 1 ? 2 : 1, modifier(e)));
+  };
+  /** A key pressed and released. */
+  const key = (char: number, code: number) => {
+    api.send(windowKeyCommand(w.id, "input", char, code));
+    api.send(windowKeyCommand(w.id, "up", char, code));
+  };
+  listen(c, "focus", () => { input.focus(); });
+  listen(c, "mousedown", (e) => {
     e.preventDefault();
     input.focus();
-    const [x, y] = at(e);
-    api.send(windowMouseCommand(w.id, "buttondown", x, y, e.detail || 1, buttons(e), modifier(e)));
+    mouse("buttondown", e, e.detail || 1);
   });
-  c.addEventListener("mouseup", (e) => {
-    const [x, y] = at(e);
-    api.send(windowMouseCommand(w.id, "buttonup", x, y, e.detail || 1, buttons(e), modifier(e)));
-  });
-  c.addEventListener("mousemove", (e) => {
-    if (!e.buttons) return;
-    const [x, y] = at(e);
-    api.send(windowMouseCommand(w.id, "move", x, y, 1, buttons(e), modifier(e)));
-  });
-  input.addEventListener("keydown", (e) => {
+  listen(c, "mouseup", (e) => { mouse("buttonup", e, e.detail || 1); });
+  listen(c, "mousemove", (e) => { if (e.buttons) mouse("move", e, 1); });
+  listen(input, "keydown", (e) => {
     e.stopPropagation();
     if (composing || e.isComposing || e.keyCode === 229) return;
     const letter = e.key.length === 1 ? e.key.toLowerCase() : "";
     if ((e.ctrlKey || e.metaKey) && !e.altKey && /^[a-z]$/.test(letter)) {
       // LibreOffice's own shortcut in its field (select all, copy, paste, undo), never the page's.
       e.preventDefault();
-      const k = 512 + letter.charCodeAt(0) - 97 + modifier(e);
-      api.send(windowKeyCommand(w.id, "input", 0, k));
-      api.send(windowKeyCommand(w.id, "up", 0, k));
+      key(0, 512 + letter.charCodeAt(0) - 97 + modifier(e));
       return;
     }
-    const code = KEYS[e.key];
+    const code = api.vclKeys[e.key];
     if (code) {
       e.preventDefault();
-      const k = code + modifier(e);
-      api.send(windowKeyCommand(w.id, "input", CHARS[e.key] || 0, k));
-      api.send(windowKeyCommand(w.id, "up", CHARS[e.key] || 0, k));
+      key(api.vclChars[e.key] || 0, code + modifier(e));
       return;
     }
     if (Array.from(e.key).length === 1 && !e.metaKey && e.ctrlKey === e.altKey) {
@@ -110,13 +104,13 @@ function drive(w: TunnelledWindow): void {
       api.send(windowTextCommand(w.id, e.key));
     }
   });
-  input.addEventListener("compositionstart", () => { composing = true; });
-  input.addEventListener("compositionend", (e) => {
+  listen(input, "compositionstart", () => { composing = true; });
+  listen(input, "compositionend", (e) => {
     composing = false;
     if (e.data) api.send(windowTextCommand(w.id, e.data));
     input.value = "";
   });
-  input.addEventListener("input", (e) => {
+  listen(input, "input", (e) => {
     const ev = e as InputEvent;
     if (composing || ev.isComposing) return;
     if ((ev.inputType === "insertText" || ev.inputType === "insertReplacementText") && ev.data) api.send(windowTextCommand(w.id, ev.data));
@@ -133,7 +127,7 @@ function created(m: WindowMessage): void {
   const canvas = el("canvas", { "class": "jsd-window", tabindex: "0", role: "application" });
   canvas.width = Math.max(1, width);
   canvas.height = Math.max(1, height);
-  const caret = el("div", { "class": "jsd-window-caret" });
+  const caret = div("jsd-window-caret");
   caret.hidden = true;
   const input = el("textarea", { "class": "jsd-window-input", "aria-label": officeText(m.title), autocomplete: "off", autocapitalize: "off", spellcheck: "false" });
   const parent = parentWindow;
@@ -141,33 +135,28 @@ function created(m: WindowMessage): void {
   if (parent) {
     // A drop-down or a popup of a dialog: over the parent, at its position in the parent.
     const [x, y] = pair(m.position);
-    const holder = el("div", { "class": "jsd-window-child" }, [canvas, caret, input]);
-    holder.style.left = x + "px";
-    holder.style.top = y + "px";
-    parent.canvas.parentElement!.appendChild(holder);
+    const holder = div("jsd-window-child", [canvas, caret, input]);
+    moveTo(holder, x, y);
+    parent.canvas.parentElement!.append(holder);
     w = { id: m.id, canvas, box: null, root: holder, title: null, caret, input, paintAsked: false, controls: null };
   } else {
-    const title = el("h2", { text: officeText(m.title) });
-    const close = el("button", { type: "button", "class": "jsd-close", "aria-label": T.close, title: T.close, text: "✕" });
-    close.addEventListener("click", () => { api.send(windowCloseCommand(m.id)); });
-    const surface = el("div", { "class": "jsd-window-surface" }, [canvas, caret, input]);
-    const box = el("div", { role: "dialog", "aria-modal": "true", "class": "jsd-dialog jsd-tunnelled" }, [el("header", { "class": "jsd-title" }, [title, close]), surface]);
+    const title = el("h2", { id: "jsd-window-title-" + m.id, text: officeText(m.title) });
+    const surface = div("jsd-window-surface", [canvas, caret, input]);
+    const box = dialogBox(title, () => { api.send(windowCloseCommand(m.id)); }, surface, " jsd-tunnelled");
     box.dataset.dialog = m.unique_id ?? "";
-    title.id = "jsd-window-title-" + m.id;
-    box.setAttribute("aria-labelledby", title.id);
     // LibreOffice 25.2 describes this dialog to no one (no JSDialog, its accessibility tree stays
     // in the kit): a screen reader gets its name and how to use it by keyboard.
     canvas.setAttribute("role", "img");
-    canvas.setAttribute("aria-labelledby", title.id);
-    canvas.setAttribute("aria-description", T.paintedDialog);
-    box.setAttribute("aria-description", T.paintedDialog);
-    const root = el("div", { "class": "jsd-overlay" }, [box]);
+    aria(canvas, "labelledby", title.id);
+    aria(canvas, "description", T.paintedDialog);
+    aria(box, "description", T.paintedDialog);
+    const root = div("jsd-overlay", [box]);
     root.dataset.window = m.id;
-    box.addEventListener("keydown", (e) => {
+    listen(box, "keydown", (e) => {
       e.stopPropagation();
       if (e.key === "Escape" && e.target !== canvas && e.target !== input) api.send(windowCloseCommand(m.id));
     });
-    document.body.appendChild(root);
+    document.body.append(root);
     w = { id: m.id, canvas, box, root, title, caret, input, paintAsked: false, controls: null };
   }
   windows.set(m.id, w);
@@ -185,8 +174,8 @@ function describe(w: TunnelledWindow, m: WindowMessage): void {
   if (!w.box) return;
   if (!w.controls) {
     w.controls = el("div", { "class": "sr-only jsd-window-controls", role: "group", "aria-labelledby": "jsd-window-title-" + w.id });
-    w.box.appendChild(w.controls);
-    w.canvas.setAttribute("aria-hidden", "true");
+    w.box.append(w.controls);
+    aria(w.canvas, "hidden", "true");
     w.box.removeAttribute("aria-description");
   }
   const press = (x: number, y: number) => {
@@ -200,7 +189,7 @@ function closed(id: string): void {
   const w = windows.get(id);
   if (!w) return;
   windows.delete(id);
-  const hadFocus = w.root.contains(document.activeElement) || document.activeElement === document.body;
+  const hadFocus = w.root.contains(focused()) || focused() === document.body;
   w.root.remove();
   // Its children go with it.
   for (const [childId, child] of windows) if (!child.root.isConnected) windows.delete(childId);
@@ -232,12 +221,10 @@ function onWindow({ message: m }: { message: WindowMessage }): void {
     case "cursor_invalidate": {
       const [x, y] = pair(m.rectangle);
       const [, , , h] = (m.rectangle ?? "").split(",").map((v) => Number(v.trim()));
-      w.caret.style.left = x + "px";
-      w.caret.style.top = y + "px";
+      moveTo(w.caret, x, y);
       w.caret.style.height = (h || 16) + "px";
       // The input method's window shows where the caret is.
-      w.input.style.left = x + "px";
-      w.input.style.top = y + "px";
+      moveTo(w.input, x, y);
       break;
     }
     case "cursor_visible": w.caret.hidden = m.visible !== "true"; break;

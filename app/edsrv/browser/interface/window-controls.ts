@@ -8,8 +8,9 @@
 // activated in the mirror (a screen reader's click) is pressed where it is painted.
 
 import type { WindowControl } from "../../protocol/dialog-frames";
-import { officeText } from "../editor/office-text";
 import { el } from "./controls";
+import { aria, byId, listen } from "./dom";
+import { officeText } from "./state";
 
 /** The painted window a mirror belongs to. */
 export interface MirroredWindow {
@@ -69,18 +70,18 @@ export function mirrorControls(w: MirroredWindow, root: WindowControl, focused: 
     if (role === "group" || role === "tablist") n.children?.forEach((c) => add(c, inner));
     const e = el("div", { role, "aria-label": name(n, role) || undefined, tabindex: role === "group" || role === "img" ? undefined : "-1" }, inner);
     if (n.id) e.id = mirrorId(w.id, n.id);
-    if (n.enabled === false) e.setAttribute("aria-disabled", "true");
-    if (role === "checkbox" || role === "radio") e.setAttribute("aria-checked", String(n.checked === true));
+    if (n.enabled === false) aria(e, "disabled", "true");
+    if (role === "checkbox" || role === "radio") aria(e, "checked", n.checked === true);
     if (role === "textbox") e.textContent = n.text ?? "";
-    if (role === "spinbutton") e.setAttribute("aria-valuetext", String(n.text ?? n.value ?? ""));
+    if (role === "spinbutton") aria(e, "valuetext", n.text ?? n.value ?? "");
     if (role === "combobox") {
-      e.setAttribute("aria-expanded", "false");
+      aria(e, "expanded", "false");
       const entries = (n.entries ?? []).map((x) => (typeof x === "string" ? x : x.text ?? ""));
       e.textContent = officeText(entries[Number(n.selectedEntries?.[0] ?? -1)] ?? n.text ?? "");
     }
     const rect = n.rect;
     if (rect && n.enabled !== false && role !== "group") {
-      e.addEventListener("click", () => {
+      listen(e, "click", () => {
         w.press(Math.round(rect[0] + rect[2] / 2), Math.round(rect[1] + rect[3] / 2));
         w.keyboard.focus();
       });
@@ -89,7 +90,7 @@ export function mirrorControls(w: MirroredWindow, root: WindowControl, focused: 
   };
   add(root, nodes);
   holder.replaceChildren(...nodes);
-  const active = focused ? document.getElementById(mirrorId(w.id, focused)) : null;
-  if (active && holder.contains(active)) w.keyboard.setAttribute("aria-activedescendant", active.id);
+  const active = focused ? byId(mirrorId(w.id, focused)) : null;
+  if (active && holder.contains(active)) aria(w.keyboard, "activedescendant", active.id);
   else w.keyboard.removeAttribute("aria-activedescendant");
 }

@@ -10,6 +10,7 @@ import { T } from "./texts";
 import type { JsWidget } from "../../protocol/dialog-frames";
 import { el } from "./controls";
 import { plain } from "./dialog-widgets";
+import { aria } from "./dom";
 
 /** The pages of a wizard (tabpages beside Back/Next/Finish buttons), else null. */
 export function wizardPages(message: JsWidget): JsWidget[] | null {
@@ -37,7 +38,7 @@ export function stepList(pages: JsWidget[], pageElement: (page: JsWidget) => HTM
     let current = pages.findIndex((p) => { const e = pageElement(p); return e ? !e.hidden : p.visible !== false; });
     if (current < 0) current = 0;
     items.forEach((li, i) => {
-      if (i === current) li.setAttribute("aria-current", "step");
+      if (i === current) aria(li, "current", "step");
       else li.removeAttribute("aria-current");
       li.classList.toggle("jsd-step-done", i < current);
     });

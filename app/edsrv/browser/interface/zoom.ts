@@ -3,6 +3,7 @@
 import { el } from "./controls";
 import { askHeaders } from "./sheet-headers";
 import { api, S } from "./state";
+import { byId, listen, perFrame } from "./dom";
 
 const ZOOMS = [0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25, 1.5, 1.75, 2, 3, 4];
 
@@ -55,14 +56,14 @@ export function fitPage(): void {
  * the slide wider than itself (its right edge cut).
  */
 export function keepFitted(): void {
-  const viewport = document.getElementById("viewport")!;
-  let size = "", pending = 0;
+  const viewport = byId("viewport")!;
+  let size = "";
+  const fitAgain = perFrame(() => { if (fitted) fitPage(); });
   new ResizeObserver(() => {
     const now = viewport.clientWidth + "x" + viewport.clientHeight;
     if (now === size) return;
     size = now;
-    if (!fitted || pending) return;
-    pending = requestAnimationFrame(() => { pending = 0; if (fitted) fitPage(); });
+    if (fitted) fitAgain();
   }).observe(viewport);
 }
 
@@ -75,7 +76,7 @@ export function installZoomFollowers(): void {
 }
 
 export function installWheelZoom(): void {
-  document.getElementById("viewport")!.addEventListener("wheel", (e) => {
+  listen(byId("viewport")!, "wheel", (e) => {
     if (!e.ctrlKey) return;
     e.preventDefault();
     zoomStep(e.deltaY < 0 ? 1 : -1);
