@@ -8,6 +8,10 @@ import path from "node:path";
 import { BENCH_API_KEY as KEY, startBenchServiceProcess } from "./service";
 
 const N = Number(process.env.BENCH_N ?? 300);
+// Conversions before the measured ones: JavaScriptCore compiles the request path's hot code in
+// tiers over the first few hundred requests (its JIT thread took 0.8 ms per file over the first
+// 300, ~0.2 after 600), and a running service is past that.
+const WARM = Number(process.env.BENCH_WARM ?? 300);
 const FILE = path.join(import.meta.dir, "../fixtures", process.env.BENCH_FILE ?? "hello.docx");
 const outDir = path.join(import.meta.dir, "out/profile");
 mkdirSync(outDir, { recursive: true });
@@ -26,12 +30,12 @@ const convert = async () => {
   await res.arrayBuffer();
   if (res.status !== 200) throw new Error(`convert: ${res.status}`);
 };
-for (let i = 0; i < 10; i++) await convert();
+for (let i = 0; i < WARM; i++) await convert();
 const before = cpuMs(svc.pid);
 const t = performance.now();
 for (let i = 0; i < N; i++) await convert();
 const wall = performance.now() - t;
 const used = cpuMs(svc.pid) - before;
-console.log(`${path.basename(FILE)}: ${(wall / N).toFixed(1)} ms per file end to end; the service process's own CPU ${(used / N).toFixed(2)} ms per file (its main thread and helpers, not the worker)`);
+console.log(`${path.basename(FILE)}: ${(wall / N).toFixed(1)} ms per file end to end; the service process's own CPU ${(used / N).toFixed(2)} ms per file (its main thread and helpers, not the worker; after ${WARM} conversions to warm up)`);
 await svc.stop();
 if (profile) console.log(`profile: ${outDir}`);
