@@ -1,7 +1,7 @@
 // Files crossing an engine's own folder (workers/confine.ts: an engine may read no other folder of
 // the data directory): what it is to load is handed in, what it writes is moved out once complete.
 // Shared by the editing server's kits and DocBuilder's workers.
-import { copyFileSync, linkSync, mkdirSync, renameSync } from "node:fs";
+import { copyFileSync, linkSync, mkdirSync, renameSync, unlinkSync } from "node:fs";
 
 /** `from` at `to` too: a hard link (no bytes copied), or a copy when they are on different file systems. */
 export function linkOrCopy(from: string, to: string): void {
@@ -20,6 +20,15 @@ export function moveFile(from: string, to: string): void {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
     copyFileSync(from, to);
+  }
+}
+
+/** Unlinks a file; one that is gone already, or cannot be unlinked (a folder), is left to the caller's sweep. */
+export function unlinkIfPossible(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // gone, or not a file: the caller's sweep
   }
 }
 

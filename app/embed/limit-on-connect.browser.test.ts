@@ -63,7 +63,16 @@ test("onLimitReached: an edit session that opens read-only because the cap was r
   expect(banked).toMatchObject({ mode: "edit", limited: false });
   // Its seat expires unused; another editor's session takes the cap.
   await until(status, (s) => s.connections.pending === 0, "the banked session's seat expired", scaled(20_000));
-  expect(await createEditSession("fresh")).toMatchObject({ mode: "edit", limited: false });
+  const fresh = await createEditSession("fresh");
+  expect(fresh).toMatchObject({ mode: "edit", limited: false });
+  // Its editor connects and holds the cap: a seat nobody connected to would expire after 1.5 s,
+  // which a loaded machine can take before the banked page connects (the cap then free again).
+  pageSession = fresh;
+  const holder = await world.browser.newPage();
+  await holder.goto(`${world.appOrigin}/`);
+  const holderEvents = () => holder.evaluate(() => (window as any).events as { name: string; payload: any }[]);
+  await until(holderEvents, (e) => e.some((x) => x.name === "onDocumentLoaded"), "the fresh session's editor loaded", scaled(60_000));
+  await until(status, (s) => s.connections.current === 1, "the fresh session's editor sampled", scaled(20_000));
   // The page opens the banked session now.
   pageSession = banked;
   const page = await world.browser.newPage();
@@ -78,4 +87,5 @@ test("onLimitReached: an edit session that opens read-only because the cap was r
   const frame = page.frames().find((f) => f.url().includes("/ed.html"))!;
   await frame.waitForFunction(() => window.edState.readOnly === true);
   await page.close();
+  await holder.close();
 }, scaled(120_000));
