@@ -14,6 +14,14 @@
 import type { ServerFrameName } from "../app/edsrv/protocol/frames";
 import { LOK_CALLBACK } from "./lok-abi";
 
+/** What a `clientzoom` may say (a tile of `pixels` is `twips` wide), checked by the door and again by the kit. */
+export const CLIENT_ZOOM_LIMITS = { pixels: { min: 1, max: 4096 }, twips: { min: 1, max: 100_000 } } as const;
+export const clientZoomInRange = (pixels: number, twips: number): boolean =>
+  pixels >= CLIENT_ZOOM_LIMITS.pixels.min && pixels <= CLIENT_ZOOM_LIMITS.pixels.max && twips >= CLIENT_ZOOM_LIMITS.twips.min && twips <= CLIENT_ZOOM_LIMITS.twips.max;
+
+/** How long an op may take to be answered (KIT_OPS' `answer`; the bounds are in app/edsrv/kit-watchdog.ts). */
+export type AnswerKind = "input" | "command" | "document";
+
 /**
  * What each op is, as far as its handling goes, ONE row an op:
  * - `ordered`: handled strictly one after another, in the order sent: user input; copies and
@@ -38,14 +46,6 @@ import { LOK_CALLBACK } from "./lok-abi";
  * that is not marked here is lost on a kit crash. Making a view is journalled by the server
  * itself, in two entries (`view` when asked, `viewmade` when answered), so `view` is not marked.
  */
-/** What a `clientzoom` may say (a tile of `pixels` is `twips` wide), checked by the door and again by the kit. */
-export const CLIENT_ZOOM_LIMITS = { pixels: { min: 1, max: 4096 }, twips: { min: 1, max: 100_000 } } as const;
-export const clientZoomInRange = (pixels: number, twips: number): boolean =>
-  pixels >= CLIENT_ZOOM_LIMITS.pixels.min && pixels <= CLIENT_ZOOM_LIMITS.pixels.max && twips >= CLIENT_ZOOM_LIMITS.twips.min && twips <= CLIENT_ZOOM_LIMITS.twips.max;
-
-/** How long an op may take to be answered (KIT_OPS' `answer`; the bounds are in app/edsrv/kit-watchdog.ts). */
-export type AnswerKind = "input" | "command" | "document";
-
 export const KIT_OPS = {
   load: { ordered: false, perView: false, journalled: false, answer: "document" },
   view: { ordered: false, perView: false, journalled: false, answer: "command" },

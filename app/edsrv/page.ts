@@ -103,7 +103,7 @@ const uiTextsScript = (() => {
 /**
  * LibreOffice's strings that its Vietnamese translation lacks or gets wrong, with svc's Vietnamese
  * (app/i18n/vi-office.ts), as data in a Vietnamese page only (the page's interface reads it:
- * browser/interface/office-text.ts); an English page, and ui.js, carry none of it. A JSON
+ * browser/editor/office-text.ts); an English page, and ui.js, carry none of it. A JSON
  * script is not run, so the page's CSP needs nothing for it.
  */
 const officeTextsScript = (() => {

@@ -9,7 +9,7 @@
 // a label ending in ":" or "..." is found with or without it. The page also drops the accelerator
 // letters the vi translation appends ("Huỷ (C)" → "Huỷ") and LibreOffice's extended tips that are
 // still English (a Vietnamese page shows no tip rather than an English one):
-// app/edsrv/browser/interface/office-text.ts.
+// app/edsrv/browser/editor/office-text.ts.
 
 /** Strings the vi translation gets wrong (LibreOffice's Vietnamese → the right Vietnamese). */
 export const VI_OFFICE_FIXES: Readonly<Record<string, string>> = {

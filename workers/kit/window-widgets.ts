@@ -16,7 +16,6 @@ import { dlopen, FFIType, read, toArrayBuffer, type Pointer } from "bun:ffi";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { LOK_CALLBACK } from "../lok";
-import { findWindow as findOpenWindow } from "./windows";
 import { send } from "./state";
 import { bindVcl, DIALOG_TYPES, topLevelWindows, VCL_BASE, withSolarMutex } from "./vcl";
 
@@ -68,6 +67,11 @@ const FIRST_CHILD = 1, NEXT = 4, FIRST_OVERLAP = 5;
 /** More windows than any office holds: a walk past it has met a loop. */
 const MAX_WINDOWS_WALKED = 20_000;
 
+/** Pushes `w`'s children (FIRST_CHILD) or overlapping windows (FIRST_OVERLAP) onto `into`. */
+function pushRelated(v: Bound["vcl"], w: Pointer, first: typeof FIRST_CHILD | typeof FIRST_OVERLAP, into: Pointer[]): void {
+  for (let c = v._ZNK3vcl6Window9GetWindowE13GetWindowType(w, first) as Pointer | null; c; c = v._ZNK3vcl6Window9GetWindowE13GetWindowType(c, NEXT) as Pointer | null) into.push(c);
+}
+
 /**
  * The window with LibreOfficeKit id `windowId`: LibreOfficeKit's own map of them is not exported,
  * and a dialog need not be a top-level window of VCL's (25.2's modeless conditional formatting
@@ -79,9 +83,8 @@ function findWindow(v: Bound["vcl"], windowId: number): Pointer | null {
   for (let walked = 0; pending.length && walked < MAX_WINDOWS_WALKED; walked++) {
     const w = pending.pop()!;
     if ((v._ZNK3vcl6Window14GetLOKWindowIdEv(w) as number) === windowId) return w;
-    for (const first of [FIRST_CHILD, FIRST_OVERLAP]) {
-      for (let c = v._ZNK3vcl6Window9GetWindowE13GetWindowType(w, first) as Pointer | null; c; c = v._ZNK3vcl6Window9GetWindowE13GetWindowType(c, NEXT) as Pointer | null) pending.push(c);
-    }
+    pushRelated(v, w, FIRST_CHILD, pending);
+    pushRelated(v, w, FIRST_OVERLAP, pending);
   }
   return null;
 }
@@ -109,7 +112,7 @@ function controlPlaces(v: Bound["vcl"], dialog: Pointer): { places: Map<string, 
   let focused = "";
   const rect = new BigInt64Array(4);
   const pending: Pointer[] = [];
-  for (let c = v._ZNK3vcl6Window9GetWindowE13GetWindowType(dialog, FIRST_CHILD) as Pointer | null; c; c = v._ZNK3vcl6Window9GetWindowE13GetWindowType(c, NEXT) as Pointer | null) pending.push(c);
+  pushRelated(v, dialog, FIRST_CHILD, pending);
   for (let walked = 0; pending.length && walked < MAX_WINDOWS_WALKED; walked++) {
     const w = pending.pop()!;
     if (!v._ZNK3vcl6Window15IsReallyVisibleEv(w)) continue;
@@ -120,7 +123,7 @@ function controlPlaces(v: Bound["vcl"], dialog: Pointer): { places: Map<string, 
       places.set(id, [left, top, Math.max(0, right - left + 1), Math.max(0, bottom - top + 1)]);
     }
     if (id && v._ZNK3vcl6Window8HasFocusEv(w)) focused = id;
-    for (let c = v._ZNK3vcl6Window9GetWindowE13GetWindowType(w, FIRST_CHILD) as Pointer | null; c; c = v._ZNK3vcl6Window9GetWindowE13GetWindowType(c, NEXT) as Pointer | null) pending.push(c);
+    pushRelated(v, w, FIRST_CHILD, pending);
   }
   return { places, focused };
 }
@@ -176,21 +179,27 @@ export function describeDialog(windowId: number): DialogDescription | null {
   });
 }
 
-/** The tunnelled windows repainted since the last pump (id → view), and what each view was last told of each. */
+/**
+ * The tunnelled dialogs open, by id, with what their view was last told of them ("" before the
+ * first description), and those repainted since the last pump (id → view). Only a window created
+ * as a dialog is described: its drop-downs and the document's tooltips are repainted far more
+ * often and are no Dialog (a walk for nothing).
+ */
+const dialogs = new Map<string, string>();
 const repainted = new Map<string, number>();
-const told = new Map<string, string>();
 
 /** Reads a window callback a view was sent: a tunnelled dialog created or repainted is described again after the pump. */
 export function noteWindowCallback(viewId: number, payload: string): void {
-  let j: { id?: unknown; action?: unknown };
+  let j: { id?: unknown; action?: unknown; type?: unknown };
   try {
     j = JSON.parse(payload);
   } catch {
     return;
   }
   const id = String(j?.id ?? "");
-  if (j.action === "close") told.delete(id);
-  else if ((j.action === "created" || j.action === "invalidate" || j.action === "size_changed") && findOpenWindow(viewId, id, "")?.kind === "tunnelled") repainted.set(id, viewId);
+  if (j.action === "close") dialogs.delete(id);
+  else if (j.action === "created" && j.type === "dialog") dialogs.set(id, "");
+  if (dialogs.has(id) && j.action !== "close" && j.action !== "cursor_invalidate" && j.action !== "cursor_visible") repainted.set(id, viewId);
 }
 
 /**
@@ -208,8 +217,8 @@ export function tellRepaintedWidgets(): void {
     const described = describeDialog(Number(id));
     if (!described) continue;
     const payload = JSON.stringify({ id: Number(id), action: "widgets", ...described });
-    if (told.get(id) === payload) continue;
-    told.set(id, payload);
+    if (!dialogs.has(id) || dialogs.get(id) === payload) continue;
+    dialogs.set(id, payload);
     send({ type: "cb", viewId, cb: LOK_CALLBACK.WINDOW, payload });
   }
 }

@@ -144,8 +144,8 @@ function created(m: WindowMessage): void {
     const surface = div("jsd-window-surface", [canvas, caret, input]);
     const box = dialogBox(title, () => { api.send(windowCloseCommand(m.id)); }, surface, " jsd-tunnelled");
     box.dataset.dialog = m.unique_id ?? "";
-    // LibreOffice 25.2 describes this dialog to no one (no JSDialog, its accessibility tree stays
-    // in the kit): a screen reader gets its name and how to use it by keyboard.
+    // LibreOffice 25.2 describes this dialog to no one (no JSDialog): until the kit has read its
+    // controls (describe, below), a screen reader gets its name and how to use it by keyboard.
     canvas.setAttribute("role", "img");
     aria(canvas, "labelledby", title.id);
     aria(canvas, "description", T.paintedDialog);
