@@ -14,6 +14,23 @@
 import type { ServerFrameName } from "../app/edsrv/protocol/frames";
 import { LOK_CALLBACK } from "./lok-abi";
 
+/**
+ * The kit's refusals that the page is told the reason of (`error: cmd=<c> kind=<kind>`), keyed by
+ * kind: the kit answers the message, the editing server names the kind (refusalKind).
+ */
+export const KIT_REFUSALS = {
+  /** A command the kit does not run: off the door's list, or a dialog nobody could answer in this kind of document. */
+  notallowed: "uno command not allowed",
+  /** Another person has a dialog open that LibreOffice runs in a loop of its own (workers/kit/own-loop-dialogs.ts). */
+  dialogbusy: "another person has a dialog open that must be answered first",
+} as const;
+
+/** The kind of a kit's refusal, from its answer's message; null for any other failure. */
+export function refusalKind(message: string): keyof typeof KIT_REFUSALS | null {
+  const found = Object.entries(KIT_REFUSALS).find(([, m]) => message === m || message.endsWith(`: ${m}`));
+  return found ? (found[0] as keyof typeof KIT_REFUSALS) : null;
+}
+
 /** What a `clientzoom` may say (a tile of `pixels` is `twips` wide), checked by the door and again by the kit. */
 export const CLIENT_ZOOM_LIMITS = { pixels: { min: 1, max: 4096 }, twips: { min: 1, max: 100_000 } } as const;
 export const clientZoomInRange = (pixels: number, twips: number): boolean =>

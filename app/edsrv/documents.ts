@@ -7,7 +7,7 @@
 
 import { rmSync } from "node:fs";
 import path from "node:path";
-import { JOURNALLED_OPS } from "../../workers/kit-protocol";
+import { JOURNALLED_OPS, refusalKind } from "../../workers/kit-protocol";
 import { EDITABLE_EXTENSIONS } from "./discovery";
 import type { AliasGroup } from "../alias-groups";
 import type { Kit } from "./kits";
@@ -287,7 +287,7 @@ export class DocumentBroker extends DocumentState {
       await runViewCommand({ doc: this, kit: this.journaledKit ?? this.kit, session: s }, cmd, parseCommandArgs(sp < 0 ? "" : text.slice(sp + 1)));
     } catch (err) {
       this.log.warn("command_failed", { cmd, error: err as Error });
-      s.send(errorFrame(cmd, "failed"));
+      s.send(errorFrame(cmd, refusalKind(String((err as Error)?.message ?? "")) ?? "failed"));
     }
   }
 

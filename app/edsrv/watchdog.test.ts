@@ -127,16 +127,24 @@ describe("no input stops a document for the others", () => {
     expect(docxText(put.bytes)).not.toContain(STALL);
   }, scaled(120_000));
 
-  test("Data > Validity, a window LibreOffice runs in a loop of its own, is closed by the kit: the engine keeps answering the co-editor without being ended", async () => {
+  test("Data > Validity, a dialog LibreOffice runs in a loop of its own, reaches its person's page and stays open while the co-editor types and saves; the same engine answers both", async () => {
     const src = newDoc("hello.xlsx");
     const alice = await open(src, "tok_edit_1");
     const bob = await open(src, "tok_edit_2");
     const kitPid = brokerOf(src)!.pid;
     alice.send("uno .uno:Validation");
-    await until(() => env.logger.lines.some((l) => l.includes('"event":"kit_modal_window_closed"') && l.includes(`"pid":${kitPid}`)), Boolean, "the Validity window closed by the kit");
+    await until(() => alice.texts().some((t) => t.startsWith("jsdialog:") && t.includes('"dialogid": "ValidationDialog"')), Boolean, "the Validity dialog described to Alice's page");
     await typed(bob, "charlie");
+    const n = bob.frames.length;
+    bob.send("save dontTerminateEdit=1 notify=1");
+    expect(JSON.parse((await bob.waitText("saveresult:", n)).slice(12))).toMatchObject({ success: true });
+    // A second such dialog waits for the first: Bob is told why.
+    bob.send("uno .uno:Validation");
+    await bob.waitText("error: cmd=uno kind=dialogbusy");
     expect(brokerOf(src)!.pid).toBe(kitPid);
-    expect(env.logger.lines.filter((l) => l.includes('"event":"kit_stopped_answering"') && l.includes(`"pid":${kitPid}`))).toEqual([]);
+    const kitLines = env.logger.lines.filter((l) => l.includes(`"pid":${kitPid}`));
+    expect(kitLines.filter((l) => l.includes('"event":"kit_modal_window_closed"') || l.includes('"event":"kit_stopped_answering"'))).toEqual([]);
+    expect(alice.texts().some((t) => t.startsWith("jsdialog:") && t.includes('"action": "close"'))).toBe(false);
     alice.close();
     bob.close();
   }, scaled(120_000));

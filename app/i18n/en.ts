@@ -19,6 +19,7 @@ export const enPage = {
   actionDropped: "Your last action could not be applied: it stopped the document's engine. Everything before it is kept.",
   inputTooLarge: "Too large to paste or insert at once (at most 1 MB of text, 4 MB of formatted content, 8 MB for a picture). Paste it in smaller parts.",
   commandRefused: "This command is not available in this editor.",
+  dialogBusy: "Another person has a window of LibreOffice's open that must be answered first. Try again once they have closed it.",
   replaced: "This document was opened again with the same session in another tab or window; editing continues there.",
   disconnected: "disconnected",
   modified: "Modified",

@@ -18,6 +18,7 @@ export const viPage: Texts["page"] = {
   actionDropped: "Không áp dụng được thao tác cuối cùng của bạn: nó làm bộ máy tài liệu dừng lại. Mọi thứ trước đó vẫn được giữ.",
   inputTooLarge: "Nội dung quá lớn để dán hoặc chèn một lần (tối đa 1 MB văn bản, 4 MB nội dung có định dạng, 8 MB cho một hình ảnh). Hãy dán thành nhiều phần nhỏ hơn.",
   commandRefused: "Lệnh này không dùng được trong trình soạn thảo này.",
+  dialogBusy: "Một người khác đang mở một cửa sổ của LibreOffice cần được trả lời trước. Hãy thử lại khi họ đã đóng cửa sổ đó.",
   replaced: "Tài liệu này vừa được mở lại bằng cùng phiên ở một thẻ hoặc cửa sổ khác; việc chỉnh sửa tiếp tục ở đó.",
   disconnected: "mất kết nối",
   modified: "Đã sửa",

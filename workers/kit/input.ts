@@ -10,6 +10,8 @@
 //   uno           engineIdle before and after   a command runs at once but input later: an undo
 //                                               must not overtake the typing before it, and what
 //                                               the command queues is worked before later input
+//                                               (a window-opening one runs from the office's
+//                                               loop: own-loop-dialogs.ts)
 //   a11y          engineIdle after              what switching the state queues is worked
 //                                               through before the answer
 //   settle        engineIdle                    a journal replay's careful mode: a crash then
@@ -21,11 +23,12 @@
 // Ordering (which requests queue behind which) is dispatch.ts's, from KIT_OPS (kit-protocol.ts).
 
 import { LOK_EXT_TEXTINPUT, LOK_EXT_TEXTINPUT_END, LOK_KEYEVENT_KEYINPUT, LOK_KEYEVENT_KEYUP, LOK_MOUSEEVENT_MOUSEBUTTONDOWN, LOK_MOUSEEVENT_MOUSEBUTTONUP, LOK_MOUSEEVENT_MOUSEMOVE } from "../lok";
-import type { KitRequestOf, KitResult } from "../kit-protocol";
+import { KIT_REFUSALS, type KitRequestOf, type KitResult } from "../kit-protocol";
 import { engineIdle } from "../kit-loop";
 import { isAllowedUnoName, isDialogCommand, opensWindow } from "../../app/edsrv/protocol/uno-commands";
 import { kit, num, setLook, useView, VIEW_LOOK_COMMAND } from "./state";
 import { expectingWindows } from "./windows";
+import { fromOfficeLoop, noteOpened, refuseDialog } from "./own-loop-dialogs";
 
 /**
  * Committed text of one view that arrives while the ordered requests wait (a command, a copy or
@@ -104,21 +107,30 @@ export async function uno(req: KitRequestOf<"uno">): Promise<KitResult<"uno">> {
   useView(req.viewId); // an unknown view fails at once
   const command = String(req.command ?? "");
   // The second wall: a name the editing server's door does not know never reaches LibreOffice.
-  if (!isAllowedUnoName(command)) throw new Error("uno command not allowed");
+  if (!isAllowedUnoName(command)) throw new Error(KIT_REFUSALS.notallowed);
   // Without its dialog libraries (a -nogui LibreOffice) the engine aborts on a dialog command.
   if (!kit.dialogsAvailable && isDialogCommand(command, typeof req.args === "string" ? req.args : "")) throw new Error("this engine has no dialogs");
   if (VIEW_LOOK_COMMAND.test(command)) setLook(req.viewId, { own: true });
+  const args = typeof req.args === "string" ? req.args : "";
   // LibreOffice runs a command at once but input later, from its queue: an undo sent right
   // after typing would otherwise undo an earlier step and let the typing land after it. And
   // what the command queues itself is worked through before the input sent after it.
-  const run = async () => {
+  const run = async (asDispatched: () => void) => {
     await engineIdle();
-    useView(req.viewId).postUnoCommand(command, typeof req.args === "string" ? req.args : "", true);
+    asDispatched();
     await engineIdle();
     return {};
   };
-  // A dialog command's window is the view's own; any other window opening is closed (windows.ts).
-  return opensWindow(command, typeof req.args === "string" ? req.args : "") ? expectingWindows(req.viewId, run) : run();
+  if (!opensWindow(command, args)) return run(() => useView(req.viewId).postUnoCommand(command, args, true));
+  // A window-opening command runs from the office's own loop, so that a dialog that runs a loop of
+  // its own is served like the others (own-loop-dialogs.ts); by the second wait it is open.
+  // Its window is the view's own; any other window opening is closed (windows.ts).
+  refuseDialog(req.viewId, command);
+  return expectingWindows(req.viewId, async () => {
+    await run(() => useView(req.viewId).postUnoCommand(command, fromOfficeLoop(args), false));
+    noteOpened(req.viewId, command);
+    return {};
+  });
 }
 
 /** `a11y`: a screen reader's page turns LibreOffice's accessibility events for this view on or off. */

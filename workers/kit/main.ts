@@ -18,7 +18,8 @@
 //
 // The kit by idea: state.ts (the process's context and one record per view), dispatch.ts (order
 // and the op → handler table), callbacks.ts (the pump), input.ts (input and its waits), tiles.ts,
-// views.ts, files.ts (load, save, CSV), clipboard.ts, dialogs.ts, window-widgets.ts (a painted dialog's
+// views.ts, files.ts (load, save, CSV), clipboard.ts, dialogs.ts, own-loop-dialogs.ts (a command's
+// dialog run from the office's loop), window-widgets.ts (a painted dialog's
 // controls, for a screen reader), slideshow.ts, warmup.ts.
 
 import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";

@@ -137,8 +137,11 @@ export function num(v: unknown, name: string): number {
 
 const DOC_TYPES = ["text", "spreadsheet", "presentation", "drawing", "other"] as const;
 
+/** The loaded document's kind, as KitStatus names it. */
+export const documentKind = (): (typeof DOC_TYPES)[number] => DOC_TYPES[kit.docType] ?? "other";
+
 export function status(d: LokDocument): KitStatus {
-  const type = DOC_TYPES[kit.docType] ?? "other";
+  const type = documentKind();
   const parts = d.getParts();
   const partNames: string[] = [];
   if (type !== "text") for (let i = 0; i < parts; i++) partNames.push(d.getPartName(i) ?? `${i + 1}`);

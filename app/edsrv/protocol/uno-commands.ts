@@ -235,6 +235,45 @@ export function opensWindow(command: string, args: string): boolean {
   return isDialogCommand(command, args) || (n !== null && ASKING_EDITS.includes(n));
 }
 
+/**
+ * The dialogs LibreOffice 25.2 runs in a loop of its own (a synchronous Execute that returns only
+ * when the dialog is answered), by the kind of document, as measured by
+ * workers/kit-dialog-census.test.ts. The kit hands every window-opening command to LibreOffice to
+ * run from its own loop (workers/kit/own-loop-dialogs.ts), so these work like the others and every
+ * other person is served while one is open. Two of them must never be open at once: the second
+ * one's loop would run inside the first's, whose answer could then not take effect before the
+ * second closed, and the first person leaving meanwhile ended the engine (measured on 25.2).
+ */
+const OWN_LOOP_DIALOGS: Readonly<Record<string, readonly string[]>> = {
+  spreadsheet: ["Validation"],
+  presentation: ["ParagraphDialog", "FontDialog", "OutlineBullet"],
+  drawing: ["ParagraphDialog", "FontDialog", "OutlineBullet"],
+};
+
+/**
+ * Dialogs nobody could answer under LibreOfficeKit in a document of this kind, refused by the kit.
+ * Edit Style in a deck (25.2) runs a loop of its own and is announced both painted and described,
+ * yet no close, Cancel or OK that LibreOfficeKit can send reaches it (measured): it would stay open
+ * until its person left, and a view destroyed under a dialog's loop ends the engine. (Run inside
+ * the kit's call, as before, it held every co-editor for 30 s until the watchdog ended the engine.)
+ * Our page never sends it; a Writer document's Edit Style is a described dialog that works.
+ */
+const UNANSWERABLE_DIALOGS: Readonly<Record<string, readonly string[]>> = {
+  presentation: ["EditStyle"],
+  drawing: ["EditStyle"],
+};
+
+const listedFor = (table: Readonly<Record<string, readonly string[]>>, command: string, documentKind: string): boolean => {
+  const n = shortName(command);
+  return n !== null && (table[documentKind]?.includes(n) ?? false);
+};
+
+/** Whether LibreOffice runs this command's dialog in a loop of its own in a document of this kind (OWN_LOOP_DIALOGS). */
+export const runsOwnLoop = (command: string, documentKind: string): boolean => listedFor(OWN_LOOP_DIALOGS, command, documentKind);
+
+/** Whether nobody could answer this command's dialog in a document of this kind (UNANSWERABLE_DIALOGS). */
+export const isUnanswerableDialog = (command: string, documentKind: string): boolean => listedFor(UNANSWERABLE_DIALOGS, command, documentKind);
+
 /** Whether the door lets this command through for some view (the kit's second wall checks names only). */
 export function isAllowedUnoName(command: string): boolean {
   const n = shortName(command);

@@ -92,6 +92,7 @@ function onError(f: { text: string; command: string; kind: string }): void {
   if (command === "recovery" && kind === "actiondropped") showMessage(pageData.textActionDropped, "recovery");
   else if ((command === "paste" || command === "insertgraphic" || command === "insertgraphicurl") && kind === "toolarge") showMessage(pageData.textInputTooLarge, "input");
   else if (command === "uno" && /^(notallowed|badargs|toolarge)$/.test(kind)) showMessage(pageData.textCommandRefused, "input");
+  else if (command === "uno" && kind === "dialogbusy") showMessage(pageData.textDialogBusy, "input");
   else if (command === "storage" && kind === "documentconflict") showConflict();
   else if (command === "storage" && storageFailureText(kind)) showMessage(storageFailureText(kind), "save");
   else if (/^(unauthorized|faileddocloading|crashed|documentconflict|savetoolarge|savefailed|saveunauthorized|docunloading|kitunavailable)$/.test(kind)) showMessage("Error: " + text, command === "storage" ? "save" : "");
