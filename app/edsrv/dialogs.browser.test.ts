@@ -161,6 +161,24 @@ describe("LibreOffice's dialogs in a spreadsheet", () => {
     await close();
   }, scaled(90_000));
 
+  test("Data > Validity (a dialog LibreOffice runs in a loop of its own): a rule for the selected cells is stored", async () => {
+    const { id, page, frame, close } = await openFixture(env, "hello.xlsx");
+    await goTo(frame, "B2:B4");
+    const dialog = await openDialog(frame, ".uno:Validation", "ValidationDialog");
+    await dialog.getByLabel("Allow:", { exact: true }).selectOption({ label: "Integer" });
+    await dialog.getByLabel("Data:", { exact: true }).selectOption({ label: "greater than" });
+    // LibreOffice labels the grid around the value field, not the field.
+    const value = dialog.locator('[data-widget="min"]');
+    await value.fill("0");
+    await value.press("Tab");
+    await ok(dialog);
+    const sheet = part(await saveAndRead(env, page, id), "xl/worksheets/sheet1.xml");
+    const rule = /<dataValidation [^>]*>/.exec(sheet)?.[0] ?? "";
+    for (const attribute of ['type="whole"', 'operator="greaterThan"', 'sqref="B2:B4"']) expect(rule).toContain(attribute);
+    expect(sheet).toContain("<formula1>0</formula1>");
+    await close();
+  }, scaled(90_000));
+
   test("Data > Sort with options: the rows sorted by a chosen column, descending", async () => {
     const { id, page, frame, close } = await openFixture(env, "hello.xlsx");
     await goTo(frame, "A1:C4");

@@ -67,7 +67,7 @@ export const enUi = {
   sidebar: "Sidebar",
   moreFormats: "More formats…", characterDialog: "Character…", paragraphDialog: "Paragraph…", bulletsDialog: "Bullets and numbering…",
   pageDialog: "Page setup…", moreCharacters: "More characters…", formatCellsDialog: "Format cells…",
-  conditionalFormatDialog: "Conditional formatting…", sortDialog: "Sort…", standardFilterDialog: "Standard filter…",
+  conditionalFormatDialog: "Conditional formatting…", sortDialog: "Sort…", standardFilterDialog: "Standard filter…", validityDialog: "Validity…",
   findReplaceDialog: "Find and replace…",
   address: "Cell address", formula: "Formula", general: "General", number: "Number", percent: "Percent", date: "Date",
   currency: "Currency", fill: "Fill colour", merge: "Merge cells", wrap: "Wrap text", rowAbove: "Insert row above",

@@ -65,7 +65,7 @@ export const viUi: PlainTexts["ui"] = {
   sidebar: "Thanh bên",
   moreFormats: "Định dạng khác…", characterDialog: "Ký tự…", paragraphDialog: "Đoạn văn…", bulletsDialog: "Dấu đầu dòng và đánh số…",
   pageDialog: "Thiết lập trang…", moreCharacters: "Ký tự khác…", formatCellsDialog: "Định dạng ô…",
-  conditionalFormatDialog: "Định dạng có điều kiện…", sortDialog: "Sắp xếp…", standardFilterDialog: "Bộ lọc chuẩn…",
+  conditionalFormatDialog: "Định dạng có điều kiện…", sortDialog: "Sắp xếp…", standardFilterDialog: "Bộ lọc chuẩn…", validityDialog: "Tính hợp lệ…",
   findReplaceDialog: "Tìm và thay thế…",
   address: "Địa chỉ ô", formula: "Công thức", general: "Chung", number: "Số", percent: "Phần trăm", date: "Ngày",
   currency: "Tiền tệ", fill: "Màu nền", merge: "Gộp ô", wrap: "Xuống dòng trong ô", rowAbove: "Chèn hàng phía trên",

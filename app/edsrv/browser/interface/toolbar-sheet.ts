@@ -64,7 +64,8 @@ export function buildSheet(): void {
     button(".uno:DataFilterAutoFilter", T.autofilter),
     toggleButton(".uno:FreezePanes", T.freeze), sep(),
     button(".uno:DataSort", T.sortDialog),
-    button(".uno:DataFilterStandardFilter", T.standardFilterDialog));
+    button(".uno:DataFilterStandardFilter", T.standardFilterDialog),
+    button(".uno:Validation", T.validityDialog));
   addTo("review", spelling());
   buildFormulaBar();
   buildValidityButton();
