@@ -148,3 +148,60 @@ test("a person who leaves with such a dialog open takes it with them: the engine
     pool().release(kit);
   }
 }, scaled(60_000));
+
+/** A person's act on a widget of a described dialog. */
+const act = (o: Opened, viewId: number, dialog: { id: string; name: string }, e: { id: string; cmd: string; data?: string; type: string }) =>
+  o.kit.request("dialogevent", { viewId, windowId: dialog.id, dialog: dialog.name, json: JSON.stringify({ data: "", ...e }) });
+
+/** The window `viewId` was told of after frame `from` other than `except`. */
+async function nextWindow(o: Opened, viewId: number, from: number, except: string): Promise<{ id: string; name: string }> {
+  return (await until(() => {
+    for (let i = from; i < o.windows.length; i++) {
+      const w = openedWindow(o, viewId, i);
+      if (w && w.id !== except) return w;
+    }
+    return undefined;
+  }, (w) => w !== undefined, "a second window opened"))!;
+}
+
+test("a dialog that a dialog's button opens in a loop of its own (Font Features from Character) stays open while a co-editor types; its Cancel goes back to Character, whose OK still applies", async () => {
+  const kit = await pool().acquire();
+  try {
+    const o = await openWithTwo(kit, "hello.docx");
+    const character = await opens(o, o.alice, ".uno:FontDialog");
+    const from = o.windows.length;
+    await act(o, o.alice, character, { id: "btnWestFeatures", cmd: "click", type: "pushbutton" });
+    const features = await nextWindow(o, o.alice, from, character.id);
+    expect(features.name).toBe("FontFeaturesDialog");
+    await bobTypes(o);
+    expect(closed(o, features.id)).toBe(false);
+    await act(o, o.alice, features, { id: "cancel", cmd: "click", type: "responsebutton" });
+    await until(() => closed(o, features.id), Boolean, "Font Features closed by its Cancel");
+    expect(closed(o, character.id)).toBe(false);
+    await act(o, o.alice, character, { id: "ok", cmd: "click", type: "responsebutton" });
+    await until(() => closed(o, character.id), Boolean, "Character closed by its OK");
+  } finally {
+    pool().release(kit);
+  }
+}, scaled(60_000));
+
+test("a painted dialog a dialog's button opens in a loop of its own (Find & Replace's Attributes) closes with its close box, and the engine serves the co-editor meanwhile (it used to hold everyone until the watchdog ended the engine)", async () => {
+  const kit = await pool().acquire();
+  try {
+    const o = await openWithTwo(kit, "hello.docx");
+    const find = await opens(o, o.alice, ".uno:SearchDialog");
+    const from = o.windows.length;
+    await act(o, o.alice, find, { id: "attributes", cmd: "click", type: "pushbutton" });
+    const attributes = await nextWindow(o, o.alice, from, find.id);
+    await bobTypes(o);
+    await kit.request("windowclose", { viewId: o.alice, windowId: attributes.id });
+    await until(() => closed(o, attributes.id), Boolean, "Attributes closed by its close box");
+    await bobTypes(o);
+    // Alice leaves with Find & Replace open: Bob goes on.
+    await kit.request("unview", { viewId: o.alice });
+    await kit.request("key", { viewId: o.bob, type: "input", char: 98, key: 0 });
+    expect(await kit.request("ping", {})).toMatchObject({ views: 1, loaded: true });
+  } finally {
+    pool().release(kit);
+  }
+}, scaled(60_000));

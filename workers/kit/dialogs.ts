@@ -8,6 +8,8 @@ import { engineIdle } from "../kit-loop";
 import { encodeTilePng } from "../png";
 import { expectingWindows, findWindow, forgetWindow, mayAct, windowsOf, type OpenWindow } from "./windows";
 import { num, useView } from "./state";
+import { postToOffice } from "./office-posts";
+import { CHARS, KEYS } from "../../app/edsrv/protocol/keys";
 
 /** The largest tunnelled window rectangle painted at once (a dialog is smaller than a screen). */
 const MAX_WINDOW_PX = 2048;
@@ -23,13 +25,25 @@ function tunnelledWindow(req: KitFields<"windowclose">): { d: LokDocument; id: n
   return { d, id: Number(w.id) };
 }
 
+/**
+ * A painted window closed as its close box would, and as Escape would: some of LibreOffice's
+ * painted dialogs take no close from LibreOfficeKit yet close on Escape (Find & Replace's
+ * Attributes, 25.2: measured; left open, a view leaving under its loop would end the engine).
+ * The key goes to that window only; a window already gone has no id left to post to.
+ */
+function closeTunnelled(d: LokDocument, id: number): void {
+  d.postWindow(id, LOK_WINDOW_CLOSE);
+  d.postWindowKeyEvent(id, LOK_KEYEVENT_KEYINPUT, CHARS.Escape!, KEYS.Escape!);
+  d.postWindowKeyEvent(id, LOK_KEYEVENT_KEYUP, CHARS.Escape!, KEYS.Escape!);
+}
+
 /** Closes a view's open dialogs, the last opened first, as their close boxes would. */
 export function closeDialogs(viewId: number, which: (w: OpenWindow) => boolean = () => true): void {
   const d = useView(viewId);
   for (const w of windowsOf(viewId).filter(which)) {
     // The sidebar is the view's own panel, not a dialog: it goes with the view.
     if (w.kind === "sidebar") continue;
-    if (w.kind === "tunnelled") d.postWindow(Number(w.id), LOK_WINDOW_CLOSE);
+    if (w.kind === "tunnelled") closeTunnelled(d, Number(w.id));
     else if (w.kind === "popup") d.sendDialogEvent(BigInt(w.id), JSON.stringify({ id: "__POPOVER__", cmd: "close", data: "", type: "popover" }));
     else d.sendDialogEvent(BigInt(w.id), JSON.stringify({ id: "__DIALOG__", cmd: "close", data: "", type: "dialog" }));
     forgetWindow(viewId, w.id);
@@ -51,7 +65,9 @@ async function dialogeventUnwrapped(req: KitRequestOf<"dialogevent">): Promise<K
   if (!w || w.kind === "tunnelled") throw new Error("no such dialog open in this view");
   const event = JSON.parse(json) as { id?: unknown; type?: unknown; data?: unknown };
   if (!mayAct(w, String(event.id ?? ""), String(event.type ?? ""), String(event.data ?? ""))) throw new Error("that control is not shown or not enabled");
-  useView(viewId).sendDialogEvent(BigInt(w.id), json);
+  // Posted: a dialog the act opens runs its loop from the office's, not inside this call (office-posts.ts).
+  const windowId = BigInt(w.id);
+  postToOffice(() => useView(viewId).sendDialogEvent(windowId, json));
   await engineIdle();
   return {};
 }
@@ -101,7 +117,7 @@ async function windowtextUnwrapped(req: KitRequestOf<"windowtext">): Promise<Kit
 /** `windowclose`: a tunnelled window closed as its close box would. */
 export async function windowclose(req: KitRequestOf<"windowclose">): Promise<KitResult<"windowclose">> {
   const { d, id } = tunnelledWindow(req);
-  d.postWindow(id, LOK_WINDOW_CLOSE);
+  closeTunnelled(d, id);
   await engineIdle();
   return {};
 }

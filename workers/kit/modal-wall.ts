@@ -1,9 +1,9 @@
 // A modal window nobody can answer never holds the engine (issue 44). Some of LibreOffice's windows
 // run their own loop until they are answered (a synchronous Execute). Opened inside a call the kit
-// made (a sub-dialog a dialog's button runs, the Text Import dialog of a formula's reference to a
-// text file), the call never returns, the kit reads no request and forwards no callback meanwhile,
-// so the window never reaches a page and the document is stopped for everyone. (A command's own
-// dialog is not opened inside the kit's call: own-loop-dialogs.ts.) The office polls the kit from inside that loop
+// made (a load, a save, a paste: what the kit calls into the office directly), the call never
+// returns, the kit reads no request and forwards no callback meanwhile, so the window never reaches
+// a page and the document is stopped for everyone. (A command's dialog and a dialog's act are not
+// run inside the kit's call: own-loop-dialogs.ts, office-posts.ts.) The office polls the kit from inside that loop
 // (kit-loop.ts, `nested`): a window opened inside a call that has not come back for
 // MODAL_GRACE_MS is closed as its close box would (Cancel), and logged. Windows open before the
 // call (a dialog another person has open, which runs without a loop of its own) are left alone.
