@@ -205,3 +205,25 @@ test("a painted dialog a dialog's button opens in a loop of its own (Find & Repl
     pool().release(kit);
   }
 }, scaled(60_000));
+
+test("loops inside loops: a person who leaves while a co-editor's sub-dialog runs inside their Validity dialog's loop, and the co-editor who closes theirs, cost the others nothing", async () => {
+  const kit = await pool().acquire();
+  try {
+    const o = await openWithTwo(kit, "hello.xlsx");
+    const carol = (await kit.request("view", { readOnly: false, author: "Carol" })).viewId;
+    await opens(o, o.alice, ".uno:Validation");
+    // Bob's Format Cells, then its Font Features: a loop of its own, inside Alice's.
+    const formatCells = await opens(o, o.bob, ".uno:FormatCellDialog");
+    const from = o.windows.length;
+    await act(o, o.bob, formatCells, { id: "btnWestFeatures", cmd: "click", type: "pushbutton" });
+    const features = await nextWindow(o, o.bob, from, formatCells.id);
+    expect(features.name).toBe("FontFeaturesDialog");
+    await kit.request("unview", { viewId: o.alice });
+    await kit.request("closedialogs", { viewId: o.bob });
+    await until(() => closed(o, formatCells.id) && closed(o, features.id), Boolean, "Bob's two dialogs closed");
+    await kit.request("key", { viewId: carol, type: "input", char: 98, key: 0 });
+    expect(await kit.request("ping", {})).toMatchObject({ views: 2, loaded: true });
+  } finally {
+    pool().release(kit);
+  }
+}, scaled(60_000));

@@ -28,7 +28,8 @@ import { engineIdle } from "../kit-loop";
 import { isAllowedUnoName, isDialogCommand, opensWindow } from "../../app/edsrv/protocol/uno-commands";
 import { kit, num, setLook, useView, VIEW_LOOK_COMMAND } from "./state";
 import { expectingWindows } from "./windows";
-import { fromOfficeLoop, noteOpened, refuseDialog } from "./own-loop-dialogs";
+import { refuseDialog } from "./own-loop-dialogs";
+import { postToOffice } from "./office-posts";
 
 /**
  * Committed text of one view that arrives while the ordered requests wait (a command, a copy or
@@ -126,11 +127,8 @@ export async function uno(req: KitRequestOf<"uno">): Promise<KitResult<"uno">> {
   // its own is served like the others (own-loop-dialogs.ts); by the second wait it is open.
   // Its window is the view's own; any other window opening is closed (windows.ts).
   refuseDialog(req.viewId, command);
-  return expectingWindows(req.viewId, async () => {
-    await run(() => useView(req.viewId).postUnoCommand(command, fromOfficeLoop(args), false));
-    noteOpened(req.viewId, command);
-    return {};
-  });
+  const viewId = req.viewId;
+  return expectingWindows(viewId, () => run(() => postToOffice(viewId, () => useView(viewId).postUnoCommand(command, args, true))));
 }
 
 /** `a11y`: a screen reader's page turns LibreOffice's accessibility events for this view on or off. */

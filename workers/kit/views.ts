@@ -7,6 +7,7 @@ import { engineIdle } from "../kit-loop";
 import { forgetView, windowsOf } from "./windows";
 import { pump } from "./callbacks";
 import { closeDialogs } from "./dialogs";
+import { afterWorkOf } from "./office-posts";
 import { addViewRecord, kit, log, num, requireDoc, setLook, status as statusOf, useView, views } from "./state";
 
 /** A 1920×1080 px screen at 100 % (15 twips a pixel): larger than any first view of the editor. */
@@ -98,9 +99,13 @@ export async function unview(req: KitRequestOf<"unview">): Promise<KitResult<"un
   d.unregisterCallback();
   views.delete(viewId);
   forgetView(viewId);
-  if (d.getViewsCount() > 1) d.destroyView(viewId);
-  const rest = views.keys().next().value;
-  if (rest !== undefined) d.setView(rest);
+  // A dialog loop of this view's that runs under another person's has not returned yet: the view
+  // goes once it has (office-posts.ts); it is nobody's meanwhile.
+  afterWorkOf(viewId, () => {
+    if (d.getViewsCount() > 1) d.destroyView(viewId);
+    const rest = views.keys().next().value;
+    if (rest !== undefined) d.setView(rest);
+  });
   return { views: views.size };
 }
 
