@@ -11,7 +11,7 @@
 //                                               must not overtake the typing before it, and what
 //                                               the command queues is worked before later input
 //                                               (a window-opening one runs from the office's
-//                                               loop: own-loop-dialogs.ts)
+//                                               loop: office-posts.ts)
 //   a11y          engineIdle after              what switching the state queues is worked
 //                                               through before the answer
 //   settle        engineIdle                    a journal replay's careful mode: a crash then
@@ -124,7 +124,8 @@ export async function uno(req: KitRequestOf<"uno">): Promise<KitResult<"uno">> {
   };
   if (!opensWindow(command, args)) return run(() => useView(req.viewId).postUnoCommand(command, args, true));
   // A window-opening command runs from the office's own loop, so that a dialog that runs a loop of
-  // its own is served like the others (own-loop-dialogs.ts); by the second wait it is open.
+  // its own is served like the others (office-posts.ts, own-loop-dialogs.ts); by the second wait
+  // it is open.
   // Its window is the view's own; any other window opening is closed (windows.ts).
   refuseDialog(req.viewId, command);
   const viewId = req.viewId;

@@ -18,9 +18,9 @@
 //
 // The kit by idea: state.ts (the process's context and one record per view), dispatch.ts (order
 // and the op → handler table), callbacks.ts (the pump), input.ts (input and its waits), tiles.ts,
-// views.ts, files.ts (load, save, CSV), clipboard.ts, dialogs.ts, own-loop-dialogs.ts and
-// office-posts.ts (a command's dialog and a dialog's act run from the office's loop), window-widgets.ts (a painted dialog's
-// controls, for a screen reader), slideshow.ts, warmup.ts.
+// views.ts, files.ts (load, save, CSV), clipboard.ts, dialogs.ts, office-posts.ts and
+// own-loop-dialogs.ts (a command's dialog and a dialog's act run from the office's loop),
+// window-widgets.ts (a painted dialog's controls, for a screen reader), slideshow.ts, warmup.ts.
 
 import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -84,7 +84,7 @@ function main(): void {
     // changes or removes: LibreOffice reports them only to a client that shows comments itself.
     office.setOptionalFeatures(LOK_FEATURE_NO_TILED_ANNOTATIONS);
     if (!canDescribeWindows(programDir)) log("warn", "kit_windows_undescribed", { reason: "this LibreOffice does not export VCL's window description: a painted dialog stays a picture to a screen reader" });
-    if (!canPostToOffice(programDir)) log("warn", "kit_posts_unavailable", { reason: "this LibreOffice does not export VCL's PostUserEvent: a dialog a dialog's button opens in a loop of its own is closed after 2 s" });
+    if (!canPostToOffice(programDir)) log("warn", "kit_posts_unavailable", { reason: "this LibreOffice does not export VCL's PostUserEvent: a dialog that runs a loop of its own is closed after 2 s" });
     if (!canListWindows(programDir)) log("warn", "kit_windows_unlisted", { reason: "this LibreOffice does not export VCL's window list: a window no view is told of is ended by the watchdog" });
   } catch (err) {
     log("error", "kit_start_failed", { message: String((err as Error)?.message ?? err) });

@@ -3,7 +3,7 @@
 // made (a load, a save, a paste: what the kit calls into the office directly), the call never
 // returns, the kit reads no request and forwards no callback meanwhile, so the window never reaches
 // a page and the document is stopped for everyone. (A command's dialog and a dialog's act are not
-// run inside the kit's call: own-loop-dialogs.ts, office-posts.ts.) The office polls the kit from inside that loop
+// run inside the kit's call: office-posts.ts.) The office polls the kit from inside that loop
 // (kit-loop.ts, `nested`): a window opened inside a call that has not come back for
 // MODAL_GRACE_MS is closed as its close box would (Cancel), and logged. Windows open before the
 // call (a dialog another person has open, which runs without a loop of its own) are left alone.

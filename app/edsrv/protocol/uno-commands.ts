@@ -237,12 +237,13 @@ export function opensWindow(command: string, args: string): boolean {
 
 /**
  * The dialogs LibreOffice 25.2 runs in a loop of its own (a synchronous Execute that returns only
- * when the dialog is answered), by the kind of document, as measured by
- * workers/kit-dialog-census.test.ts. The kit hands every window-opening command to LibreOffice to
- * run from its own loop (workers/kit/own-loop-dialogs.ts), so these work like the others and every
- * other person is served while one is open. Two of them must never be open at once: the second
- * one's loop would run inside the first's, whose answer could then not take effect before the
- * second closed, and the first person leaving meanwhile ended the engine (measured on 25.2).
+ * when the dialog is answered), by the kind of document, as measured by a census of every
+ * window-opening command of this list (docs/benchmarks-history.md, 2026-11-29, fifth session;
+ * workers/kit-own-loop-dialogs.test.ts). The kit posts every window-opening command to the
+ * office's own loop (workers/kit/office-posts.ts), so these work like the others and every other
+ * person is served while one is open. Two of them are never open at once (own-loop-dialogs.ts):
+ * the second one's loop would run inside the first's, whose answer could then not take effect
+ * before the second closed.
  */
 const OWN_LOOP_DIALOGS: Readonly<Record<string, readonly string[]>> = {
   spreadsheet: ["Validation"],
