@@ -85,8 +85,8 @@ function englishOf(where: string, shown: string[]): string[] {
 
 const CASES = [
   { fixture: "hello.docx", dialogs: [".uno:ParagraphDialog", ".uno:FontDialog", ".uno:PageDialog"] },
-  { fixture: "hello.xlsx", dialogs: [".uno:FormatCellDialog", ".uno:DataSort"] },
-  { fixture: "hello.pptx", dialogs: [] as string[] },
+  { fixture: "hello.xlsx", dialogs: [".uno:FormatCellDialog", ".uno:DataSort", ".uno:Validation"] },
+  { fixture: "hello.pptx", dialogs: [".uno:FontDialog", ".uno:ParagraphDialog"] },
 ] as const;
 
 describe("a Vietnamese session shows no English where Vietnamese can be had", () => {
