@@ -96,6 +96,7 @@ describe("LibreOffice's dialogs in a text document", () => {
     const dialog = await openDialog(frame, ".uno:FontDialog", "DrawCharDialog");
     await tab(dialog, "Font Effects");
     await dialog.getByLabel("Underlining:", { exact: true }).selectOption({ label: "Single" });
+    expect(await seriousViolations(frame)).toEqual([]);
     await ok(dialog);
     await page.keyboard.press("Escape");
     expect(part(await saveAndRead(env, page, id), "ppt/slides/slide1.xml")).toMatch(/<a:rPr [^>]*u="sng"[^>]*>(?:(?!<\/a:r>).)*<a:t>This is<\/a:t>/);
@@ -167,6 +168,7 @@ describe("LibreOffice's dialogs in a spreadsheet", () => {
     const dialog = await openDialog(frame, ".uno:Validation", "ValidationDialog");
     await dialog.getByLabel("Allow:", { exact: true }).selectOption({ label: "Integer" });
     await dialog.getByLabel("Data:", { exact: true }).selectOption({ label: "greater than" });
+    expect(await seriousViolations(frame)).toEqual([]);
     // LibreOffice labels the grid around the value field, not the field.
     const value = dialog.locator('[data-widget="min"]');
     await value.fill("0");
