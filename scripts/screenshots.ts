@@ -54,6 +54,12 @@ try {
       await frame.click('[data-cmd=".uno:ConditionalFormatDialog"]');
       await frame.locator(".jsd-tunnelled canvas").waitFor();
     }],
+    ["dialog-validity.png", "hello.xlsx", async ({ frame }) => {
+      await frame.fill("#address", "B2:B4");
+      await frame.press("#address", "Enter");
+      await press(frame, ".uno:Validation");
+      await frame.locator('.jsd-dialog[data-dialog="ValidationDialog"]').waitFor();
+    }],
     ["popup-colour-palette.png", "hello.docx", async ({ frame }) => {
       await press(frame, ".uno:Color");
       await frame.locator(".tb-palette:not([hidden])").waitFor();
