@@ -25,9 +25,9 @@ export const KIT_REFUSALS = {
   dialogbusy: "another person has a dialog open that must be answered first",
 } as const;
 
-/** The kind of a kit's refusal, from its answer's message; null for any other failure. */
+/** The kind of a kit's refusal, from its answer's message (carried unchanged); null for any other failure. */
 export function refusalKind(message: string): keyof typeof KIT_REFUSALS | null {
-  const found = Object.entries(KIT_REFUSALS).find(([, m]) => message === m || message.endsWith(`: ${m}`));
+  const found = Object.entries(KIT_REFUSALS).find(([, m]) => message === m);
   return found ? (found[0] as keyof typeof KIT_REFUSALS) : null;
 }
 

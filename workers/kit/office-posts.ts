@@ -83,8 +83,8 @@ export function postToOffice(viewId: number, work: () => void): void {
   vcl._ZN11Application13PostUserEventERK4LinkIPvvES1_b(ptr(link), null, false);
 }
 
-/** The views other than `viewId` whose posted work is under way: a dialog's loop of theirs runs. */
-export const loopsOfOthers = (viewId: number): number[] => running.filter((v) => v !== viewId);
+/** Whether posted work of a view other than `viewId` is under way: a dialog's loop of theirs runs. */
+export const anotherViewsLoopRuns = (viewId: number): boolean => running.some((v) => v !== viewId);
 
 /** Runs `then` once no posted work of `viewId` is under way (at once when none is). */
 export function afterWorkOf(viewId: number, then: () => void): void {

@@ -20,7 +20,7 @@
 import { KIT_REFUSALS } from "../kit-protocol";
 import { isUnanswerableDialog, runsOwnLoop } from "../../app/edsrv/protocol/uno-commands";
 import { documentKind } from "./state";
-import { loopsOfOthers } from "./office-posts";
+import { anotherViewsLoopRuns } from "./office-posts";
 
 /**
  * Before `command` opens its window in `viewId`: throws the `notallowed` refusal for a dialog nobody
@@ -29,5 +29,5 @@ import { loopsOfOthers } from "./office-posts";
  */
 export function refuseDialog(viewId: number, command: string): void {
   if (isUnanswerableDialog(command, documentKind())) throw new Error(KIT_REFUSALS.notallowed);
-  if (runsOwnLoop(command, documentKind()) && loopsOfOthers(viewId).length) throw new Error(KIT_REFUSALS.dialogbusy);
+  if (runsOwnLoop(command, documentKind()) && anotherViewsLoopRuns(viewId)) throw new Error(KIT_REFUSALS.dialogbusy);
 }
