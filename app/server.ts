@@ -136,6 +136,7 @@ async function startDocBuilderParts(config: Config, logger: Logger, opts: StartO
     profileRoot: path.join(dataDir, "profiles"),
     documentRoot: enginesRoot,
     logger,
+    logLevel: config.logLevel,
     clock,
     workerCommand: opts.workerCommand,
     closeTimeoutMs: opts.workerCloseTimeoutMs,

@@ -122,6 +122,14 @@ describe("zip bombs are refused from the central directory alone", () => {
     }
   });
 
+  test("a small part that inflates past what it declares is refused too (inflated natively, its length compared)", async () => {
+    // 8 MiB inside about 8 KB of deflate, 5,000 bytes declared: under the native inflate's bound.
+    const liar = put("small-liar.docx", docxBomb({ pieces: 8, declaredSize: 5_000 }));
+    let e: ServiceError | null = null;
+    await checkZipContainer(liar).catch((x) => (e = x));
+    expect({ code: e!.code, reason: e!.detail.reason, part: e!.detail.part }).toEqual({ code: "corrupt_source", reason: "zip_size_mismatch", part: "word/document.xml" });
+  });
+
   test("every zip of the corpus and the fixtures inflates to no more than it declares", async () => {
     for (const f of [...files(CORPUS), ...files(FIXTURES)]) await checkInflatedSizes(f);
   });

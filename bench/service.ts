@@ -40,9 +40,9 @@ export async function startBenchService(dataDir: string, workers: number): Promi
  * HTTP client then does not share the service's thread, and what is timed end to end is the
  * service's work alone.
  */
-export async function startBenchServiceProcess(dataDir: string, workers: number, bunArgs: string[] = []): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+export async function startBenchServiceProcess(dataDir: string, workers: number, bunArgs: string[] = [], entry = path.join(import.meta.dir, "../app/main.ts")): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const port = await freePort();
-  const child = Bun.spawn([process.execPath, ...bunArgs, path.join(import.meta.dir, "../app/main.ts")], {
+  const child = Bun.spawn([process.execPath, ...bunArgs, entry], {
     env: { ...process.env, ...benchSettings(dataDir, workers), SVC_APP_LISTEN: `127.0.0.1:${port}`, SVC_DEV_MODE: "0" },
     stdout: "ignore",
     stderr: "inherit",

@@ -100,6 +100,25 @@ describe("worker process", () => {
     console.log(`worker ready: engine start ${ready.startMs} ms, core ${JSON.stringify(ready.core)}`);
   });
 
+  test("a worker leaves out its log lines under the service's level (SVC_WORKER_LOG_LEVEL): at warn, no job_done, yet every result, closed and warning", async () => {
+    const quiet = new Worker({ SVC_WORKER_PROFILE_DIR: join(root, "profile-quiet"), SVC_ENGINE_READABLE: root, SVC_WORKER_LOG_LEVEL: "warn" });
+    try {
+      await quiet.next((r) => r.type === "ready");
+      const { dir, input } = job("docx/onlyoffice_sample.docx");
+      const jobId = id();
+      expect(await quiet.request({ id: jobId, op: "convert", input, output: join(dir, "out.pdf"), to: "pdf" })).toMatchObject({ ok: true });
+      await quiet.next((r) => r.type === "closed" && r.id === jobId);
+      const bad = id();
+      quiet.sendLine(JSON.stringify({ id: bad, op: "convert", input: "relative/path", output: "/tmp/x.pdf", to: "pdf" }));
+      await quiet.next((r) => r.type === "log" && r.event === "request_invalid");
+      await quiet.next((r) => r.type === "closed" && r.id === bad);
+      // (Without the setting a worker sends every level: its job_done is read in the test below.)
+      expect(quiet.replies.filter((r) => r.type === "log" && (r.level === "info" || r.level === "debug"))).toEqual([]);
+    } finally {
+      quiet.child.kill("SIGKILL");
+    }
+  }, T);
+
   test("convert docx → pdf", async () => {
     const { dir, input } = job("docx/onlyoffice_sample.docx");
     const out = join(dir, "out.pdf");

@@ -26,7 +26,14 @@ import type { WorkerErrorCode, WorkerReply, WorkerRequest } from "./protocol";
 /** Replies of the wire protocol, on fd 3. */
 const send = (reply: WorkerReply): void => sendLine(reply);
 
-function log(level: "debug" | "info" | "warn" | "error", event: string, fields?: Record<string, unknown>): void {
+type Level = "debug" | "info" | "warn" | "error";
+const LEVELS: readonly Level[] = ["debug", "info", "warn", "error"];
+/** The least level the service logs (its SVC_LOG_LEVEL, given by the pool): a line under it would be dropped there. */
+const leastLevel = Math.max(0, LEVELS.indexOf(process.env.SVC_WORKER_LOG_LEVEL as Level));
+const logs = (level: Level) => LEVELS.indexOf(level) >= leastLevel;
+
+function log(level: Level, event: string, fields?: Record<string, unknown>): void {
+  if (!logs(level)) return;
   send(fields ? { type: "log", level, event, fields } : { type: "log", level, event });
 }
 
@@ -93,9 +100,11 @@ function serveRequest(line: string, engine: Engine): string {
       fields.pages = result.pages;
       send({ type: "result", id, ok: true, result });
     });
-    fields.close_ms = Math.round(performance.now() - t0 - (fields.ms as number));
-    fields.rss_mb = Math.round(process.memoryUsage().rss / 1048576);
-    log("info", "job_done", fields);
+    if (logs("info")) {
+      fields.close_ms = Math.round(performance.now() - t0 - (fields.ms as number));
+      fields.rss_mb = Math.round(process.memoryUsage().rss / 1048576);
+      log("info", "job_done", fields);
+    }
   } catch (err) {
     const code: WorkerErrorCode = err instanceof EngineError ? err.code : "internal";
     const message = err instanceof EngineError ? err.message : `engine failure: ${(err as Error)?.message ?? String(err)}`;

@@ -23,7 +23,7 @@ import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import type { Clock } from "../clock";
 import { ServiceError } from "../errors";
-import type { Logger } from "../log";
+import type { LogLevel, Logger } from "../log";
 import type { CoreInfo, WorkerReply, WorkerRequest } from "../../workers/protocol";
 import { engineReadableEnv } from "../../workers/confine";
 import { MEMORY_CHECK_MS, MIB, engineMemoryError, residentBytes } from "../engine-memory";
@@ -60,6 +60,11 @@ export interface PoolOptions {
   documentRoot?: string;
   /** The LibreOffice program folder the workers load (SVC_ENGINE_PROGRAM_DIR); Debian's when absent. */
   programDir?: string;
+  /**
+   * The least level the service logs (SVC_LOG_LEVEL): a worker leaves out its lines under it, which
+   * would each cost a line on the pipe and a parse here only to be dropped. Every level when absent.
+   */
+  logLevel?: LogLevel;
 }
 
 export interface RunOptions {
@@ -285,7 +290,7 @@ export class WorkerPool {
     const child = execa(command[0]!, command.slice(1), {
       stdio: ["pipe", "pipe", "pipe", "pipe"],
       // Its own settings only, never the service's secrets (app/child-env.ts).
-      env: childEnvironment(process.env, { home: profileDir, own: { SVC_WORKER_PROFILE_DIR: profileDir, SVC_WORKER_SLOT: String(slot), SVC_ENGINE_PROGRAM_DIR: this.opts.programDir, ...engineReadableEnv([documentDir]) } }),
+      env: childEnvironment(process.env, { home: profileDir, own: { SVC_WORKER_PROFILE_DIR: profileDir, SVC_WORKER_SLOT: String(slot), SVC_WORKER_LOG_LEVEL: this.opts.logLevel ?? "debug", SVC_ENGINE_PROGRAM_DIR: this.opts.programDir, ...engineReadableEnv([documentDir]) } }),
       extendEnv: false,
       // Inside its profile: what LibreOffice writes to its working directory (NSS's pkcs11.txt) stays there.
       cwd: profileDir,

@@ -380,7 +380,7 @@ export class DocBuilderService {
     }
     const error = await finished;
     if (error) throw error;
-    return { mode: "sync", job: this.deps.jobs.get(jobId), file: files[0]! };
+    return { mode: "sync", job: this.deps.jobs.current(jobId), file: files[0]! };
   }
 
   /** callback_url: only where the edition has it, only with async, and never to a forbidden address. */

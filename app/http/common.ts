@@ -109,6 +109,16 @@ export function route(app: Hono<AppEnv>, path: string, handlers: Partial<Record<
   });
 }
 
+/**
+ * A stored file as an answer's body. Bun 1.4 writes an answer made after an `await` (every answer
+ * here: the middleware awaits) without corking its socket, and for a file body it sent the head in
+ * pieces, its own Date header alone in three (seven sends for one PDF; oven-sh/bun#41341). Given
+ * the date, it leaves the head in one send: three sends per answer, less CPU on both ends.
+ */
+export function fileAnswer(file: string, headers: Record<string, string>, status = 200): Response {
+  return new Response(Bun.file(file), { status, headers: { ...headers, Date: new Date().toUTCString() } });
+}
+
 /** `attachment` with an ASCII fallback and the exact UTF-8 name (RFC 6266). */
 export function contentDisposition(filename: string): string {
   // Accents dropped (Báo cáo → Bao cao), anything else outside printable ASCII replaced.

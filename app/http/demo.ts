@@ -11,7 +11,7 @@ import { DEMO_SAMPLES } from "../demo/samples";
 import { checkToken, parseCheckInput, type TokenCheckSettings } from "../demo/token-check";
 import { ServiceError } from "../errors";
 import { CONTENT_TYPES } from "../embed/downloads";
-import { route, type AppEnv } from "./common";
+import { fileAnswer, route, type AppEnv } from "./common";
 import { TEXTS } from "../i18n";
 
 const PAGE_DIR = path.resolve(import.meta.dir, "../demo/page");
@@ -43,7 +43,7 @@ export function demoRoutes(deps: DemoDeps): Hono<AppEnv> {
   route(app, "/samples", { GET: (c) => c.json(DEMO_SAMPLES.map(({ id, label, file, fileType }) => ({ id, label, file, fileType }))) });
   for (const s of DEMO_SAMPLES) {
     route(app, `/${s.file}`, {
-      GET: () => new Response(Bun.file(s.source), { headers: { "Content-Type": CONTENT_TYPES[s.fileType], "Content-Disposition": "inline", ...noStore } }),
+      GET: () => fileAnswer(s.source, { "Content-Type": CONTENT_TYPES[s.fileType], "Content-Disposition": "inline", ...noStore }),
     });
   }
   route(app, "/config", {

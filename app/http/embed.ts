@@ -6,7 +6,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { EmbedDownloadQuery, EmbedModeRequest, EmbedSessionRequest } from "../../schemas/embed";
 import type { EmbedGate } from "../embed/embed-gate";
 import { ServiceError } from "../errors";
-import { REQUEST_ID_HEADER, contentDisposition, route, type AppEnv } from "./common";
+import { REQUEST_ID_HEADER, contentDisposition, fileAnswer, route, type AppEnv } from "./common";
 import { jsonBody, validate, validated } from "./validate";
 
 const PREFLIGHT = {
@@ -87,16 +87,14 @@ export function embedRoutes(embed: EmbedGate): Hono<AppEnv> {
       (c) => {
         const q = validated(c, "query", EmbedDownloadQuery);
         const d = links.open(c.req.param("docId") ?? "", q);
-        return new Response(Bun.file(d.path), {
-          headers: {
-            "Content-Type": d.contentType,
-            "Content-Disposition": contentDisposition(d.filename),
-            "Content-Length": String(d.version.size),
-            ETag: `"${d.version.sha256}"`,
-            "Cache-Control": "private, no-cache",
-            "X-Content-Type-Options": "nosniff",
-            "X-SVC-Version": String(d.version.version),
-          },
+        return fileAnswer(d.path, {
+          "Content-Type": d.contentType,
+          "Content-Disposition": contentDisposition(d.filename),
+          "Content-Length": String(d.version.size),
+          ETag: `"${d.version.sha256}"`,
+          "Cache-Control": "private, no-cache",
+          "X-Content-Type-Options": "nosniff",
+          "X-SVC-Version": String(d.version.version),
         });
       },
     ],

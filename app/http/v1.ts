@@ -7,7 +7,7 @@ import type { WorkerPool } from "../docbuilder/pool";
 import { allowedEndpoints } from "../editions/limits";
 import { FORMATS, PDF_CONTENT_TYPE, targetsOf, type Family } from "../../workers/formats";
 import type { Authenticator } from "./auth";
-import { contentDisposition, route, type AppEnv } from "./common";
+import { contentDisposition, fileAnswer, route, type AppEnv } from "./common";
 import { SERVICE_VERSION, API_VERSION } from "../version";
 import { openApiDocument, referencePage } from "./openapi";
 
@@ -121,12 +121,10 @@ export function v1Routes(deps: V1Deps): Hono<AppEnv> {
   route(app, "/files/:id", {
     GET: (c) => {
       const { path, output } = docbuilder.file(c.req.param("id")!);
-      return new Response(Bun.file(path), {
-        headers: {
-          "Content-Type": output.content_type,
-          "Content-Disposition": contentDisposition(output.filename),
-          "Content-Length": String(output.size),
-        },
+      return fileAnswer(path, {
+        "Content-Type": output.content_type,
+        "Content-Disposition": contentDisposition(output.filename),
+        "Content-Length": String(output.size),
       });
     },
   });
@@ -145,15 +143,12 @@ function jobResponse(c: Context<AppEnv>, outcome: JobOutcome): Response {
   }
   if (outcome.job.outputs.length > 1) return c.json(outcome.job, 200);
   const out = outcome.job.outputs[0]!;
-  return new Response(Bun.file(outcome.file), {
-    status: 200,
-    headers: {
-      "Content-Type": out.content_type,
-      "Content-Disposition": contentDisposition(out.filename),
-      "X-SVC-Job-Id": outcome.job.id,
-      "X-SVC-File-Id": out.file_id,
-      "X-SVC-Pages": String(out.pages),
-    },
+  return fileAnswer(outcome.file, {
+    "Content-Type": out.content_type,
+    "Content-Disposition": contentDisposition(out.filename),
+    "X-SVC-Job-Id": outcome.job.id,
+    "X-SVC-File-Id": out.file_id,
+    "X-SVC-Pages": String(out.pages),
   });
 }
 

@@ -6,7 +6,7 @@
 import { Hono, type Context } from "hono";
 import type { EmbedGate } from "../embed/embed-gate";
 import { ServiceError } from "../errors";
-import { route, type AppEnv } from "./common";
+import { fileAnswer, route, type AppEnv } from "./common";
 
 const token = (c: Context<AppEnv>): string | null =>
   c.req.query("access_token") || /^Bearer[ ]+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "")?.[1] || null;
@@ -30,9 +30,7 @@ export function wopiRoutes(embed: EmbedGate): Hono<AppEnv> {
   route(app, "/files/:docId/contents", {
     GET: (c) => {
       const f = wopi.getFile(c.req.param("docId") ?? "", token(c));
-      return new Response(Bun.file(f.path), {
-        headers: { "Content-Type": "application/octet-stream", "Content-Length": String(f.version.size), "X-WOPI-ItemVersion": String(f.version.version) },
-      });
+      return fileAnswer(f.path, { "Content-Type": "application/octet-stream", "Content-Length": String(f.version.size), "X-WOPI-ItemVersion": String(f.version.version) });
     },
     POST: async (c) => {
       const r = await wopi.putFile(
