@@ -6,12 +6,15 @@
 //
 //   BENCH_PROFILE=1           the service under Bun's CPU profiler (markdown in bench/out/profile/;
 //                             BENCH_PROFILE_FORMAT=json for a .cpuprofile)
-//   BENCH_BASELINE=/a/checkout the same measure on another checkout's service in the same run, the
-//                             two services answering in turn, so that both see the same machine
-//                             (this machine's speed drifts by a fifth within minutes)
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+//   BENCH_BASELINE=/a/checkout the same measure on another checkout's service in the same run
+//
+// Every run also measures Bun's own floor for the same exchange (bench/floor-service.ts: upload,
+// a pipe to a worker and back, hash, file answer, nothing else). The services answer in turn, so
+// that all see the same machine (this machine's speed drifts by a fifth within minutes).
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { freePort } from "../caddy/testing";
 import { BENCH_API_KEY as KEY, startBenchServiceProcess } from "./service";
 
 const N = Number(process.env.BENCH_N ?? 300);
@@ -48,21 +51,41 @@ function threadUsage(pid: number): Map<string, { user: number; system: number; s
   return byName;
 }
 
+function form(): FormData {
+  const fd = new FormData();
+  fd.append("to", "pdf");
+  fd.append("file", new Blob([bytes]), path.basename(FILE));
+  return fd;
+}
+
 type Service = Awaited<ReturnType<typeof startBenchServiceProcess>> & { name: string };
 const services: Service[] = [{ name: "this checkout", ...(await startBenchServiceProcess(mkdtempSync(path.join(os.tmpdir(), "svc-prof-")), 1, profilerArgs)) }];
 if (baselineTree) services.push({ name: `baseline ${baselineTree}`, ...(await startBenchServiceProcess(mkdtempSync(path.join(os.tmpdir(), "svc-prof-base-")), 1, profilerArgs, path.join(baselineTree, "app/main.ts"))) });
 
+/** Bun's own floor for the same exchange (bench/floor-service.ts), answering with svc's output. */
+async function startFloorService(reply: Uint8Array): Promise<Service> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "svc-prof-floor-"));
+  writeFileSync(path.join(dir, "reply.pdf"), reply);
+  const port = await freePort();
+  const child = Bun.spawn([process.execPath, path.join(import.meta.dir, "floor-service.ts"), String(port), dir, path.join(dir, "reply.pdf")], { stdout: "pipe", stderr: "inherit" });
+  const reader = child.stdout.getReader();
+  const { value } = await reader.read();
+  if (!new TextDecoder().decode(value).includes("ready")) throw new Error("the floor service did not start");
+  return { name: "Bun's floor (bench/floor-service.ts)", url: `http://127.0.0.1:${port}`, pid: child.pid, stop: async () => void child.kill() };
+}
+
 async function convert(svc: Service): Promise<number> {
-  const fd = new FormData();
-  fd.append("to", "pdf");
-  fd.append("file", new Blob([bytes]), path.basename(FILE));
   const t = performance.now();
-  const res = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: { Authorization: `Bearer ${KEY}` }, body: fd });
+  const res = await fetch(`${svc.url}/v1/convert`, { method: "POST", headers: { Authorization: `Bearer ${KEY}` }, body: form() });
   await res.arrayBuffer();
   if (res.status !== 200) throw new Error(`convert: ${res.status}`);
   return performance.now() - t;
 }
 
+{
+  const res = await fetch(`${services[0]!.url}/v1/convert`, { method: "POST", headers: { Authorization: `Bearer ${KEY}` }, body: form() });
+  services.push(await startFloorService(new Uint8Array(await res.arrayBuffer())));
+}
 for (let i = 0; i < WARM; i++) for (const svc of services) await convert(svc);
 const before = services.map((s) => threadUsage(s.pid));
 const wall = services.map(() => 0);
@@ -84,6 +107,8 @@ for (const [k, svc] of services.entries()) {
   console.log(`${svc.name}: ${path.basename(FILE)} ${(wall[k]! / N).toFixed(1)} ms per file end to end; the service process's own CPU ${total.toFixed(2)} ms per file (after ${WARM} conversions to warm up)`);
   for (const r of rows) console.log(r);
 }
-if (totals.length === 2) console.log(`CPU per file, this checkout ÷ baseline: ${(totals[0]! / totals[1]!).toFixed(2)}×`);
+const floor = totals[totals.length - 1]!;
+if (baselineTree) console.log(`CPU per file, this checkout ÷ baseline: ${(totals[0]! / totals[1]!).toFixed(2)}×`);
+console.log(`CPU per file, this checkout ÷ Bun's floor: ${(totals[0]! / floor).toFixed(2)}× (${(totals[0]! - floor).toFixed(2)} ms more)`);
 await Promise.all(services.map((s) => s.stop()));
 if (profile) console.log(`profile: ${outDir}`);
