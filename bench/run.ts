@@ -1,7 +1,7 @@
 // DocBuilder conversion benchmark (`bun run bench`). One run measures, on the same small docx,
 // xlsx and pptx to PDF:
 //   1. `soffice --headless --convert-to pdf`, a new process per file (cold): the baseline;
-//   2. the raw engine in this process, load + save only: the floor (in turn with 3, one each);
+//   2. the raw engine in this process, load + save + close: the floor (in turn with 3, one each);
 //   3. POST /v1/convert end to end over HTTP on loopback (1 worker);
 //   4. a batch through 1 worker and through N workers, for throughput;
 // and each worker's resident memory. It prints ratios against the baseline and the floor and
