@@ -35,6 +35,11 @@ function badRequest(message: string, errors: { path: string; message: string }[]
   return new ServiceError("bad_request", message, { errors });
 }
 
+// The multipart rules' refusals, the same whichever parser read the body.
+const fieldTooLong = (name: string) => badRequest(`Trường "${name}" quá dài.`, [{ path: `/${name}`, message: "too long" }]);
+const unexpectedFilePart = (name: string) => badRequest(`Phần tệp phải có tên "file", không phải "${name}".`, [{ path: `/${name}`, message: "unexpected file part" }]);
+const moreThanOneFile = () => badRequest("Chỉ gửi một tệp trong mỗi yêu cầu.", [{ path: "/file", message: "more than one file" }]);
+
 /** Saves an uploaded file under `dir` as `source<.ext>`; the original name is kept only as metadata. */
 export async function readWorkRequest(req: Request, dir: string, maxFileMb: number): Promise<Intake> {
   const type = (req.headers.get("content-type") ?? "").toLowerCase();
@@ -94,13 +99,13 @@ function readMultipart(req: Request, dir: string, maxFileMb: number): Promise<In
     };
 
     bb.on("field", (name, value, info) => {
-      if (info.valueTruncated) fail(badRequest(`Trường "${name}" quá dài.`, [{ path: `/${name}`, message: "too long" }]));
+      if (info.valueTruncated) fail(fieldTooLong(name));
       else setField(params, name, value, fail);
     });
     bb.on("file", (name, stream, info) => {
       if (name !== "file") {
         stream.resume();
-        fail(badRequest(`Phần tệp phải có tên "file", không phải "${name}".`, [{ path: `/${name}`, message: "unexpected file part" }]));
+        fail(unexpectedFilePart(name));
         return;
       }
       const filename = sanitizeName(info.filename ?? "");
@@ -113,7 +118,7 @@ function readMultipart(req: Request, dir: string, maxFileMb: number): Promise<In
       // handles would end the process.
       fileWrite.catch(() => {});
     });
-    bb.on("filesLimit", () => fail(badRequest("Chỉ gửi một tệp trong mỗi yêu cầu.", [{ path: "/file", message: "more than one file" }])));
+    bb.on("filesLimit", () => fail(moreThanOneFile()));
     const refuse = (e: unknown) =>
       reject(isClientGone(e) ? asClientGone(e) : (failed ?? badRequest(`Thân multipart không hợp lệ: ${(e as Error).message}.`, [{ path: "", message: "malformed multipart body" }])));
     bb.on("error", refuse);
@@ -173,12 +178,12 @@ async function readWholeMultipart(req: Request, dir: string, maxFileMb: number):
   for (const [name, value] of form) {
     if (typeof value === "string") {
       if (++fields > MAX_FIELDS) continue;
-      if (Buffer.byteLength(value) > MAX_FIELD_BYTES) fail(badRequest(`Trường "${name}" quá dài.`, [{ path: `/${name}`, message: "too long" }]));
+      if (Buffer.byteLength(value) > MAX_FIELD_BYTES) fail(fieldTooLong(name));
       else setField(params, name, value, fail);
     } else if (name !== "file") {
-      fail(badRequest(`Phần tệp phải có tên "file", không phải "${name}".`, [{ path: `/${name}`, message: "unexpected file part" }]));
+      fail(unexpectedFilePart(name));
     } else if (file) {
-      fail(badRequest("Chỉ gửi một tệp trong mỗi yêu cầu.", [{ path: "/file", message: "more than one file" }]));
+      fail(moreThanOneFile());
     } else {
       file = { name: value.name, part: value };
       if (value.size > maxFileMb * 1024 * 1024) fail(tooLarge(maxFileMb));
