@@ -229,6 +229,9 @@ function pictureDocuments(canary: string): { name: string; bytes: Uint8Array }[]
     { name: "includepicture.docx", bytes: docxLinkedImages([canary], { ways: ["includepicture"] }) },
     { name: "svg-image.docx", bytes: docxLinkedImages([canary], { ways: ["svg"] }) },
     { name: "svg-image.odt", bytes: odtLinkedImages([], { embedded: new TextEncoder().encode(svgLinking(canary)) }) },
+    // An SVG that starts with UTF-8's byte-order mark is an SVG to LibreOffice too.
+    { name: "svg-nested-image.odt", bytes: odtLinkedImages([], { embedded: new TextEncoder().encode(`<?xml version="1.0"?><picture>${svgLinking(canary).replace(/^<\?xml[^>]*>\n/, "")}</picture>`) }) },
+    { name: "svg-bom-image.odt", bytes: odtLinkedImages([], { embedded: new TextEncoder().encode(`\uFEFF${svgLinking(canary)}`) }) },
     { name: "includepicture.rtf", bytes: rtfLinkedImages([canary]) },
     { name: "svg-inline.fodt", bytes: fodtWithInlinePicture(new TextEncoder().encode(svgLinking(canary))) },
     { name: "svg-in-svg.docx", bytes: docxLinkedImages([], { svg: svgLinking(`data:image/svg+xml;base64,${Buffer.from(svgLinking(canary)).toString("base64")}`) }) },

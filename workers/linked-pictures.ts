@@ -100,14 +100,48 @@ export function rtfWithoutIncludedPictures(rtf: string): string | null {
 /**
  * Whether a part is an SVG picture, by its content: LibreOffice knows a picture by its bytes, not
  * by its name, so an SVG named Pictures/x.png is an SVG too. The root element is looked for past
- * a byte-order mark, the XML declaration, comments and a DOCTYPE.
+ * a byte-order mark, the XML declaration, comments and a DOCTYPE: read in one pass (a regular
+ * expression with lazy groups went back over the whole head of every XML part that is no SVG,
+ * most of this check's cost on an ODF package, issue 47).
  */
-const SVG_ROOT = /^\uFEFF?\s*(?:(?:<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>\[]*(?:\[[\s\S]*?\])?\s*>)\s*)*<(?:[\w.-]+:)?svg[\s>\/]/;
+function svgRootIn(text: string): boolean {
+  // A byte-order mark: U+FEFF, or UTF-8's three bytes read as Latin-1.
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : text.startsWith("\u00ef\u00bb\u00bf") ? 3 : 0;
+  for (;;) {
+    while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+    if (text.startsWith("<?", i)) i = endOf(text, "?>", i + 2);
+    else if (text.startsWith("<!--", i)) i = endOf(text, "-->", i + 4);
+    else if (text.startsWith("<!DOCTYPE", i)) i = doctypeEnd(text, i + 9);
+    else return SVG_ELEMENT.test(text.slice(i, i + 256));
+    if (i < 0) return false;
+  }
+}
+const SVG_ELEMENT = /^<(?:[\w.-]+:)?svg[\s>\/]/;
+const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x0c || c === 0x0b || c === 0xa0;
+function endOf(text: string, close: string, from: number): number {
+  const at = text.indexOf(close, from);
+  return at < 0 ? -1 : at + close.length;
+}
+/** Past a DOCTYPE's ">", its internal subset ("[…]") included. */
+function doctypeEnd(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) {
+    const c = text[i];
+    if (c === ">") return i + 1;
+    if (c === "[") {
+      const close = text.indexOf("]", i + 1);
+      if (close < 0) return -1;
+      i = close;
+    }
+  }
+  return -1;
+}
+
+/** The first bytes of a part as Latin-1 text (native: fflate's decoding was a loop of fromCharCode). */
+const latin1Head = (data: Uint8Array, n = HEAD_BYTES) => Buffer.from(data.buffer, data.byteOffset, Math.min(n, data.byteLength)).toString("latin1");
 const GZIP = (b: Uint8Array) => b[0] === 0x1f && b[1] === 0x8b;
 
 function svgText(data: Uint8Array): string | null {
-  const head = strFromU8(data.subarray(0, 4096), true);
-  return SVG_ROOT.test(head) ? strFromU8(data) : null;
+  return svgRootIn(latin1Head(data)) ? strFromU8(data) : null;
 }
 
 /** An SVG picture (plain or gzipped) rewritten; null when the bytes are no SVG or need nothing. */
@@ -142,18 +176,18 @@ function partWithoutOutsideLinks(data: Uint8Array): Uint8Array | null {
 
 /**
  * The package's parts with their SVG pictures rewritten; null when no part changed. Only the parts
- * that can hold such a link are inflated (partsToRead: a conversion pays for reading the few
+ * that can hold such a link are inflated (partsThatCanLink: a conversion pays for reading the few
  * first bytes of each part, not for inflating a deck's pictures); the whole package is inflated
  * again only to write a rewritten copy. The XML guard (app/zip-guard.ts) bounds what a package may
  * inflate to before any engine sees it.
  */
 function packageWithoutOutsideLinks(bytes: Uint8Array): Uint8Array | null {
-  const toRead = partsToRead(bytes);
-  let parts = toRead && partsInflated(bytes, toRead);
+  const entries = zipDirectory(bytes);
+  let parts = entries && partsThatCanLink(bytes, entries);
+  const some = parts !== null;
   if (!parts) {
-    const names = toRead && new Set(toRead.map((e) => e.name));
     try {
-      parts = unzipSync(bytes, names ? { filter: (f) => names.has(f.name) } : undefined);
+      parts = unzipSync(bytes);
     } catch {
       return null; // not a package the engine can read either: nothing to rewrite
     }
@@ -165,7 +199,7 @@ function packageWithoutOutsideLinks(bytes: Uint8Array): Uint8Array | null {
   }
   if (!rewritten.size) return null;
   const out: Zippable = {};
-  for (const [name, data] of Object.entries(toRead ? unzipSync(bytes) : parts)) {
+  for (const [name, data] of Object.entries(some ? unzipSync(bytes) : parts)) {
     // Every part again, in its order; ODF's mimetype stays first and stored, as the format requires.
     const part = rewritten.get(name) ?? data;
     out[name] = name === "mimetype" ? [part, { level: 0 }] : part;
@@ -177,46 +211,61 @@ function packageWithoutOutsideLinks(bytes: Uint8Array): Uint8Array | null {
 const HEAD_BYTES = 4096;
 
 /**
- * The names of the parts that can hold a link no setting holds, known by their first bytes: an SVG
- * picture (plain or gzipped) and, in an ODF package, XML (its inline pictures: office:binary-data,
- * which OOXML's import does not read). Null when the zip directory is one this reader does not
- * take (zip64, a part it cannot start inflating): every part is then read.
+ * Deflate gives at most 1032 bytes per compressed byte, so a part of at most this many compressed
+ * bytes cannot inflate past 64 MiB: Bun's native inflate, which takes no output bound, is safe on
+ * it (as in app/zip-guard.ts). node:zlib builds a stream object per call: two per part (its head,
+ * then all of it) were most of this check's cost on a small ODF package (issue 47).
  */
-function partsToRead(bytes: Uint8Array): DirectoryEntry[] | null {
-  const entries = zipDirectory(bytes);
-  if (!entries) return null;
-  const odf = entries.some((e) => e.name === "mimetype");
-  const toRead: DirectoryEntry[] = [];
-  for (const e of entries) {
-    const head = partHead(bytes, e);
-    if (!head) return null;
-    if (GZIP(head) || SVG_ROOT.test(strFromU8(head, true)) || (odf && looksXml(head))) toRead.push(e);
-  }
-  return toRead;
-}
+const NATIVE_INFLATE_MAX_COMPRESSED = 64 * 1024;
 
 /**
- * The parts, each inflated by native zlib, bounded by the size the directory declares for it; null
- * when one inflates past it or cannot be read (fflate then reads the package as before). fflate's
- * inflate is JavaScript: 0.8 s for the 59 MB of XML of a 2 MB spreadsheet, most of what its
- * conversion to csv cost above the engine's own (bench:corpus, issue 47).
+ * The parts that can hold a link no setting holds, known by their first bytes, inflated: an SVG
+ * picture (plain or gzipped) and, in an ODF package, XML (its inline pictures: office:binary-data,
+ * which OOXML's import does not read). Each part is inflated by native zlib to exactly the size the
+ * directory declares for it. Null when the directory is one this reader does not take (zip64), or
+ * a part cannot be read or inflates to another size: fflate then reads the whole package.
  */
-function partsInflated(b: Uint8Array, entries: DirectoryEntry[]): Unzipped | null {
+function partsThatCanLink(b: Uint8Array, entries: DirectoryEntry[]): Unzipped | null {
+  const odf = entries.some((e) => e.name === "mimetype");
   const parts: Unzipped = {};
   for (const e of entries) {
-    const data = b.subarray(e.dataStart, e.dataStart + e.compressedSize);
-    if (e.method === 0) parts[e.name] = data as Uint8Array<ArrayBuffer>;
-    else if (e.method !== 8) return null;
-    else {
+    const data = b.subarray(e.dataStart, e.dataStart + e.compressedSize) as Uint8Array<ArrayBuffer>;
+    if (e.method !== 0 && e.method !== 8) return null;
+    // An ODF package's parts are mostly XML, each read whole: inflated once, its head taken from it.
+    let whole: Uint8Array<ArrayBuffer> | null = null;
+    if (e.method === 0) whole = data;
+    else if (odf && e.compressedSize <= NATIVE_INFLATE_MAX_COMPRESSED) {
       try {
-        parts[e.name] = inflateRawSync(data, { maxOutputLength: Math.max(1, e.uncompressedSize) });
+        whole = Bun.inflateSync(data) as Uint8Array<ArrayBuffer>;
       } catch {
         return null;
       }
-      if (parts[e.name]!.length !== e.uncompressedSize) return null;
+      if (whole.length !== e.uncompressedSize) return null;
     }
+    const head = whole ? whole.subarray(0, HEAD_BYTES) : partHead(b, e);
+    if (!head) return null;
+    if (!GZIP(head) && !svgRootIn(latin1Head(head)) && !(odf && looksXml(head))) continue;
+    const part = whole ?? inflatedToDeclared(data, e.uncompressedSize);
+    if (!part) return null;
+    parts[e.name] = part;
   }
   return parts;
+}
+
+/**
+ * A deflated part inflated by node's zlib, bounded by the size the directory declares; null when
+ * it inflates to another size or cannot be read. (fflate's inflate is JavaScript: 0.8 s for the
+ * 59 MB of XML of a 2 MB spreadsheet, most of what its conversion to csv cost above the engine's
+ * own, bench:corpus, issue 47.)
+ */
+function inflatedToDeclared(data: Uint8Array, declared: number): Uint8Array<ArrayBuffer> | null {
+  let out: Buffer;
+  try {
+    out = inflateRawSync(data, { maxOutputLength: Math.max(1, declared) });
+  } catch {
+    return null;
+  }
+  return out.length === declared ? (out as Uint8Array<ArrayBuffer>) : null;
 }
 
 interface DirectoryEntry {
