@@ -2,18 +2,20 @@
 // xlsx and pptx to PDF:
 //   1. `soffice --headless --convert-to pdf`, a new process per file (cold): the baseline;
 //   2. the raw engine in this process, load + save + close: the floor (in turn with 3, one each);
-//   3. POST /v1/convert end to end over HTTP on loopback (1 worker);
+//   3. POST /v1/convert end to end over HTTP on loopback (1 worker), the service a process of its
+//      own as in production (its CPU measured apart from this bench's client);
 //   4. a batch through 1 worker and through N workers, for throughput;
 // and each worker's resident memory. It prints ratios against the baseline and the floor and
 // writes bench/out/latest.json. Results go to docs/benchmarks.md by hand, with date and machine.
 
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
-import { BENCH_API_KEY as KEY, startBenchService } from "./service";
+import { BENCH_API_KEY as KEY, startBenchServiceProcess } from "./service";
 import { LokOffice, engineProgramDir, fileUrl } from "../workers/lok";
 import { LOAD_OPTIONS, writeProfileConfig } from "../workers/profile";
+import { until } from "../app/testing/until";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const FILES = ["hello.docx", "hello.xlsx", "hello.pptx"].map((f) => path.join(ROOT, "fixtures", f));
@@ -85,10 +87,11 @@ function cpuMs(pid: number): number {
 
 interface BatchResult {
   filesPerSecond: number;
-  /** CPU per file in the workers and in this process (HTTP server, multipart, hashing, client). */
+  /** CPU per file in the workers, in the service process and in this process (the HTTP client). */
   workerCpuMsPerFile: number;
+  serviceCpuMsPerFile: number;
   mainCpuMsPerFile: number;
-  /** Busy cores on average during the batch (workers + this process). */
+  /** Busy cores on average during the batch (workers + service + this process). */
   coresBusy: number;
 }
 
@@ -97,19 +100,40 @@ function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
-async function withService<T>(workers: number, fn: (base: string, pids: () => number[]) => Promise<T>): Promise<T> {
-  const svc = await startBenchService(path.join(work, `svc-${workers}`), workers);
+/** The pids of the service's DocBuilder workers (its children running workers/worker-main.ts), from /proc. */
+function workersOf(pid: number): number[] {
+  return readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const parent = Number(readFileSync(`/proc/${d}/stat`, "utf8").split(") ")[1]!.split(" ")[1]);
+        return parent === pid && readFileSync(`/proc/${d}/cmdline`, "utf8").includes("worker-main");
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
+
+/**
+ * The service as it runs in production, a process of its own (`bun app/main.ts`): its thread is
+ * not shared with this bench's HTTP client or its floor engine, and its CPU is measured apart.
+ */
+async function withService<T>(workers: number, fn: (base: string, pids: () => number[], servicePid: number) => Promise<T>): Promise<T> {
+  const svc = await startBenchServiceProcess(path.join(work, `svc-${workers}`), workers);
   try {
-    return await fn(svc.url, () => svc.pool.pids());
+    await until(() => workersOf(svc.pid).length, (n) => n >= workers, "the service's workers", 60_000, 50);
+    return await fn(svc.url, () => workersOf(svc.pid), svc.pid);
   } finally {
-    await svc.stop(5000);
+    await svc.stop();
   }
 }
 
 /** Converts BATCH files (the three fixtures in turn) keeping `concurrency` requests in flight. */
-async function batch(base: string, concurrency: number, pids: number[]): Promise<BatchResult> {
+async function batch(base: string, concurrency: number, pids: number[], servicePid: number): Promise<BatchResult> {
   let next = 0;
   const workersBefore = pids.reduce((a, p) => a + cpuMs(p), 0);
+  const serviceBefore = cpuMs(servicePid);
   const mainBefore = process.cpuUsage();
   const t = performance.now();
   await Promise.all(
@@ -122,9 +146,16 @@ async function batch(base: string, concurrency: number, pids: number[]): Promise
   );
   const wallMs = performance.now() - t;
   const workerCpu = pids.reduce((a, p) => a + cpuMs(p), 0) - workersBefore;
+  const serviceCpu = cpuMs(servicePid) - serviceBefore;
   const main = process.cpuUsage(mainBefore);
   const mainCpu = (main.user + main.system) / 1000;
-  return { filesPerSecond: BATCH / (wallMs / 1000), workerCpuMsPerFile: workerCpu / BATCH, mainCpuMsPerFile: mainCpu / BATCH, coresBusy: (workerCpu + mainCpu) / wallMs };
+  return {
+    filesPerSecond: BATCH / (wallMs / 1000),
+    workerCpuMsPerFile: workerCpu / BATCH,
+    serviceCpuMsPerFile: serviceCpu / BATCH,
+    mainCpuMsPerFile: mainCpu / BATCH,
+    coresBusy: (workerCpu + serviceCpu + mainCpu) / wallMs,
+  };
 }
 
 const cores = os.availableParallelism();
@@ -143,7 +174,7 @@ const raw: Record<string, number[]> = {};
 const e2e: Record<string, number[]> = {};
 let single!: BatchResult;
 let rss1: number[] = [];
-await withService(1, async (base, pids) => {
+await withService(1, async (base, pids, servicePid) => {
   for (const f of FILES) {
     for (let i = 0; i < 3; i++) {
       floorOnce(f);
@@ -157,15 +188,15 @@ await withService(1, async (base, pids) => {
       e2e[name].push(await convertOverHttp(base, f));
     }
   }
-  single = await batch(base, 2, pids());
+  single = await batch(base, 2, pids(), servicePid);
   rss1 = pids().map(rssMb);
 });
 
 let multi!: BatchResult;
 let rssN: number[] = [];
-await withService(nWorkers, async (base, pids) => {
+await withService(nWorkers, async (base, pids, servicePid) => {
   for (const f of FILES) for (let i = 0; i < 2 * nWorkers; i++) await convertOverHttp(base, f);
-  multi = await batch(base, nWorkers * 2, pids());
+  multi = await batch(base, nWorkers * 2, pids(), servicePid);
   rssN = pids().map(rssMb);
 });
 
@@ -183,7 +214,7 @@ const target = 0.8 * Math.min(nWorkers, cores) * single.filesPerSecond;
 const ratio = multi.filesPerSecond / single.filesPerSecond;
 line(`\nthroughput, 1 worker: ${single.filesPerSecond.toFixed(2)} files/s; ${nWorkers} workers: ${multi.filesPerSecond.toFixed(2)} files/s = ${ratio.toFixed(2)}× (target ≥ ${(target / single.filesPerSecond).toFixed(2)}×: ${multi.filesPerSecond >= target ? "met" : "NOT met"})`);
 for (const [name, b] of [["1 worker", single], [`${nWorkers} workers`, multi]] as const) {
-  line(`  ${name}: CPU per file ${b.workerCpuMsPerFile.toFixed(1)} ms in workers + ${b.mainCpuMsPerFile.toFixed(1)} ms in the server+client process; ${b.coresBusy.toFixed(2)} cores busy on average`);
+  line(`  ${name}: CPU per file ${b.workerCpuMsPerFile.toFixed(1)} ms in workers + ${b.serviceCpuMsPerFile.toFixed(1)} ms in the service + ${b.mainCpuMsPerFile.toFixed(1)} ms in the client; ${b.coresBusy.toFixed(2)} cores busy on average`);
 }
 line(`worker resident memory after the batch: 1 worker ${rss1.map((m) => m.toFixed(0) + " MB").join(", ")}; ${nWorkers} workers ${rssN.map((m) => m.toFixed(0) + " MB").join(", ")}`);
 
