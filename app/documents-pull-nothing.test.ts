@@ -230,6 +230,8 @@ function pictureDocuments(canary: string): { name: string; bytes: Uint8Array }[]
     { name: "svg-image.docx", bytes: docxLinkedImages([canary], { ways: ["svg"] }) },
     { name: "svg-image.odt", bytes: odtLinkedImages([], { embedded: new TextEncoder().encode(svgLinking(canary)) }) },
     // An SVG that starts with UTF-8's byte-order mark is an SVG to LibreOffice too.
+    { name: "svg-long-comment.docx", bytes: docxLinkedImages([], { svg: svgLinking(canary).replace("?>\n", `?>\n<!--${"x".repeat(6000)}-->\n`) }) },
+    { name: "svg-long-comment.odt", bytes: odtLinkedImages([], { embedded: new TextEncoder().encode(svgLinking(canary).replace("?>\n", `?>\n<!--${"x".repeat(6000)}-->\n`)) }) },
     { name: "svg-nested-image.odt", bytes: odtLinkedImages([], { embedded: new TextEncoder().encode(`<?xml version="1.0"?><picture>${svgLinking(canary).replace(/^<\?xml[^>]*>\n/, "")}</picture>`) }) },
     { name: "svg-bom-image.odt", bytes: odtLinkedImages([], { embedded: new TextEncoder().encode(`\uFEFF${svgLinking(canary)}`) }) },
     { name: "includepicture.rtf", bytes: rtfLinkedImages([canary]) },

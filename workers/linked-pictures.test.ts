@@ -25,7 +25,7 @@ function pictureAfterCopy(picture: string, opts: { deflate?: boolean } = {}): st
   return copy && strFromU8(unzipSync(readFileSync(copy))["word/media/image1.png"]!);
 }
 
-describe("an SVG picture is known by its first bytes, as LibreOffice knows it", () => {
+describe("an SVG picture is known by its content, as LibreOffice knows it", () => {
   const starts: [string, string][] = [
     ["the root element alone", ""],
     ["an XML declaration", `<?xml version="1.0" encoding="UTF-8"?>\n`],
@@ -33,6 +33,11 @@ describe("an SVG picture is known by its first bytes, as LibreOffice knows it", 
     ["a comment and white space", `<!-- made by hand -->\n\t `],
     ["a DOCTYPE whose internal subset holds a '>'", `<?xml version="1.0"?><!DOCTYPE svg [ <!ENTITY a "x>y"> ]>\n`],
     ["a prefixed root", ""],
+    // Past the 4 kB first read of a part: LibreOffice still reads such an SVG.
+    ["a 6 kB comment", `<?xml version="1.0"?>\n<!--${"x".repeat(6000)}-->\n`],
+    ["a 6 kB DOCTYPE", `<!DOCTYPE svg [ <!ENTITY a "${"y".repeat(6000)}"> ]>`],
+    ["6 kB of white space", " ".repeat(6000)],
+    ["a prolog that ends 4 kB in, the root element across it", `<!--${"z".repeat(4096 - 10)}-->`],
   ];
   for (const [what, start] of starts) {
     test(`${what}: the copy's link is emptied`, () => {
@@ -47,6 +52,7 @@ describe("an SVG picture is known by its first bytes, as LibreOffice knows it", 
 
   test("XML whose root is not an SVG is no picture: no copy is made", () => {
     expect(pictureAfterCopy(`<?xml version="1.0"?><!-- <svg> --><html>${LINK}</html>`)).toBeNull();
+    expect(pictureAfterCopy(`<?xml version="1.0"?><!--${"x".repeat(6000)}--><html>${LINK}</html>`)).toBeNull();
   });
 });
 

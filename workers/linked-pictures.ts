@@ -100,23 +100,31 @@ export function rtfWithoutIncludedPictures(rtf: string): string | null {
 /**
  * Whether a part is an SVG picture, by its content: LibreOffice knows a picture by its bytes, not
  * by its name, so an SVG named Pictures/x.png is an SVG too. The root element is looked for past
- * a byte-order mark, the XML declaration, comments and a DOCTYPE: read in one pass (a regular
- * expression with lazy groups went back over the whole head of every XML part that is no SVG,
- * most of this check's cost on an ODF package, issue 47).
+ * a byte-order mark, the XML declaration, comments and a DOCTYPE, however long they are
+ * (LibreOffice read an SVG behind a 6 kB comment: a check of the first 4 kB alone let it through).
+ * `complete`: the text is all of the part; when it is only the part's head and ends before the
+ * root element does, the answer is null (all of the part must be read to know). Read in one pass:
+ * a regular expression with lazy groups went back over the whole head of every XML part that is
+ * no SVG, most of this check's cost on an ODF package (issue 47).
  */
-function svgRootIn(text: string): boolean {
+function svgRootIn(text: string, complete: boolean): boolean | null {
   // A byte-order mark: U+FEFF, or UTF-8's three bytes read as Latin-1.
   let i = text.charCodeAt(0) === 0xfeff ? 1 : text.startsWith("\u00ef\u00bb\u00bf") ? 3 : 0;
   for (;;) {
     while (i < text.length && isSpace(text.charCodeAt(i))) i++;
-    if (text.startsWith("<?", i)) i = endOf(text, "?>", i + 2);
-    else if (text.startsWith("<!--", i)) i = endOf(text, "-->", i + 4);
-    else if (text.startsWith("<!DOCTYPE", i)) i = doctypeEnd(text, i + 9);
-    else return SVG_ELEMENT.test(text.slice(i, i + 256));
-    if (i < 0) return false;
+    let next: number;
+    if (text.startsWith("<?", i)) next = endOf(text, "?>", i + 2);
+    else if (text.startsWith("<!--", i)) next = endOf(text, "-->", i + 4);
+    else if (text.startsWith("<!DOCTYPE", i)) next = doctypeEnd(text, i + 9);
+    else if (!complete && text.length - i < ROOT_NAME_BYTES) return null; // the root element may be cut
+    else return SVG_ELEMENT.test(text.slice(i, i + ROOT_NAME_BYTES));
+    if (next < 0) return complete ? false : null;
+    i = next;
   }
 }
 const SVG_ELEMENT = /^<(?:[\w.-]+:)?svg[\s>\/]/;
+/** Enough of a root element's start to read its (prefixed) name. */
+const ROOT_NAME_BYTES = 256;
 const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x0c || c === 0x0b || c === 0xa0;
 function endOf(text: string, close: string, from: number): number {
   const at = text.indexOf(close, from);
@@ -136,12 +144,21 @@ function doctypeEnd(text: string, from: number): number {
   return -1;
 }
 
-/** The first bytes of a part as Latin-1 text (native: fflate's decoding was a loop of fromCharCode). */
-const latin1Head = (data: Uint8Array, n = HEAD_BYTES) => Buffer.from(data.buffer, data.byteOffset, Math.min(n, data.byteLength)).toString("latin1");
+/** Bytes as Latin-1 text (native: fflate's decoding was a loop of fromCharCode). */
+const latin1 = (data: Uint8Array, n = data.byteLength) => Buffer.from(data.buffer, data.byteOffset, Math.min(n, data.byteLength)).toString("latin1");
 const GZIP = (b: Uint8Array) => b[0] === 0x1f && b[1] === 0x8b;
 
+/**
+ * Whether bytes are an SVG picture (svgRootIn), their head read first; `whole`: the bytes are all
+ * of the part, else null when their head does not tell.
+ */
+function isSvg(data: Uint8Array, whole: boolean): boolean | null {
+  const byHead = svgRootIn(latin1(data, HEAD_BYTES), whole && data.byteLength <= HEAD_BYTES);
+  return byHead !== null || !whole ? byHead : svgRootIn(latin1(data), true);
+}
+
 function svgText(data: Uint8Array): string | null {
-  return svgRootIn(latin1Head(data)) ? strFromU8(data) : null;
+  return isSvg(data, true) ? strFromU8(data) : null;
 }
 
 /** An SVG picture (plain or gzipped) rewritten; null when the bytes are no SVG or need nothing. */
@@ -207,7 +224,7 @@ function packageWithoutOutsideLinks(bytes: Uint8Array): Uint8Array | null {
   return zipSync(out);
 }
 
-/** How much of a part's start says whether it can hold a link (svgText reads as much). */
+/** How much of a part's start is read first to say whether it can hold a link (an SVG's prolog may need more: isSvg). */
 const HEAD_BYTES = 4096;
 
 /**
@@ -232,9 +249,10 @@ function partsThatCanLink(b: Uint8Array, entries: DirectoryEntry[]): Unzipped | 
     const data = b.subarray(e.dataStart, e.dataStart + e.compressedSize) as Uint8Array<ArrayBuffer>;
     if (e.method !== 0 && e.method !== 8) return null;
     // An ODF package's parts are mostly XML, each read whole: inflated once, its head taken from it.
+    // So is any small part (a deck's many layouts): one native inflate costs less than node's head.
     let whole: Uint8Array<ArrayBuffer> | null = null;
     if (e.method === 0) whole = data;
-    else if (odf && e.compressedSize <= NATIVE_INFLATE_MAX_COMPRESSED) {
+    else if ((odf || e.compressedSize <= HEAD_BYTES) && e.compressedSize <= NATIVE_INFLATE_MAX_COMPRESSED) {
       try {
         whole = Bun.inflateSync(data) as Uint8Array<ArrayBuffer>;
       } catch {
@@ -244,8 +262,16 @@ function partsThatCanLink(b: Uint8Array, entries: DirectoryEntry[]): Unzipped | 
     }
     const head = whole ? whole.subarray(0, HEAD_BYTES) : partHead(b, e);
     if (!head) return null;
-    if (!GZIP(head) && !svgRootIn(latin1Head(head)) && !(odf && looksXml(head))) continue;
-    const part = whole ?? inflatedToDeclared(data, e.uncompressedSize);
+    let part = whole;
+    let read = GZIP(head) || (odf && looksXml(head)) || isSvg(part ?? head, part !== null || e.uncompressedSize <= head.length);
+    if (read === null) {
+      // An SVG's prolog may run past the head: the whole part tells.
+      part = inflatedToDeclared(data, e.uncompressedSize);
+      if (!part) return null;
+      read = isSvg(part, true);
+    }
+    if (!read) continue;
+    part ??= inflatedToDeclared(data, e.uncompressedSize);
     if (!part) return null;
     parts[e.name] = part;
   }
