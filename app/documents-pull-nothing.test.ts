@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { strFromU8, unzipSync } from "fflate";
+import { strFromU8, unzipSync, zipSync } from "fflate";
 import { memoryLogger } from "./log";
 import { systemClock } from "./clock";
 import { WorkerPool } from "./docbuilder/pool";
@@ -222,6 +222,12 @@ function pdfMagenta(pdf: string): number {
 }
 
 /** Each document names the canary one way; the SVG one carries the linking SVG as a picture named .png (known by content). */
+function withPart(zip: Uint8Array, name: string, data: Uint8Array): Uint8Array {
+  const parts = unzipSync(zip);
+  parts[name] = data;
+  return zipSync(parts);
+}
+
 function pictureDocuments(canary: string): { name: string; bytes: Uint8Array }[] {
   return [
     { name: "linked-image.odt", bytes: odtLinkedImages([canary]) },
@@ -229,10 +235,14 @@ function pictureDocuments(canary: string): { name: string; bytes: Uint8Array }[]
     { name: "includepicture.docx", bytes: docxLinkedImages([canary], { ways: ["includepicture"] }) },
     { name: "svg-image.docx", bytes: docxLinkedImages([canary], { ways: ["svg"] }) },
     { name: "svg-image.odt", bytes: odtLinkedImages([], { embedded: new TextEncoder().encode(svgLinking(canary)) }) },
-    // An SVG that starts with UTF-8's byte-order mark is an SVG to LibreOffice too.
+    // A prolog longer than the first 4 kB the check reads of a part.
     { name: "svg-long-comment.docx", bytes: docxLinkedImages([], { svg: svgLinking(canary).replace("?>\n", `?>\n<!--${"x".repeat(6000)}-->\n`) }) },
     { name: "svg-long-comment.odt", bytes: odtLinkedImages([], { embedded: new TextEncoder().encode(svgLinking(canary).replace("?>\n", `?>\n<!--${"x".repeat(6000)}-->\n`)) }) },
+    // UTF-16 (LibreOffice reads nothing of it: kept here in case that changes).
+    { name: "svg-utf16.docx", bytes: withPart(docxLinkedImages([], { svg: "x" }), "word/media/own.svg", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(svgLinking(canary).replace('encoding="UTF-8"', 'encoding="UTF-16"'), "utf16le")])) },
+    // An SVG inside another root element (LibreOffice shows nothing of it: kept in case that changes).
     { name: "svg-nested-image.odt", bytes: odtLinkedImages([], { embedded: new TextEncoder().encode(`<?xml version="1.0"?><picture>${svgLinking(canary).replace(/^<\?xml[^>]*>\n/, "")}</picture>`) }) },
+    // An SVG that starts with UTF-8's byte-order mark is an SVG to LibreOffice too.
     { name: "svg-bom-image.odt", bytes: odtLinkedImages([], { embedded: new TextEncoder().encode(`\uFEFF${svgLinking(canary)}`) }) },
     { name: "includepicture.rtf", bytes: rtfLinkedImages([canary]) },
     { name: "svg-inline.fodt", bytes: fodtWithInlinePicture(new TextEncoder().encode(svgLinking(canary))) },
