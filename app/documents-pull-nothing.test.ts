@@ -221,13 +221,14 @@ function pdfMagenta(pdf: string): number {
     .reduce((n: number, f: string) => n + magentaPixels(pngRgb(readFileSync(path.join(dirOf, f)))), 0);
 }
 
-/** Each document names the canary one way; the SVG one carries the linking SVG as a picture named .png (known by content). */
-function withPart(zip: Uint8Array, name: string, data: Uint8Array): Uint8Array {
+/** A package with one part's bytes replaced. */
+function withPart(zip: Uint8Array, name: string, data: Uint8Array<ArrayBuffer>): Uint8Array {
   const parts = unzipSync(zip);
   parts[name] = data;
   return zipSync(parts);
 }
 
+/** Each document names the canary one way; the SVG one carries the linking SVG as a picture named .png (known by content). */
 function pictureDocuments(canary: string): { name: string; bytes: Uint8Array }[] {
   return [
     { name: "linked-image.odt", bytes: odtLinkedImages([canary]) },

@@ -263,7 +263,8 @@ function partsThatCanLink(b: Uint8Array, entries: DirectoryEntry[]): Unzipped | 
     const head = whole ? whole.subarray(0, HEAD_BYTES) : partHead(b, e);
     if (!head) return null;
     let part = whole;
-    let read = GZIP(head) || (odf && looksXml(head)) || isSvg(part ?? head, part !== null || e.uncompressedSize <= head.length);
+    // A head shorter than HEAD_BYTES is all the part inflates to (partHead read every byte of it).
+    let read = GZIP(head) || (odf && looksXml(head)) || isSvg(part ?? head, part !== null || head.length < HEAD_BYTES);
     if (read === null) {
       // An SVG's prolog may run past the head: the whole part tells.
       part = inflatedToDeclared(data, e.uncompressedSize);
