@@ -33,6 +33,7 @@ import zlib from "node:zlib";
 import { ServiceError } from "./errors";
 import { EntityDeclarations } from "./xml-entities";
 import { TableNesting } from "./xml-table-nesting";
+import { inflatePart } from "../workers/zip-part";
 
 export { MAX_TABLE_NESTING } from "./xml-table-nesting";
 
@@ -317,15 +318,6 @@ function sizeMismatch(en: ZipEntry): ServiceError {
 /** Files up to this size are checked in memory. */
 const IN_MEMORY_BYTES = 32 * 1024 * 1024;
 
-/**
- * Deflate gives at most 1032 bytes per compressed byte, so a part of at most this many compressed
- * bytes cannot inflate past 64 MiB: Bun's native inflate, which takes no output bound, is safe on
- * it, and its length is then compared with what the directory declares. A larger part goes through
- * node:zlib with the declared size as its bound. (node:zlib builds a stream object per call: most
- * of the guard's cost on a small document's dozen parts, issue 47.)
- */
-const NATIVE_INFLATE_MAX_COMPRESSED = 64 * 1024;
-
 function dataStartIn(buf: Buffer, en: ZipEntry): number | null {
   const at = en.localOffset;
   if (at + 30 > buf.length || buf.readUInt32LE(at) !== LOC_SIG) return null;
@@ -370,22 +362,11 @@ function checkInflatedIn(buf: Buffer, entries: ZipEntry[], depth = false): void 
     const raw = buf.subarray(start, Math.min(buf.length, start + en.compressedSize));
     let inflated: Buffer;
     if (en.method === 0) inflated = raw;
-    else if (raw.length <= NATIVE_INFLATE_MAX_COMPRESSED) {
-      let out: Uint8Array;
-      try {
-        out = Bun.inflateSync(raw as Uint8Array<ArrayBuffer>);
-      } catch {
-        continue; // broken: for the reader to refuse
-      }
-      if (out.length > en.uncompressedSize) throw sizeMismatch(en);
+    else {
+      const out = inflatePart(raw, en.uncompressedSize);
+      if (out === "broken") continue; // for the reader to refuse
+      if (out === "over") throw sizeMismatch(en);
       inflated = Buffer.from(out.buffer, out.byteOffset, out.length);
-    } else {
-      try {
-        inflated = zlib.inflateRawSync(raw, { maxOutputLength: en.uncompressedSize + 1 });
-      } catch (e) {
-        if (!(e instanceof RangeError) && (e as NodeJS.ErrnoException).code !== "ERR_BUFFER_TOO_LARGE") continue; // broken: for the reader to refuse
-        throw sizeMismatch(en);
-      }
     }
     if (depth) for (const reader of xmlReaders(en.name)) reader.feed(inflated);
   }

@@ -24,7 +24,7 @@
 // Writes bench/out/capacity-<date>.json and capacity-latest.json, and docs/img/capacity.svg.
 // Loopback only; every process it starts is stopped at the end (or on SIGINT/SIGTERM).
 
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { AlignmentType, Document, LineRuleType, Packer, Paragraph, TextRun } from "docx";
@@ -35,6 +35,7 @@ import { Person, SCREEN, type JoinResult } from "./capacity-person";
 import { capacityPlot } from "./capacity-plot";
 import { startEdsrvProcess, type EdsrvProcess } from "./edsrv-process";
 import { until } from "../app/testing/until";
+import { descendants, procStat, rssMb, TICK_MS } from "./proc";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 
@@ -71,42 +72,6 @@ const LAYOUT_NAME: Record<Layout, string> = { one: "1 document", ten: "10 docume
 for (const l of LAYOUTS) if (!(l in LAYOUT_NAME)) throw new Error(`unknown layout ${l} (one, ten, each)`);
 if (!Number.isFinite(HOLD_S) || HOLD_S < 1) throw new Error("--hold must be a number of seconds ≥ 1");
 
-// ---- /proc
-const TICK_MS = 10; // CLK_TCK 100
-function procStat(pid: number): { ppid: number; ticks: number; comm: string } | null {
-  try {
-    const s = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const close = s.lastIndexOf(")");
-    const f = s.slice(close + 2).split(" ");
-    return { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]), comm: s.slice(s.indexOf("(") + 1, close) };
-  } catch {
-    return null;
-  }
-}
-function rssMb(pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Number(m[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-/** Every live descendant of `root`. */
-function descendants(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const d of readdirSync("/proc")) {
-    if (!/^\d+$/.test(d)) continue;
-    const st = procStat(Number(d));
-    if (!st) continue;
-    const c = children.get(st.ppid) ?? [];
-    c.push(Number(d));
-    children.set(st.ppid, c);
-  }
-  const out: number[] = [];
-  const walk = (p: number) => { for (const c of children.get(p) ?? []) { out.push(c); walk(c); } };
-  walk(root);
-  return out;
-}
 function memAvailableMb(): number {
   const m = /MemAvailable:\s+(\d+) kB/.exec(readFileSync("/proc/meminfo", "utf8"));
   return m ? Number(m[1]) / 1024 : Infinity;

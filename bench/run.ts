@@ -8,7 +8,7 @@
 // and each worker's resident memory. It prints ratios against the baseline and the floor and
 // writes bench/out/latest.json. Results go to docs/benchmarks.md by hand, with date and machine.
 
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
@@ -16,6 +16,7 @@ import { BENCH_API_KEY as KEY, startBenchServiceProcess } from "./service";
 import { LokOffice, engineProgramDir, fileUrl } from "../workers/lok";
 import { LOAD_OPTIONS, writeProfileConfig } from "../workers/profile";
 import { until } from "../app/testing/until";
+import { cmdlineOf, cpuMs, descendants, rssMb } from "./proc";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const FILES = ["hello.docx", "hello.xlsx", "hello.pptx"].map((f) => path.join(ROOT, "fixtures", f));
@@ -79,12 +80,6 @@ async function convertOverHttp(base: string, file: string): Promise<number> {
   return performance.now() - t;
 }
 
-/** CPU time (ms) a process has used: utime + stime from /proc, in clock ticks of 10 ms. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 interface BatchResult {
   filesPerSecond: number;
   /** CPU per file in the workers, in the service process and in this process (the HTTP client). */
@@ -95,25 +90,8 @@ interface BatchResult {
   coresBusy: number;
 }
 
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
-
-/** The pids of the service's DocBuilder workers (its children running workers/worker-main.ts), from /proc. */
-function workersOf(pid: number): number[] {
-  return readdirSync("/proc")
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        const parent = Number(readFileSync(`/proc/${d}/stat`, "utf8").split(") ")[1]!.split(" ")[1]);
-        return parent === pid && readFileSync(`/proc/${d}/cmdline`, "utf8").includes("worker-main");
-      } catch {
-        return false; // gone meanwhile
-      }
-    })
-    .map(Number);
-}
+/** The service's DocBuilder workers: its descendants running workers/worker-main.ts. */
+const workersOf = (pid: number) => descendants(pid).filter((p) => cmdlineOf(p).includes("worker-main"));
 
 /**
  * The service as it runs in production, a process of its own (`bun app/main.ts`): its thread is

@@ -22,6 +22,7 @@
 
 import { closeSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
 import { inflateRawSync, constants as zlibConstants } from "node:zlib";
+import { NATIVE_INFLATE_MAX_COMPRESSED, inflatePart } from "./zip-part";
 import { gunzipSync, gzipSync, strFromU8, strToU8, unzipSync, zipSync, type Unzipped, type Zippable } from "fflate";
 
 /** An href, with any prefix (xlink:href, href), and its quoted value. */
@@ -228,14 +229,6 @@ function packageWithoutOutsideLinks(bytes: Uint8Array): Uint8Array | null {
 const HEAD_BYTES = 4096;
 
 /**
- * Deflate gives at most 1032 bytes per compressed byte, so a part of at most this many compressed
- * bytes cannot inflate past 64 MiB: Bun's native inflate, which takes no output bound, is safe on
- * it (as in app/zip-guard.ts). node:zlib builds a stream object per call: two per part (its head,
- * then all of it) were most of this check's cost on a small ODF package (issue 47).
- */
-const NATIVE_INFLATE_MAX_COMPRESSED = 64 * 1024;
-
-/**
  * The parts that can hold a link no setting holds, known by their first bytes, inflated: an SVG
  * picture (plain or gzipped) and, in an ODF package, XML (its inline pictures: office:binary-data,
  * which OOXML's import does not read). Each part is inflated by native zlib to exactly the size the
@@ -249,16 +242,13 @@ function partsThatCanLink(b: Uint8Array, entries: DirectoryEntry[]): Unzipped | 
     const data = b.subarray(e.dataStart, e.dataStart + e.compressedSize) as Uint8Array<ArrayBuffer>;
     if (e.method !== 0 && e.method !== 8) return null;
     // An ODF package's parts are mostly XML, each read whole: inflated once, its head taken from it.
-    // So is any small part (a deck's many layouts): one native inflate costs less than node's head.
+    // So is any small part (a deck's many layouts): one native inflate costs less than node's head,
+    // which is read first only for a larger part.
     let whole: Uint8Array<ArrayBuffer> | null = null;
     if (e.method === 0) whole = data;
     else if ((odf || e.compressedSize <= HEAD_BYTES) && e.compressedSize <= NATIVE_INFLATE_MAX_COMPRESSED) {
-      try {
-        whole = Bun.inflateSync(data) as Uint8Array<ArrayBuffer>;
-      } catch {
-        return null;
-      }
-      if (whole.length !== e.uncompressedSize) return null;
+      whole = inflatedToDeclared(data, e.uncompressedSize);
+      if (!whole) return null;
     }
     const head = whole ? whole.subarray(0, HEAD_BYTES) : partHead(b, e);
     if (!head) return null;
@@ -280,19 +270,14 @@ function partsThatCanLink(b: Uint8Array, entries: DirectoryEntry[]): Unzipped | 
 }
 
 /**
- * A deflated part inflated by node's zlib, bounded by the size the directory declares; null when
- * it inflates to another size or cannot be read. (fflate's inflate is JavaScript: 0.8 s for the
- * 59 MB of XML of a 2 MB spreadsheet, most of what its conversion to csv cost above the engine's
- * own, bench:corpus, issue 47.)
+ * A deflated part inflated to exactly the size the directory declares (workers/zip-part.ts: native
+ * for a small part, node's bounded zlib for a larger one); null when it inflates to another size or
+ * cannot be read. (fflate's inflate is JavaScript: 0.8 s for the 59 MB of XML of a 2 MB
+ * spreadsheet, most of what its conversion to csv cost above the engine's own, issue 47.)
  */
 function inflatedToDeclared(data: Uint8Array, declared: number): Uint8Array<ArrayBuffer> | null {
-  let out: Buffer;
-  try {
-    out = inflateRawSync(data, { maxOutputLength: Math.max(1, declared) });
-  } catch {
-    return null;
-  }
-  return out.length === declared ? (out as Uint8Array<ArrayBuffer>) : null;
+  const out = inflatePart(data, declared);
+  return typeof out !== "string" && out.length === declared ? out : null;
 }
 
 interface DirectoryEntry {

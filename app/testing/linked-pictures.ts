@@ -97,9 +97,10 @@ export type DocxWay = (typeof DOCX_WAYS)[number];
 /**
  * A docx that links pictures every way Word has: per target a picture with an external
  * relationship (r:link), an INCLUDEPICTURE field, and an embedded SVG picture whose <image>
- * names the target (`ways`: some of them only); `svg`: an SVG picture of the caller's own besides.
+ * names the target (`ways`: some of them only); `svg`: an SVG picture of the caller's own besides
+ * (text, or bytes in an encoding of its own).
  */
-export function docxLinkedImages(targets: string[], opts: { embedded?: Uint8Array; svg?: string; ways?: DocxWay[] } = {}): Uint8Array {
+export function docxLinkedImages(targets: string[], opts: { embedded?: Uint8Array; svg?: string | Uint8Array; ways?: DocxWay[] } = {}): Uint8Array {
   const ways = new Set(opts.ways ?? DOCX_WAYS);
   const rels: string[] = [];
   const body: string[] = [`<w:p><w:r><w:t>Pictures below.</w:t></w:r></w:p>`];
@@ -124,7 +125,7 @@ export function docxLinkedImages(targets: string[], opts: { embedded?: Uint8Arra
   });
   if (opts.svg !== undefined) {
     rels.push(`<Relationship Id="rOwnSvg" Type="${REL}/image" Target="media/own.svg"/>`);
-    files["word/media/own.svg"] = strToU8(opts.svg);
+    files["word/media/own.svg"] = typeof opts.svg === "string" ? strToU8(opts.svg) : opts.svg;
     body.push(inlinePicture(id++, "rOwnSvg", "embed"));
   }
   body.push(`<w:p><w:r><w:t>The end.</w:t></w:r></w:p>`);
