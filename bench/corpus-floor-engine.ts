@@ -18,10 +18,14 @@ import { confineEngineProcess } from "../workers/confine";
 import { LokOffice, engineProgramDir, fileUrl } from "../workers/lok";
 import { LOAD_OPTIONS, engineEnvironment, writeProfileConfig } from "../workers/profile";
 import { sendLine } from "../workers/reply";
+import { copyWarmDocuments } from "../workers/warm-documents";
 
 const profileDir = process.env.FLOOR_PROFILE_DIR;
 if (!profileDir) throw new Error("FLOOR_PROFILE_DIR is required");
 mkdirSync(profileDir, { recursive: true });
+const warmDir = path.join(profileDir, "warm");
+mkdirSync(warmDir, { recursive: true });
+const warmCopies = copyWarmDocuments(warmDir);
 confineEngineProcess(profileDir, () => {});
 writeProfileConfig(profileDir);
 const tempDir = path.join(profileDir, "tmp");
@@ -29,6 +33,13 @@ mkdirSync(tempDir, { recursive: true });
 // As workers/engine.ts starts it, less the password callback: once a callback has been registered,
 // a CSV opens LibreOffice's import dialog, the load fails, and every later load is slower.
 const office = new LokOffice(fileUrl(profileDir), engineProgramDir(), engineEnvironment(profileDir, tempDir, { spelling: false }));
+// Warmed as a worker is before it says ready (workers/worker-main.ts): a document of each family to PDF.
+for (const copy of warmCopies) {
+  const doc = office.documentLoad(fileUrl(copy), LOAD_OPTIONS);
+  doc?.saveAs(fileUrl(path.join(warmDir, "out.pdf")), "pdf", "");
+  doc?.destroy();
+}
+rmSync(warmDir, { recursive: true, force: true });
 sendLine({ ready: true });
 
 createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false })

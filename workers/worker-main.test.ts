@@ -100,6 +100,15 @@ describe("worker process", () => {
     console.log(`worker ready: engine start ${ready.startMs} ms, core ${JSON.stringify(ready.core)}`);
   });
 
+  test("before it says ready, a worker converts a document of each family to PDF (its warm-up: the first request does not pay the engine's first loads), leaving no copy of them in its profile", () => {
+    const events = w.replies.map((r) => (r.type === "log" ? r.event : r.type));
+    expect(events.indexOf("worker_warmed")).toBeGreaterThan(-1);
+    expect(events.indexOf("worker_warmed")).toBeLessThan(events.indexOf("ready"));
+    expect(w.replies.find((r) => r.type === "log" && r.event === "worker_warmed")!.fields).toMatchObject({ converted: 3 });
+    expect(events).not.toContain("worker_warm_up_failed");
+    expect(existsSync(join(root, "profile", "not-yet-created", "warm"))).toBe(false);
+  });
+
   test("a worker leaves out its log lines under the service's level (SVC_WORKER_LOG_LEVEL): at warn, no job_done, yet every result, closed and warning", async () => {
     const quiet = new Worker({ SVC_WORKER_PROFILE_DIR: join(root, "profile-quiet"), SVC_ENGINE_READABLE: root, SVC_WORKER_LOG_LEVEL: "warn" });
     try {

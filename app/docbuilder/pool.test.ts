@@ -330,6 +330,73 @@ describe("worker recycling", () => {
   });
 });
 
+describe("a recycled worker's successor (issue 47)", () => {
+  let svc: Harness;
+  beforeAll(async () => {
+    svc = await startTestService({ SVC_DOCBUILDER_WORKERS: "1", SVC_DOCBUILDER_WORKER_MAX_JOBS: "4", SVC_DOCBUILDER_WORKER_MAX_AGE_MINUTES: "60" });
+  }, scaled(120_000));
+  afterAll(() => svc?.close());
+
+  const convert = () => fetch(`${svc.url}/v1/convert`, { method: "POST", headers: AUTH, body: form(smallFile, { to: "odt" }) });
+  const events = (name: string) => svc.logLines.filter((l) => l.includes(`"event":"${name}"`)).map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  test("a worker recycled for its jobs hands its slot to a successor started and ready before, so no request waits for an engine's start", async () => {
+    const [first] = svc.pool.pids();
+    for (let i = 0; i < 3; i++) expect((await convert()).status).toBe(200);
+    // Three of four jobs done: the successor starts in a profile of its own, and waits.
+    await waitFor(() => events("worker_ready").some((e) => e.successor === true), "the successor ready");
+    const successor = events("worker_ready").find((e) => e.successor === true)!.pid;
+    expect(successor).not.toBe(first);
+    expect(svc.pool.pids()).toEqual([first!]);
+    const restarts = svc.pool.status().restarts;
+    expect((await convert()).status).toBe(200);
+    // The fourth job's close retires the worker: its successor serves at once, no engine starts.
+    await waitFor(() => svc.pool.pids()[0] !== first, "svc.pool.pids()[0] !== first");
+    expect(svc.pool.pids()).toEqual([successor as number]);
+    expect(svc.pool.status()).toMatchObject({ idle: 1, restarts: restarts + 1 });
+    expect(events("worker_ready").length).toBe(2);
+    expect((await convert()).status).toBe(200);
+    expect(svc.pool.pids()).toEqual([successor as number]);
+  }, scaled(60_000));
+});
+
+describe("a successor that cannot start", () => {
+  // Fake workers that answer at once and close: the second one started (the successor) exits instead.
+  const script = (counter: string) => `
+    const fs = require("node:fs");
+    const n = fs.existsSync(${JSON.stringify(counter)}) ? Number(fs.readFileSync(${JSON.stringify(counter)}, "utf8")) + 1 : 1;
+    fs.writeFileSync(${JSON.stringify(counter)}, String(n));
+    if (n === 2) process.exit(3);
+    const send = (m) => fs.writeSync(3, JSON.stringify(m) + "\\n");
+    send({ type: "ready", pid: process.pid, core: { name: "fake", version: "0", source: "test" }, startMs: 0 });
+    require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
+      const r = JSON.parse(line);
+      send({ type: "result", id: r.id, ok: true, result: { family: "text", pages: 1 } });
+      send({ type: "closed", id: r.id });
+    });`;
+
+  test("leaves its predecessor serving; the predecessor is replaced when it retires, and no successor is tried again for it", async () => {
+    const dir = await import("node:fs").then((fs) => fs.mkdtempSync(path.join(tmpdir(), "svc-successor-")));
+    const log = memoryLogger("debug");
+    const pool = new WorkerPool({ size: 1, maxJobs: 4, maxAgeMs: 3_600_000, profileRoot: path.join(dir, "p"), logger: log, clock: new ManualClock(), workerCommand: [process.execPath, "-e", script(path.join(dir, "starts"))] });
+    await pool.start();
+    const starts = () => Number(require("node:fs").readFileSync(path.join(dir, "starts"), "utf8"));
+    const run = (i: number) => pool.run({ op: "text", id: `r${i}`, input: `/r${i}` }, { runTimeoutMs: 10_000 });
+    try {
+      const [first] = pool.pids();
+      for (let i = 1; i <= 3; i++) await run(i);
+      await waitFor(() => log.lines.some((l) => l.includes('"event":"worker_successor_exited"')), "the successor's exit seen");
+      await run(4);
+      await waitFor(() => pool.status().idle === 1 && pool.pids()[0] !== first, "the replacement serving");
+      expect(await run(5)).toEqual({ family: "text", pages: 1 });
+      expect(starts()).toBe(3);
+      expect(pool.status().restarts).toBe(1);
+    } finally {
+      await pool.shutdown(0);
+    }
+  }, scaled(30_000));
+});
+
 describe("pool availability and shutdown", () => {
   test("pool_unavailable when no worker is alive", async () => {
     const pool = new WorkerPool({

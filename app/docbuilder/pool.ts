@@ -13,89 +13,29 @@
 // stuck load cannot be cancelled inside the engine), after a crash, and when its resident memory
 // passes memoryLimitBytes (it is killed; its request gets corrupt_source, reason engine_memory:
 // app/engine-memory.ts). A crash fails only the request that worker was running; every
-// replacement counts in `restarts`.
+// replacement counts in `restarts`. The planned replacements (maxJobs, maxAge) start their
+// successor ahead, in a profile of its own, so that no request waits for an engine's start
+// (issue 47: a request every 200 waited 0.7 s for the old engine's exit and the new one's start).
 
 import { execa, type ResultPromise } from "execa";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
-import type { Clock } from "../clock";
 import { ServiceError } from "../errors";
-import type { LogLevel, Logger } from "../log";
+import type { Logger } from "../log";
 import type { CoreInfo, WorkerReply, WorkerRequest } from "../../workers/protocol";
 import { engineReadableEnv } from "../../workers/confine";
 import { MEMORY_CHECK_MS, MIB, engineMemoryError, residentBytes } from "../engine-memory";
 import { engineSource } from "../../workers/engine-identity";
 import { childEnvironment } from "../child-env";
-import { linkOrCopy, moveFile, unlinkIfPossible } from "../engine-files";
 import { stopEngine } from "../engine-stop";
 import { FairQueue } from "./fair-queue";
+import { handIn, handOut, type Handed } from "./worker-folder";
+import type { PoolOptions, RunOptions } from "./pool-options";
 
-export interface PoolOptions {
-  size: number;
-  maxJobs: number;
-  maxAgeMs: number;
-  /** Where each worker slot keeps its engine profile (one directory per slot). */
-  profileRoot: string;
-  logger: Logger;
-  clock: Clock;
-  /** How long a starting worker may take to report ready before it counts as failed. */
-  startTimeoutMs?: number;
-  /** The command that starts one worker; tests can point it at another script. */
-  workerCommand?: string[];
-  /**
-   * How many jobs may run at once (`parallel_jobs` of the current edition), asked at every
-   * dispatch. Without it, one job per worker.
-   */
-  parallelJobs?: () => number;
-  /** Resident memory one worker may use (SVC_ENGINE_MEMORY_LIMIT_MB); none when absent. */
-  memoryLimitBytes?: number;
-  /** How often resident memory is read (MEMORY_CHECK_MS). */
-  memoryCheckMs?: number;
-  /** How long a worker may take to close a document after its answer; the request's own run time when absent. */
-  closeTimeoutMs?: number;
-  /** Where each worker gets its own folder, the only one of the data directory it may read (workers/confine.ts); the profile root when absent. */
-  documentRoot?: string;
-  /** The LibreOffice program folder the workers load (SVC_ENGINE_PROGRAM_DIR); Debian's when absent. */
-  programDir?: string;
-  /**
-   * The least level the service logs (SVC_LOG_LEVEL): a worker leaves out its lines under it, which
-   * would each cost a line on the pipe and a parse here only to be dropped. Every level when absent.
-   */
-  logLevel?: LogLevel;
-}
-
-export interface RunOptions {
-  /**
-   * Running time allowed, counted from when a worker takes the request: time spent waiting behind
-   * another request is never counted against this one (it failed with that one's time-out).
-   */
-  runTimeoutMs: number;
-  /**
-   * Absolute time (clock ms) by which a worker must have taken the request (a synchronous one,
-   * whose answer must reach its client in time: app/docbuilder/time-limits.ts). Still queued by
-   * then, it fails with `timeout` (detail.reason "not_started"). Only a job's first request waits
-   * for it: a started job's next requests go ahead of the queue.
-   */
-  startBy?: number;
-  /** Called when a worker takes the request (the job moves from queued to running). */
-  onStart?: () => void;
-  /**
-   * The job the request belongs to. Requests of one job share one parallel slot, held from the
-   * first one's dispatch until release(job). Without it the request is a job of its own, whose
-   * slot is freed when it settles.
-   */
-  job?: string;
-  /**
-   * Who asked (the API key's name or the JWT's subject, with its kind): callers' queues are served
-   * in turn (fair-queue.ts). Requests without one share one queue.
-   */
-  caller?: string;
-  /** The error of a run that outlives runTimeoutMs, when it is not the plain `timeout` (a document's own budget: document-budget.ts). */
-  timeoutError?: () => ServiceError;
-}
+export type { PoolOptions, RunOptions };
 
 type Resolver = { resolve: (r: unknown) => void; reject: (e: Error) => void };
 
@@ -115,9 +55,10 @@ interface Task extends Resolver {
 
 /**
  * "closing": its request is answered and it closes the document (workers/worker-main.ts answers
- * before LibreOffice's close); it takes the next request once it says `closed`.
+ * before LibreOffice's close); it takes the next request once it says `closed`. "standby": a
+ * successor that is ready and waits for its predecessor to retire (prepareSuccessor).
  */
-type WorkerState = "starting" | "idle" | "busy" | "closing" | "stopping";
+type WorkerState = "starting" | "idle" | "busy" | "closing" | "stopping" | "standby";
 
 interface Worker {
   slot: number;
@@ -128,6 +69,10 @@ interface Worker {
   startedAt: number;
   task?: Task;
   runTimer?: Timer;
+  /** Its engine's profile, one of its slot's (profileDirFor): a successor's differs from its predecessor's. */
+  profileDir: string;
+  /** Its successor exited before taking its place: it is replaced when it retires, as without one. */
+  successorFailed?: boolean;
   /** Set when we killed it on purpose, so its exit is not counted as a crash. */
   retiring?: "recycle" | "timeout" | "shutdown" | "memory";
   /** While closing: ends a worker whose close never finishes. */
@@ -138,12 +83,20 @@ interface Worker {
    * may read. A request's input is handed in there and its output written there, then moved out.
    */
   documentDir: string;
-  /** The request under way in documentDir: the folder, the files handed in or expected there, and where its output goes once complete. */
-  handed?: { dir: string; files: string[]; output?: { inside: string; target: string } };
+  /** The request under way in documentDir (worker-folder.ts). */
+  handed?: Handed;
   everReady: boolean;
   /** Resolves when the process has exited (its pipes may outlive it; we do not wait for them). */
   exited: Promise<void>;
 }
+
+/**
+ * How far ahead of a planned recycle the successor starts: in the last quarter of maxJobs (an
+ * engine starts in 0.3–0.7 s, which a run of small files can take as few as 20 requests to
+ * spend), and a minute before maxAge (capped to a quarter of it). Until then, a slot has one engine.
+ */
+const SUCCESSOR_LEAD_JOBS = 0.25;
+const SUCCESSOR_LEAD_MS = 60_000;
 
 /** Wait before starting again a slot whose worker could not start. */
 const START_RETRY_MS = 5000;
@@ -154,7 +107,12 @@ const LIMIT_RECHECK_MS = 1000;
 const WORKER_ENTRY = path.resolve(import.meta.dir, "../../workers/worker-main.ts");
 
 export class WorkerPool {
+  /** The worker serving each slot (starting, idle, busy, closing, or stopping until replaced). */
   private readonly workers = new Map<number, Worker>();
+  /** A slot's next worker, started ahead of its planned recycle (prepareSuccessor). */
+  private readonly successors = new Map<number, Worker>();
+  /** Every worker process that has not exited: serving, successors, and retired ones still exiting. */
+  private readonly live = new Set<Worker>();
   private readonly queue = new FairQueue<Task>();
   /** Jobs holding a parallel slot: started and not yet released. */
   private readonly running = new Set<string>();
@@ -186,7 +144,10 @@ export class WorkerPool {
     this.log.info("pool_started", { workers: this.opts.size - failed, failed });
     // An idle worker past its age is recycled too, not only after its next request.
     this.ageTimer = setInterval(() => {
-      for (const w of this.workers.values()) this.maybeRecycle(w);
+      for (const w of this.workers.values()) {
+        this.maybeRecycle(w);
+        this.prepareSuccessor(w);
+      }
     }, Math.min(30_000, this.opts.maxAgeMs)).unref();
     if (this.opts.memoryLimitBytes) this.memoryTimer = setInterval(() => this.checkMemory(), this.opts.memoryCheckMs ?? MEMORY_CHECK_MS).unref();
   }
@@ -258,7 +219,8 @@ export class WorkerPool {
     for (const task of this.queue.drain()) this.fail(task, new ServiceError("pool_unavailable", "Dịch vụ đang dừng: yêu cầu chưa được xử lý."));
     const until = Date.now() + graceMs;
     while (this.status().busy > 0 && Date.now() < until) await Bun.sleep(50);
-    const exits = [...this.workers.values()].map((w) => {
+    this.successors.clear();
+    const exits = [...this.live].map((w) => {
       w.retiring = "shutdown";
       if (w.task) this.fail(w.task, new ServiceError("pool_unavailable", "Dịch vụ đang dừng: yêu cầu bị hủy."));
       w.task = undefined;
@@ -280,8 +242,21 @@ export class WorkerPool {
     return n;
   }
 
-  private spawn(slot: number): Promise<void> {
-    const profileDir = path.join(this.opts.profileRoot, `worker-${slot}`);
+  /**
+   * A profile of the slot that no live worker uses (two engines cannot share one): `worker-N` first,
+   * then `worker-N-1`, which a successor or a replacement takes while its predecessor still runs or exits.
+   */
+  private profileDirFor(slot: number): string {
+    const used = new Set([...this.live].map((w) => w.profileDir));
+    for (let i = 0; ; i++) {
+      const dir = path.join(this.opts.profileRoot, i === 0 ? `worker-${slot}` : `worker-${slot}-${i}`);
+      if (!used.has(dir)) return dir;
+    }
+  }
+
+  /** Starts a worker for `slot`: serving it, or as its successor (standby once ready). */
+  private spawn(slot: number, successor = false): Promise<void> {
+    const profileDir = this.profileDirFor(slot);
     mkdirSync(profileDir, { recursive: true });
     // Unguessable, so that no name in a document can point at another request's files.
     const documentDir = path.join(this.opts.documentRoot ?? this.opts.profileRoot, `worker-${process.pid}-${randomBytes(16).toString("hex")}`);
@@ -306,12 +281,14 @@ export class WorkerPool {
       state: "starting",
       jobs: 0,
       startedAt: this.opts.clock.now(),
+      profileDir,
       requests: child.stdin!,
       documentDir,
       everReady: false,
       exited: new Promise<void>((r) => (markExited = r)),
     };
-    this.workers.set(slot, worker);
+    this.live.add(worker);
+    (successor ? this.successors : this.workers).set(slot, worker);
     const wlog = this.log.child({ worker: slot, pid: child.pid });
 
     // The engine's own chatter: useful when debugging a crash, never content we produce.
@@ -341,10 +318,12 @@ export class WorkerPool {
           clearTimeout(startTimer);
           // The engine names its folder; which Debian package that is, only this process may read.
           this.coreInfo = { ...msg.core, source: engineSource(msg.core.source) };
-          worker.state = "idle";
+          // A successor waits for its predecessor to retire (replace), unless that happened meanwhile.
+          const serving = this.workers.get(slot) === worker;
+          worker.state = serving ? "idle" : "standby";
           worker.everReady = true;
-          this.failedSlots.delete(slot);
-          wlog.info("worker_ready", { start_ms: msg.startMs });
+          if (serving) this.failedSlots.delete(slot);
+          wlog.info("worker_ready", { start_ms: msg.startMs, successor: !serving });
           resolve();
           this.dispatch();
         } else if (msg.type === "log") {
@@ -396,64 +375,13 @@ export class WorkerPool {
       worker.runTimer = setTimeout(() => this.onRunTimeout(worker), Math.max(0, task.options.runTimeoutMs));
       task.options.onStart?.();
       this.log.debug("job_dispatched", { worker: worker.slot, job_id: task.request.id, request_id: task.request.requestId, queued_ms: now - task.queuedAt, running: this.running.size });
-      worker.requests.write(JSON.stringify(this.handIn(worker, task.request)) + "\n");
+      const { request, handed } = handIn(worker.documentDir, task.request);
+      worker.handed = handed;
+      worker.requests.write(JSON.stringify(request) + "\n");
     }
     // Held back by the limit alone while a worker is idle: a license change raises the limit
     // without any event of the pool, so look again shortly.
     if (limited && !this.closing) this.limitTimer = setTimeout(() => this.dispatch(), LIMIT_RECHECK_MS).unref();
-  }
-
-  /**
-   * The request as the worker gets it: its input linked into the worker's own folder (a copy across
-   * file systems) and its output written there. An input that is not there is passed as named:
-   * the worker reports it missing, being unable to read anything outside its folder anyway.
-   */
-  private handIn(worker: Worker, request: WorkerRequest): WorkerRequest {
-    // The worker's own folder itself, emptied after each request (handOut): a folder per request
-    // cost a mkdir and an rmdir each time, 0.2–0.7 ms of a small conversion on an ext4 disk.
-    const dir = worker.documentDir;
-    const handed: NonNullable<Worker["handed"]> = { dir, files: [] };
-    worker.handed = handed;
-    let input = request.input;
-    const handedInput = path.join(dir, path.basename(request.input));
-    try {
-      linkOrCopy(request.input, handedInput);
-      input = handedInput;
-      handed.files.push(handedInput);
-    } catch (err) {
-      // Tried rather than looked for first: one call fewer on every request.
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-    }
-    if (!("output" in request)) return { ...request, input };
-    const inside = path.join(dir, `out-${path.basename(request.output)}`);
-    handed.output = { inside, target: request.output };
-    handed.files.push(inside);
-    return { ...request, input, output: inside };
-  }
-
-  /** Moves a finished output to where the request asked for it (before the answer) and empties the worker's folder. */
-  private handOut(worker: Worker, succeeded: boolean): void {
-    const handed = worker.handed;
-    worker.handed = undefined;
-    if (!handed) return;
-    let moved = false;
-    try {
-      if (succeeded && handed.output) {
-        try {
-          moveFile(handed.output.inside, handed.output.target);
-          moved = true;
-        } catch (err) {
-          // An engine that reported success without writing: the caller finds no output.
-          if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-        }
-      }
-    } finally {
-      // Each file handed in is unlinked (one call where rmSync makes two: a file system call costs
-      // 10–60 µs on an ext4 disk); what is left (the engine's leftovers, a file that could not be
-      // unlinked) goes with the sweep: the next request finds the folder empty.
-      for (const f of handed.files) if (!(moved && f === handed.output?.inside)) unlinkIfPossible(f);
-      for (const name of readdirSync(handed.dir)) rmSync(path.join(handed.dir, name), { recursive: true, force: true });
-    }
   }
 
   private parallelLimit(): number {
@@ -466,8 +394,10 @@ export class WorkerPool {
     if (!task || task.request.id !== msg.id) return; // a late reply for a request already timed out
     clearTimeout(worker.runTimer);
     worker.task = undefined;
+    const handed = worker.handed;
+    worker.handed = undefined;
     try {
-      this.handOut(worker, msg.ok);
+      if (handed) handOut(handed, msg.ok);
     } catch (err) {
       this.log.error("job_output_move_failed", { worker: worker.slot, job_id: msg.id, error: err as Error });
       this.fail(task, new ServiceError("internal", "Không chuyển được tệp kết quả ra khỏi thư mục xử lý: hãy thử lại."));
@@ -490,6 +420,7 @@ export class WorkerPool {
     clearTimeout(worker.closeTimer);
     worker.state = "idle";
     this.maybeRecycle(worker);
+    this.prepareSuccessor(worker);
     this.dispatch();
   }
 
@@ -509,8 +440,27 @@ export class WorkerPool {
     this.log.info("worker_recycle", { worker: worker.slot, reason: tooMany ? "max_jobs" : "max_age", jobs: worker.jobs });
     worker.retiring = "recycle";
     worker.state = "stopping";
-    worker.requests.end(); // the worker exits on end of input; onExit starts the replacement
+    worker.requests.end(); // the worker exits on end of input
     setTimeout(() => worker.process.kill("SIGKILL"), 5000).unref();
+    // Its successor takes the slot now, or a new worker starts now, in a profile of its own,
+    // while this one closes its engine (0.1–0.3 s that no request need wait for).
+    this.workers.delete(worker.slot);
+    this.replace(worker.slot);
+  }
+
+  /**
+   * Starts the worker that will take this one's place when it is recycled for its jobs or its age,
+   * ahead of time (SUCCESSOR_LEAD_*): ready by then, it takes the slot at once, where a replacement
+   * started at the recycle kept requests waiting for an engine's start. It takes no request before
+   * (the edition's parallel_jobs counts serving workers), and costs an idle engine's memory meanwhile.
+   */
+  private prepareSuccessor(worker: Worker) {
+    if (this.closing || worker.retiring || worker.successorFailed || this.successors.has(worker.slot) || this.workers.get(worker.slot) !== worker) return;
+    const soonByJobs = worker.jobs >= this.opts.maxJobs * (1 - SUCCESSOR_LEAD_JOBS);
+    const soonByAge = this.opts.clock.now() - worker.startedAt >= this.opts.maxAgeMs - Math.min(SUCCESSOR_LEAD_MS, this.opts.maxAgeMs * SUCCESSOR_LEAD_JOBS);
+    if (!soonByJobs && !soonByAge) return;
+    this.log.debug("worker_successor_start", { worker: worker.slot, jobs: worker.jobs });
+    this.spawn(worker.slot, true).catch(() => {}); // a start failure is handled by onExit
   }
 
   private onRunTimeout(worker: Worker) {
@@ -553,7 +503,19 @@ export class WorkerPool {
   private onExit(worker: Worker, exitCode: number | undefined, signal: string | undefined) {
     clearTimeout(worker.runTimer);
     clearTimeout(worker.closeTimer);
+    this.live.delete(worker);
     rmSync(worker.documentDir, { recursive: true, force: true });
+    if (this.successors.get(worker.slot) === worker) {
+      // A successor that ended before taking its slot: its predecessor serves on and is replaced
+      // when it retires, as without one (never a second try for it: an engine that cannot start
+      // would otherwise be started after every request).
+      this.successors.delete(worker.slot);
+      const predecessor = this.workers.get(worker.slot);
+      if (predecessor) predecessor.successorFailed = true;
+      if (!worker.retiring) this.log.warn("worker_successor_exited", { worker: worker.slot, exit_code: exitCode, signal, ever_ready: worker.everReady });
+      if (!worker.retiring) rmSync(worker.profileDir, { recursive: true, force: true });
+      return;
+    }
     if (this.workers.get(worker.slot) === worker) this.workers.delete(worker.slot);
     const reason = worker.retiring ?? "crash";
     if (worker.task) {
@@ -575,15 +537,32 @@ export class WorkerPool {
     }
     if (reason === "crash" || reason === "memory") {
       // A crash (or a kill mid-work) may have left the profile half-written: start the next engine on a fresh one.
-      rmSync(path.join(this.opts.profileRoot, `worker-${worker.slot}`), { recursive: true, force: true });
+      rmSync(worker.profileDir, { recursive: true, force: true });
     }
     this.respawn(worker.slot);
   }
 
   private respawn(slot: number) {
     if (this.closing || this.workers.has(slot)) return;
+    this.replace(slot);
+  }
+
+  /** Gives a slot its next worker: its successor when one started (ready or not), else a new one. */
+  private replace(slot: number) {
+    if (this.closing) return;
     this.restarts++;
-    this.spawn(slot).catch(() => {}); // a start failure is handled by onExit
+    const successor = this.successors.get(slot);
+    if (!successor) {
+      this.spawn(slot).catch(() => {}); // a start failure is handled by onExit
+      return;
+    }
+    this.successors.delete(slot);
+    this.workers.set(slot, successor);
+    if (successor.state === "standby") {
+      successor.state = "idle";
+      this.failedSlots.delete(slot);
+      this.dispatch();
+    }
   }
 
   private settle(task: Task, action: () => void) {

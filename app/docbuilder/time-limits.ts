@@ -6,7 +6,7 @@
 // answers 504 itself after its /v1 read timeout, so a request that could not run its full time and
 // be answered within it fails, still queued, with `timeout` and detail.reason "not_started".
 
-import type { RunOptions } from "./pool";
+import type { RunOptions } from "./pool-options";
 
 /** The proxy's read timeout for /v1 (Caddyfile, spec "Proxy": 660 s). */
 export const PROXY_READ_TIMEOUT_MS = 660_000;

@@ -22,7 +22,7 @@
 // own-loop-dialogs.ts (a command's dialog and a dialog's act run from the office's loop),
 // window-widgets.ts (a painted dialog's controls, for a screen reader), slideshow.ts, warmup.ts.
 
-import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { tmpdir } from "node:os";
 import { LokOffice, engineProgramDir, fileUrl, LOK_FEATURE_NO_TILED_ANNOTATIONS } from "../lok";
@@ -38,7 +38,8 @@ import { canPostToOffice } from "./office-posts";
 import { canDescribeWindows } from "./window-widgets";
 import { start } from "./dispatch";
 import { kit, log, send } from "./state";
-import { WARM_DOCUMENTS, warmUp } from "./warmup";
+import { warmUp } from "./warmup";
+import { copyWarmDocuments } from "../warm-documents";
 import { refusedBindings } from "../../app/edsrv/key-door";
 
 function main(): void {
@@ -62,11 +63,7 @@ function main(): void {
   rmSync(tempDir, { recursive: true, force: true });
   mkdirSync(tempDir, { recursive: true });
   // Copied before the confinement: the repository's fixtures are not the kit's to read afterwards.
-  const warmCopies = process.env.SVC_KIT_WARMUP === "0" ? [] : WARM_DOCUMENTS.filter((f) => existsSync(f)).map((f) => {
-    const copy = join(tempDir, `warm-${f.split("/").pop()}`);
-    copyFileSync(f, copy);
-    return copy;
-  });
+  const warmCopies = process.env.SVC_KIT_WARMUP === "0" ? [] : copyWarmDocuments(tempDir);
   confineEngineProcess(profileDir, log);
   const t0 = performance.now();
   const programDir = engineProgramDir();

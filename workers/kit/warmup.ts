@@ -1,18 +1,8 @@
-// The warm-up of a fresh engine, before the kit says ready.
+// The warm-up of a fresh engine, before the kit says ready (its documents: workers/warm-documents.ts).
 
-import { resolve } from "node:path";
 import { drainCallbacks, fileUrl, type LokOffice } from "../lok";
 import { encodeTilePng } from "../png";
 import { kit, log } from "./state";
-
-/**
- * Small real documents of each family: their import filters (OOXML, ODF) load on first use. The
- * deck is an empty one LibreOffice wrote (warm-up.pptx, its default layouts): LibreOffice 25.2
- * imports every slide layout of a pptx as a master page, and hello.pptx's 24, each with its
- * master's drawing, kept 180 MB in every idle kit after the warm-up (472 MB an idle kit, 296 MB
- * with this one; 7.4: 282 and 267).
- */
-export const WARM_DOCUMENTS = ["hello.docx", "hello.xlsx", "warm-up.pptx"].map((f) => resolve(import.meta.dir, "../../fixtures", f));
 
 /**
  * An idle kit loads, renders and closes a document of each family before it says ready: the first
