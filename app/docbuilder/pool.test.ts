@@ -360,13 +360,14 @@ describe("a recycled worker's successor (issue 47)", () => {
   }, scaled(60_000));
 });
 
-describe("a successor that cannot start", () => {
-  // Fake workers that answer at once and close: the second one started (the successor) exits instead.
-  const script = (counter: string) => `
+describe("successors with fake workers", () => {
+  // Fake workers that answer at once and close, counting their starts in a file; the start numbered
+  // `failing` exits instead of saying ready.
+  const script = (counter: string, failing: number) => `
     const fs = require("node:fs");
     const n = fs.existsSync(${JSON.stringify(counter)}) ? Number(fs.readFileSync(${JSON.stringify(counter)}, "utf8")) + 1 : 1;
     fs.writeFileSync(${JSON.stringify(counter)}, String(n));
-    if (n === 2) process.exit(3);
+    if (n === ${failing}) process.exit(3);
     const send = (m) => fs.writeSync(3, JSON.stringify(m) + "\\n");
     send({ type: "ready", pid: process.pid, core: { name: "fake", version: "0", source: "test" }, startMs: 0 });
     require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
@@ -375,17 +376,31 @@ describe("a successor that cannot start", () => {
       send({ type: "closed", id: r.id });
     });`;
 
-  test("leaves its predecessor serving; the predecessor is replaced when it retires, and no successor is tried again for it", async () => {
-    const dir = await import("node:fs").then((fs) => fs.mkdtempSync(path.join(tmpdir(), "svc-successor-")));
+  function fakePool(opts: { maxJobs: number; maxAgeMs: number; failing?: number; clock?: ManualClock }) {
+    const dir = require("node:fs").mkdtempSync(path.join(tmpdir(), "svc-successor-")) as string;
     const log = memoryLogger("debug");
-    const pool = new WorkerPool({ size: 1, maxJobs: 4, maxAgeMs: 3_600_000, profileRoot: path.join(dir, "p"), logger: log, clock: new ManualClock(), workerCommand: [process.execPath, "-e", script(path.join(dir, "starts"))] });
-    await pool.start();
+    const pool = new WorkerPool({ size: 1, maxJobs: opts.maxJobs, maxAgeMs: opts.maxAgeMs, profileRoot: path.join(dir, "p"), logger: log, clock: opts.clock ?? new ManualClock(), workerCommand: [process.execPath, "-e", script(path.join(dir, "starts"), opts.failing ?? 0)] });
     const starts = () => Number(require("node:fs").readFileSync(path.join(dir, "starts"), "utf8"));
     const run = (i: number) => pool.run({ op: "text", id: `r${i}`, input: `/r${i}` }, { runTimeoutMs: 10_000 });
+    const seen = (event: string) => log.lines.filter((l) => l.includes(`"event":"${event}"`)).map((l) => JSON.parse(l) as Record<string, unknown>);
+    return { pool, starts, run, seen };
+  }
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  test("a successor that cannot start leaves its predecessor serving; the predecessor is replaced when it retires, and no successor is tried again for it", async () => {
+    const { pool, starts, run, seen } = fakePool({ maxJobs: 4, maxAgeMs: 3_600_000, failing: 2 });
+    await pool.start();
     try {
       const [first] = pool.pids();
       for (let i = 1; i <= 3; i++) await run(i);
-      await waitFor(() => log.lines.some((l) => l.includes('"event":"worker_successor_exited"')), "the successor's exit seen");
+      await waitFor(() => seen("worker_successor_exited").length > 0, "the successor's exit seen");
       await run(4);
       await waitFor(() => pool.status().idle === 1 && pool.pids()[0] !== first, "the replacement serving");
       expect(await run(5)).toEqual({ family: "text", pages: 1 });
@@ -394,6 +409,40 @@ describe("a successor that cannot start", () => {
     } finally {
       await pool.shutdown(0);
     }
+  }, scaled(30_000));
+
+  test("a worker near SVC_DOCBUILDER_WORKER_MAX_AGE_MINUTES starts its successor a minute ahead, which takes the slot when it retires", async () => {
+    const clock = new ManualClock(0);
+    const { pool, run, seen } = fakePool({ maxJobs: 1000, maxAgeMs: 3_600_000, clock });
+    await pool.start();
+    try {
+      const [first] = pool.pids();
+      await run(1);
+      expect(seen("worker_successor_start")).toEqual([]);
+      clock.advance(3_600_000 - 59_000);
+      await run(2);
+      await waitFor(() => seen("worker_ready").some((e) => e.successor === true), "the successor ready");
+      const successor = seen("worker_ready").find((e) => e.successor === true)!.pid as number;
+      expect(pool.pids()).toEqual([first!]);
+      clock.advance(60_000);
+      await run(3);
+      await waitFor(() => pool.pids()[0] === successor, "the successor serving");
+      expect(await run(4)).toEqual({ family: "text", pages: 1 });
+    } finally {
+      await pool.shutdown(0);
+    }
+  }, scaled(30_000));
+
+  test("a graceful shutdown stops a successor waiting for its slot too: no engine outlives the pool", async () => {
+    const { pool, run, seen } = fakePool({ maxJobs: 4, maxAgeMs: 3_600_000 });
+    await pool.start();
+    const [first] = pool.pids();
+    for (let i = 1; i <= 3; i++) await run(i);
+    await waitFor(() => seen("worker_ready").some((e) => e.successor === true), "the successor ready");
+    const successor = seen("worker_ready").find((e) => e.successor === true)!.pid as number;
+    await pool.shutdown(0);
+    expect(alive(first!)).toBe(false);
+    expect(alive(successor)).toBe(false);
   }, scaled(30_000));
 });
 
