@@ -246,6 +246,52 @@ describe("tables nest at most 50 deep", () => {
   });
 });
 
+describe("a large part is judged on the guard's own thread (issue 47)", () => {
+  /** The package with `part`'s declared uncompressed size set to `size`, in its local header and in the directory. */
+  function declaring(zip: Uint8Array, part: string, size: number): Uint8Array {
+    const b = Buffer.from(zip);
+    const name = Buffer.from(part);
+    for (const [sig, nameAt, sizeAt] of [[0x04034b50, 30, 22], [0x02014b50, 46, 24]] as const) {
+      for (let at = b.indexOf(Buffer.from(new Uint32Array([sig]).buffer)); at >= 0; at = b.indexOf(Buffer.from(new Uint32Array([sig]).buffer), at + 4)) {
+        if (b.subarray(at + nameAt, at + nameAt + name.length).equals(name)) b.writeUInt32LE(size, at + sizeAt);
+      }
+    }
+    return b;
+  }
+
+  test("the event loop keeps turning while a large XML part is inflated and read (the corpus's largest XML: 59 MB in a 2.2 MB ods)", async () => {
+    const file = path.join(CORPUS, "ods/lo_large_data_formula_chart.ods");
+    const bytes = readFileSync(file);
+    let turns = 0;
+    let judged = false;
+    const turn = () => {
+      if (judged) return;
+      turns++;
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+    // Handed the bytes, the check reads no file: on the event loop it would run through without a single turn.
+    await checkZipContainer(file, ZIP_LIMITS, XML_LIMITS, bytes);
+    judged = true;
+    expect(turns).toBeGreaterThan(0);
+  });
+
+  test("its refusals are those of the event loop: a part past what it declares, and tables nested too deep", async () => {
+    const deep = nestedTablesDocx(60, { padding: 100_000, randomText: true });
+    const xml = unzipSync(deep)["word/document.xml"]!.length;
+    expect(xml).toBeGreaterThan(4 * 1024 * 1024);
+    const nesting = await refusal(put("nested-large.docx", deep));
+    expect({ code: nesting.code, status: nesting.status, detail: nesting.detail }).toEqual({ code: "corrupt_source", status: 422, detail: expect.objectContaining({ reason: "table_nesting", part: "word/document.xml", limit_depth: 50 }) });
+    expect(nesting.message).toContain("bảng lồng trong bảng quá 50 tầng");
+    const honest = nestedTablesDocx(50, { padding: 100_000, randomText: true });
+    const declared = unzipSync(honest)["word/document.xml"]!.length - 200_000;
+    expect(declared).toBeGreaterThan(4 * 1024 * 1024);
+    await checkZipContainer(put("nested-large-ok.docx", honest));
+    const liar = await refusal(put("liar-large.docx", declaring(honest, "word/document.xml", declared)));
+    expect({ code: liar.code, reason: liar.detail.reason, part: liar.detail.part }).toEqual({ code: "corrupt_source", reason: "zip_size_mismatch", part: "word/document.xml" });
+  });
+});
+
 describe("entity declarations in any XML part, SVG pictures included (issue 44 item 5)", () => {
   /** The billion laughs: ten levels of ten references each, in an SVG picture of a small docx. */
   const laughs = () => {

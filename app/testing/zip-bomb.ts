@@ -151,8 +151,10 @@ function zipOf(parts: Part[], declaredLast?: number, prefix: Uint8Array = new Ui
  * optionally a stored picture of `mediaBytes` random bytes (a file past the in-memory size is
  * judged by the streaming reader).
  */
-export function nestedTablesDocx(depth: number, o: { padding?: number; mediaBytes?: number } = {}): Uint8Array {
-  const text = o.padding ? `<w:p><w:r><w:t>${"x".repeat(o.padding)}</w:t></w:r></w:p>` : "";
+export function nestedTablesDocx(depth: number, o: { padding?: number; mediaBytes?: number; randomText?: boolean } = {}): Uint8Array {
+  // Random text compresses like a real one (about 2:1): a large part the XML ratio does not refuse first.
+  const pad = (n: number) => (o.randomText ? Buffer.from(randomBytes(Math.ceil(n / 2))).toString("hex").slice(0, n) : "x".repeat(n));
+  const text = o.padding ? `<w:p><w:r><w:t>${pad(o.padding)}</w:t></w:r></w:p>` : "";
   const open = `<w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/></w:tblPr><w:tblGrid><w:gridCol w:w="2000"/></w:tblGrid><w:tr><w:tc>${text}`;
   const close = `<w:p/></w:tc></w:tr></w:tbl>`;
   const xml = `${HEAD}<w:p><w:r><w:t>top</w:t></w:r></w:p>${open.repeat(depth)}<w:p><w:r><w:t>deepest</w:t></w:r></w:p>${close.repeat(depth)}<w:p/>${TAIL}`;
