@@ -6,6 +6,7 @@ import path from "node:path";
 import { systemClock, type Clock } from "./clock";
 import { namedSecrets, type Config } from "./config";
 import { WorkerPool } from "./docbuilder/pool";
+import { startBuildThread } from "./docbuilder/build-thread";
 import { JobStore } from "./docbuilder/jobs";
 import { DocBuilderService, type SourceFetcher } from "./docbuilder/service";
 import { docbuilderLimits, type EntitlementSource } from "./editions/limits";
@@ -141,7 +142,8 @@ async function startDocBuilderParts(config: Config, logger: Logger, opts: StartO
     workerCommand: opts.workerCommand,
     closeTimeoutMs: opts.workerCloseTimeoutMs,
   });
-  await pool.start();
+  // The build thread loads its modules while the workers start: the first build does not wait for that.
+  await Promise.all([pool.start(), startBuildThread()]);
   jobs.startSweeping();
 
   const own = ownListeners(config.ownPorts);

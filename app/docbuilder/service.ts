@@ -22,8 +22,8 @@ import { checkMacros } from "../templates/macros";
 import { CHART_WORKBOOK_FORMATS, keepChartWorkbooks, originalHasChartWorkbooks } from "../ooxml/chart-workbooks";
 import { checkInflatedSizes, checkZipContainer } from "../zip-guard";
 import { budgeted, type DocumentSize } from "./document-budget";
-import { countUnits, familyOf, nativeFormat, prepareScript, requestedOutputs, scriptInvalid, buildNative, validateScript } from "../svcscript";
-import { renderTemplate } from "../templates/render";
+import { countUnits, familyOf, nativeFormat, prepareScript, requestedOutputs, scriptInvalid, validateScript } from "../svcscript";
+import { buildOffThread, renderOffThread } from "./build-thread";
 import type { AllowList } from "../net/ssrf";
 import type { Metrics } from "../metrics";
 import { BuildParams as buildParams, ConvertParams as convertParams, ExtractParams as extractParams, TemplateParams as templateParams } from "../../schemas/docbuilder";
@@ -192,7 +192,7 @@ export class DocBuilderService {
         logFields: { family: familyOf(script), native, outputs, units: countUnits(script) },
         work: async (ctx) => {
           const nativeFile = path.join(dir, `${base}.${native}`);
-          await Bun.write(nativeFile, await buildNative(script));
+          await Bun.write(nativeFile, await buildOffThread(script));
           // Conversions first: each loads the native file and counts its pages, which is then also
           // the native output's count; only a build asking for the native format alone needs the
           // engine for the count. The outputs are recorded in the order asked.
@@ -242,7 +242,7 @@ export class DocBuilderService {
         logFields: { to: params.to, missing: params.options.missing, size: bytes.length },
         work: async (ctx) => {
           const filled = path.join(dir, `${base}.filled.docx`);
-          await Bun.write(filled, renderTemplate(bytes, params.data, { missing: params.options.missing }));
+          await Bun.write(filled, await renderOffThread(bytes, params.data, { missing: params.options.missing }));
           if (params.to === "docx") return ctx.output(filled, `${base}.docx`, "docx", await ctx.pagesOf(filled));
           const output = path.join(dir, `${base}.${params.to}`);
           const result = await ctx.run<ConvertResult>({ op: "convert", input: filled, output, to: params.to });
