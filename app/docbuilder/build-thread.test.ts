@@ -8,24 +8,7 @@ import { prepareScript } from "../svcscript";
 import { renderTemplate } from "../templates/render";
 import { INVOICE_DATA, invoiceTemplate, unbalancedLoopTemplate } from "../templates/make-fixtures";
 import { buildOffThread, renderOffThread, startBuildThread } from "./build-thread";
-
-/** Resolves with how many times the event loop turned while `work` ran. */
-async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
-  let turns = 0;
-  let done = false;
-  const turn = () => {
-    if (done) return;
-    turns++;
-    setImmediate(turn);
-  };
-  setImmediate(turn);
-  try {
-    await work();
-  } finally {
-    done = true;
-  }
-  return turns;
-}
+import { turnsDuring } from "../testing/event-loop";
 
 const refusalOf = (p: Promise<unknown>) => p.then(() => { throw new Error("not refused"); }, (e) => e as ServiceError);
 const documentXml = (docx: Uint8Array) => strFromU8(unzipSync(docx)["word/document.xml"]!);
