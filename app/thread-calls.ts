@@ -51,6 +51,7 @@ export function threadCalls<T extends Table>(entry: string, table: T) {
     const failed = () => {
       if (thread !== t) return;
       thread = undefined;
+      t.terminate(); // an uncaught error need not end a worker: this one is done with either way
       for (const [id, asker] of waiting) {
         waiting.delete(id);
         asker.here();
