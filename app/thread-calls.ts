@@ -80,7 +80,13 @@ export function threadCalls<T extends Table>(entry: string, table: T) {
           }
         },
       });
-      started().postMessage({ id, op, arg } satisfies Ask);
+      try {
+        started().postMessage({ id, op, arg } satisfies Ask);
+      } catch {
+        // An argument the thread cannot be handed (not cloneable): this thread runs the call.
+        waiting.get(id)?.here();
+        waiting.delete(id);
+      }
     });
   };
 }
