@@ -7,7 +7,7 @@ import { layout } from "./canvas";
 import { clearOverlays } from "./cursors";
 import { emit } from "./events";
 import { handle } from "./frames-in";
-import { forgetGeometry, setDocPx } from "./geometry";
+import { forgetGeometry, revealPending, setDocPx } from "./geometry";
 import { post } from "./host";
 import { focusDocument, sizer, viewport } from "./page";
 import { edState as S, mark, update, watch } from "./state";
@@ -34,6 +34,7 @@ function onStatus(st: DocStatus): void {
   // are those of the view's final size, not of the larger area before the toolbars took their place.
   if (first) emit("firststatus", st);
   forgetGeometry(); // the interface may have just been built around the viewport, or the page resized
+  revealPending();
   layout();
   requestVisible();
   if (first) {

@@ -66,12 +66,29 @@ export function eachTile(v: Area, fn: (tx: number, ty: number) => void): void {
   for (let ty = y0; ty < y1; ty++) for (let tx = x0; tx < x1; tx++) fn(tx, ty);
 }
 
+/**
+ * A rectangle the view could not reach: it lies past the end of the document as the page knows
+ * it (the caret moved onto a new page before the `status` that grows the document arrived). The
+ * view stopped short of the caret, and the page number took that for the user's own scrolling.
+ */
+let pendingReveal: Rect | null = null;
+
 /** Scrolls the viewport so that a rectangle (twips) is visible. */
 export function scrollIntoView(r: Rect): void {
   const tpp = S.twipsPerPx;
   const v = visible(), x = r.x / tpp, y = r.y / tpp, h = r.h / tpp;
+  pendingReveal = null;
   if (y < v.y) viewport.scrollTop += y - v.y - 20;
-  else if (y + h > v.y + v.h) viewport.scrollTop += y + h - (v.y + v.h) + 20;
+  else if (y + h > v.y + v.h) {
+    const want = viewport.scrollTop + y + h - (v.y + v.h) + 20;
+    if (want > viewport.scrollHeight - viewport.clientHeight) pendingReveal = r;
+    viewport.scrollTop = want;
+  }
   if (x < v.x) viewport.scrollLeft += x - v.x - 20;
   else if (x > v.x + v.w) viewport.scrollLeft += x - (v.x + v.w) + 20;
+}
+
+/** The document grew (a `status`): a reveal that stopped at its former end goes on. */
+export function revealPending(): void {
+  if (pendingReveal) scrollIntoView(pendingReveal);
 }
