@@ -22,7 +22,7 @@
 
 import { closeSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
 import { inflateRawSync, constants as zlibConstants } from "node:zlib";
-import { NATIVE_INFLATE_MAX_COMPRESSED, inflatePart } from "./zip-part";
+import { inflatePart } from "./zip-part";
 import { gunzipSync, gzipSync, strFromU8, strToU8, unzipSync, zipSync, type Unzipped, type Zippable } from "fflate";
 
 /** An href, with any prefix (xlink:href, href), and its quoted value. */
@@ -227,6 +227,8 @@ function packageWithoutOutsideLinks(bytes: Uint8Array): Uint8Array | null {
 
 /** How much of a part's start is read first to say whether it can hold a link (an SVG's prolog may need more: isSvg). */
 const HEAD_BYTES = 4096;
+/** An ODF part of at most this many compressed bytes is inflated whole at once rather than its head first. */
+const WHOLE_PART_MAX_COMPRESSED = 64 * 1024;
 
 /**
  * The parts that can hold a link no setting holds, known by their first bytes, inflated: an SVG
@@ -246,7 +248,7 @@ function partsThatCanLink(b: Uint8Array, entries: DirectoryEntry[]): Unzipped | 
     // which is read first only for a larger part.
     let whole: Uint8Array<ArrayBuffer> | null = null;
     if (e.method === 0) whole = data;
-    else if ((odf || e.compressedSize <= HEAD_BYTES) && e.compressedSize <= NATIVE_INFLATE_MAX_COMPRESSED) {
+    else if ((odf || e.compressedSize <= HEAD_BYTES) && e.compressedSize <= WHOLE_PART_MAX_COMPRESSED) {
       whole = inflatedToDeclared(data, e.uncompressedSize);
       if (!whole) return null;
     }
@@ -271,7 +273,7 @@ function partsThatCanLink(b: Uint8Array, entries: DirectoryEntry[]): Unzipped | 
 
 /**
  * A deflated part inflated to exactly the size the directory declares (workers/zip-part.ts: native
- * for a small part, node's bounded zlib for a larger one); null when it inflates to another size or
+ * when even its worst case stays near that size, node's bounded zlib otherwise); null when it inflates to another size or
  * cannot be read. (fflate's inflate is JavaScript: 0.8 s for the 59 MB of XML of a 2 MB
  * spreadsheet, most of what its conversion to csv cost above the engine's own, issue 47.)
  */

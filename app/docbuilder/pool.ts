@@ -452,7 +452,8 @@ export class WorkerPool {
    * Starts the worker that will take this one's place when it is recycled for its jobs or its age,
    * ahead of time (SUCCESSOR_LEAD_*): ready by then, it takes the slot at once, where a replacement
    * started at the recycle kept requests waiting for an engine's start. It takes no request before
-   * (the edition's parallel_jobs counts serving workers), and costs an idle engine's memory meanwhile.
+   * (it waits in `successors`, not in `workers`, the serving map dispatch reads, so the edition's
+   * parallel_jobs still counts one worker per slot), and costs an idle engine's memory meanwhile.
    */
   private prepareSuccessor(worker: Worker) {
     if (this.closing || worker.retiring || worker.successorFailed || this.successors.has(worker.slot) || this.workers.get(worker.slot) !== worker) return;
