@@ -168,6 +168,13 @@ test("service_ready is logged once an editor can open: after the editing server'
   expect(ready).toBeGreaterThan(edsrvReady);
 });
 
+test("a console a person can read: up to service_ready, no health probe's request line (the launcher's readiness polls, the proxy's health checks) at info", () => {
+  const lines = stdoutText.split("\n").filter((l) => l.startsWith("{"));
+  const upToReady = lines.slice(0, lines.findIndex((l) => l.includes('"event":"service_ready"')) + 1);
+  const probes = upToReady.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.event === "http_request" && /^\/(ed\/ready|v1\/status|svc\/healthz|svc\/status)$/.test(String(e.path)));
+  expect(probes).toEqual([]);
+});
+
 test("the start command prints the demo's address; / leads to the demo through the proxy", async () => {
   expect(output).toContain(`${base}/svc/demo`);
   const res = await fetch(`${base}/`);

@@ -25,9 +25,18 @@ export interface Logger {
  */
 export const HEALTH_PROBE_PATHS: readonly string[] = ["/v1/status", "/svc/healthz", "/svc/status", "/ed/ready"];
 
-/** The level of a request's access line: debug for a health probe that answered below 500, info otherwise. */
+/**
+ * Readiness probes, whose 503 is their answer ("not ready yet"), not a failure: the launcher asks
+ * the editing server every 200 ms while its kits warm, which wrote ten info lines on every
+ * `npm run start`. What keeps it from being ready is logged by the editing server itself.
+ */
+const READINESS_PROBE_PATHS: readonly string[] = ["/ed/ready"];
+
+/** The level of a request's access line: debug for a health probe that answered below 500 (or a readiness probe's 503), info otherwise. */
 export function requestLogLevel(method: string, pathname: string, status: number): "debug" | "info" {
-  return (method === "GET" || method === "HEAD") && status < 500 && HEALTH_PROBE_PATHS.includes(pathname) ? "debug" : "info";
+  if (method !== "GET" && method !== "HEAD") return "info";
+  if (status < 500) return HEALTH_PROBE_PATHS.includes(pathname) ? "debug" : "info";
+  return status === 503 && READINESS_PROBE_PATHS.includes(pathname) ? "debug" : "info";
 }
 
 /** Strips the query of /wopi/ paths, and every query parameter whose name looks secret elsewhere. */

@@ -2,7 +2,7 @@
 
 import { expect, test } from "bun:test";
 import { Hono } from "hono";
-import { memoryLogger } from "../log";
+import { memoryLogger, requestLogLevel } from "../log";
 import { requestContext, type AppEnv } from "./common";
 
 test("health probes (GET /v1/status, /svc/healthz, /svc/status) log their request line at debug while they answer; other requests and a failing probe at info", async () => {
@@ -35,4 +35,13 @@ test("health probes (GET /v1/status, /svc/healthz, /svc/status) log their reques
   app2.get("/v1/status", (c) => c.json({}));
   for (let i = 0; i < 5; i++) await app2.request("http://127.0.0.1/v1/status");
   expect(quiet.lines).toEqual([]);
+});
+
+test("a readiness probe (GET /ed/ready) that answers 503 while the editing server warms logs at debug; any other 5xx of it, and a 503 of a health probe, at info", () => {
+  expect(requestLogLevel("GET", "/ed/ready", 200)).toBe("debug");
+  expect(requestLogLevel("GET", "/ed/ready", 503)).toBe("debug");
+  expect(requestLogLevel("GET", "/ed/ready", 500)).toBe("info");
+  expect(requestLogLevel("POST", "/ed/ready", 503)).toBe("info");
+  expect(requestLogLevel("GET", "/v1/status", 503)).toBe("info");
+  expect(requestLogLevel("GET", "/svc/healthz", 503)).toBe("info");
 });
