@@ -6,7 +6,21 @@
 // then the editing server (it stores every modified document through the gate, which is still
 // up), then the gate (it finishes what it holds; its callbacks are in its persistent outbox).
 
+import { existsSync } from "node:fs";
 import { execa, type ResultPromise } from "execa";
+
+/**
+ * The set ends with the launcher even when the launcher cannot stop it (SIGKILL, the kernel's OOM
+ * killer): each process is started through setpriv (util-linux, in every Debian), which sets the
+ * parent-death signal to SIGTERM and then executes the process itself (the same pid). Without it
+ * an orphaned gate and proxy kept serving on their ports, and the next start failed on them.
+ */
+const SETPRIV = "/usr/bin/setpriv";
+
+/** The command that starts `file args` so that it gets SIGTERM when this process dies. */
+export function endingWithParent(file: string, args: string[], setpriv = SETPRIV): [string, string[]] {
+  return existsSync(setpriv) ? [setpriv, ["--pdeathsig", "TERM", "--", file, ...args]] : [file, args];
+}
 
 export interface ChildSpec {
   name: string;
@@ -74,7 +88,8 @@ export class Supervisor {
   private async launch(child: Running): Promise<void> {
     const { spec } = child;
     child.state = "starting";
-    const proc = execa(spec.file, spec.args, { env: spec.env, extendEnv: false, stdio: ["ignore", "inherit", "inherit"], reject: false, cleanup: true });
+    const [file, args] = endingWithParent(spec.file, spec.args);
+    const proc = execa(file, args, { env: spec.env, extendEnv: false, stdio: ["ignore", "inherit", "inherit"], reject: false, cleanup: true });
     child.proc = proc;
     this.o.log("process_started", { process: spec.name, pid: proc.pid });
     void proc.then((r) => this.exited(child, proc, r.exitCode ?? null, r.signal ?? null));

@@ -1,0 +1,41 @@
+// app/supervisor.ts: the set of processes ends with its launcher, however the launcher ends.
+import { expect, test } from "bun:test";
+import path from "node:path";
+import { endingWithParent } from "./supervisor";
+import { waitFor } from "./testing/until";
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+test("a launcher killed with SIGKILL (or by the OOM killer) takes its processes with it: none is left holding its port", async () => {
+  const launcher = Bun.spawn([process.execPath, path.join(import.meta.dir, "testing/supervisor-entry.ts")], { stdout: "pipe", stderr: "inherit" });
+  let out = "";
+  const reader = (launcher.stdout as ReadableStream<Uint8Array>).getReader();
+  while (!/child (\d+)/.test(out)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the launcher ended before it started its child: ${out}`);
+    out += new TextDecoder().decode(value);
+  }
+  const child = Number(/child (\d+)/.exec(out)![1]);
+  expect(alive(child)).toBe(true);
+  // The child is the process itself (setpriv executes it): the pid the supervisor knows is the one that runs.
+  expect(await Bun.file(`/proc/${child}/comm`).text()).toBe("sleep\n");
+  launcher.kill("SIGKILL");
+  await launcher.exited;
+  try {
+    await waitFor(() => !alive(child), "the supervised process to end after its launcher was killed", 20_000);
+  } finally {
+    if (alive(child)) process.kill(child, "SIGKILL");
+  }
+});
+
+test("without setpriv a process is started as it is", () => {
+  expect(endingWithParent("/bin/sleep", ["1"], "/nonexistent/setpriv")).toEqual(["/bin/sleep", ["1"]]);
+  expect(endingWithParent("/bin/sleep", ["1"], "/usr/bin/setpriv")).toEqual(["/usr/bin/setpriv", ["--pdeathsig", "TERM", "--", "/bin/sleep", "1"]]);
+});
