@@ -1,13 +1,15 @@
 // app/supervisor.ts: the set of processes ends with its launcher, however the launcher ends.
 import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { endingWithParent } from "./supervisor";
 import { waitFor } from "./testing/until";
 
+/** Whether a process runs: a zombie (ended, not yet reaped by whoever inherited it) does not. */
 const alive = (pid: number) => {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
   } catch {
     return false;
   }

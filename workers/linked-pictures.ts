@@ -273,8 +273,8 @@ function partsThatCanLink(b: Uint8Array, entries: DirectoryEntry[]): Unzipped | 
 
 /**
  * A deflated part inflated to exactly the size the directory declares (workers/zip-part.ts: native
- * when even its worst case stays near that size, node's bounded zlib otherwise); null when it inflates to another size or
- * cannot be read. (fflate's inflate is JavaScript: 0.8 s for the 59 MB of XML of a 2 MB
+ * when even its worst case stays near that size, node's bounded zlib otherwise); null when it
+ * inflates to another size or cannot be read. (fflate's inflate is JavaScript: 0.8 s for the 59 MB of XML of a 2 MB
  * spreadsheet, most of what its conversion to csv cost above the engine's own, issue 47.)
  */
 function inflatedToDeclared(data: Uint8Array, declared: number): Uint8Array<ArrayBuffer> | null {
