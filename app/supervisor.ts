@@ -13,7 +13,9 @@ import { execa, type ResultPromise } from "execa";
  * The set ends with the launcher even when the launcher cannot stop it (SIGKILL, the kernel's OOM
  * killer): each process is started through setpriv (util-linux, in every Debian), which sets the
  * parent-death signal to SIGTERM and then executes the process itself (the same pid). Without it
- * an orphaned gate and proxy kept serving on their ports, and the next start failed on them.
+ * an orphaned gate and proxy kept serving on their ports, and the next start failed on them. (The
+ * kernel sends it when the thread that forked the child ends: Bun forks from the main thread,
+ * seen with strace, which lives as long as the launcher.)
  */
 const SETPRIV = "/usr/bin/setpriv";
 
