@@ -308,6 +308,7 @@ export async function startService(config: Config, logger: Logger, opts: StartOp
     keyOf,
     admitEdit: (docKey, token) => admission.admitEmbedded(docKey, token),
     staleAfterMs: counter.staleAfterPeriods * counter.intervalMs,
+    sampleIntervalMs: counter.intervalMs,
     closedAfterMs: opts.embedClosedAfterMs,
     download: opts.embedDownload,
     localTargets: demo ?? undefined,

@@ -42,6 +42,8 @@ export interface EmbedGateOptions {
   admitEdit: (docKey: string, token: string) => Decision;
   /** A sample older than this is not fresh: 3 sample periods. */
   staleAfterMs: number;
+  /** How often the editing server is sampled: at most this long, deliveries left pending wait for the first sample at a start. */
+  sampleIntervalMs: number;
   /** Tests shorten the spec's 30 s; never an operator setting. */
   closedAfterMs?: number;
   download?: SourceDownload;
@@ -151,6 +153,7 @@ export function createEmbedGate(o: EmbedGateOptions) {
     return n;
   };
   let sweeper: ReturnType<typeof setInterval> | null = null;
+  let stopped = false;
 
   /** The live session an access token belongs to, for one of our documents. */
   const liveSession = (docKey: string, token: string) => {
@@ -191,12 +194,19 @@ export function createEmbedGate(o: EmbedGateOptions) {
     counts: () => ({ open_documents: store.countOpenDocuments(), sessions: store.countLiveSessions(clock.now()) }),
     start(): void {
       sweep();
-      callbacks.resume();
+      // A delivery a previous run left pending carries `users`, who has the document open when it
+      // is sent (the spec): the gate knows that from its first sample of the editing server, a
+      // moment after it starts. A retry due at once after a restart was sent before it, naming
+      // nobody while the person was still in the document (gate-crash.e2e.test.ts, on a busy machine).
+      void presence.sampled(o.sampleIntervalMs).then(() => {
+        if (!stopped) callbacks.resume();
+      });
       presence.start();
       sweeper = setInterval(() => sweep(), RETENTION_SWEEP_MS);
       sweeper.unref?.();
     },
     stop(): void {
+      stopped = true;
       presence.stop();
       if (sweeper) clearInterval(sweeper);
       store.close();

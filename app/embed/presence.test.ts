@@ -183,3 +183,18 @@ describe("users and modified", () => {
     expect(presence.modified(id)).toBe(false);
   });
 });
+
+describe("who is in a document after a start", () => {
+  test("save callbacks left pending by a previous run wait for the first sample (their users are who has the document open when sent), at most the bound when none comes", async () => {
+    let settled = false;
+    const waiting = presence.sampled(60_000).then(() => (settled = true));
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    presence.applySample([]);
+    await waiting;
+    expect(settled).toBe(true);
+    // No sample at all (the admin channel down): the bound ends the wait.
+    const other = new DocumentPresence({ store, clock, logger: memoryLogger(), docIdOfKey: () => null, staleAfterMs: 30_000, onClosed: () => {} });
+    await other.sampled(1);
+  });
+});

@@ -39,9 +39,25 @@ export class DocumentPresence {
   private sampledAt: number | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
   private readonly closedAfterMs: number;
+  private firstSampleTaken!: () => void;
+  /** Resolves at the first sample of the editing server this process takes. */
+  private readonly firstSample = new Promise<void>((resolve) => (this.firstSampleTaken = resolve));
 
   constructor(private readonly o: PresenceOptions) {
     this.closedAfterMs = o.closedAfterMs ?? CLOSED_AFTER_MS;
+  }
+
+  /**
+   * Resolves at the first sample of the editing server, or after `boundMs` when none comes (the
+   * admin channel down: who has a document open cannot be known then).
+   */
+  sampled(boundMs: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, boundMs);
+      timer.unref?.();
+    });
+    return Promise.race([this.firstSample, bound]).finally(() => clearTimeout(timer));
   }
 
   start(tickMs = 1000): void {
@@ -70,6 +86,7 @@ export class DocumentPresence {
     }
     this.docs = ours;
     this.sampledAt = at;
+    this.firstSampleTaken();
     this.tick(at);
   }
 
