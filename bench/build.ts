@@ -12,39 +12,14 @@ import path from "node:path";
 import { BENCH_API_KEY as KEY, startBenchService } from "./service";
 import { buildNative, prepareScript } from "../app/svcscript";
 import { renderTemplate } from "../app/templates/render";
+import { INVOICE_DATA as templateData, INVOICE_TEMPLATE, reportScript as report } from "./build-documents";
 
-const ROOT = path.resolve(import.meta.dir, "..");
 const REPS = Number(process.env.BENCH_REPS ?? 5);
-
-function report() {
-  const body: unknown[] = [];
-  for (let chapter = 1; chapter <= 8; chapter++) {
-    body.push({ type: "heading", level: 1, text: `Chương ${chapter}: Kết quả hoạt động` });
-    for (let p = 0; p < 6; p++) {
-      body.push({ type: "paragraph", runs: [{ text: "Doanh thu quý tăng trưởng ổn định; ", bold: true }, { text: "chi phí vận hành giảm nhờ tự động hóa quy trình. ".repeat(6) }] });
-    }
-  }
-  body.push({
-    type: "table",
-    columns: [30, 60, 30, 40],
-    header: ["Mã", "Sản phẩm", "Số lượng", "Thành tiền"],
-    rows: Array.from({ length: 200 }, (_, i) => [`SP${i + 1}`, `Sản phẩm số ${i + 1}`, String(10 + i), `${(i + 1) * 12500}`]),
-  });
-  return { type: "text", properties: { title: "Báo cáo 10 trang" }, body };
-}
 
 function sheet() {
   const rows = [Array.from({ length: 10 }, (_, c) => `Cột ${c + 1}`), ...Array.from({ length: 999 }, (_, r) => Array.from({ length: 10 }, (_, c) => r * 10 + c))];
   return { type: "spreadsheet", properties: { title: "Dữ liệu" }, sheets: [{ name: "Data", rows, freeze: { rows: 1 } }] };
 }
-
-const templateData = {
-  number: "HD-1",
-  date: "22/11/2026",
-  customer: { name: "Công ty Ánh Dương", address: "Hà Nội" },
-  items: Array.from({ length: 1000 }, (_, i) => ({ name: `Mặt hàng ${i + 1}`, qty: i + 1, price: "10.000" })),
-  total: "10.000.000",
-};
 
 async function time<T>(fn: () => Promise<T>): Promise<number[]> {
   await fn(); // warm-up
@@ -68,7 +43,7 @@ async function httpBuild(script: object, outputs: string[]) {
   if (res.status !== 200) throw new Error(`build: ${res.status}`);
 }
 
-const invoice = new Uint8Array(await Bun.file(path.join(ROOT, "fixtures/templates/invoice.docx")).arrayBuffer());
+const invoice = new Uint8Array(await Bun.file(INVOICE_TEMPLATE).arrayBuffer());
 async function httpRender(to: string) {
   const fd = new FormData();
   fd.append("file", new Blob([invoice]), "invoice.docx");

@@ -12,22 +12,16 @@ import { buildNative, prepareScript } from "../app/svcscript";
 import { renderTemplate } from "../app/templates/render";
 import { checkPart, checkPartOffThread } from "../app/zip-part-check";
 import { zipEntries } from "../app/zip-guard";
+import { INVOICE_DATA, INVOICE_TEMPLATE, reportScript } from "./build-documents";
 
 const REPS = Number(process.env.BENCH_REPS ?? 7);
 const ROOT = path.resolve(import.meta.dir, "..");
 
-const invoice = new Uint8Array(readFileSync(path.join(ROOT, "fixtures/templates/invoice.docx")));
-const invoiceData = { number: "HD-1", date: "22/11/2026", customer: { name: "Công ty Ánh Dương", address: "Hà Nội" }, items: Array.from({ length: 1000 }, (_, i) => ({ name: `Mặt hàng ${i + 1}`, qty: i + 1, price: "10.000" })), total: "10.000.000" };
-const body: unknown[] = [];
-for (let chapter = 1; chapter <= 8; chapter++) {
-  body.push({ type: "heading", level: 1, text: `Chương ${chapter}: Kết quả hoạt động` });
-  for (let p = 0; p < 6; p++) body.push({ type: "paragraph", runs: [{ text: "Doanh thu quý tăng trưởng ổn định; ", bold: true }, { text: "chi phí vận hành giảm nhờ tự động hóa quy trình. ".repeat(6) }] });
-}
-body.push({ type: "table", columns: [30, 60, 30, 40], header: ["Mã", "Sản phẩm", "Số lượng", "Thành tiền"], rows: Array.from({ length: 200 }, (_, i) => [`SP${i + 1}`, `Sản phẩm số ${i + 1}`, String(10 + i), `${(i + 1) * 12500}`]) });
-const report = prepareScript({ type: "text", properties: { title: "Báo cáo 10 trang" }, outputs: ["docx"], body }, 20_000);
+const invoice = new Uint8Array(readFileSync(INVOICE_TEMPLATE));
+const report = prepareScript({ ...reportScript(), outputs: ["docx"] }, 20_000);
 
 // The ods's content.xml, as the guard finds it in the package.
-const odsFile = "/work/shared/corpus/ods/lo_large_data_formula_chart.ods";
+const odsFile = path.resolve(ROOT, "../shared/corpus/ods/lo_large_data_formula_chart.ods");
 const ods = readFileSync(odsFile);
 const content = (await zipEntries(odsFile))!.find((e) => e.name === "content.xml")!;
 const at = content.localOffset;
@@ -62,7 +56,7 @@ console.log("|---|---|---|");
 const cases: [string, () => unknown, () => Promise<unknown>][] = [
   // The loop's own longest wait on this machine, for reference: nothing to do but wait 100 ms.
   ["nothing (100 ms asleep)", () => Bun.sleep(100), () => Bun.sleep(100)],
-  ["1,000-row template filled", () => renderTemplate(invoice, invoiceData, { missing: "empty" }), () => renderOffThread(invoice, invoiceData, { missing: "empty" })],
+  ["1,000-row template filled", () => renderTemplate(invoice, INVOICE_DATA, { missing: "empty" }), () => renderOffThread(invoice, INVOICE_DATA, { missing: "empty" })],
   ["10-page report built (docx)", () => buildNative(report), () => buildOffThread(report)],
   ["zip guard: 59 MB content.xml of a 2.2 MB ods", () => checkPart(raw, content.uncompressedSize, "content.xml", true), () => checkPartOffThread(raw, content.uncompressedSize, "content.xml", true)],
 ];
