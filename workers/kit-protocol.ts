@@ -123,7 +123,7 @@ type WindowFields = ViewField & { windowId?: string; dialog?: string };
 /** Each op's fields (besides `op` and `id`). */
 export interface KitFieldsByOp {
   load: { path: string; name?: string };
-  view: { readOnly?: boolean; author?: string };
+  view: { readOnly?: boolean; author?: string; lang?: string };
   viewlanguage: ViewField & { lang: string };
   clientzoom: ViewField & { pixels: number; twips: number };
   unview: ViewField;

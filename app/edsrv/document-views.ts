@@ -2,6 +2,7 @@
 // removing one, and routing the engine's callbacks to the views they are for.
 
 import type { Kit } from "./kits";
+import { lokLanguage } from "./door";
 import { tokenHashOf } from "./journal";
 import type { RecoveredView } from "./recovery";
 import { sendTiles, sendTilesStale } from "./tile-sending";
@@ -56,8 +57,9 @@ export class DocumentViews {
       doc.log.info("view_recovered", { session: s.id, view_id: viewId });
     } else {
       try {
-        const ref = doc.journal?.append("view", { readOnly: s.readOnly, author: s.userName, token: tokenHashOf(s.auth.token) });
-        viewId = (await kit.request("view", { readOnly: s.readOnly, author: s.userName })).viewId;
+        const lang = lokLanguage(s.lang);
+        const ref = doc.journal?.append("view", { readOnly: s.readOnly, author: s.userName, lang, token: tokenHashOf(s.auth.token) });
+        viewId = (await kit.request("view", { readOnly: s.readOnly, author: s.userName, lang })).viewId;
         if (ref !== undefined) doc.journal?.append("viewmade", { ref, viewId });
       } catch (err) {
         doc.log.error("view_create_failed", { error: err as Error });

@@ -258,6 +258,16 @@ describe("opening", () => {
     }
   });
 
+  // The engine makes a view's first states about a second after the view (an idle): made in
+  // English and the language set by the page's `viewlanguage` after it, a Vietnamese page's screen
+  // reader said "Page 1 of 1" until the caret moved (CI's census caught it under load).
+  test("a view is made in the session's language: its first states are in it before the page sends viewlanguage", async () => {
+    const s = await open(newDoc(), "tok_edit_1", "", " lang=vi");
+    const state = await s.waitText("statechanged: .uno:StatePageNumber=");
+    expect(state).toBe("statechanged: .uno:StatePageNumber=Trang 1 trên 1");
+    s.close();
+  });
+
   test("load in the socket's URL: the view is made at the upgrade, before the page sends a frame; a load frame afterwards changes nothing", async () => {
     const src = newDoc();
     const load = `url=${encodeURIComponent(src)} lang=en-US firstscreen=1 clientvisiblearea=0;0;7680;3840`;

@@ -91,7 +91,8 @@ export async function replay(kit: Kit, basePath: string, fileName: string, entri
     const { seq: _seq, op, ...fields } = e;
     replayed++;
     if (op === "view") {
-      const made = await run("view", { readOnly: fields.readOnly === true, author: fields.author ?? "" });
+      // A journal written before views were made in their language has none: the replayed `viewlanguage` gives it.
+      const made = await run("view", { readOnly: fields.readOnly === true, author: fields.author ?? "", ...(typeof fields.lang === "string" ? { lang: fields.lang } : {}) });
       if (made instanceof Error) continue;
       const v: RecoveredView = { viewId: (made as { viewId: number }).viewId, ref: e.seq, readOnly: fields.readOnly === true, author: String(fields.author ?? ""), tokenHash: String(fields.token ?? ""), inputDropped: false };
       madeBySeq.set(e.seq, v);

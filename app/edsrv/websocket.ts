@@ -48,6 +48,10 @@ function originAllowed(req: Request, config: Config): boolean {
 let sessionCounter = 0;
 const newSessionId = () => (++sessionCounter).toString(16).padStart(3, "0");
 
+/** A `lang=` of a load frame: a language tag, as LibreOffice's (en-US) or a page's (vi, en_GB). */
+const LANGUAGE_TAG = /^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$/;
+const loadLanguage = (args: Record<string, string>): string | undefined => (args.lang && LANGUAGE_TAG.test(args.lang) ? args.lang : undefined);
+
 /** The session of a document socket, before its document is known to open: read-only, nobody yet. */
 function newSession(target: EditTarget): ClientSession {
   const p = target.docParams;
@@ -58,7 +62,7 @@ function newSession(target: EditTarget): ClientSession {
     auth: wopiAuthFrom((k) => p.get(k)),
     requestedReadOnly: requestsReadOnly(target),
     // The page's language, from the `load` arguments its URL carries (else the load frame's default).
-    lang: (target.load && /(?:^| )lang=([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*)(?: |$)/.exec(target.load)?.[1]) || "en-US",
+    lang: (target.load && loadLanguage(parseArgs(target.load))) || "en-US",
     readOnly: true,
     userId: "",
     userName: "",
@@ -99,6 +103,8 @@ export function createEdsrvSockets(deps: EdsrvSocketDeps) {
       if (data.broker) return;
       const args = parseArgs(text.slice(5));
       s.tileDeltas = args.tiledeltas === "1";
+      // The view is made in it (a load in the socket's URL set it at the upgrade).
+      s.lang = loadLanguage(args) ?? s.lang;
       if (args.firstscreen === "1") s.firstScreenArea = args.clientvisiblearea;
       const group = matchGroup(groups, data.wopiSrc);
       if (!group) {

@@ -98,8 +98,8 @@ export interface KitView {
 /** The document's views, by LibreOffice's view id. */
 export const views = new Map<number, KitView>();
 
-export function addViewRecord(id: number, readOnly: boolean): KitView {
-  const view: KitView = { id, look: { readOnly, lang: "", own: false }, painted: false, sentTiles: new Map(), chain: undefined };
+export function addViewRecord(id: number, readOnly: boolean, lang = ""): KitView {
+  const view: KitView = { id, look: { readOnly, lang, own: false }, painted: false, sentTiles: new Map(), chain: undefined };
   views.set(id, view);
   return view;
 }

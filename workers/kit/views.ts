@@ -24,7 +24,14 @@ function viewOptions(author: string): string {
   return JSON.stringify(options);
 }
 
-function addView(readOnly: boolean, author: string): number {
+/** A view's language as LibreOffice takes it (a BCP 47 tag: "vi-VN"). */
+function languageTag(lang: unknown): string {
+  const tag = String(lang ?? "");
+  if (!/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(tag)) throw new Error("lang must be a BCP 47 language tag");
+  return tag;
+}
+
+function addView(readOnly: boolean, author: string, lang: string): number {
   const d = requireDoc();
   let viewId: number;
   if (!kit.firstViewTaken) {
@@ -35,11 +42,15 @@ function addView(readOnly: boolean, author: string): number {
     viewId = d.createView();
     d.setView(viewId);
   }
+  // The language before anything is made for the view (Collabora's createViewWithOptions): the
+  // view's first states come from an idle ~1 s later, and a status bar's "Page 1 of 1" made before
+  // the page's own `viewlanguage` arrived stayed English until the caret moved.
+  if (lang) d.setViewLanguage(viewId, lang);
   // Listen first, then initialise (Collabora's order): initialising emits the view's first cursor,
   // which a callback registered afterwards can miss.
   d.registerQueuedCallback(viewId);
   d.initializeForRendering(viewOptions(author));
-  addViewRecord(viewId, readOnly);
+  addViewRecord(viewId, readOnly, lang);
   if (kit.docType === LOK_DOCTYPE.SPREADSHEET) {
     // A sheet's first column and row headers grow the view's tiled area and invalidate the whole
     // sheet: asked by the page just after its first tiles, every one of them was asked again.
@@ -52,17 +63,17 @@ function addView(readOnly: boolean, author: string): number {
   return viewId;
 }
 
-/** `view`: a new view for one person (read-only or not, named as the author of their comments). */
+/** `view`: a new view for one person (read-only or not, named as the author of their comments, in their language). */
 export function view(req: KitRequestOf<"view">): KitResult<"view"> {
-  return { viewId: addView(req.readOnly === true, typeof req.author === "string" ? req.author.slice(0, 256) : "") };
+  const author = typeof req.author === "string" ? req.author.slice(0, 256) : "";
+  return { viewId: addView(req.readOnly === true, author, req.lang === undefined ? "" : languageTag(req.lang)) };
 }
 
 /** `viewlanguage`: the language of what LibreOffice makes for this view (the spelling context menu…), from the session's `lang`. */
 export function viewlanguage(req: KitRequestOf<"viewlanguage">): KitResult<"viewlanguage"> {
   const d = useView(req.viewId);
   const viewId = req.viewId;
-  const lang = String(req.lang ?? "");
-  if (!/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(lang)) throw new Error("lang must be a BCP 47 language tag");
+  const lang = languageTag(req.lang);
   d.setViewLanguage(viewId, lang);
   setLook(viewId, { lang });
   // LibreOffice 7.4 took a view's language into its resources only when the view became the
