@@ -103,7 +103,7 @@ export function createEdsrvSockets(deps: EdsrvSocketDeps) {
       if (data.broker) return;
       const args = parseArgs(text.slice(5));
       s.tileDeltas = args.tiledeltas === "1";
-      // The view is made in it (a load in the socket's URL set it at the upgrade).
+      // The page's language, which its view is made in (a load in the socket's URL gave it at the upgrade).
       s.lang = loadLanguage(args) ?? s.lang;
       if (args.firstscreen === "1") s.firstScreenArea = args.clientvisiblearea;
       const group = matchGroup(groups, data.wopiSrc);
